@@ -1,0 +1,68 @@
+/**
+ * chainvisor's own logs: JSON lines on stderr (so they never mix into the node's stdout), readable
+ * and optionally coloured when stderr is a terminal, silent when COSMOVISOR_DISABLE_LOGS is set.
+ * Writes are synchronous so the last line before an exit is never lost.
+ */
+import { pino, destination, type Logger } from 'pino';
+import pretty from 'pino-pretty';
+
+export type { Logger } from 'pino';
+
+/** COSMOVISOR_TIMEFORMAT_LOGS values (Go's time layout names) → pino-pretty time masks. */
+export const timeFormats: Readonly<Record<string, string>> = {
+  kitchen: 'h:MMTT',
+  layout: "mm/dd hh:MM:ss'TT' yy o",
+  ansic: 'ddd mmm d HH:MM:ss yyyy',
+  unixdate: 'ddd mmm d HH:MM:ss Z yyyy',
+  rubydate: 'ddd mmm dd HH:MM:ss o yyyy',
+  rfc822: 'dd mmm yy HH:MM Z',
+  rfc822z: 'dd mmm yy HH:MM o',
+  rfc850: 'dddd, dd-mmm-yy HH:MM:ss Z',
+  rfc1123: 'ddd, dd mmm yyyy HH:MM:ss Z',
+  rfc1123z: 'ddd, dd mmm yyyy HH:MM:ss o',
+  rfc3339: "yyyy-mm-dd'T'HH:MM:sso",
+  rfc3339nano: "yyyy-mm-dd'T'HH:MM:ss.lo",
+  stamp: 'mmm d HH:MM:ss',
+  stampmilli: 'mmm d HH:MM:ss.l',
+  datetime: 'yyyy-mm-dd HH:MM:ss',
+  dateonly: 'yyyy-mm-dd',
+  timeonly: 'HH:MM:ss',
+};
+
+export interface LoggerOptions {
+  /** COSMOVISOR_DISABLE_LOGS. */
+  disabled?: boolean;
+  /** COSMOVISOR_COLOR_LOGS; only used for human-readable output. */
+  color?: boolean;
+  /** COSMOVISOR_TIMEFORMAT_LOGS, a key of `timeFormats`. */
+  timeFormat?: string;
+  /** Human-readable output; defaults to whether stderr is a terminal. */
+  pretty?: boolean;
+  /** Where to write; defaults to stderr (fd 2). */
+  fd?: number;
+  level?: string;
+}
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  if (options.disabled) return pino({ enabled: false });
+  const fd = options.fd ?? 2;
+  const level = options.level ?? 'info';
+  const base = { module: 'chainvisor' };
+  if (options.pretty ?? process.stderr.isTTY) {
+    const mask = timeFormats[options.timeFormat ?? 'kitchen'] ?? timeFormats.kitchen;
+    const stream = pretty({
+      destination: fd,
+      sync: true,
+      colorize: options.color ?? true,
+      translateTime: `SYS:${mask}`,
+      ignore: 'pid,hostname,module',
+    });
+    return pino({ level, base }, stream);
+  }
+  return pino({ level, base }, destination({ fd, sync: true }));
+}
+
+/** A logger that drops everything, for commands and tests that want no output. */
+export function silentLogger(): Logger {
+  return pino({ enabled: false });
+}
