@@ -1,0 +1,34 @@
+/** What every `chainvisor <command>` implements. Commands return an exit code; only `main` prints errors. */
+import type { Writable } from 'node:stream';
+import { type LoadedConfig, loadConfig } from '../config/index.js';
+
+export interface CommandContext {
+  /** Arguments after the command name, untouched. */
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  /** From the global `--config <file>` option. */
+  configFile: string | undefined;
+  stdout: Writable;
+  stderr: Writable;
+}
+
+export interface Command {
+  name: string;
+  /** One line for `chainvisor help`. */
+  summary: string;
+  /** `chainvisor <name> …` synopsis. */
+  usage: string;
+  /** Longer help for `chainvisor help <name>` and `<name> --help`. */
+  help: string;
+  /** `run` passes `--help` to the node; every other command answers it itself. */
+  passesHelpThrough?: boolean;
+  run(ctx: CommandContext): Promise<number>;
+}
+
+export function loadContextConfig(ctx: CommandContext): LoadedConfig {
+  return loadConfig({ env: ctx.env, ...(ctx.configFile === undefined ? {} : { configFile: ctx.configFile }) });
+}
+
+export function writeLine(stream: Writable, line = ''): void {
+  stream.write(`${line}\n`);
+}

@@ -1,0 +1,41 @@
+import { parseArgs } from 'node:util';
+import { renderDocsTable, renderExample, formatSettings } from '../../config/index.js';
+import { binaryPath, layoutFor, readCurrentDir } from '../../layout/index.js';
+import { type Command, loadContextConfig, writeLine } from '../command.js';
+
+export const configCommand: Command = {
+  name: 'config',
+  summary: 'print the resolved settings and the paths derived from them',
+  usage: 'chainvisor config [--example | --docs]',
+  help: [
+    'Validates the configuration (environment over config file over defaults), then prints every',
+    'setting with where it came from, and the folders chainvisor will use.',
+    '  --example   print a config file with every default (what config.example.json holds)',
+    '  --docs      print the settings table in Markdown',
+  ].join('\n'),
+  async run(ctx) {
+    const { values } = parseArgs({ args: ctx.args, options: { example: { type: 'boolean' }, docs: { type: 'boolean' } } });
+    if (values.example) {
+      ctx.stdout.write(renderExample());
+      return 0;
+    }
+    if (values.docs) {
+      writeLine(ctx.stdout, renderDocsTable());
+      return 0;
+    }
+    const loaded = loadContextConfig(ctx);
+    for (const line of formatSettings(loaded)) writeLine(ctx.stdout, line);
+    const layout = layoutFor(loaded.config);
+    const current = await readCurrentDir(layout);
+    writeLine(ctx.stdout);
+    writeLine(ctx.stdout, `config file          ${loaded.configFile ?? '(none)'}`);
+    writeLine(ctx.stdout, `binaries root        ${layout.root}`);
+    writeLine(ctx.stdout, `genesis binary       ${binaryPath(layout, 'genesis')}`);
+    writeLine(ctx.stdout, `upgrades folder      ${layout.upgradesDir}`);
+    writeLine(ctx.stdout, `current              ${layout.currentLink} -> ${current}`);
+    writeLine(ctx.stdout, `running binary       ${binaryPath(layout, current)}`);
+    writeLine(ctx.stdout, `upgrade-info.json    ${layout.upgradeInfoFile}`);
+    writeLine(ctx.stdout, `backups              ${loaded.config.unsafeSkipBackup ? 'skipped (UNSAFE_SKIP_BACKUP)' : loaded.config.dataBackupDir}`);
+    return 0;
+  },
+};

@@ -1,0 +1,174 @@
+/**
+ * Resolve the configuration from a JSON file (optional) and the environment (which overrides the
+ * file), validate every setting, and report every problem at once.
+ */
+import fs from 'node:fs';
+import { ConfigError, type ConfigProblem, isErrno } from '../errors/index.js';
+import { type Config, type RawConfig, type SettingKey, type SettingSpec, fileKey, settingKeys, settings } from './schema.js';
+import {
+  type Parsed,
+  parseAbsPath,
+  parseBool,
+  parseBytes,
+  parseCount,
+  parseDuration,
+  parseEnum,
+  parseFileName,
+} from './values.js';
+
+export interface LoadOptions {
+  /** Usually `process.env`. */
+  env: NodeJS.ProcessEnv;
+  /** A `--config` path; `CHAINVISOR_CONFIG` is used when absent. */
+  configFile?: string;
+}
+
+/** Where each value came from, for `chainvisor config`. */
+export type Source = 'env' | 'file' | 'default';
+
+export interface LoadedConfig {
+  config: Config;
+  sources: Record<SettingKey, Source>;
+  configFile: string | undefined;
+}
+
+export function loadConfig(options: LoadOptions): LoadedConfig {
+  const problems: ConfigProblem[] = [];
+  const configFile = options.configFile ?? nonEmpty(options.env.CHAINVISOR_CONFIG);
+  const fromFile = configFile === undefined ? {} : readConfigFile(configFile, problems);
+
+  const raw: RawConfig = {};
+  const sources = {} as Record<SettingKey, Source>;
+  const labels = {} as Record<SettingKey, string>;
+  for (const key of settingKeys) {
+    const envValue = nonEmpty(options.env[settings[key].env]);
+    const fileValue = fromFile[key];
+    if (envValue !== undefined) {
+      raw[key] = envValue;
+      sources[key] = 'env';
+      labels[key] = settings[key].env;
+    } else if (fileValue !== undefined) {
+      raw[key] = fileValue;
+      sources[key] = 'file';
+      labels[key] = `${fileKey(key)} in ${configFile}`;
+    } else {
+      sources[key] = 'default';
+      labels[key] = settings[key].env;
+    }
+  }
+
+  const values: Partial<Record<SettingKey, unknown>> = {};
+  for (const key of settingKeys) {
+    const spec: SettingSpec = settings[key];
+    const text = raw[key] ?? spec.default;
+    if (text === undefined) {
+      if (spec.required) {
+        problems.push({ setting: labels[key], message: `is required: ${spec.description}` });
+      }
+      continue;
+    }
+    const parsed = parseValue(spec, text);
+    if (parsed.ok) values[key] = parsed.value;
+    else problems.push({ setting: labels[key], value: text, message: parsed.message });
+  }
+
+  // Derived default, then the cross-setting checks.
+  if (values.dataBackupDir === undefined && values.home !== undefined) values.dataBackupDir = values.home;
+  if (values.unsafeSkipBackup === false && typeof values.dataBackupDir === 'string' && sources.dataBackupDir !== 'default') {
+    if (!isDirectory(values.dataBackupDir)) {
+      problems.push({
+        setting: labels.dataBackupDir,
+        value: values.dataBackupDir,
+        message: 'the backup folder does not exist; create it, or set UNSAFE_SKIP_BACKUP=true to skip backups',
+      });
+    }
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { config: values as Config, sources, configFile };
+}
+
+function parseValue(spec: SettingSpec, text: string): Parsed<unknown> {
+  switch (spec.kind) {
+    case 'absPath':
+      return parseAbsPath(text);
+    case 'fileName':
+      return parseFileName(text);
+    case 'bool':
+      return parseBool(text);
+    case 'duration':
+      return parseDuration(text);
+    case 'count':
+      return parseCount(text);
+    case 'bytes':
+      return parseBytes(text);
+    case 'enum':
+      return parseEnum(text, spec.values ?? []);
+    case 'string':
+      return { ok: true, value: text };
+  }
+}
+
+/** Reads the JSON file into raw strings, adding a problem for anything unreadable or unknown. */
+function readConfigFile(file: string, problems: ConfigProblem[]): RawConfig {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    const reason = isErrno(error, 'ENOENT') ? 'the file does not exist' : (error as Error).message;
+    problems.push({ setting: 'config file', value: file, message: `cannot be read: ${reason}` });
+    return {};
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    problems.push({ setting: 'config file', value: file, message: `is not valid JSON: ${(error as Error).message}` });
+    return {};
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    problems.push({ setting: 'config file', value: file, message: 'must hold a JSON object of settings' });
+    return {};
+  }
+  const byFileKey = new Map(settingKeys.map((key) => [fileKey(key), key]));
+  const raw: RawConfig = {};
+  for (const [name, value] of Object.entries(parsed)) {
+    const key = byFileKey.get(name.toLowerCase());
+    const label = `${name} in ${file}`;
+    if (key === undefined) {
+      problems.push({
+        setting: label,
+        message: "unknown setting; keys are the lower-cased variable names that 'chainvisor config' lists",
+      });
+    } else if (typeof value === 'string') {
+      raw[key] = value;
+    } else if (typeof value === 'boolean' && settings[key].kind === 'bool') {
+      raw[key] = String(value);
+    } else if (typeof value === 'number' && ['count', 'bytes', 'duration'].includes(settings[key].kind)) {
+      // A bare number for a duration is refused by parseDuration with a hint to add a unit.
+      raw[key] = String(value);
+    } else {
+      problems.push({ setting: label, value: JSON.stringify(value), message: `expected ${expectedJson(settings[key].kind)}` });
+    }
+  }
+  return raw;
+}
+
+function expectedJson(kind: string): string {
+  if (kind === 'bool') return 'true or false';
+  if (kind === 'count' || kind === 'bytes') return 'a number or a string';
+  return 'a string';
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+function isDirectory(dir: string): boolean {
+  try {
+    return fs.statSync(dir).isDirectory();
+  } catch (error) {
+    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * The one description of every setting: its environment variable, type, default and meaning.
+ * The resolved `Config` type, validation, `chainvisor config`, the README table and
+ * `config.example.json` are all derived from this list.
+ */
+
+export type SettingKind = 'absPath' | 'fileName' | 'bool' | 'duration' | 'count' | 'bytes' | 'string' | 'enum';
+
+interface SettingBase {
+  /** Environment variable; the config-file key is its lower-cased form. */
+  readonly env: string;
+  readonly kind: SettingKind;
+  readonly description: string;
+  /** Required settings have no default. */
+  readonly required?: true;
+  /** Allowed values, for `enum`. */
+  readonly values?: readonly string[];
+  /** Shown instead of the default in docs when the default is derived from another setting. */
+  readonly defaultDoc?: string;
+}
+
+export interface SettingSpec extends SettingBase {
+  /** Default as it would be written in the environment (`300ms`, `true`); absent when required or derived. */
+  readonly default?: string;
+}
+
+export const settings = {
+  home: {
+    env: 'DAEMON_HOME',
+    kind: 'absPath',
+    required: true,
+    description: "The node's home folder (absolute). `$DAEMON_HOME/cosmovisor` holds the binaries.",
+  },
+  name: {
+    env: 'DAEMON_NAME',
+    kind: 'fileName',
+    required: true,
+    description: 'File name of the node binary, for example `simd` or `gaiad`.',
+  },
+  allowDownloadBinaries: {
+    env: 'DAEMON_ALLOW_DOWNLOAD_BINARIES',
+    kind: 'bool',
+    default: 'false',
+    description: "Download the upgrade binary named in the plan's Info when it is not installed.",
+  },
+  downloadMustHaveChecksum: {
+    env: 'DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM',
+    kind: 'bool',
+    default: 'true',
+    description: 'Refuse any download URL without `checksum=` (cosmovisor defaults to false).',
+  },
+  restartAfterUpgrade: {
+    env: 'DAEMON_RESTART_AFTER_UPGRADE',
+    kind: 'bool',
+    default: 'true',
+    description: 'Start the new binary with the same arguments after an upgrade; if false, exit 0 after switching.',
+  },
+  restartDelay: {
+    env: 'DAEMON_RESTART_DELAY',
+    kind: 'duration',
+    default: '0s',
+    description: 'Wait between the node stopping and the upgrade steps.',
+  },
+  shutdownGrace: {
+    env: 'DAEMON_SHUTDOWN_GRACE',
+    kind: 'duration',
+    default: '0s',
+    description:
+      'After SIGTERM, how long to wait before SIGKILL. For an upgrade, 0 kills at once (as cosmovisor does); when chainvisor itself is asked to stop, 0 waits for the node however long it takes.',
+  },
+  pollInterval: {
+    env: 'DAEMON_POLL_INTERVAL',
+    kind: 'duration',
+    default: '300ms',
+    description: 'Polling period for `data/upgrade-info.json`: the safety net beside file events, or the only check with `CHAINVISOR_WATCH=poll`.',
+  },
+  unsafeSkipBackup: {
+    env: 'UNSAFE_SKIP_BACKUP',
+    kind: 'bool',
+    default: 'false',
+    description: 'Skip the copy of `$DAEMON_HOME/data` made before each upgrade.',
+  },
+  dataBackupDir: {
+    env: 'DAEMON_DATA_BACKUP_DIR',
+    kind: 'absPath',
+    defaultDoc: '`$DAEMON_HOME`',
+    description: 'Where backups go (`data-backup-<date>`); absolute, and must exist unless backups are skipped.',
+  },
+  preUpgradeMaxRetries: {
+    env: 'DAEMON_PREUPGRADE_MAX_RETRIES',
+    kind: 'count',
+    default: '0',
+    description: 'Extra attempts of `<new binary> pre-upgrade` when it exits 31.',
+  },
+  grpcAddress: {
+    env: 'DAEMON_GRPC_ADDRESS',
+    kind: 'string',
+    default: 'localhost:9090',
+    description: "The node's gRPC endpoint, for reading the current plan and height.",
+  },
+  disableLogs: {
+    env: 'COSMOVISOR_DISABLE_LOGS',
+    kind: 'bool',
+    default: 'false',
+    description: 'No supervisor logs at all (the node output still passes through).',
+  },
+  colorLogs: {
+    env: 'COSMOVISOR_COLOR_LOGS',
+    kind: 'bool',
+    default: 'true',
+    description: 'Colour in human-readable logs (used when stderr is a terminal).',
+  },
+  timeFormatLogs: {
+    env: 'COSMOVISOR_TIMEFORMAT_LOGS',
+    kind: 'enum',
+    default: 'kitchen',
+    values: [
+      'kitchen', 'layout', 'ansic', 'unixdate', 'rubydate', 'rfc822', 'rfc822z', 'rfc850', 'rfc1123',
+      'rfc1123z', 'rfc3339', 'rfc3339nano', 'stamp', 'stampmilli', 'datetime', 'dateonly', 'timeonly',
+    ],
+    description: 'Time format of human-readable logs (Go layout names).',
+  },
+  customPreUpgrade: {
+    env: 'COSMOVISOR_CUSTOM_PREUPGRADE',
+    kind: 'fileName',
+    default: '',
+    description:
+      'A script in `$DAEMON_HOME/cosmovisor/`, run as `<script> <name> <height>` in `$DAEMON_HOME` before switching; a non-zero exit fails the upgrade.',
+  },
+  disableRecase: {
+    env: 'COSMOVISOR_DISABLE_RECASE',
+    kind: 'bool',
+    default: 'false',
+    description: 'Keep plan names as written for folder names instead of lower-casing them.',
+  },
+  watch: {
+    env: 'CHAINVISOR_WATCH',
+    kind: 'enum',
+    default: 'auto',
+    values: ['auto', 'poll'],
+    description:
+      '`auto`: file events, with polling as a safety net; `poll`: polling only (network filesystems where events do not arrive).',
+  },
+  allowInsecureHttp: {
+    env: 'CHAINVISOR_ALLOW_INSECURE_HTTP',
+    kind: 'bool',
+    default: 'false',
+    description: 'Allow plain `http://` downloads from non-loopback hosts (loopback is always allowed).',
+  },
+  allowFileUrls: {
+    env: 'CHAINVISOR_ALLOW_FILE_URLS',
+    kind: 'bool',
+    default: 'false',
+    description: 'Allow `file://` URLs in the Info.',
+  },
+  downloadMaxBytes: {
+    env: 'CHAINVISOR_DOWNLOAD_MAX_BYTES',
+    kind: 'bytes',
+    default: '4GiB',
+    description: 'Largest download accepted (binary, archive or Info document).',
+  },
+  downloadRetries: {
+    env: 'CHAINVISOR_DOWNLOAD_RETRIES',
+    kind: 'count',
+    default: '5',
+    description: 'Extra attempts after a network error, 5xx, 408 or 429 (exponential backoff with jitter).',
+  },
+  downloadTimeout: {
+    env: 'CHAINVISOR_DOWNLOAD_TIMEOUT',
+    kind: 'duration',
+    default: '30s',
+    description: 'Connect and response-header timeout, and the longest pause allowed while the body streams.',
+  },
+  extractMaxBytes: {
+    env: 'CHAINVISOR_EXTRACT_MAX_BYTES',
+    kind: 'bytes',
+    default: '8GiB',
+    description: 'Largest total of uncompressed bytes an archive may expand to (decompression bombs).',
+  },
+  extractMaxEntries: {
+    env: 'CHAINVISOR_EXTRACT_MAX_ENTRIES',
+    kind: 'count',
+    default: '10000',
+    description: 'Most entries an archive may hold.',
+  },
+  smokeTest: {
+    env: 'CHAINVISOR_SMOKE_TEST',
+    kind: 'bool',
+    default: 'false',
+    description: 'After a download, run `<binary> version` (10 s limit) and refuse the binary if it fails.',
+  },
+} as const satisfies Record<string, SettingSpec>;
+
+export type SettingKey = keyof typeof settings;
+
+/** The value type each kind resolves to: durations and byte sizes become numbers (ms, bytes). */
+interface KindValue {
+  absPath: string;
+  fileName: string;
+  bool: boolean;
+  duration: number;
+  count: number;
+  bytes: number;
+  string: string;
+  enum: string;
+}
+
+type ValueOf<S> = S extends { kind: 'enum'; values: readonly (infer V)[] }
+  ? V
+  : S extends { kind: infer K extends SettingKind }
+    ? KindValue[K]
+    : never;
+
+/** Resolved settings: every value present, typed, durations in milliseconds, sizes in bytes. */
+export type Config = { readonly [K in SettingKey]: ValueOf<(typeof settings)[K]> };
+
+/** Settings as written in a config file or the environment, before validation. */
+export type RawConfig = Partial<Record<SettingKey, string>>;
+
+export const settingKeys = Object.keys(settings) as SettingKey[];
+
+/** The config-file key of a setting: its variable name in lower case. */
+export function fileKey(key: SettingKey): string {
+  return settings[key].env.toLowerCase();
+}

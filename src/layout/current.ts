@@ -1,0 +1,71 @@
+/**
+ * The `current` link: which binary runs. chainvisor writes it as a RELATIVE link and replaces it in
+ * one step (new link beside it, then rename over it), so a crash leaves the old link or the new one —
+ * never none, which in cosmovisor (remove, then create) restarted the genesis binary.
+ * Links written by cosmovisor (absolute) are read as well.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
+import { type Plan, readUpgradeInfo } from '../plan/index.js';
+import { fsyncDir, tempSibling } from './atomic.js';
+import { type BinaryDir, type Layout, genesis, planRecordPath } from './paths.js';
+
+export interface Current {
+  /** `genesis` or `upgrades/<dir>`. */
+  dir: BinaryDir;
+  /** The plan recorded in `current/upgrade-info.json`; absent for genesis or a hand-made folder. */
+  plan: Plan | undefined;
+}
+
+export async function readCurrentDir(layout: Layout): Promise<BinaryDir> {
+  let target: string;
+  try {
+    target = await fs.readlink(layout.currentLink);
+  } catch (error) {
+    if (isErrno(error, 'ENOENT')) return genesis; // no link yet means genesis (REFERENCE §1.2)
+    if (isErrno(error, 'EINVAL')) {
+      throw new ChainvisorError('CHAINVISOR_CURRENT_NOT_LINK', `${layout.currentLink} is not a symbolic link`, {
+        hint: `move it aside; chainvisor manages 'current' as a link to genesis or upgrades/<name>`,
+        exitCode: ExitCode.upgradeFailed,
+      });
+    }
+    throw error;
+  }
+  const absolute = path.resolve(layout.root, target);
+  const relative = path.relative(layout.root, absolute);
+  const parts = relative.split(path.sep);
+  const known = relative === genesis || (parts.length === 2 && parts[0] === 'upgrades' && parts[1] !== '');
+  if (!known) {
+    throw new ChainvisorError(
+      'CHAINVISOR_CURRENT_OUTSIDE',
+      `${layout.currentLink} points to ${target}, which is not genesis or a folder under ${layout.upgradesDir}`,
+      { hint: "point it at 'genesis' or 'upgrades/<name>' (for example: ln -sfn genesis current)", exitCode: ExitCode.upgradeFailed },
+    );
+  }
+  return parts.join('/');
+}
+
+export async function readCurrent(layout: Layout): Promise<Current> {
+  const dir = await readCurrentDir(layout);
+  if (dir === genesis) return { dir, plan: undefined };
+  const record = await readUpgradeInfo(planRecordPath(layout, dir));
+  return { dir, plan: record.status === 'valid' ? record.plan : undefined };
+}
+
+/** Points `current` at `dir` atomically and durably. */
+export async function switchCurrent(layout: Layout, dir: BinaryDir): Promise<void> {
+  const temp = tempSibling(layout.currentLink);
+  await fs.symlink(dir, temp);
+  try {
+    await fs.rename(temp, layout.currentLink);
+  } catch (error) {
+    await fs.rm(temp, { force: true });
+    throw new ChainvisorError('CHAINVISOR_SWITCH_FAILED', `could not point ${layout.currentLink} at ${dir}: ${(error as Error).message}`, {
+      hint: "if 'current' is a real folder, move it aside; chainvisor manages it as a link",
+      cause: error,
+      exitCode: ExitCode.upgradeFailed,
+    });
+  }
+  await fsyncDir(layout.root);
+}

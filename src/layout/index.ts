@@ -1,0 +1,5 @@
+export { type Layout, type BinaryDir, genesis, layoutFor, upgradeBinaryDir, binaryDirPath, binaryPath, planRecordPath } from './paths.js';
+export { upgradeDirName, pathEscape } from './upgrade-dir.js';
+export { type Current, readCurrent, readCurrentDir, switchCurrent } from './current.js';
+export { installBinary, isFile } from './install.js';
+export { writeFileAtomic, copyFileAtomic, tempSibling, fsyncDir } from './atomic.js';

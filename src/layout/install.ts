@@ -1,0 +1,56 @@
+/** Putting a binary in place: `init`, `add-upgrade` and downloads all end here. */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
+import { copyFileAtomic } from './atomic.js';
+import { type BinaryDir, type Layout, binaryPath } from './paths.js';
+
+export interface InstallOptions {
+  /** Replace an existing binary. */
+  force: boolean;
+}
+
+/** Copies an executable into `<dir>/bin/$DAEMON_NAME`, made executable, whole or not at all. */
+export async function installBinary(layout: Layout, dir: BinaryDir, source: string, options: InstallOptions): Promise<string> {
+  await checkSourceBinary(source);
+  const dest = binaryPath(layout, dir);
+  await fs.mkdir(path.dirname(dest), { recursive: true });
+  if (!options.force && (await isFile(dest))) {
+    throw new ChainvisorError('CHAINVISOR_ALREADY_INSTALLED', `a binary is already installed at ${dest}`, {
+      hint: 'pass --force to replace it',
+      exitCode: ExitCode.usage,
+    });
+  }
+  await copyFileAtomic(source, dest, 0o755);
+  return dest;
+}
+
+async function checkSourceBinary(source: string): Promise<void> {
+  let stat;
+  try {
+    stat = await fs.stat(source);
+  } catch (error) {
+    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) {
+      throw new ChainvisorError('CHAINVISOR_BINARY_NOT_FOUND', `no file at ${source}`, {
+        hint: 'give the path of the node binary to install',
+        exitCode: ExitCode.usage,
+      });
+    }
+    throw error;
+  }
+  if (!stat.isFile()) {
+    throw new ChainvisorError('CHAINVISOR_BINARY_NOT_FILE', `${source} is ${stat.isDirectory() ? 'a folder' : 'not a regular file'}`, {
+      hint: 'give the path of the node binary itself, for example build/simd',
+      exitCode: ExitCode.usage,
+    });
+  }
+}
+
+export async function isFile(file: string): Promise<boolean> {
+  try {
+    return (await fs.stat(file)).isFile();
+  } catch (error) {
+    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return false;
+    throw error;
+  }
+}

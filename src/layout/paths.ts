@@ -1,0 +1,63 @@
+/**
+ * The cosmovisor folder layout (REFERENCE §1.2), which chainvisor keeps byte for byte so that an
+ * existing home works unchanged:
+ *
+ *   $DAEMON_HOME/data/upgrade-info.json
+ *   $DAEMON_HOME/cosmovisor/genesis/bin/$DAEMON_NAME
+ *   $DAEMON_HOME/cosmovisor/upgrades/<dir>/bin/$DAEMON_NAME
+ *   $DAEMON_HOME/cosmovisor/upgrades/<dir>/upgrade-info.json
+ *   $DAEMON_HOME/cosmovisor/current -> genesis | upgrades/<dir>
+ */
+import path from 'node:path';
+
+export interface Layout {
+  home: string;
+  /** DAEMON_NAME: the binary's file name. */
+  name: string;
+  /** `$DAEMON_HOME/cosmovisor`. */
+  root: string;
+  genesisDir: string;
+  upgradesDir: string;
+  currentLink: string;
+  dataDir: string;
+  /** Where the node writes the plan when it halts. */
+  upgradeInfoFile: string;
+}
+
+/** A binary folder relative to `root`: `genesis` or `upgrades/<dir>`. */
+export type BinaryDir = string;
+
+export const genesis: BinaryDir = 'genesis';
+
+export function layoutFor(settings: { home: string; name: string }): Layout {
+  const root = path.join(settings.home, 'cosmovisor');
+  return {
+    home: settings.home,
+    name: settings.name,
+    root,
+    genesisDir: path.join(root, 'genesis'),
+    upgradesDir: path.join(root, 'upgrades'),
+    currentLink: path.join(root, 'current'),
+    dataDir: path.join(settings.home, 'data'),
+    upgradeInfoFile: path.join(settings.home, 'data', 'upgrade-info.json'),
+  };
+}
+
+export function upgradeBinaryDir(dirName: string): BinaryDir {
+  return `upgrades/${dirName}`;
+}
+
+/** Absolute folder of a binary dir. */
+export function binaryDirPath(layout: Layout, dir: BinaryDir): string {
+  return path.join(layout.root, dir);
+}
+
+/** Absolute path of the node binary inside a binary dir. */
+export function binaryPath(layout: Layout, dir: BinaryDir): string {
+  return path.join(layout.root, dir, 'bin', layout.name);
+}
+
+/** The copy of the plan kept beside an upgrade's binary. */
+export function planRecordPath(layout: Layout, dir: BinaryDir): string {
+  return path.join(layout.root, dir, 'upgrade-info.json');
+}

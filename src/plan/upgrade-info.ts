@@ -1,0 +1,68 @@
+/**
+ * `upgrade-info.json`, the file the node writes when it halts for an upgrade (REFERENCE §1.3).
+ * Anything malformed is reported with a reason and never acted on; it must not crash supervision.
+ */
+import fs from 'node:fs/promises';
+import { isErrno } from '../errors/index.js';
+
+export interface Plan {
+  name: string;
+  height: number;
+  /** Free-form; for automatic downloads a JSON binaries map or a URL (REFERENCE §1.4). */
+  info: string;
+  /** As written by the node; always the zero timestamp in practice. */
+  time?: string;
+}
+
+export type PlanParse = { ok: true; plan: Plan } | { ok: false; reason: string; incomplete: boolean };
+
+/** Validates the text of an upgrade-info.json. `incomplete` means it may still be being written. */
+export function parseUpgradeInfo(text: string): PlanParse {
+  if (text.trim() === '') return { ok: false, reason: 'the file is empty', incomplete: true };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, reason: `not valid JSON (${(error as Error).message})`, incomplete: true };
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, reason: 'expected a JSON object', incomplete: false };
+  }
+  const { name, height, info, time } = value as Record<string, unknown>;
+  const reasons: string[] = [];
+  if (typeof name !== 'string' || name === '') reasons.push('"name" must be a non-empty string');
+  if (typeof height !== 'number' || !Number.isSafeInteger(height)) reasons.push('"height" must be a whole JSON number');
+  else if (height <= 0) reasons.push(`"height" must be greater than 0, got ${height}`);
+  if (info !== undefined && info !== null && typeof info !== 'string') reasons.push('"info" must be a string');
+  if (time !== undefined && time !== null && typeof time !== 'string') reasons.push('"time" must be a string');
+  if (reasons.length > 0) return { ok: false, reason: reasons.join('; '), incomplete: false };
+  const plan: Plan = { name: name as string, height: height as number, info: typeof info === 'string' ? info : '' };
+  if (typeof time === 'string') plan.time = time;
+  return { ok: true, plan };
+}
+
+/** The node's own compact form (`info` omitted when empty). */
+export function serializePlan(plan: Plan): string {
+  const out: Record<string, unknown> = { name: plan.name, time: plan.time ?? '0001-01-01T00:00:00Z', height: plan.height };
+  if (plan.info !== '') out.info = plan.info;
+  return JSON.stringify(out);
+}
+
+export type UpgradeInfoRead =
+  | { status: 'missing' }
+  | { status: 'invalid'; reason: string; incomplete: boolean; text: string }
+  | { status: 'valid'; plan: Plan; text: string };
+
+export async function readUpgradeInfo(file: string): Promise<UpgradeInfoRead> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return { status: 'missing' };
+    throw error;
+  }
+  const parsed = parseUpgradeInfo(text);
+  return parsed.ok
+    ? { status: 'valid', plan: parsed.plan, text }
+    : { status: 'invalid', reason: parsed.reason, incomplete: parsed.incomplete, text };
+}
