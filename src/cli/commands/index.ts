@@ -1,5 +1,17 @@
 /** Every command, in the order `chainvisor help` lists them. */
 import type { Command } from '../command.js';
+import { addUpgradeCommand } from './add-upgrade.js';
 import { configCommand } from './config.js';
+import { initCommand } from './init.js';
+import { runCommand } from './run.js';
+import { showUpgradeInfoCommand } from './show-upgrade-info.js';
+import { versionCommand } from './version.js';
 
-export const commands: Command[] = [configCommand];
+export const commands: Command[] = [
+  initCommand,
+  runCommand,
+  addUpgradeCommand,
+  showUpgradeInfoCommand,
+  versionCommand,
+  configCommand,
+];

@@ -1,0 +1,63 @@
+import fs from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { ChainvisorError, ExitCode, UsageError, isErrno } from '../../errors/index.js';
+import { binaryPath, genesis, installBinary, layoutFor, switchCurrent } from '../../layout/index.js';
+import { type Command, loadContextConfig, writeLine } from '../command.js';
+
+export const initCommand: Command = {
+  name: 'init',
+  summary: 'create the cosmovisor folder layout with a genesis binary',
+  usage: 'chainvisor init <path-to-binary> [--force]',
+  help: [
+    'Creates $DAEMON_HOME/cosmovisor/{genesis/bin,upgrades}, copies the binary to genesis/bin/$DAEMON_NAME and',
+    "points 'current' at genesis (a relative link). Safe to run again: an identical binary is left as it is,",
+    "and an existing 'current' (perhaps already upgraded) is never reset.",
+    '  --force   replace a different genesis binary',
+  ].join('\n'),
+  async run(ctx) {
+    const { values, positionals } = parseArgs({ args: ctx.args, options: { force: { type: 'boolean' } }, allowPositionals: true });
+    const [source, extra] = positionals;
+    if (source === undefined) throw new UsageError('init needs the path of the node binary', 'chainvisor init /path/to/simd');
+    if (extra !== undefined) throw new UsageError(`init takes one path, got also ${JSON.stringify(extra)}`);
+    const { config } = loadContextConfig(ctx);
+    const layout = layoutFor(config);
+    await fs.mkdir(layout.upgradesDir, { recursive: true });
+    const dest = binaryPath(layout, genesis);
+
+    if (!values.force && (await sameContent(source, dest))) {
+      writeLine(ctx.stdout, `genesis binary already installed at ${dest}`);
+    } else {
+      try {
+        await installBinary(layout, genesis, source, { force: values.force ?? false });
+      } catch (error) {
+        if (error instanceof ChainvisorError && error.code === 'CHAINVISOR_ALREADY_INSTALLED') {
+          throw new ChainvisorError('CHAINVISOR_ALREADY_INSTALLED', `a different genesis binary is already installed at ${dest}`, {
+            hint: 'pass --force to replace it',
+            exitCode: ExitCode.usage,
+          });
+        }
+        throw error;
+      }
+      writeLine(ctx.stdout, `installed ${source} as ${dest}`);
+    }
+    try {
+      const target = await fs.readlink(layout.currentLink);
+      writeLine(ctx.stdout, `current already points at ${target}; left as it is`);
+    } catch (error) {
+      if (!isErrno(error, 'ENOENT')) throw error;
+      await switchCurrent(layout, genesis);
+      writeLine(ctx.stdout, `current -> ${genesis}`);
+    }
+    return ExitCode.ok;
+  },
+};
+
+async function sameContent(a: string, b: string): Promise<boolean> {
+  try {
+    const [x, y] = await Promise.all([fs.readFile(a), fs.readFile(b)]);
+    return x.equals(y);
+  } catch (error) {
+    if (isErrno(error, 'ENOENT') || isErrno(error, 'EISDIR')) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,21 @@
+import { layoutFor } from '../../layout/index.js';
+import { createLogger } from '../../log/index.js';
+import { Supervisor } from '../../supervisor/index.js';
+import { type Command, loadContextConfig } from '../command.js';
+
+export const runCommand: Command = {
+  name: 'run',
+  summary: 'run the node under supervision and switch binaries at upgrades',
+  usage: 'chainvisor run <node arguments…>',
+  help: [
+    'Starts current/bin/$DAEMON_NAME with the arguments exactly as given (for example: run start --home ~/.simapp),',
+    'passes stdin, stdout and stderr through, watches data/upgrade-info.json and applies upgrades.',
+    "chainvisor's own logs go to stderr. Everything after 'run', including --help, goes to the node.",
+  ].join('\n'),
+  passesHelpThrough: true,
+  async run(ctx) {
+    const { config } = loadContextConfig(ctx);
+    const logger = createLogger({ disabled: config.disableLogs, color: config.colorLogs, timeFormat: config.timeFormatLogs });
+    return new Supervisor({ config, layout: layoutFor(config), args: ctx.args, logger }).run();
+  },
+};

@@ -1,0 +1,30 @@
+import fs from 'node:fs/promises';
+import { ChainvisorError, isErrno } from '../../errors/index.js';
+import { genesis, layoutFor, planRecordPath, readCurrentDir } from '../../layout/index.js';
+import { type Command, loadContextConfig, writeLine } from '../command.js';
+
+export const showUpgradeInfoCommand: Command = {
+  name: 'show-upgrade-info',
+  summary: 'print the upgrade-info.json of the running binary',
+  usage: 'chainvisor show-upgrade-info',
+  help: "Prints current/upgrade-info.json: the plan that put the running binary in place.",
+  async run(ctx) {
+    const { config } = loadContextConfig(ctx);
+    const layout = layoutFor(config);
+    const dir = await readCurrentDir(layout);
+    if (dir === genesis) {
+      throw new ChainvisorError('CHAINVISOR_NO_UPGRADE_INFO', 'no upgrade has been applied yet: current points at genesis', {
+        hint: `a plan the node is halting for is in ${layout.upgradeInfoFile}`,
+      });
+    }
+    try {
+      writeLine(ctx.stdout, (await fs.readFile(planRecordPath(layout, dir), 'utf8')).trim());
+    } catch (error) {
+      if (!isErrno(error, 'ENOENT')) throw error;
+      throw new ChainvisorError('CHAINVISOR_NO_UPGRADE_INFO', `current points at ${dir}, which has no upgrade-info.json`, {
+        hint: 'the folder was switched to by hand rather than by an upgrade',
+      });
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,33 @@
+/**
+ * Is this plan an upgrade chainvisor must apply now? (REFERENCE §1.3 and issue #2 item 7)
+ * - not when its height is in the node's --unsafe-skip-upgrades (the node skips it too);
+ * - not when `current` already is its folder or records the same plan name;
+ * - at start-up, not when it is older than the plan `current` records (a leftover file).
+ */
+import { type Current, upgradeBinaryDir, upgradeDirName } from '../layout/index.js';
+import type { Plan } from '../plan/index.js';
+
+export type Verdict = { due: true; dir: string } | { due: false; why: string; skipped?: true };
+
+export interface DueOptions {
+  recase: boolean;
+  skipHeights: ReadonlySet<number>;
+  atStartup: boolean;
+}
+
+export function upgradeDue(plan: Plan, current: Current, options: DueOptions): Verdict {
+  if (options.skipHeights.has(plan.height)) {
+    return { due: false, skipped: true, why: `height ${plan.height} is listed in --unsafe-skip-upgrades` };
+  }
+  const dir = upgradeBinaryDir(upgradeDirName(plan.name, { recase: options.recase }));
+  if (current.dir === dir || current.plan?.name === plan.name) {
+    return { due: false, why: `upgrade "${plan.name}" is the one running (${current.dir})` };
+  }
+  if (options.atStartup && current.plan !== undefined && plan.height <= current.plan.height) {
+    return {
+      due: false,
+      why: `upgrade "${plan.name}" at height ${plan.height} is older than the running "${current.plan.name}" at ${current.plan.height}`,
+    };
+  }
+  return { due: true, dir };
+}

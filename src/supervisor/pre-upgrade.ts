@@ -1,0 +1,78 @@
+/**
+ * Steps 6 and 8: the operator's COSMOVISOR_CUSTOM_PREUPGRADE script, and the new binary's
+ * `pre-upgrade` command with the SDK's exit-code contract:
+ *   0 ok · 1 not implemented (ok) · 30 failed · 31 failed, retry (DAEMON_PREUPGRADE_MAX_RETRIES)
+ * Any other code is a failure (cosmovisor counted it as success).
+ */
+import { execa } from 'execa';
+import { ChainvisorError, ExitCode } from '../errors/index.js';
+import type { Logger } from '../log/index.js';
+import type { Plan } from '../plan/index.js';
+
+export interface CustomPreUpgradeOptions {
+  script: string;
+  plan: Plan;
+  /** `$DAEMON_HOME`, the script's working folder. */
+  cwd: string;
+  logger: Logger;
+}
+
+export async function runCustomPreUpgrade({ script, plan, cwd, logger }: CustomPreUpgradeOptions): Promise<void> {
+  logger.info({ script, name: plan.name, height: plan.height }, 'running custom pre-upgrade script');
+  const result = await execa(script, [plan.name, String(plan.height)], { cwd, stdin: 'ignore', stdout: 'inherit', stderr: 'inherit', reject: false });
+  if (result.exitCode === 0) return;
+  const cause = result.cause as NodeJS.ErrnoException | undefined;
+  const why =
+    result.exitCode === undefined && result.signal === undefined
+      ? cause?.code === 'ENOENT'
+        ? 'the script does not exist'
+        : `it could not be started (${cause?.code ?? cause?.message ?? 'unknown error'})`
+      : result.signal !== undefined
+        ? `it was killed by ${result.signal}`
+        : `it exited with code ${result.exitCode}`;
+  throw new ChainvisorError('CHAINVISOR_CUSTOM_PREUPGRADE_FAILED', `custom pre-upgrade script ${script} failed for upgrade "${plan.name}": ${why}; nothing was switched`, {
+    hint: cause?.code === 'EACCES'
+      ? `make it executable (chmod +x ${script}), then start chainvisor again`
+      : `fix the script (or unset COSMOVISOR_CUSTOM_PREUPGRADE), then start chainvisor again — the upgrade is applied at start-up`,
+    exitCode: ExitCode.preUpgradeFailed,
+  });
+}
+
+export interface PreUpgradeOptions {
+  binary: string;
+  maxRetries: number;
+  logger: Logger;
+}
+
+export async function runPreUpgrade({ binary, maxRetries, logger }: PreUpgradeOptions): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const result = await execa(binary, ['pre-upgrade'], { stdin: 'ignore', stdout: 'inherit', stderr: 'inherit', reject: false });
+    const code = result.exitCode;
+    if (code === 0) {
+      logger.info({ binary }, 'pre-upgrade succeeded');
+      return;
+    }
+    if (code === 1) {
+      logger.info({ binary }, 'pre-upgrade not implemented by the binary (exit 1); continuing');
+      return;
+    }
+    if (code === 31 && attempt <= maxRetries) {
+      logger.warn({ binary, attempt, maxRetries }, 'pre-upgrade asked for a retry (exit 31)');
+      continue;
+    }
+    const why =
+      code === 30
+        ? 'it exited 30 (failed)'
+        : code === 31
+          ? `it exited 31 (retry) ${attempt} time${attempt === 1 ? '' : 's'}, more than DAEMON_PREUPGRADE_MAX_RETRIES=${maxRetries} allows`
+          : code === undefined
+            ? result.signal !== undefined
+              ? `it was killed by ${result.signal}`
+              : `it could not be started (${(result.cause as Error | undefined)?.message ?? 'unknown error'})`
+            : `it exited ${code}, which is not a code of the pre-upgrade contract (0, 1, 30, 31)`;
+    throw new ChainvisorError('CHAINVISOR_PREUPGRADE_FAILED', `${binary} pre-upgrade failed: ${why}; nothing was switched`, {
+      hint: 'read the output of pre-upgrade above, fix the cause, then start chainvisor again — the upgrade is applied at start-up',
+      exitCode: ExitCode.preUpgradeFailed,
+    });
+  }
+}

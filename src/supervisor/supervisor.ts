@@ -1,0 +1,243 @@
+/**
+ * The supervisor: runs the node, watches for its upgrade plan, applies the upgrade and restarts it.
+ *
+ *   start-up: an upgrade already due (data/upgrade-info.json newer than `current`) is applied first,
+ *             so the old binary never runs past its halt height;
+ *   running:  the node halts in one of two ways — exits (non-zero) right after writing the file, or
+ *             stays up — and both end in the same sequence: stop → upgrade → restart;
+ *   stopping: SIGTERM/SIGINT/SIGQUIT are forwarded, then SIGKILL after DAEMON_SHUTDOWN_GRACE, and
+ *             chainvisor exits with the node's status. SIGHUP is only forwarded.
+ */
+import { constants } from 'node:os';
+import type { Config } from '../config/index.js';
+import { ChainvisorError, ExitCode } from '../errors/index.js';
+import { type Layout, binaryPath, isFile, readCurrent } from '../layout/index.js';
+import type { Logger } from '../log/index.js';
+import { type Plan, readUpgradeInfo, skipHeights } from '../plan/index.js';
+import { type UpgradeInfoWatcher, watchUpgradeInfo } from '../watcher/index.js';
+import { type Verdict, upgradeDue } from './due.js';
+import { type ExitStatus, type NodeProcess, describeExit, exitCodeOf, startNode } from './node-process.js';
+import { type DownloadFn, applyUpgrade } from './upgrade.js';
+
+export interface SupervisorOptions {
+  config: Config;
+  layout: Layout;
+  /** The node's arguments, verbatim. */
+  args: readonly string[];
+  logger: Logger;
+  /** Replaces the real downloader (tests). */
+  download?: DownloadFn;
+}
+
+const stopSignals = ['SIGTERM', 'SIGINT', 'SIGQUIT'] as const;
+const forwardedSignals = [...stopSignals, 'SIGHUP'] as const;
+
+type Wake =
+  | { kind: 'exited'; status: ExitStatus }
+  | { kind: 'due'; plan: Plan; dir: string }
+  | { kind: 'error'; error: unknown }
+  | { kind: 'stop' };
+
+export class Supervisor {
+  private readonly config: Config;
+  private readonly layout: Layout;
+  private readonly args: readonly string[];
+  private readonly logger: Logger;
+  private readonly skip: ReadonlySet<number>;
+  private readonly abort = new AbortController();
+  private readonly download: DownloadFn | undefined;
+  private node: NodeProcess | undefined;
+  private watcher: UpgradeInfoWatcher | undefined;
+  private stopSignal: NodeJS.Signals | undefined;
+  private wake: ((event: Wake) => void) | undefined;
+  private readonly reportedSkips = new Set<string>();
+
+  constructor(options: SupervisorOptions) {
+    this.config = options.config;
+    this.layout = options.layout;
+    this.args = options.args;
+    this.logger = options.logger;
+    this.download = options.download;
+    this.skip = skipHeights(options.args);
+  }
+
+  /** Runs until the node exits for good or chainvisor is stopped; resolves to the exit code. */
+  async run(): Promise<number> {
+    const handlers = forwardedSignals.map((signal) => {
+      const handler = () => this.onSignal(signal);
+      process.on(signal, handler);
+      return () => process.off(signal, handler);
+    });
+    try {
+      await this.applyIfDueAtStartup();
+      if (this.stopSignal) return 128 + signalNumber(this.stopSignal);
+      this.watcher = watchUpgradeInfo({
+        home: this.layout.home,
+        file: this.layout.upgradeInfoFile,
+        mode: this.config.watch === 'poll' ? 'poll' : 'auto',
+        pollIntervalMs: this.config.pollInterval,
+        logger: this.logger,
+        onPlan: (plan) => void this.onPlan(plan),
+      });
+      await this.watcher.ready;
+      return await this.loop();
+    } catch (error) {
+      if (this.stopSignal && this.abort.signal.aborted && isAbort(error)) {
+        this.logger.warn({ signal: this.stopSignal }, 'stopped while applying an upgrade; current was not switched — start chainvisor again to finish it');
+        return 128 + signalNumber(this.stopSignal);
+      }
+      throw error;
+    } finally {
+      for (const off of handlers) off();
+      await this.watcher?.close();
+    }
+  }
+
+  private async loop(): Promise<number> {
+    for (;;) {
+      const node = await this.launch();
+      const event = await new Promise<Wake>((resolve) => {
+        this.wake = resolve;
+        node.exited.then((status) => resolve({ kind: 'exited', status }), () => resolve({ kind: 'exited', status: { code: undefined, signal: undefined } }));
+        if (this.stopSignal) resolve({ kind: 'stop' });
+      });
+      this.wake = undefined;
+      // A spawn failure rejects `exited`; surface it as the error it is.
+      const status = await node.exited;
+
+      if (event.kind === 'stop' || this.stopSignal) {
+        this.logger.info({ node: describeExit(status) }, 'node stopped; chainvisor exits with its status');
+        return exitCodeOf(status);
+      }
+      if (event.kind === 'error') {
+        await node.stop({ graceMs: this.config.shutdownGrace, killAtZero: true });
+        throw event.error;
+      }
+      let plan: Plan;
+      let dir: string;
+      if (event.kind === 'due') {
+        ({ plan, dir } = event);
+        this.logger.info({ name: plan.name, height: plan.height }, 'upgrade needed; stopping the node');
+        await node.stop({ graceMs: this.config.shutdownGrace, killAtZero: true });
+      } else {
+        // The node exited: did it halt for an upgrade? Only the file says so (never its output).
+        const due = await this.dueFromFile(false);
+        if (!due) {
+          this.logger.info({ node: describeExit(event.status) }, 'node exited with no upgrade pending; chainvisor exits with its status');
+          return exitCodeOf(event.status);
+        }
+        ({ plan, dir } = due);
+        this.logger.info({ name: plan.name, height: plan.height, node: describeExit(event.status) }, 'node halted for an upgrade');
+      }
+      await applyUpgrade(plan, dir, this.context(), { delay: true });
+      if (!this.config.restartAfterUpgrade) {
+        this.logger.info('DAEMON_RESTART_AFTER_UPGRADE is false; exiting after the switch');
+        return ExitCode.ok;
+      }
+      if (this.stopSignal) return 128 + signalNumber(this.stopSignal);
+    }
+  }
+
+  private async launch(): Promise<NodeProcess> {
+    const current = await readCurrent(this.layout);
+    const binary = binaryPath(this.layout, current.dir);
+    if (!(await isFile(binary))) {
+      throw new ChainvisorError('CHAINVISOR_NO_BINARY', `no node binary at ${binary} (current -> ${current.dir})`, {
+        hint:
+          current.dir === 'genesis'
+            ? "run 'chainvisor init <path-to-binary>' first"
+            : `install it with 'chainvisor add-upgrade ${current.plan?.name ?? '<name>'} <path-to-binary> --force'`,
+        exitCode: ExitCode.config,
+      });
+    }
+    this.logger.info({ binary, args: this.args, current: current.dir }, 'starting node');
+    this.node = startNode(binary, this.args, this.logger);
+    return this.node;
+  }
+
+  private context() {
+    return { config: this.config, layout: this.layout, logger: this.logger, signal: this.abort.signal, ...(this.download ? { download: this.download } : {}) };
+  }
+
+  /** Start-up reconciliation: never start the old binary past its halt height. */
+  private async applyIfDueAtStartup(): Promise<void> {
+    const due = await this.dueFromFile(true);
+    if (!due) return;
+    this.logger.warn({ name: due.plan.name, height: due.plan.height }, 'an upgrade is already due at start-up; applying it before starting the node');
+    await applyUpgrade(due.plan, due.dir, this.context(), { delay: false });
+  }
+
+  /** Reads upgrade-info.json now and returns the plan when it must be applied. */
+  private async dueFromFile(atStartup: boolean): Promise<{ plan: Plan; dir: string } | undefined> {
+    const read = await readUpgradeInfo(this.layout.upgradeInfoFile);
+    if (read.status === 'missing') return undefined;
+    if (read.status === 'invalid') {
+      this.logger.error({ file: this.layout.upgradeInfoFile, reason: read.reason }, 'ignoring invalid upgrade-info.json: %s', read.reason);
+      return undefined;
+    }
+    const verdict = await this.verdict(read.plan, atStartup);
+    return verdict.due ? { plan: read.plan, dir: verdict.dir } : undefined;
+  }
+
+  private async verdict(plan: Plan, atStartup: boolean): Promise<Verdict> {
+    const current = await readCurrent(this.layout);
+    const verdict = upgradeDue(plan, current, { recase: !this.config.disableRecase, skipHeights: this.skip, atStartup });
+    if (!verdict.due) {
+      const key = `${plan.name}@${plan.height}`;
+      if (verdict.skipped && !this.reportedSkips.has(key)) {
+        this.reportedSkips.add(key);
+        this.logger.warn({ name: plan.name, height: plan.height }, 'upgrade skipped: %s; not switching binaries', verdict.why);
+      } else {
+        this.logger.debug({ name: plan.name }, 'not an upgrade to apply: %s', verdict.why);
+      }
+    }
+    return verdict;
+  }
+
+  /** From the watcher: a new valid plan appeared while the node runs (the stay-up halt). */
+  private async onPlan(plan: Plan): Promise<void> {
+    try {
+      const verdict = await this.verdict(plan, false);
+      if (verdict.due) this.wake?.({ kind: 'due', plan, dir: verdict.dir });
+    } catch (error) {
+      // For example a plan name that cannot be a folder: the node has halted on it and cannot go on.
+      this.wake?.({ kind: 'error', error });
+    }
+  }
+
+  private onSignal(signal: NodeJS.Signals): void {
+    const node = this.node;
+    if (signal === 'SIGHUP') {
+      node?.signal(signal);
+      return;
+    }
+    if (this.stopSignal) {
+      this.logger.warn({ signal }, 'second stop signal: killing the node now');
+      node?.signal('SIGKILL');
+      return;
+    }
+    this.stopSignal = signal;
+    this.abort.abort();
+    this.logger.info({ signal }, 'asked to stop; forwarding to the node');
+    if (node && !node.hasExited()) {
+      node.signal(signal);
+      if (this.config.shutdownGrace > 0) {
+        setTimeout(() => {
+          if (!node.hasExited()) {
+            this.logger.warn({ graceMs: this.config.shutdownGrace }, 'node still running after DAEMON_SHUTDOWN_GRACE; sending SIGKILL');
+            node.signal('SIGKILL');
+          }
+        }, this.config.shutdownGrace).unref();
+      }
+    }
+    this.wake?.({ kind: 'stop' });
+  }
+}
+
+function signalNumber(signal: NodeJS.Signals): number {
+  return constants.signals[signal] ?? 0;
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && error.name === 'AbortError';
+}

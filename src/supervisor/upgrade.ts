@@ -1,0 +1,87 @@
+/**
+ * The upgrade sequence (REFERENCE §1.5, steps 4–8), run once the node has stopped:
+ *   delay → backup → custom pre-upgrade → binary installed (or downloaded and verified)
+ *   → `<new binary> pre-upgrade` → plan recorded → `current` switched.
+ * The switch is the last step: any failure before it leaves `current` on the old binary, and starting
+ * chainvisor again redoes the sequence (start-up reconciliation). cosmovisor switches before
+ * pre-upgrade, so a failed pre-upgrade left the node on a half-prepared new binary.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Config } from '../config/index.js';
+import type { DownloadUpgradeOptions } from '../download/index.js';
+import { ChainvisorError, ExitCode } from '../errors/index.js';
+import { type Layout, binaryPath, isFile, planRecordPath, readCurrentDir, switchCurrent, writeFileAtomic } from '../layout/index.js';
+import type { Logger } from '../log/index.js';
+import { type Plan, serializePlan } from '../plan/index.js';
+import { backupData } from './backup.js';
+import { runCustomPreUpgrade, runPreUpgrade } from './pre-upgrade.js';
+
+export type DownloadFn = (options: DownloadUpgradeOptions) => Promise<{ binary: string }>;
+
+export interface UpgradeContext {
+  config: Config;
+  layout: Layout;
+  logger: Logger;
+  /** Aborted when chainvisor is asked to stop; checked between steps. */
+  signal: AbortSignal;
+  download?: DownloadFn;
+}
+
+/** Applies `plan`, whose binary lives in `dir` (`upgrades/<name>`). The node must be stopped. */
+export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext, options: { delay: boolean }): Promise<void> {
+  const { config, layout, logger, signal } = ctx;
+  const binary = binaryPath(layout, dir);
+  logger.info({ name: plan.name, height: plan.height, dir }, 'applying upgrade');
+
+  if (options.delay && config.restartDelay > 0) {
+    logger.info({ ms: config.restartDelay }, 'waiting DAEMON_RESTART_DELAY');
+    await sleep(config.restartDelay, undefined, { signal });
+  }
+  // Fail before an hour-long backup when nothing can provide the binary.
+  if (!config.allowDownloadBinaries && config.customPreUpgrade === '' && !(await isFile(binary))) {
+    throw await missingBinary(plan, binary, ctx);
+  }
+  if (!config.unsafeSkipBackup) await backupData({ dataDir: layout.dataDir, backupDir: config.dataBackupDir, logger });
+  signal.throwIfAborted();
+
+  if (config.customPreUpgrade !== '') {
+    await runCustomPreUpgrade({ script: path.join(layout.root, config.customPreUpgrade), plan, cwd: layout.home, logger });
+    signal.throwIfAborted();
+  }
+
+  if (!(await isFile(binary))) {
+    if (!config.allowDownloadBinaries) throw await missingBinary(plan, binary, ctx);
+    // Loaded on demand: the HTTP and archive stack stays off the start-up path of nodes that never download.
+    const download = ctx.download ?? (await import('../download/index.js')).downloadUpgradeBinary;
+    await download({ plan, config, layout, dir, logger, signal });
+    signal.throwIfAborted();
+  }
+  await makeExecutable(binary);
+
+  await runPreUpgrade({ binary, maxRetries: config.preUpgradeMaxRetries, logger });
+  signal.throwIfAborted();
+
+  await writeFileAtomic(planRecordPath(layout, dir), serializePlan(plan), 0o644);
+  await switchCurrent(layout, dir);
+  logger.info({ name: plan.name, height: plan.height, current: dir }, 'upgrade applied: current now points at the new binary');
+}
+
+async function missingBinary(plan: Plan, binary: string, ctx: UpgradeContext): Promise<ChainvisorError> {
+  const current = await readCurrentDir(ctx.layout);
+  return new ChainvisorError(
+    'CHAINVISOR_UPGRADE_BINARY_MISSING',
+    `upgrade "${plan.name}" at height ${plan.height} needs ${binary}, which is not installed, and automatic download is off; current still points at ${current}`,
+    {
+      hint: `install it with 'chainvisor add-upgrade ${plan.name} <path-to-new-binary>' (or set DAEMON_ALLOW_DOWNLOAD_BINARIES=true), then start chainvisor again — the upgrade is applied at start-up`,
+      exitCode: ExitCode.upgradeFailed,
+    },
+  );
+}
+
+/** cosmovisor marks the binary executable rather than refusing it; so does chainvisor. */
+async function makeExecutable(binary: string): Promise<void> {
+  const { mode } = await fs.stat(binary);
+  if ((mode & 0o111) !== 0o111) await fs.chmod(binary, mode | 0o111);
+}

@@ -1,0 +1,165 @@
+/**
+ * Detection: notices the node writing `$DAEMON_HOME/data/upgrade-info.json`.
+ *
+ * File events (chokidar) give the speed; a stat every DAEMON_POLL_INTERVAL is the safety net for
+ * lost events, and the only mechanism with CHAINVISOR_WATCH=poll (network filesystems).
+ * The node may be seen mid-write: a file that does not parse yet is re-read on a short backoff and
+ * only reported as invalid once it has stayed that way. Each distinct content is reported once.
+ */
+import { type FSWatcher, watch } from 'chokidar';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { isErrno } from '../errors/index.js';
+import type { Logger } from '../log/index.js';
+import { type Plan, readUpgradeInfo } from '../plan/index.js';
+
+export interface WatchOptions {
+  /** `$DAEMON_HOME`; must exist. `data/` may appear later. */
+  home: string;
+  /** `$DAEMON_HOME/data/upgrade-info.json`. */
+  file: string;
+  mode: 'auto' | 'poll';
+  pollIntervalMs: number;
+  logger: Logger;
+  /** Called once for each new, valid content of the file. */
+  onPlan: (plan: Plan) => void;
+  /** How long a file that does not parse may stay that way before it is reported invalid. */
+  settleMs?: number;
+}
+
+export interface UpgradeInfoWatcher {
+  /** Resolves once file events are live (at once in poll mode). */
+  ready: Promise<void>;
+  /** Reads the file now; resolves when that read (and any it triggers) is handled. */
+  check(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function watchUpgradeInfo(options: WatchOptions): UpgradeInfoWatcher {
+  const { file, logger } = options;
+  const settleMs = options.settleMs ?? 2000;
+  let lastText: string | undefined; // last content reported, valid or not
+  let lastStat = '';
+  let closed = false;
+  let running: Promise<void> | undefined;
+  let again = false;
+  let retry: NodeJS.Timeout | undefined;
+  let unsettledSince: number | undefined;
+  let retries = 0;
+
+  async function readOnce(): Promise<void> {
+    const read = await readUpgradeInfo(file);
+    if (closed) return;
+    if (read.status === 'missing') {
+      lastText = undefined;
+      unsettledSince = undefined;
+      return;
+    }
+    if (read.text === lastText) return;
+    if (read.status === 'valid') {
+      unsettledSince = undefined;
+      retries = 0;
+      lastText = read.text;
+      options.onPlan(read.plan);
+      return;
+    }
+    if (read.incomplete) {
+      // Possibly half-written: look again soon, and report only if it stays that way.
+      unsettledSince ??= Date.now();
+      const waited = Date.now() - unsettledSince;
+      if (waited < settleMs) {
+        clearTimeout(retry);
+        retry = setTimeout(() => void check(), Math.min(5 * 2 ** retries++, 250));
+        return;
+      }
+    }
+    unsettledSince = undefined;
+    retries = 0;
+    lastText = read.text;
+    logger.error(
+      { file, reason: read.reason },
+      'ignoring invalid upgrade-info.json: %s; supervision goes on — the node (or whoever wrote the file) must write a valid plan',
+      read.reason,
+    );
+  }
+
+  function check(): Promise<void> {
+    if (closed) return Promise.resolve();
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        try {
+          await readOnce();
+        } catch (error) {
+          logger.warn({ file, err: error }, 'could not read upgrade-info.json; will try again');
+        }
+      } while (again && !closed);
+    })().finally(() => {
+      running = undefined;
+    });
+    return running;
+  }
+
+  // Polling: a stat per tick; read only when something about the file changed.
+  const poll = setInterval(() => {
+    void fs.stat(file).then(
+      (s) => {
+        const key = `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
+        if (key !== lastStat) {
+          lastStat = key;
+          void check();
+        }
+      },
+      (error: unknown) => {
+        if (lastStat !== '' && (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR'))) {
+          lastStat = '';
+          void check();
+        }
+      },
+    );
+  }, Math.max(1, options.pollIntervalMs));
+
+  let watcher: FSWatcher | undefined;
+  let ready: Promise<void> = Promise.resolve();
+  if (options.mode === 'auto') {
+    const dataDir = path.dirname(file);
+    const home = path.resolve(options.home);
+    // Watch the home itself so that a `data/` folder created later is picked up; everything but
+    // the home, `data/` and the file is ignored, so a busy data folder costs nothing.
+    watcher = watch(home, {
+      ignoreInitial: true,
+      depth: 1,
+      ignored: (p: string) => !(p === home || p === dataDir || p === file),
+    });
+    const onEvent = (p: string) => {
+      if (p === file || p === dataDir) void check();
+    };
+    watcher.on('add', onEvent).on('change', onEvent).on('unlink', onEvent).on('addDir', onEvent);
+    watcher.on('error', (error: unknown) => {
+      logger.warn(
+        { err: error, pollIntervalMs: options.pollIntervalMs },
+        'file events failed; relying on polling (set CHAINVISOR_WATCH=poll to silence this)',
+      );
+    });
+    const w = watcher;
+    ready = new Promise((resolve) => w.once('ready', () => resolve()));
+  }
+
+  void check();
+
+  return {
+    ready,
+    check,
+    async close() {
+      closed = true;
+      clearInterval(poll);
+      clearTimeout(retry);
+      await watcher?.close();
+      await running;
+    },
+  };
+}
