@@ -98,14 +98,14 @@ export class Supervisor {
       const node = await this.launch();
       const event = await new Promise<Wake>((resolve) => {
         this.wake = resolve;
-        node.exited.then((status) => resolve({ kind: 'exited', status }), () => resolve({ kind: 'exited', status: { code: undefined, signal: undefined } }));
+        // A spawn failure rejects `exited`: it surfaces as the error it is.
+        node.exited.then((status) => resolve({ kind: 'exited', status }), (error: unknown) => resolve({ kind: 'error', error }));
         if (this.stopSignal) resolve({ kind: 'stop' });
       });
       this.wake = undefined;
-      // A spawn failure rejects `exited`; surface it as the error it is.
-      const status = await node.exited;
 
-      if (event.kind === 'stop' || this.stopSignal) {
+      if (event.kind === 'stop' || (this.stopSignal && event.kind === 'exited')) {
+        const status = await node.exited;
         this.logger.info({ node: describeExit(status) }, 'node stopped; chainvisor exits with its status');
         return exitCodeOf(status);
       }

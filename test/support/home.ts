@@ -1,0 +1,106 @@
+/**
+ * A node home in a temp folder, and the real `chainvisor` command run against it as a child process.
+ */
+import { type ResultPromise, execa } from 'execa';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type FakeNodeOptions, writeFakeNode } from './fake-node.js';
+
+/** The repository's `bin/chainvisor.js` (tests run from dist/test/…). */
+export const chainvisorBin = path.resolve(fileURLToPath(import.meta.url), '../../../../bin/chainvisor.js');
+
+export interface TestHome {
+  root: string;
+  home: string;
+  binDir: string;
+  journal: string;
+  env: Record<string, string>;
+  /** A fake node script under binDir; the journal is filled in. */
+  fakeNode(options: Omit<FakeNodeOptions, 'journal'>): Promise<string>;
+  /** Runs `chainvisor <args>` to completion. */
+  cli(args: string[], env?: Record<string, string>): Promise<CliResult>;
+  /** Starts `chainvisor <args>` and returns the running process. */
+  spawn(args: string[], env?: Record<string, string>): ResultPromise<{ reject: false; all: true }>;
+  journalLines(): Promise<string[]>;
+  current(): Promise<string>;
+  cleanup(): Promise<void>;
+}
+
+export interface CliResult {
+  exitCode: number | undefined;
+  signal: string | undefined;
+  stdout: string;
+  stderr: string;
+}
+
+export async function makeHome(env: Record<string, string> = {}): Promise<TestHome> {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-test-'));
+  const home = path.join(root, 'home');
+  const binDir = path.join(root, 'bins');
+  const journal = path.join(root, 'journal.log');
+  await fs.mkdir(home, { recursive: true });
+  await fs.writeFile(journal, '');
+  const baseEnv: Record<string, string> = {
+    DAEMON_HOME: home,
+    DAEMON_NAME: 'simd',
+    UNSAFE_SKIP_BACKUP: 'true',
+    DAEMON_POLL_INTERVAL: '300ms',
+    ...env,
+  };
+  const cleanEnv = () => {
+    const inherited: Record<string, string | undefined> = { ...process.env };
+    for (const key of Object.keys(inherited)) {
+      if (/^(DAEMON_|COSMOVISOR_|CHAINVISOR_|UNSAFE_SKIP_BACKUP)/.test(key)) delete inherited[key];
+    }
+    return inherited;
+  };
+  const t: TestHome = {
+    root,
+    home,
+    binDir,
+    journal,
+    env: baseEnv,
+    fakeNode: (options) => writeFakeNode(binDir, { ...options, journal }),
+    async cli(args, extra = {}) {
+      const r = await execa(process.execPath, [chainvisorBin, ...args], {
+        env: { ...cleanEnv(), ...t.env, ...extra },
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+        timeout: 60_000,
+      });
+      return { exitCode: r.exitCode, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+    },
+    spawn(args, extra = {}) {
+      return execa(process.execPath, [chainvisorBin, ...args], {
+        env: { ...cleanEnv(), ...t.env, ...extra },
+        extendEnv: false,
+        reject: false,
+        all: true,
+        stdin: 'ignore',
+      });
+    },
+    async journalLines() {
+      return (await fs.readFile(journal, 'utf8')).split('\n').filter((l) => l !== '');
+    },
+    async current() {
+      return fs.readlink(path.join(home, 'cosmovisor', 'current'));
+    },
+    async cleanup() {
+      await fs.rm(root, { recursive: true, force: true });
+    },
+  };
+  return t;
+}
+
+/** Waits until `condition` holds, checking every 20 ms; fails after `timeoutMs` with `what`. */
+export async function waitFor(condition: () => Promise<boolean> | boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await condition()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
