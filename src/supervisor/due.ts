@@ -2,7 +2,8 @@
  * Is this plan an upgrade chainvisor must apply now? (REFERENCE §1.3 and issue #2 item 7)
  * - not when its height is in the node's --unsafe-skip-upgrades (the node skips it too);
  * - not when `current` already is its folder or records the same plan name;
- * - at start-up, not when it is older than the plan `current` records (a leftover file).
+ * - not when it is older than the plan `current` records: a leftover file of an earlier upgrade
+ *   (the node only ever halts for a plan at or above the height of the last one applied).
  */
 import { type Current, upgradeBinaryDir, upgradeDirName } from '../layout/index.js';
 import type { Plan } from '../plan/index.js';
@@ -12,7 +13,6 @@ export type Verdict = { due: true; dir: string } | { due: false; why: string; sk
 export interface DueOptions {
   recase: boolean;
   skipHeights: ReadonlySet<number>;
-  atStartup: boolean;
 }
 
 export function upgradeDue(plan: Plan, current: Current, options: DueOptions): Verdict {
@@ -23,7 +23,7 @@ export function upgradeDue(plan: Plan, current: Current, options: DueOptions): V
   if (current.dir === dir || current.plan?.name === plan.name) {
     return { due: false, why: `upgrade "${plan.name}" is the one running (${current.dir})` };
   }
-  if (options.atStartup && current.plan !== undefined && plan.height <= current.plan.height) {
+  if (current.plan !== undefined && plan.height < current.plan.height) {
     return {
       due: false,
       why: `upgrade "${plan.name}" at height ${plan.height} is older than the running "${current.plan.name}" at ${current.plan.height}`,

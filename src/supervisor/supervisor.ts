@@ -9,6 +9,7 @@
  *             chainvisor exits with the node's status. SIGHUP is only forwarded.
  */
 import { constants } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Config } from '../config/index.js';
 import { ChainvisorError, ExitCode } from '../errors/index.js';
 import { type Layout, binaryPath, isFile, readCurrent } from '../layout/index.js';
@@ -79,7 +80,9 @@ export class Supervisor {
         logger: this.logger,
         onPlan: (plan) => void this.onPlan(plan),
       });
-      await this.watcher.ready;
+      // Never hold the node back on file events: polling covers until (or unless) they are live.
+      const ready = await Promise.race([this.watcher.ready.then(() => true), delay(5000, false, { ref: false })]);
+      if (!ready) this.logger.warn('file events are not ready after 5 s; starting the node and relying on polling meanwhile');
       return await this.loop();
     } catch (error) {
       if (this.stopSignal && this.abort.signal.aborted && isAbort(error)) {
@@ -121,7 +124,7 @@ export class Supervisor {
         await node.stop({ graceMs: this.config.shutdownGrace, killAtZero: true });
       } else {
         // The node exited: did it halt for an upgrade? Only the file says so (never its output).
-        const due = await this.dueFromFile(false);
+        const due = await this.dueFromFile();
         if (!due) {
           this.logger.info({ node: describeExit(event.status) }, 'node exited with no upgrade pending; chainvisor exits with its status');
           return exitCodeOf(event.status);
@@ -161,27 +164,27 @@ export class Supervisor {
 
   /** Start-up reconciliation: never start the old binary past its halt height. */
   private async applyIfDueAtStartup(): Promise<void> {
-    const due = await this.dueFromFile(true);
+    const due = await this.dueFromFile();
     if (!due) return;
     this.logger.warn({ name: due.plan.name, height: due.plan.height }, 'an upgrade is already due at start-up; applying it before starting the node');
     await applyUpgrade(due.plan, due.dir, this.context(), { delay: false });
   }
 
   /** Reads upgrade-info.json now and returns the plan when it must be applied. */
-  private async dueFromFile(atStartup: boolean): Promise<{ plan: Plan; dir: string } | undefined> {
+  private async dueFromFile(): Promise<{ plan: Plan; dir: string } | undefined> {
     const read = await readUpgradeInfo(this.layout.upgradeInfoFile);
     if (read.status === 'missing') return undefined;
     if (read.status === 'invalid') {
       this.logger.error({ file: this.layout.upgradeInfoFile, reason: read.reason }, 'ignoring invalid upgrade-info.json: %s', read.reason);
       return undefined;
     }
-    const verdict = await this.verdict(read.plan, atStartup);
+    const verdict = await this.verdict(read.plan);
     return verdict.due ? { plan: read.plan, dir: verdict.dir } : undefined;
   }
 
-  private async verdict(plan: Plan, atStartup: boolean): Promise<Verdict> {
+  private async verdict(plan: Plan): Promise<Verdict> {
     const current = await readCurrent(this.layout);
-    const verdict = upgradeDue(plan, current, { recase: !this.config.disableRecase, skipHeights: this.skip, atStartup });
+    const verdict = upgradeDue(plan, current, { recase: !this.config.disableRecase, skipHeights: this.skip });
     if (!verdict.due) {
       const key = `${plan.name}@${plan.height}`;
       if (verdict.skipped && !this.reportedSkips.has(key)) {
@@ -197,7 +200,7 @@ export class Supervisor {
   /** From the watcher: a new valid plan appeared while the node runs (the stay-up halt). */
   private async onPlan(plan: Plan): Promise<void> {
     try {
-      const verdict = await this.verdict(plan, false);
+      const verdict = await this.verdict(plan);
       if (verdict.due) this.wake?.({ kind: 'due', plan, dir: verdict.dir });
     } catch (error) {
       // For example a plan name that cannot be a folder: the node has halted on it and cannot go on.

@@ -1,7 +1,7 @@
 /**
  * A node home in a temp folder, and the real `chainvisor` command run against it as a child process.
  */
-import { type ResultPromise, execa } from 'execa';
+import { execa } from 'execa';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,7 +22,7 @@ export interface TestHome {
   /** Runs `chainvisor <args>` to completion. */
   cli(args: string[], env?: Record<string, string>): Promise<CliResult>;
   /** Starts `chainvisor <args>` and returns the running process. */
-  spawn(args: string[], env?: Record<string, string>): ResultPromise<{ reject: false; all: true }>;
+  spawn(args: string[], env?: Record<string, string>): ReturnType<typeof spawnChainvisor>;
   journalLines(): Promise<string[]>;
   current(): Promise<string>;
   cleanup(): Promise<void>;
@@ -74,13 +74,7 @@ export async function makeHome(env: Record<string, string> = {}): Promise<TestHo
       return { exitCode: r.exitCode, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
     },
     spawn(args, extra = {}) {
-      return execa(process.execPath, [chainvisorBin, ...args], {
-        env: { ...cleanEnv(), ...t.env, ...extra },
-        extendEnv: false,
-        reject: false,
-        all: true,
-        stdin: 'ignore',
-      });
+      return spawnChainvisor(args, { ...cleanEnv(), ...t.env, ...extra });
     },
     async journalLines() {
       return (await fs.readFile(journal, 'utf8')).split('\n').filter((l) => l !== '');
@@ -93,6 +87,10 @@ export async function makeHome(env: Record<string, string> = {}): Promise<TestHo
     },
   };
   return t;
+}
+
+function spawnChainvisor(args: string[], env: Record<string, string | undefined>) {
+  return execa(process.execPath, [chainvisorBin, ...args], { env, extendEnv: false, reject: false, all: true, stdin: 'ignore' });
 }
 
 /** Waits until `condition` holds, checking every 20 ms; fails after `timeoutMs` with `what`. */

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { plan } from '../support/fake-node.js';
+import { type TestHome, makeHome } from '../support/home.js';
+
+describe('chainvisor run: pre-upgrade', () => {
+  let t: TestHome;
+  beforeEach(async () => {
+    t = await makeHome();
+  });
+  afterEach(async () => {
+    await t.cleanup();
+  });
+
+  async function setup(preUpgrade: number[]) {
+    const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'exit' } });
+    const v2 = await t.fakeNode({ label: 'v2', runMs: 10, preUpgrade });
+    await t.cli(['init', genesis]);
+    await t.cli(['add-upgrade', 'v2', v2]);
+  }
+
+  for (const code of [0, 1]) {
+    test(`pre-upgrade exit ${code} counts as success`, async () => {
+      await setup([code]);
+      const r = await t.cli(['run', 'start']);
+      assert.equal(r.exitCode, 0, r.stderr);
+      assert.equal(await t.current(), 'upgrades/v2');
+      assert.ok((await t.journalLines()).includes('v2 start [start]'));
+    });
+  }
+
+  test('pre-upgrade exit 30 fails the upgrade: exit 80, current unchanged, the new binary never started', async () => {
+    await setup([30]);
+    const r = await t.cli(['run', 'start']);
+    assert.equal(r.exitCode, 80);
+    assert.match(r.stderr, /pre-upgrade failed: it exited 30 \(failed\); nothing was switched/);
+    assert.equal(await t.current(), 'genesis');
+    assert.ok(!(await t.journalLines()).includes('v2 start [start]'));
+  });
+
+  test('pre-upgrade exit 31 is retried up to DAEMON_PREUPGRADE_MAX_RETRIES', async () => {
+    await setup([31, 31, 0]);
+    const r = await t.cli(['run', 'start'], { DAEMON_PREUPGRADE_MAX_RETRIES: '2' });
+    assert.equal(r.exitCode, 0, r.stderr);
+    const pre = (await t.journalLines()).filter((l) => l.startsWith('v2 pre-upgrade'));
+    assert.deepEqual(pre, ['v2 pre-upgrade 31', 'v2 pre-upgrade 31', 'v2 pre-upgrade 0']);
+    assert.equal(await t.current(), 'upgrades/v2');
+  });
+
+  test('pre-upgrade exit 31 beyond the retries fails', async () => {
+    await setup([31]);
+    const r = await t.cli(['run', 'start'], { DAEMON_PREUPGRADE_MAX_RETRIES: '1' });
+    assert.equal(r.exitCode, 80);
+    assert.match(r.stderr, /exited 31 \(retry\) 2 times, more than DAEMON_PREUPGRADE_MAX_RETRIES=1 allows/);
+    assert.equal((await t.journalLines()).filter((l) => l.startsWith('v2 pre-upgrade')).length, 2);
+    assert.equal(await t.current(), 'genesis');
+  });
+
+  test('an exit code outside the contract fails (cosmovisor took it for success)', async () => {
+    await setup([2]);
+    const r = await t.cli(['run', 'start']);
+    assert.equal(r.exitCode, 80);
+    assert.match(r.stderr, /it exited 2, which is not a code of the pre-upgrade contract/);
+    assert.equal(await t.current(), 'genesis');
+  });
+
+  test('after a failed pre-upgrade, starting again applies the upgrade at start-up', async () => {
+    await setup([30, 0]);
+    assert.equal((await t.cli(['run', 'start'])).exitCode, 80);
+    const r = await t.cli(['run', 'start']);
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.match(r.stderr, /an upgrade is already due at start-up/);
+    const lines = await t.journalLines();
+    assert.equal(lines.filter((l) => l === 'genesis start [start]').length, 1, 'the old binary did not run again');
+    assert.equal(lines.at(-2), 'v2 start [start]');
+  });
+
+  test('the custom pre-upgrade script runs with name and height in $DAEMON_HOME before the switch', async () => {
+    await setup([0]);
+    const script = path.join(t.home, 'cosmovisor', 'prepare.sh');
+    const out = path.join(t.root, 'custom.txt');
+    await fs.writeFile(script, `#!/bin/sh\necho "$1 $2 $(pwd) $(readlink cosmovisor/current)" > '${out}'\n`, { mode: 0o755 });
+    const r = await t.cli(['run', 'start'], { COSMOVISOR_CUSTOM_PREUPGRADE: 'prepare.sh' });
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.equal((await fs.readFile(out, 'utf8')).trim(), `v2 10 ${t.home} genesis`);
+    assert.equal(await t.current(), 'upgrades/v2');
+  });
+
+  test('a missing custom pre-upgrade script fails the upgrade with a clear message', async () => {
+    await setup([0]);
+    const r = await t.cli(['run', 'start'], { COSMOVISOR_CUSTOM_PREUPGRADE: 'nope.sh' });
+    assert.equal(r.exitCode, 80);
+    assert.match(r.stderr, /custom pre-upgrade script .*nope\.sh failed for upgrade "v2": the script does not exist/);
+    assert.equal(await t.current(), 'genesis');
+  });
+
+  test('a failing custom pre-upgrade script fails the upgrade', async () => {
+    await setup([0]);
+    await fs.writeFile(path.join(t.home, 'cosmovisor', 'fail.sh'), '#!/bin/sh\nexit 4\n', { mode: 0o755 });
+    const r = await t.cli(['run', 'start'], { COSMOVISOR_CUSTOM_PREUPGRADE: 'fail.sh' });
+    assert.equal(r.exitCode, 80);
+    assert.match(r.stderr, /it exited with code 4; nothing was switched/);
+    assert.equal(await t.current(), 'genesis');
+    assert.ok(!(await t.journalLines()).some((l) => l.startsWith('v2')), 'the new binary was not touched');
+  });
+});
