@@ -1,0 +1,124 @@
+/**
+ * Switch latency: time from the node writing upgrade-info.json to the new binary starting.
+ *
+ * One chainvisor run per mode walks a chain of upgrades genesis → u1 → … → uN. Each fake node (a
+ * shell script) stamps the clock (ns) just before it renames the plan into place and stays up (the
+ * halt style of real nodes, so detection goes through the watcher, not the process exit); the next
+ * binary stamps the clock as its first action. Backups are skipped; `pre-upgrade` runs (exit 1,
+ * "not implemented"), as it does on every real upgrade.
+ *
+ * The baseline is what no supervisor can avoid: forking a shell that stamps the clock. The
+ * supervisor-added time is the latency minus that baseline's median.
+ *
+ *   npm run bench:switch -- [--upgrades 20] [--poll-interval 300ms]
+ */
+import { execa, execaSync } from 'execa';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { parseDuration } from '../src/config/index.js';
+
+const chainvisor = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
+
+const { values } = parseArgs({
+  options: { upgrades: { type: 'string', default: '20' }, 'poll-interval': { type: 'string', default: '300ms' } },
+});
+const upgrades = Number(values.upgrades);
+const pollInterval = values['poll-interval'] as string;
+const parsedPoll = parseDuration(pollInterval);
+if (!parsedPoll.ok) throw new Error(`--poll-interval: ${parsedPoll.message}`);
+const pollMs = parsedPoll.value;
+
+function nodeScript(label: string, journal: string, next: string | undefined, height: number, delayMs: number): string {
+  const lines = [
+    '#!/bin/sh',
+    '[ "$1" = pre-upgrade ] && exit 1',
+    `echo "start ${label} $(date +%s%N)" >> '${journal}'`,
+  ];
+  if (next === undefined) {
+    lines.push('exit 0');
+  } else {
+    lines.push(
+      // Delays spread over one poll period, so that poll mode is not measured at one lucky phase.
+      `sleep ${(delayMs / 1000).toFixed(3)}`,
+      'D="$DAEMON_HOME/data"; mkdir -p "$D"',
+      `printf '%s' '{"name":"${next}","time":"0001-01-01T00:00:00Z","height":${height}}' > "$D/.upgrade-info.tmp"`,
+      `echo "write ${label} $(date +%s%N)" >> '${journal}'`,
+      'mv "$D/.upgrade-info.tmp" "$D/upgrade-info.json"',
+      'while :; do sleep 1; done',
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function runChain(mode: 'auto' | 'poll'): Promise<number[]> {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-bench-'));
+  try {
+    const home = path.join(root, 'home');
+    const journal = path.join(root, 'journal');
+    const env = {
+      ...process.env,
+      DAEMON_HOME: home,
+      DAEMON_NAME: 'simd',
+      UNSAFE_SKIP_BACKUP: 'true',
+      DAEMON_POLL_INTERVAL: pollInterval,
+      CHAINVISOR_WATCH: mode,
+      COSMOVISOR_DISABLE_LOGS: 'true',
+    };
+    await fs.mkdir(home);
+    const names = ['genesis', ...Array.from({ length: upgrades }, (_, i) => `u${i + 1}`)];
+    for (const [i, name] of names.entries()) {
+      const script = path.join(root, name);
+      const delayMs = 200 + (pollMs * i) / names.length;
+      await fs.writeFile(script, nodeScript(name, journal, names[i + 1], 100 * (i + 1), delayMs), { mode: 0o755 });
+      const args = name === 'genesis' ? ['init', script] : ['add-upgrade', name, script];
+      await execa(process.execPath, [chainvisor, ...args], { env });
+    }
+    const run = await execa(process.execPath, [chainvisor, 'run', 'start'], { env, reject: false, timeout: 120_000 });
+    if (run.exitCode !== 0) throw new Error(`chainvisor exited ${run.exitCode}: ${run.stderr}`);
+    const stamps = new Map<string, bigint>();
+    for (const line of (await fs.readFile(journal, 'utf8')).trim().split('\n')) {
+      const [kind, label, ns] = line.split(' ');
+      stamps.set(`${kind} ${label}`, BigInt(ns as string));
+    }
+    return names.slice(0, -1).map((name, i) => {
+      const written = stamps.get(`write ${name}`);
+      const started = stamps.get(`start ${names[i + 1]}`);
+      if (written === undefined || started === undefined) throw new Error(`missing stamps for ${name}`);
+      return Number(started - written) / 1e6;
+    });
+  } finally {
+    await fs.rm(root, { recursive: true, force: true });
+  }
+}
+
+/** The unavoidable part: fork+exec of a shell that stamps the clock, from a shell that stamped it. */
+function baseline(samples: number): number[] {
+  const script = `for i in $(seq ${samples}); do a=$(date +%s%N); b=$(sh -c 'date +%s%N'); echo $((b-a)); done`;
+  return execaSync('sh', ['-c', script]).stdout.trim().split('\n').map((ns) => Number(ns) / 1e6);
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}
+
+const fmt = (ms: number) => `${ms.toFixed(1)} ms`.padStart(10);
+
+const base = baseline(50);
+const baseP50 = percentile(base, 50);
+console.log(`switch latency: ${upgrades} upgrades per mode, node ${process.version}, ${os.cpus().length} cpus`);
+console.log(`baseline (fork+exec of a shell stamping the clock): p50 ${baseP50.toFixed(1)} ms\n`);
+console.log(`${'mode'.padEnd(26)}${'p50'.padStart(10)}${'p95'.padStart(10)}${'max'.padStart(10)}${'added p50'.padStart(12)}`);
+for (const [mode, label] of [
+  ['auto', 'events (auto)'],
+  ['poll', `poll ${pollInterval}`],
+] as const) {
+  const latencies = await runChain(mode);
+  const p50 = percentile(latencies, 50);
+  console.log(
+    `${label.padEnd(26)}${fmt(p50)}${fmt(percentile(latencies, 95))}${fmt(Math.max(...latencies))}${fmt(Math.max(0, p50 - baseP50)).padStart(12)}`,
+  );
+}
