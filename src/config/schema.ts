@@ -120,6 +120,13 @@ export const settings = {
     ],
     description: 'Time format of human-readable logs (Go layout names).',
   },
+  logFormat: {
+    env: 'CHAINVISOR_LOG_FORMAT',
+    kind: 'enum',
+    default: 'auto',
+    values: ['auto', 'json', 'text'],
+    description: "chainvisor's log lines: `json`, human-readable `text`, or `auto` (text when stderr is a terminal).",
+  },
   customPreUpgrade: {
     env: 'COSMOVISOR_CUSTOM_PREUPGRADE',
     kind: 'fileName',

@@ -56,6 +56,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       colorize: options.color ?? true,
       translateTime: `SYS:${mask}`,
       ignore: 'pid,hostname,module',
+      singleLine: true,
     });
     return pino({ level, base }, stream);
   }

@@ -120,7 +120,7 @@ export class Supervisor {
       let dir: string;
       if (event.kind === 'due') {
         ({ plan, dir } = event);
-        this.logger.info({ name: plan.name, height: plan.height }, 'upgrade needed; stopping the node');
+        this.logger.info({ upgrade: plan.name, height: plan.height }, 'upgrade needed; stopping the node');
         await node.stop({ graceMs: this.config.shutdownGrace, killAtZero: true });
       } else {
         // The node exited: did it halt for an upgrade? Only the file says so (never its output).
@@ -130,7 +130,7 @@ export class Supervisor {
           return exitCodeOf(event.status);
         }
         ({ plan, dir } = due);
-        this.logger.info({ name: plan.name, height: plan.height, node: describeExit(event.status) }, 'node halted for an upgrade');
+        this.logger.info({ upgrade: plan.name, height: plan.height, node: describeExit(event.status) }, 'node halted for an upgrade');
       }
       await applyUpgrade(plan, dir, this.context(), { delay: true });
       if (!this.config.restartAfterUpgrade) {
@@ -166,7 +166,7 @@ export class Supervisor {
   private async applyIfDueAtStartup(): Promise<void> {
     const due = await this.dueFromFile();
     if (!due) return;
-    this.logger.warn({ name: due.plan.name, height: due.plan.height }, 'an upgrade is already due at start-up; applying it before starting the node');
+    this.logger.warn({ upgrade: due.plan.name, height: due.plan.height }, 'an upgrade is already due at start-up; applying it before starting the node');
     await applyUpgrade(due.plan, due.dir, this.context(), { delay: false });
   }
 
@@ -189,9 +189,9 @@ export class Supervisor {
       const key = `${plan.name}@${plan.height}`;
       if (verdict.skipped && !this.reportedSkips.has(key)) {
         this.reportedSkips.add(key);
-        this.logger.warn({ name: plan.name, height: plan.height }, 'upgrade skipped: %s; not switching binaries', verdict.why);
+        this.logger.warn({ upgrade: plan.name, height: plan.height }, 'upgrade skipped: %s; not switching binaries', verdict.why);
       } else {
-        this.logger.debug({ name: plan.name }, 'not an upgrade to apply: %s', verdict.why);
+        this.logger.debug({ upgrade: plan.name }, 'not an upgrade to apply: %s', verdict.why);
       }
     }
     return verdict;

@@ -33,7 +33,7 @@ export interface UpgradeContext {
 export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext, options: { delay: boolean }): Promise<void> {
   const { config, layout, logger, signal } = ctx;
   const binary = binaryPath(layout, dir);
-  logger.info({ name: plan.name, height: plan.height, dir }, 'applying upgrade');
+  logger.info({ upgrade: plan.name, height: plan.height, dir }, 'applying upgrade');
 
   if (options.delay && config.restartDelay > 0) {
     logger.info({ ms: config.restartDelay }, 'waiting DAEMON_RESTART_DELAY');
@@ -65,7 +65,7 @@ export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext,
 
   await writeFileAtomic(planRecordPath(layout, dir), serializePlan(plan), 0o644);
   await switchCurrent(layout, dir);
-  logger.info({ name: plan.name, height: plan.height, current: dir }, 'upgrade applied: current now points at the new binary');
+  logger.info({ upgrade: plan.name, height: plan.height, current: dir }, 'upgrade applied: current now points at the new binary');
 }
 
 async function missingBinary(plan: Plan, binary: string, ctx: UpgradeContext): Promise<ChainvisorError> {

@@ -15,7 +15,12 @@ export const runCommand: Command = {
   passesHelpThrough: true,
   async run(ctx) {
     const { config } = loadContextConfig(ctx);
-    const logger = createLogger({ disabled: config.disableLogs, color: config.colorLogs, timeFormat: config.timeFormatLogs });
+    const logger = createLogger({
+      disabled: config.disableLogs,
+      color: config.colorLogs,
+      timeFormat: config.timeFormatLogs,
+      ...(config.logFormat === 'auto' ? {} : { pretty: config.logFormat === 'text' }),
+    });
     return new Supervisor({ config, layout: layoutFor(config), args: ctx.args, logger }).run();
   },
 };
