@@ -18,7 +18,7 @@ export interface CustomPreUpgradeOptions {
 }
 
 export async function runCustomPreUpgrade({ script, plan, cwd, logger }: CustomPreUpgradeOptions): Promise<void> {
-  logger.info({ script, name: plan.name, height: plan.height }, 'running custom pre-upgrade script');
+  logger.info({ script, upgrade: plan.name, height: plan.height }, 'running custom pre-upgrade script');
   const result = await execa(script, [plan.name, String(plan.height)], { cwd, stdin: 'ignore', stdout: 'inherit', stderr: 'inherit', reject: false });
   if (result.exitCode === 0) return;
   const cause = result.cause as NodeJS.ErrnoException | undefined;
