@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { plan } from '../support/fake-node.js';
+import { type TestHome, makeHome, waitFor } from '../support/home.js';
+
+describe('chainvisor run: crashes and failures mid-upgrade', () => {
+  let t: TestHome;
+  beforeEach(async () => {
+    t = await makeHome();
+  });
+  afterEach(async () => {
+    await t.cleanup();
+  });
+
+  test('chainvisor killed with SIGKILL mid-upgrade: current unchanged, the next start finishes the upgrade', async () => {
+    const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'exit' } });
+    const v2 = await t.fakeNode({ label: 'v2', runMs: 10, preUpgrade: [0] });
+    await t.cli(['init', genesis]);
+    await t.cli(['add-upgrade', 'v2', v2]);
+    const marker = path.join(t.root, 'slow-started');
+    await fs.writeFile(path.join(t.home, 'cosmovisor', 'slow.sh'), `#!/bin/sh\necho $$ > '${marker}'\nexec sleep 30\n`, { mode: 0o755 });
+
+    const run = t.spawn(['run', 'start'], { COSMOVISOR_CUSTOM_PREUPGRADE: 'slow.sh' });
+    await waitFor(async () => (await fs.readFile(marker, 'utf8').catch(() => '')).trim() !== '', 'the upgrade sequence to be under way');
+    run.kill('SIGKILL');
+    await run;
+    process.kill(Number(await fs.readFile(marker, 'utf8')), 'SIGKILL'); // the orphaned script
+    assert.equal(await t.current(), 'genesis', 'nothing was switched');
+    assert.deepEqual(await fs.readdir(path.join(t.home, 'cosmovisor')).then((e) => e.filter((n) => n.startsWith('.'))), [], 'no temporary files left');
+
+    const r = await t.cli(['run', 'start']);
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.match(r.stderr, /an upgrade is already due at start-up/);
+    const lines = await t.journalLines();
+    assert.equal(lines.filter((l) => l.startsWith('genesis start')).length, 1, 'genesis never ran past its halt height');
+    assert.deepEqual(lines.slice(-3), ['v2 pre-upgrade 0', 'v2 start [start]', 'v2 exit 0']);
+    assert.equal(await t.current(), 'upgrades/v2');
+  });
+
+  test('a failed backup removes its partial copy, exits 81 and leaves current unchanged', async () => {
+    const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'exit' } });
+    const v2 = await t.fakeNode({ label: 'v2', runMs: 10 });
+    await t.cli(['init', genesis]);
+    await t.cli(['add-upgrade', 'v2', v2]);
+    await fs.mkdir(path.join(t.home, 'data'), { recursive: true });
+    await fs.writeFile(path.join(t.home, 'data', 'state.db'), 'state');
+    execFileSync('mkfifo', [path.join(t.home, 'data', 'node.sock')]); // a file no copy can take
+    const backups = path.join(t.root, 'backups');
+    await fs.mkdir(backups);
+
+    const r = await t.cli(['run', 'start'], { UNSAFE_SKIP_BACKUP: 'false', DAEMON_DATA_BACKUP_DIR: backups });
+    assert.equal(r.exitCode, 81, r.stderr);
+    assert.match(r.stderr, /backup of .*data to .*data-backup-.* failed: .*; nothing was switched, the partial copy was removed/);
+    assert.match(r.stderr, /hint: .*UNSAFE_SKIP_BACKUP=true/);
+    assert.deepEqual(await fs.readdir(backups), []);
+    assert.equal(await t.current(), 'genesis');
+
+    const retry = await t.cli(['run', 'start'], { UNSAFE_SKIP_BACKUP: 'true' });
+    assert.equal(retry.exitCode, 0, retry.stderr);
+    assert.equal(await t.current(), 'upgrades/v2');
+  });
+});
