@@ -38,8 +38,8 @@ describe('chainvisor commands', () => {
 
   test('init never resets a current link that already points at an upgrade', async () => {
     const bin = await t.fakeNode({ label: 'genesis' });
-    await t.cli(['init', bin]);
-    await t.cli(['add-upgrade', 'v2', bin]);
+    await t.cliOk(['init', bin]);
+    await t.cliOk(['add-upgrade', 'v2', bin]);
     await fs.rm(path.join(t.home, 'cosmovisor/current'));
     await fs.symlink('upgrades/v2', path.join(t.home, 'cosmovisor/current'));
     const r = await t.cli(['init', bin]);
@@ -123,7 +123,7 @@ describe('chainvisor commands', () => {
 
   test('version prints both versions, as text and as JSON', async () => {
     const bin = await t.fakeNode({ label: 'genesis', version: '{"name":"sim","version":"1.2.3"}' });
-    await t.cli(['init', bin]);
+    await t.cliOk(['init', bin]);
     const text = await t.cli(['version']);
     assert.equal(text.exitCode, 0, text.stderr);
     assert.match(text.stdout, /^chainvisor version: \d+\.\d+\.\d+\napp version: /);
@@ -135,7 +135,7 @@ describe('chainvisor commands', () => {
   });
 
   test('show-upgrade-info on genesis explains that no upgrade was applied', async () => {
-    await t.cli(['init', await t.fakeNode({ label: 'genesis' })]);
+    await t.cliOk(['init', await t.fakeNode({ label: 'genesis' })]);
     const r = await t.cli(['show-upgrade-info']);
     assert.equal(r.exitCode, 1);
     assert.match(r.stderr, /no upgrade has been applied yet: current points at genesis/);

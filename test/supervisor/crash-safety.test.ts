@@ -18,8 +18,8 @@ describe('chainvisor run: crashes and failures mid-upgrade', () => {
   test('chainvisor killed with SIGKILL mid-upgrade: current unchanged, the next start finishes the upgrade', async () => {
     const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'exit' } });
     const v2 = await t.fakeNode({ label: 'v2', runMs: 10, preUpgrade: [0] });
-    await t.cli(['init', genesis]);
-    await t.cli(['add-upgrade', 'v2', v2]);
+    await t.cliOk(['init', genesis]);
+    await t.cliOk(['add-upgrade', 'v2', v2]);
     const marker = path.join(t.root, 'slow-started');
     await fs.writeFile(path.join(t.home, 'cosmovisor', 'slow.sh'), `#!/bin/sh\necho $$ > '${marker}'\nexec sleep 30\n`, { mode: 0o755 });
 
@@ -43,8 +43,8 @@ describe('chainvisor run: crashes and failures mid-upgrade', () => {
   test('a failed backup removes its partial copy, exits 81 and leaves current unchanged', async () => {
     const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'exit' } });
     const v2 = await t.fakeNode({ label: 'v2', runMs: 10 });
-    await t.cli(['init', genesis]);
-    await t.cli(['add-upgrade', 'v2', v2]);
+    await t.cliOk(['init', genesis]);
+    await t.cliOk(['add-upgrade', 'v2', v2]);
     await fs.mkdir(path.join(t.home, 'data'), { recursive: true });
     await fs.writeFile(path.join(t.home, 'data', 'state.db'), 'state');
     execFileSync('mkfifo', [path.join(t.home, 'data', 'node.sock')]); // a file no copy can take

@@ -17,8 +17,8 @@ describe('chainvisor run: pre-upgrade', () => {
   async function setup(preUpgrade: number[]) {
     const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'exit' } });
     const v2 = await t.fakeNode({ label: 'v2', runMs: 10, preUpgrade });
-    await t.cli(['init', genesis]);
-    await t.cli(['add-upgrade', 'v2', v2]);
+    await t.cliOk(['init', genesis]);
+    await t.cliOk(['add-upgrade', 'v2', v2]);
   }
 
   for (const code of [0, 1]) {

@@ -16,7 +16,7 @@ describe('chainvisor run: signals', () => {
   }
 
   test('SIGTERM is forwarded and chainvisor exits with the node status', async () => {
-    await t.cli(['init', await t.fakeNode({ label: 'genesis' })]);
+    await t.cliOk(['init', await t.fakeNode({ label: 'genesis' })]);
     const run = t.spawn(['run', 'start']);
     await started();
     run.kill('SIGTERM');
@@ -26,7 +26,7 @@ describe('chainvisor run: signals', () => {
   });
 
   test('SIGINT is forwarded as SIGINT', async () => {
-    await t.cli(['init', await t.fakeNode({ label: 'genesis' })]);
+    await t.cliOk(['init', await t.fakeNode({ label: 'genesis' })]);
     const run = t.spawn(['run', 'start']);
     await started();
     run.kill('SIGINT');
@@ -36,7 +36,7 @@ describe('chainvisor run: signals', () => {
   });
 
   test('SIGHUP is forwarded and the node keeps running', async () => {
-    await t.cli(['init', await t.fakeNode({ label: 'genesis' })]);
+    await t.cliOk(['init', await t.fakeNode({ label: 'genesis' })]);
     const run = t.spawn(['run', 'start']);
     try {
       await started();
@@ -50,7 +50,7 @@ describe('chainvisor run: signals', () => {
   });
 
   test('a node that ignores the forwarded SIGTERM is killed after DAEMON_SHUTDOWN_GRACE: 128+9', async () => {
-    await t.cli(['init', await t.fakeNode({ label: 'genesis', ignoreTerm: true })]);
+    await t.cliOk(['init', await t.fakeNode({ label: 'genesis', ignoreTerm: true })]);
     const run = t.spawn(['run', 'start'], { DAEMON_SHUTDOWN_GRACE: '500ms' });
     await started();
     run.kill('SIGTERM');
@@ -60,7 +60,7 @@ describe('chainvisor run: signals', () => {
   });
 
   test('a second stop signal kills the node at once', async () => {
-    await t.cli(['init', await t.fakeNode({ label: 'genesis', ignoreTerm: true })]);
+    await t.cliOk(['init', await t.fakeNode({ label: 'genesis', ignoreTerm: true })]);
     const run = t.spawn(['run', 'start']);
     await started();
     run.kill('SIGTERM');

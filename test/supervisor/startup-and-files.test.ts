@@ -22,8 +22,8 @@ describe('chainvisor run: start-up reconciliation and upgrade-info.json', () => 
   test('an upgrade already due at start-up is applied before the first launch', async () => {
     const genesis = await t.fakeNode({ label: 'genesis', runMs: 10 });
     const v2 = await t.fakeNode({ label: 'v2', runMs: 10, exitCode: 0 });
-    await t.cli(['init', genesis]);
-    await t.cli(['add-upgrade', 'v2', v2]);
+    await t.cliOk(['init', genesis]);
+    await t.cliOk(['add-upgrade', 'v2', v2]);
     await writeUpgradeInfo(JSON.stringify(plan('v2', 10)));
     const r = await t.cli(['run', 'start']);
     assert.equal(r.exitCode, 0, r.stderr);
@@ -33,8 +33,8 @@ describe('chainvisor run: start-up reconciliation and upgrade-info.json', () => 
   test('a leftover file of the upgrade already applied does nothing', async () => {
     const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'exit' } });
     const v2 = await t.fakeNode({ label: 'v2', runMs: 10, exitCode: 5 });
-    await t.cli(['init', genesis]);
-    await t.cli(['add-upgrade', 'v2', v2]);
+    await t.cliOk(['init', genesis]);
+    await t.cliOk(['add-upgrade', 'v2', v2]);
     assert.equal((await t.cli(['run', 'start'])).exitCode, 5);
     await fs.writeFile(t.journal, '');
     const again = await t.cli(['run', 'start']);
@@ -46,10 +46,10 @@ describe('chainvisor run: start-up reconciliation and upgrade-info.json', () => 
     const v2 = await t.fakeNode({ label: 'v2', runMs: 10, exitCode: 0 });
     const v3 = await t.fakeNode({ label: 'v3', runMs: 10, exitCode: 0 });
     const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v3', 20), style: 'exit' } });
-    await t.cli(['init', genesis]);
-    await t.cli(['add-upgrade', 'v3', v3]);
+    await t.cliOk(['init', genesis]);
+    await t.cliOk(['add-upgrade', 'v3', v3]);
     assert.equal((await t.cli(['run', 'start'])).exitCode, 0);
-    await t.cli(['add-upgrade', 'v2', v2]);
+    await t.cliOk(['add-upgrade', 'v2', v2]);
     await writeUpgradeInfo(JSON.stringify(plan('v2', 10)));
     await fs.writeFile(t.journal, '');
     assert.equal((await t.cli(['run', 'start'])).exitCode, 0);
@@ -67,7 +67,7 @@ describe('chainvisor run: start-up reconciliation and upgrade-info.json', () => 
     test(`an invalid upgrade-info.json (${label}) is reported and supervision goes on`, async () => {
       const node = await t.fakeNode({ label: 'genesis', onStart: `sleep 0.1; printf '%s' '${content}' > "$DAEMON_HOME/data/upgrade-info.json"` });
       await fs.mkdir(path.join(t.home, 'data'));
-      await t.cli(['init', node]);
+      await t.cliOk(['init', node]);
       const run = t.spawn(['run', 'start'], { DAEMON_POLL_INTERVAL: '50ms' });
       try {
         let output = '';
@@ -92,8 +92,8 @@ describe('chainvisor run: start-up reconciliation and upgrade-info.json', () => 
   test('a plan written in two pieces is only acted on once whole', async () => {
     const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'stay', write: 'pieces' } });
     const v2 = await t.fakeNode({ label: 'v2', runMs: 10 });
-    await t.cli(['init', genesis]);
-    await t.cli(['add-upgrade', 'v2', v2]);
+    await t.cliOk(['init', genesis]);
+    await t.cliOk(['add-upgrade', 'v2', v2]);
     const r = await t.cli(['run', 'start']);
     assert.equal(r.exitCode, 0, r.stderr);
     assert.doesNotMatch(r.stderr, /ignoring invalid/, 'the half-written file was not reported invalid');
@@ -109,8 +109,8 @@ describe('chainvisor run: start-up reconciliation and upgrade-info.json', () => 
       halt: { plan: plan('v2', 10), style: 'stay' },
     });
     const v2 = await t.fakeNode({ label: 'v2', runMs: 10 });
-    await t.cli(['init', genesis]);
-    await t.cli(['add-upgrade', 'v2', v2]);
+    await t.cliOk(['init', genesis]);
+    await t.cliOk(['add-upgrade', 'v2', v2]);
     const r = await t.cli(['run', 'start']);
     assert.equal(r.exitCode, 0, r.stderr);
     assert.match(r.stderr, /ignoring invalid upgrade-info.json/);
@@ -120,8 +120,8 @@ describe('chainvisor run: start-up reconciliation and upgrade-info.json', () => 
   test('the data folder may not exist when chainvisor starts', async () => {
     const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'stay', afterMs: 300 } });
     const v2 = await t.fakeNode({ label: 'v2', runMs: 10 });
-    await t.cli(['init', genesis]);
-    await t.cli(['add-upgrade', 'v2', v2]);
+    await t.cliOk(['init', genesis]);
+    await t.cliOk(['add-upgrade', 'v2', v2]);
     await assert.rejects(fs.access(path.join(t.home, 'data')));
     // A long poll interval: the file event must do the work.
     const r = await t.cli(['run', 'start'], { DAEMON_POLL_INTERVAL: '1m' });

@@ -46,8 +46,8 @@ describe('chainvisor run: upgrades', () => {
   test('node that stays up after writing the plan is stopped and upgraded', async () => {
     const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'stay' } });
     const v2 = await t.fakeNode({ label: 'v2', runMs: 50, exitCode: 0 });
-    await t.cli(['init', genesis]);
-    await t.cli(['add-upgrade', 'v2', v2]);
+    await t.cliOk(['init', genesis]);
+    await t.cliOk(['add-upgrade', 'v2', v2]);
     const r = await t.cli(['run', 'start'], { DAEMON_SHUTDOWN_GRACE: '5s' });
     assert.equal(r.exitCode, 0, r.stderr);
     assert.deepEqual(await t.journalLines(), [
@@ -63,8 +63,8 @@ describe('chainvisor run: upgrades', () => {
   test('a node that ignores SIGTERM is killed after DAEMON_SHUTDOWN_GRACE', async () => {
     const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'stay' }, ignoreTerm: true });
     const v2 = await t.fakeNode({ label: 'v2', runMs: 10, exitCode: 0 });
-    await t.cli(['init', genesis]);
-    await t.cli(['add-upgrade', 'v2', v2]);
+    await t.cliOk(['init', genesis]);
+    await t.cliOk(['add-upgrade', 'v2', v2]);
     const started = Date.now();
     const r = await t.cli(['run', 'start'], { DAEMON_SHUTDOWN_GRACE: '700ms' });
     const elapsed = Date.now() - started;
@@ -79,8 +79,8 @@ describe('chainvisor run: upgrades', () => {
   test('DAEMON_RESTART_DELAY is waited between the stop and the upgrade', async () => {
     const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'exit', afterMs: 0 } });
     const v2 = await t.fakeNode({ label: 'v2', runMs: 10 });
-    await t.cli(['init', genesis]);
-    await t.cli(['add-upgrade', 'v2', v2]);
+    await t.cliOk(['init', genesis]);
+    await t.cliOk(['add-upgrade', 'v2', v2]);
     const r = await t.cli(['run', 'start'], { DAEMON_RESTART_DELAY: '1s' });
     assert.equal(r.exitCode, 0, r.stderr);
     const logs = r.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; time: number });
@@ -93,8 +93,8 @@ describe('chainvisor run: upgrades', () => {
   test('DAEMON_RESTART_AFTER_UPGRADE=false switches and exits 0 without starting the new binary', async () => {
     const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'exit' } });
     const v2 = await t.fakeNode({ label: 'v2', runMs: 10 });
-    await t.cli(['init', genesis]);
-    await t.cli(['add-upgrade', 'v2', v2]);
+    await t.cliOk(['init', genesis]);
+    await t.cliOk(['add-upgrade', 'v2', v2]);
     const r = await t.cli(['run', 'start'], { DAEMON_RESTART_AFTER_UPGRADE: 'false' });
     assert.equal(r.exitCode, 0, r.stderr);
     assert.equal(await t.current(), 'upgrades/v2');
@@ -104,7 +104,7 @@ describe('chainvisor run: upgrades', () => {
   test('plan names are lower-cased into folder names, or kept with COSMOVISOR_DISABLE_RECASE', async () => {
     const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('Big Upgrade', 10), style: 'exit' } });
     const v2 = await t.fakeNode({ label: 'v2', runMs: 10 });
-    await t.cli(['init', genesis]);
+    await t.cliOk(['init', genesis]);
     assert.equal((await t.cli(['add-upgrade', 'Big Upgrade', v2])).exitCode, 0);
     await fs.access(path.join(t.home, 'cosmovisor/upgrades/big%20upgrade/bin/simd'));
     assert.equal((await t.cli(['run', 'start'])).exitCode, 0);
@@ -114,8 +114,8 @@ describe('chainvisor run: upgrades', () => {
     try {
       const g2 = await u.fakeNode({ label: 'genesis', halt: { plan: plan('Big Upgrade', 10), style: 'exit' } });
       const n2 = await u.fakeNode({ label: 'v2', runMs: 10 });
-      await u.cli(['init', g2]);
-      await u.cli(['add-upgrade', 'Big Upgrade', n2]);
+      await u.cliOk(['init', g2]);
+      await u.cliOk(['add-upgrade', 'Big Upgrade', n2]);
       await fs.access(path.join(u.home, 'cosmovisor/upgrades/Big%20Upgrade/bin/simd'));
       const r = await u.cli(['run', 'start']);
       assert.equal(r.exitCode, 0, r.stderr);
@@ -127,7 +127,7 @@ describe('chainvisor run: upgrades', () => {
 
   test('a missing upgrade binary with download off: clear error, exit 79, current unchanged', async () => {
     const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'exit' } });
-    await t.cli(['init', genesis]);
+    await t.cliOk(['init', genesis]);
     const r = await t.cli(['run', 'start']);
     assert.equal(r.exitCode, 79);
     assert.match(r.stderr, /upgrade "v2" at height 10 needs .*upgrades\/v2\/bin\/simd, which is not installed/);
@@ -139,8 +139,8 @@ describe('chainvisor run: upgrades', () => {
   test('heights in --unsafe-skip-upgrades are not switched', async () => {
     const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'exit' } });
     const v2 = await t.fakeNode({ label: 'v2', runMs: 10 });
-    await t.cli(['init', genesis]);
-    await t.cli(['add-upgrade', 'v2', v2]);
+    await t.cliOk(['init', genesis]);
+    await t.cliOk(['add-upgrade', 'v2', v2]);
     const r = await t.cli(['run', 'start', '--unsafe-skip-upgrades', '5', '10', '--other']);
     assert.equal(r.exitCode, 1, 'the node exit code is passed on');
     assert.match(r.stderr, /upgrade skipped: height 10 is listed in --unsafe-skip-upgrades/);
@@ -151,8 +151,8 @@ describe('chainvisor run: upgrades', () => {
   test('the data folder is backed up before the upgrade unless skipped', async () => {
     const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'exit' } });
     const v2 = await t.fakeNode({ label: 'v2', runMs: 10 });
-    await t.cli(['init', genesis]);
-    await t.cli(['add-upgrade', 'v2', v2]);
+    await t.cliOk(['init', genesis]);
+    await t.cliOk(['add-upgrade', 'v2', v2]);
     await fs.mkdir(path.join(t.home, 'data/app.db'), { recursive: true });
     await fs.writeFile(path.join(t.home, 'data/app.db/000001.log'), 'state');
     const backups = path.join(t.root, 'backups');
@@ -168,7 +168,7 @@ describe('chainvisor run: upgrades', () => {
   test('a line of 200 KB from the node arrives whole on stdout', async () => {
     const big = `${'x'.repeat(200 * 1024)}END`;
     const node = await t.fakeNode({ label: 'genesis', runMs: 0, exitCode: 0, onStart: `printf '%s\\n' '${big}'` });
-    await t.cli(['init', node]);
+    await t.cliOk(['init', node]);
     const r = await t.cli(['run', 'start']);
     assert.equal(r.exitCode, 0);
     assert.equal(r.stdout.trim(), big);
@@ -176,7 +176,7 @@ describe('chainvisor run: upgrades', () => {
 
   test('COSMOVISOR_DISABLE_LOGS silences chainvisor; logs otherwise go to stderr, never stdout', async () => {
     const node = await t.fakeNode({ label: 'genesis', runMs: 0, exitCode: 3, onStart: 'echo node-out; echo node-err >&2' });
-    await t.cli(['init', node]);
+    await t.cliOk(['init', node]);
     const loud = await t.cli(['run', 'start']);
     assert.equal(loud.exitCode, 3);
     assert.equal(loud.stdout.trim(), 'node-out');
@@ -189,8 +189,8 @@ describe('chainvisor run: upgrades', () => {
   test('an upgrade in poll mode (CHAINVISOR_WATCH=poll) with a stay-up node', async () => {
     const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'stay' } });
     const v2 = await t.fakeNode({ label: 'v2', runMs: 10 });
-    await t.cli(['init', genesis]);
-    await t.cli(['add-upgrade', 'v2', v2]);
+    await t.cliOk(['init', genesis]);
+    await t.cliOk(['add-upgrade', 'v2', v2]);
     const r = await t.cli(['run', 'start'], { CHAINVISOR_WATCH: 'poll', DAEMON_POLL_INTERVAL: '100ms' });
     assert.equal(r.exitCode, 0, r.stderr);
     await waitFor(async () => (await t.journalLines()).includes('v2 start [start]'), 'v2 started');

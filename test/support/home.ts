@@ -21,6 +21,8 @@ export interface TestHome {
   fakeNode(options: Omit<FakeNodeOptions, 'journal'>): Promise<string>;
   /** Runs `chainvisor <args>` to completion. */
   cli(args: string[], env?: Record<string, string>): Promise<CliResult>;
+  /** Runs a set-up step (`init`, `add-upgrade`, …) that must succeed. */
+  cliOk(args: string[], env?: Record<string, string>): Promise<CliResult>;
   /** Starts `chainvisor <args>` and returns the running process. */
   spawn(args: string[], env?: Record<string, string>): ReturnType<typeof spawnChainvisor>;
   journalLines(): Promise<string[]>;
@@ -72,6 +74,11 @@ export async function makeHome(env: Record<string, string> = {}): Promise<TestHo
         timeout: 60_000,
       });
       return { exitCode: r.exitCode, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+    },
+    async cliOk(args, extra = {}) {
+      const r = await t.cli(args, extra);
+      if (r.exitCode !== 0) throw new Error(`chainvisor ${args.join(' ')} exited ${r.exitCode}:\n${r.stderr}`);
+      return r;
     },
     spawn(args, extra = {}) {
       return spawnChainvisor(args, { ...cleanEnv(), ...t.env, ...extra });

@@ -1,6 +1,7 @@
 /** Every command, in the order `chainvisor help` lists them. */
 import type { Command } from '../command.js';
 import { addUpgradeCommand } from './add-upgrade.js';
+import { checkPlanCommand } from './check-plan.js';
 import { configCommand } from './config.js';
 import { initCommand } from './init.js';
 import { runCommand } from './run.js';
@@ -14,4 +15,5 @@ export const commands: Command[] = [
   showUpgradeInfoCommand,
   versionCommand,
   configCommand,
+  checkPlanCommand,
 ];

@@ -1,0 +1,227 @@
+/**
+ * `chainvisor check-plan --info '<json or url>' [--all-platforms]`: for whoever writes the governance
+ * proposal. Validates the Info, downloads and verifies the host's binary (or every platform's, a few
+ * at a time), inspects each archive, and prints one row per platform. Exits non-zero when anything
+ * would make an automatic upgrade fail.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../../config/index.js';
+import {
+  type Fetcher,
+  type Info,
+  type StageProgress,
+  createFetcher,
+  hostPlatform,
+  parseSource,
+  pickBinary,
+  redactUrl,
+  resolveInfo,
+  stageBinary,
+} from '../../download/index.js';
+import { ChainvisorError, ExitCode, UsageError } from '../../errors/index.js';
+import { createLogger } from '../../log/index.js';
+import { formatBytes, weakAlgos } from '../../verify/index.js';
+import { type Command, type CommandContext, writeLine } from '../command.js';
+
+/** Downloads at once with --all-platforms. */
+const parallel = 3;
+
+interface Row {
+  platform: string;
+  url: string;
+  size: string;
+  checksum: string;
+  binary: string;
+  smoke: string;
+  problem: ChainvisorError | undefined;
+}
+
+export const checkPlanCommand: Command = {
+  name: 'check-plan',
+  summary: "validate an upgrade plan's Info: download, verify and inspect its binaries",
+  usage: "chainvisor check-plan --info '<json or url>' [--all-platforms] [--name <binary>] [--skip-smoke-test]",
+  help: [
+    'Checks an Info before it goes into a governance proposal, the way nodes with',
+    'DAEMON_ALLOW_DOWNLOAD_BINARIES=true will use it: every URL must parse and carry a checksum',
+    '(unless DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM=false); the host\'s binary (or "any") is downloaded,',
+    'its checksum compared, the archive inspected for bin/<name> or <name>, and `<binary> version` run.',
+    '  --info <json|url>    the Info: {"binaries": {"linux/amd64": "https://…?checksum=sha256:…"}} or a URL to it',
+    '  --all-platforms      download and check every platform listed, not only this host\'s',
+    '  --name <binary>      the binary to look for in archives (default: $DAEMON_NAME)',
+    '  --skip-smoke-test    do not run `<binary> version` on the host\'s binary',
+    'Download settings (CHAINVISOR_DOWNLOAD_*, CHAINVISOR_EXTRACT_*, CHAINVISOR_ALLOW_*) apply;',
+    'DAEMON_HOME is not needed. Exits 0 when every row is fine, 79 otherwise.',
+  ].join('\n'),
+  async run(ctx) {
+    const { values } = parseArgs({
+      args: ctx.args,
+      options: {
+        info: { type: 'string' },
+        'all-platforms': { type: 'boolean' },
+        name: { type: 'string' },
+        'skip-smoke-test': { type: 'boolean' },
+      },
+    });
+    if (values.info === undefined || values.info.trim() === '') throw new UsageError('check-plan needs --info \'<json or url>\'');
+    const name = values.name ?? ctx.env.DAEMON_NAME;
+    if (name === undefined || name === '') throw new UsageError('check-plan needs the binary name: pass --name <binary> or set DAEMON_NAME');
+    // Only the download settings matter here; a placeholder home keeps the loader's required check quiet.
+    const { config } = loadConfig({
+      env: { ...ctx.env, DAEMON_HOME: ctx.env.DAEMON_HOME || os.tmpdir(), DAEMON_NAME: name },
+      ...(ctx.configFile === undefined ? {} : { configFile: ctx.configFile }),
+    });
+    const logger = createLogger({ level: 'warn', pretty: true, color: false });
+    const work = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-check-plan-'));
+    const fetcher = createFetcher({
+      timeoutMs: config.downloadTimeout,
+      retries: config.downloadRetries,
+      maxBytes: config.downloadMaxBytes,
+      policy: { allowInsecureHttp: config.allowInsecureHttp, allowFileUrls: config.allowFileUrls },
+      logger,
+    });
+    try {
+      const info = await resolveInfo(values.info, { mustHaveChecksum: config.downloadMustHaveChecksum, fetcher, workDir: work });
+      const host = hostPlatform();
+      const notes = infoNotes(info, host);
+      const targets = values['all-platforms'] ? Object.keys(info.binaries).sort() : [pickBinary(info, host).platform];
+      const rows = await mapLimit(targets, parallel, (platform, i) =>
+        checkOne({
+          platform,
+          url: info.binaries[platform] as string,
+          name,
+          host,
+          smoke: !values['skip-smoke-test'],
+          config,
+          fetcher,
+          workDir: path.join(work, String(i)),
+          logger,
+        }),
+      );
+      // Entries not downloaded are still validated: a bad URL fails the check whichever host runs it.
+      for (const platform of Object.keys(info.binaries).sort()) {
+        if (!targets.includes(platform)) rows.push(validateOnly(platform, info.binaries[platform] as string, config.downloadMustHaveChecksum));
+      }
+      printReport(ctx, info, rows, notes);
+      return rows.every((r) => r.problem === undefined) ? ExitCode.ok : ExitCode.upgradeFailed;
+    } finally {
+      await fetcher.close();
+      await fs.rm(work, { recursive: true, force: true });
+    }
+  },
+};
+
+interface CheckOneOptions {
+  platform: string;
+  url: string;
+  name: string;
+  host: string;
+  smoke: boolean;
+  config: ReturnType<typeof loadConfig>['config'];
+  fetcher: Fetcher;
+  workDir: string;
+  logger: ReturnType<typeof createLogger>;
+}
+
+async function checkOne(o: CheckOneOptions): Promise<Row> {
+  const runsHere = o.platform === o.host || o.platform === 'any';
+  const row: Row = { platform: o.platform, url: o.url, size: '-', checksum: '-', binary: '-', smoke: '-', problem: undefined };
+  const progress: StageProgress = {};
+  try {
+    row.url = redactUrl(o.url);
+    const source = parseSource(o.url, { mustHaveChecksum: o.config.downloadMustHaveChecksum, what: `${o.platform} binary` });
+    row.url = source.shown;
+    await fs.mkdir(o.workDir);
+    await stageBinary({
+      source,
+      platform: o.platform,
+      name: o.name,
+      workDir: o.workDir,
+      fetcher: o.fetcher,
+      limits: { maxBytes: o.config.extractMaxBytes, maxEntries: o.config.extractMaxEntries },
+      logger: o.logger,
+      smokeTest: o.smoke && runsHere ? {} : false,
+      progress,
+    });
+    if (source.checksum === undefined) row.checksum = 'none given';
+  } catch (error) {
+    if (!(error instanceof ChainvisorError)) throw error;
+    row.problem = error;
+  } finally {
+    await fs.rm(o.workDir, { recursive: true, force: true });
+  }
+  if (progress.bytes !== undefined) row.size = formatBytes(progress.bytes);
+  if (row.checksum === '-') row.checksum = progress.verified ? 'ok' : row.problem?.code === 'CHAINVISOR_CHECKSUM_MISMATCH' ? 'MISMATCH' : '-';
+  if (progress.unpacked !== undefined) row.binary = `${progress.unpacked.from} (${progress.unpacked.format})`;
+  else if (progress.verified && row.problem !== undefined) row.binary = 'NOT FOUND';
+  if (!runsHere) row.smoke = 'n/a (other platform)';
+  else if (!o.smoke) row.smoke = 'skipped';
+  else if (progress.version !== undefined) row.smoke = `ok: ${progress.version}`;
+  else if (row.problem?.code === 'CHAINVISOR_SMOKE_TEST_FAILED') row.smoke = 'FAILED';
+  return row;
+}
+
+/** A row for an entry that is not downloaded (without --all-platforms): its URL is checked only. */
+function validateOnly(platform: string, url: string, mustHaveChecksum: boolean): Row {
+  const row: Row = { platform, url, size: '-', checksum: '-', binary: 'not downloaded', smoke: '-', problem: undefined };
+  try {
+    const source = parseSource(url, { mustHaveChecksum, what: `${platform} binary` });
+    row.url = source.shown;
+    row.checksum = source.checksum === undefined ? 'none given' : 'not checked';
+  } catch (error) {
+    if (!(error instanceof ChainvisorError)) throw error;
+    row.url = redactUrl(url);
+    row.problem = error;
+  }
+  return row;
+}
+
+/** Things worth knowing that do not fail the check. */
+function infoNotes(info: Info, host: string): string[] {
+  const notes: string[] = [];
+  for (const [key, url] of Object.entries(info.binaries)) {
+    if (key !== key.toLowerCase()) notes.push(`${key}: platform keys are matched exactly; nodes look for lower-case Go names such as linux/amd64`);
+    const algo = /[?&]checksum=([a-z0-9]+):/i.exec(url)?.[1]?.toLowerCase();
+    if (algo !== undefined && weakAlgos.has(algo as 'md5' | 'sha1')) notes.push(`${key}: ${algo} is a weak checksum; prefer sha256 or sha512`);
+  }
+  if (info.binaries[host] === undefined && info.binaries.any === undefined) notes.push(`no entry for this host (${host})`);
+  return notes;
+}
+
+function printReport(ctx: CommandContext, info: Info, rows: Row[], notes: string[]): void {
+  const header: Row = { platform: 'PLATFORM', url: 'URL', size: 'SIZE', checksum: 'CHECKSUM', binary: 'BINARY', smoke: 'SMOKE TEST', problem: undefined };
+  const columns = ['platform', 'url', 'size', 'checksum', 'binary', 'smoke'] as const;
+  const widths = columns.map((c) => Math.max(...[header, ...rows].map((r) => r[c].length)));
+  writeLine(ctx.stdout, `Info: ${info.origin === 'inline' ? 'inline JSON' : info.origin}, ${Object.keys(info.binaries).length} platform(s)`);
+  for (const row of [header, ...rows]) {
+    writeLine(ctx.stdout, columns.map((c, i) => (i === columns.length - 1 ? row[c] : row[c].padEnd(widths[i] as number))).join('  ').trimEnd());
+  }
+  for (const note of notes) writeLine(ctx.stdout, `note: ${note}`);
+  const failed = rows.filter((r) => r.problem !== undefined);
+  for (const row of failed) {
+    writeLine(ctx.stderr, `${row.platform}: error: ${row.problem?.message}`);
+    if (row.problem?.hint) writeLine(ctx.stderr, `${row.platform}: hint: ${row.problem.hint}`);
+  }
+  const checked = rows.filter((r) => r.binary !== 'not downloaded').length;
+  writeLine(
+    ctx.stdout,
+    failed.length === 0
+      ? `ok: ${checked} binar${checked === 1 ? 'y' : 'ies'} checked${checked < rows.length ? ` (--all-platforms downloads the other ${rows.length - checked})` : ''}`
+      : `FAILED: ${failed.length} of ${rows.length} entries have problems`,
+  );
+}
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index] as T, index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

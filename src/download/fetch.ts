@@ -1,0 +1,331 @@
+/**
+ * Downloading one URL to a file, hashing the bytes as they arrive (one pass, constant memory).
+ *
+ * Retries: network errors, timeouts, 5xx, 408 and 429 (Retry-After honoured), with exponential backoff
+ * and jitter; never another 4xx, a policy refusal, or a local disk error. After a dropped connection
+ * the download resumes with `Range: bytes=N-` when the server advertised `Accept-Ranges: bytes`; the
+ * hasher keeps its state, so the final digest still covers the whole file. A server that answers a
+ * range request with 200 (or a Content-Range that does not fit) sends the file from the start again,
+ * and the hash starts again with it.
+ */
+import { type Hash, createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import { Agent, type Dispatcher } from 'undici';
+import { ChainvisorError } from '../errors/index.js';
+import type { Logger } from '../log/index.js';
+import { type Checksum, type ChecksumAlgo, createBatchWriter, formatBytes, isSystemError } from '../verify/index.js';
+import { type BackoffOptions, defaultBackoff, parseRetryAfter, retryDelay, sleep } from './backoff.js';
+import { DownloadAbortedError, DownloadError, DownloadIoError, DownloadTooLargeError } from './errors.js';
+import { copyFileUrl } from './file-url.js';
+import { header, openUrl } from './http.js';
+import type { UrlPolicy } from './policy.js';
+import type { DownloadSource } from './source.js';
+
+export interface FetcherOptions {
+  /** CHAINVISOR_DOWNLOAD_TIMEOUT (ms): connect, response headers, and the longest pause in the body. */
+  timeoutMs: number;
+  /** CHAINVISOR_DOWNLOAD_RETRIES: extra attempts after a retryable failure. */
+  retries: number;
+  /** CHAINVISOR_DOWNLOAD_MAX_BYTES. */
+  maxBytes: number;
+  policy: UrlPolicy;
+  logger: Logger;
+  /** Delays between attempts; tests make them tiny. */
+  backoff?: Partial<BackoffOptions>;
+  random?: () => number;
+  /** Extra TLS settings for the connection (tests trust a private CA). */
+  tls?: { ca?: string | Buffer };
+}
+
+export interface FetchRequest {
+  source: DownloadSource;
+  /** Created or truncated; holds the whole body on success. */
+  file: string;
+  /** For messages: `linux/amd64 binary`. */
+  what: string;
+  algo: ChecksumAlgo;
+  /** Overrides the fetcher's cap (the Info document has a small one). */
+  maxBytes?: number;
+  signal?: AbortSignal;
+}
+
+export interface FetchResult {
+  bytes: number;
+  /** Of the whole file, in the requested algorithm. */
+  checksum: Checksum;
+  attempts: number;
+  /** How many attempts continued where the previous one stopped. */
+  resumes: number;
+}
+
+export interface Fetcher {
+  fetchToFile(request: FetchRequest): Promise<FetchResult>;
+  close(): Promise<void>;
+}
+
+/** An HTTP status that ends an attempt. */
+class StatusFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(`the server answered ${status}`);
+  }
+}
+
+/** Anything else worth another attempt (truncated body, a range answer that does not fit). */
+class RetryableFailure extends Error {}
+
+interface AttemptState {
+  /** Bytes in the file and in the hash. */
+  received: number;
+  hash: Hash;
+  /** The whole file's size, when the server said. */
+  total: number | undefined;
+  /** The server advertised `Accept-Ranges: bytes`. */
+  rangeOk: boolean;
+  /** Strong ETag or Last-Modified, sent as If-Range when resuming. */
+  validator: string | undefined;
+}
+
+export function createFetcher(options: FetcherOptions): Fetcher {
+  const backoff = { ...defaultBackoff, ...options.backoff };
+  const dispatcher: Dispatcher = new Agent({
+    connect: { timeout: options.timeoutMs, ...options.tls },
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+  });
+
+  async function fetchToFile(req: FetchRequest): Promise<FetchResult> {
+    const maxBytes = req.maxBytes ?? options.maxBytes;
+    if (req.source.url.protocol === 'file:') {
+      return copyFileUrl({
+        source: req.source,
+        file: req.file,
+        algo: req.algo,
+        maxBytes,
+        policy: options.policy,
+        what: req.what,
+        ...(req.signal ? { signal: req.signal } : {}),
+      });
+    }
+    const log = options.logger.child({ url: req.source.shown });
+    const handle = await openOrFail(req.file);
+    const state: AttemptState = { received: 0, hash: createHash(req.algo), total: undefined, rangeOk: false, validator: undefined };
+    let resumes = 0;
+    const restart = async (): Promise<void> => {
+      state.received = 0;
+      state.hash = createHash(req.algo);
+      state.total = undefined;
+      try {
+        await handle.truncate(0);
+      } catch (error) {
+        throw isSystemError(error) ? new DownloadIoError('truncate', req.file, error) : error;
+      }
+    };
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          if (state.received > 0 && !state.rangeOk) await restart();
+          const resuming = state.received > 0;
+          if (resuming) {
+            resumes += 1;
+            log.info({ from: state.received, total: state.total }, 'resuming the download where the connection dropped');
+          }
+          await attemptOnce(req, handle, state, maxBytes, resuming, log, restart);
+          return { bytes: state.received, checksum: { algo: req.algo, hex: state.hash.digest('hex') }, attempts: attempt, resumes };
+        } catch (error) {
+          if (req.signal?.aborted) throw new DownloadAbortedError(req.source.shown, req.signal.reason);
+          if (error instanceof ChainvisorError) throw error;
+          const kind = classify(error);
+          if (kind === 'bug') throw error;
+          const status = error instanceof StatusFailure ? error.status : undefined;
+          const reason = describeFailure(error);
+          if (kind === 'final') throw finalError(req, reason, attempt, status, error);
+          if (attempt > options.retries) {
+            throw finalError(req, reason, attempt, status, error, true);
+          }
+          const retryAfter = error instanceof StatusFailure ? error.retryAfterMs : undefined;
+          const delayMs = retryDelay(attempt, backoff, retryAfter, options.random);
+          log.warn({ attempt, of: options.retries + 1, delayMs, reason, received: state.received }, 'download attempt failed; retrying');
+          try {
+            await sleep(delayMs, req.signal);
+          } catch (abort) {
+            throw new DownloadAbortedError(req.source.shown, abort);
+          }
+        }
+      }
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async function attemptOnce(
+    req: FetchRequest,
+    handle: fs.FileHandle,
+    state: AttemptState,
+    maxBytes: number,
+    resuming: boolean,
+    log: Logger,
+    restart: () => Promise<void>,
+  ): Promise<void> {
+    const headers: Record<string, string> = { 'user-agent': 'chainvisor', 'accept-encoding': 'identity' };
+    if (resuming) {
+      headers.range = `bytes=${state.received}-`;
+      if (state.validator !== undefined) headers['if-range'] = state.validator;
+    }
+    const { response } = await openUrl(req.source.url, {
+      dispatcher,
+      policy: options.policy,
+      headers,
+      authorization: req.source.authorization,
+      signal: req.signal,
+    });
+    const { statusCode, body } = response;
+    if (statusCode === 200) {
+      if (state.received > 0) {
+        log.info('the server sent the whole file again instead of the rest; starting over');
+        await restart();
+      }
+      const length = contentLength(response.headers['content-length']);
+      if (length !== undefined && length > maxBytes) {
+        await body.dump();
+        throw tooLarge(req, `the server announces ${length} bytes`, maxBytes);
+      }
+      state.total = length;
+      state.rangeOk = /\bbytes\b/i.test(header(response.headers['accept-ranges']) ?? '');
+      const etag = header(response.headers.etag);
+      state.validator = etag !== undefined && !etag.startsWith('W/') ? etag : header(response.headers['last-modified']);
+    } else if (statusCode === 206 && resuming) {
+      const range = parseContentRange(header(response.headers['content-range']));
+      if (range === undefined || range.start !== state.received || (state.total !== undefined && range.total !== undefined && range.total !== state.total)) {
+        await body.dump();
+        await restart();
+        state.rangeOk = false;
+        throw new RetryableFailure(`the server answered the range request with Content-Range ${JSON.stringify(header(response.headers['content-range']) ?? '')}`);
+      }
+      if (range.total !== undefined) state.total = range.total;
+    } else if (statusCode === 416 && resuming) {
+      await body.dump();
+      await restart();
+      state.rangeOk = false;
+      throw new RetryableFailure('the server refused the range request (416)');
+    } else {
+      // Read a little of the error page so the connection can be reused; a failure here changes nothing.
+      await body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      throw new StatusFailure(statusCode, parseRetryAfter(response.headers['retry-after']));
+    }
+
+    // Stream the body: hash every byte as it arrives, write in 1 MiB batches through one buffer.
+    const out = createBatchWriter(handle, state.received);
+    const io = async (write: () => Promise<void>): Promise<void> => {
+      try {
+        await write();
+      } catch (error) {
+        throw isSystemError(error) ? new DownloadIoError('write the download to', req.file, error) : error;
+      }
+    };
+    try {
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        if (state.received + chunk.length > maxBytes) throw tooLarge(req, `more than ${maxBytes} bytes arrived`, maxBytes);
+        state.hash.update(chunk);
+        state.received += chunk.length;
+        await io(() => out.write(chunk));
+      }
+    } finally {
+      // Bytes already hashed must reach the file, or a resume would hash a hole.
+      await io(() => out.flush());
+      if (!body.destroyed) body.destroy();
+    }
+    if (state.total !== undefined && state.received !== state.total) {
+      throw new RetryableFailure(`the connection closed after ${state.received} of ${state.total} bytes`);
+    }
+  }
+
+  return {
+    fetchToFile,
+    close: () => dispatcher.close(),
+  };
+}
+
+async function openOrFail(file: string): Promise<fs.FileHandle> {
+  try {
+    return await fs.open(file, 'w', 0o600);
+  } catch (error) {
+    throw isSystemError(error) ? new DownloadIoError('create', file, error) : error;
+  }
+}
+
+/**
+ * `retry`: the network's doing (resets, refusals, timeouts, truncation), 5xx, 408, 429.
+ * `final`: asking again cannot help (other 4xx, an untrusted certificate).
+ * `bug`: not an I/O failure at all; it propagates as it is.
+ */
+function classify(error: unknown): 'retry' | 'final' | 'bug' {
+  if (error instanceof StatusFailure) return error.status >= 500 || error.status === 408 || error.status === 429 ? 'retry' : 'final';
+  if (error instanceof RetryableFailure) return 'retry';
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return 'bug';
+  if (isTlsTrustError(code)) return 'final';
+  // undici's own errors, system errors (ECONNRESET, ECONNREFUSED, ENOTFOUND…), a stream cut short.
+  return code.startsWith('UND_ERR') || /^E[A-Z0-9]+$/.test(code) || code === 'ERR_STREAM_PREMATURE_CLOSE' ? 'retry' : 'bug';
+}
+
+function isTlsTrustError(code: string): boolean {
+  return /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS/.test(code);
+}
+
+function describeFailure(error: unknown): string {
+  if (error instanceof StatusFailure) return `HTTP ${error.status}`;
+  if (error instanceof RetryableFailure) return error.message;
+  const code = (error as { code?: string }).code;
+  switch (code) {
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return 'connecting timed out';
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return 'no response headers in time';
+    case 'UND_ERR_BODY_TIMEOUT':
+      return 'the body stalled (no data in time)';
+    case 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH':
+      return 'the connection closed before the announced Content-Length was reached';
+    case 'UND_ERR_SOCKET':
+      return `the connection dropped (${(error as Error).message})`;
+    default:
+      if (code !== undefined && isTlsTrustError(code)) return `the server's TLS certificate is not trusted (${code}: ${(error as Error).message})`;
+      return code === undefined ? (error as Error).message : `${code}: ${(error as Error).message}`;
+  }
+}
+
+function finalError(req: FetchRequest, reason: string, attempts: number, status: number | undefined, cause: unknown, exhausted = false): DownloadError {
+  let hint: string;
+  const code = (cause as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && isTlsTrustError(code)) {
+    hint = "the server's certificate does not verify against this host's trusted CAs (expired, self-signed, wrong name); fix the server or the URL; not retried";
+  } else if (status !== undefined && !exhausted) {
+    hint =
+      status === 404 || status === 410
+        ? "the URL in the plan's Info is wrong or the file was removed from the server; not retried (a 4xx answer does not change by asking again)"
+        : status === 401 || status === 403
+          ? 'the server refuses access to the file; check the URL and any credentials in it; not retried'
+          : 'the server refused the request; not retried';
+  } else {
+    hint = `retried with backoff (CHAINVISOR_DOWNLOAD_RETRIES, CHAINVISOR_DOWNLOAD_TIMEOUT); check this host's network and the server, or install the binary by hand with 'chainvisor add-upgrade'`;
+  }
+  return new DownloadError(req.what, req.source.shown, reason, { attempts, ...(status === undefined ? {} : { status }), hint, cause });
+}
+
+function tooLarge(req: FetchRequest, detail: string, limit: number): DownloadTooLargeError {
+  return new DownloadTooLargeError(req.source.shown, `${detail}, over the limit of ${limit} bytes (${formatBytes(limit)})`, limit);
+}
+
+function contentLength(value: string | string[] | undefined): number | undefined {
+  const text = header(value);
+  if (text === undefined || !/^\d+$/.test(text.trim())) return undefined;
+  return Number(text.trim());
+}
+
+export function parseContentRange(value: string | undefined): { start: number; end: number; total: number | undefined } | undefined {
+  const m = /^bytes\s+(\d+)-(\d+)\/(\d+|\*)$/i.exec(value?.trim() ?? '');
+  if (m === null) return undefined;
+  return { start: Number(m[1]), end: Number(m[2]), total: m[3] === '*' ? undefined : Number(m[3]) };
+}

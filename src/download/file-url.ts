@@ -1,0 +1,66 @@
+/** `file://` sources (CHAINVISOR_ALLOW_FILE_URLS): copied into the work folder, hashed on the way. */
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import { isErrno } from '../errors/index.js';
+import { type Checksum, type ChecksumAlgo, formatBytes, isSystemError } from '../verify/index.js';
+import { DownloadAbortedError, DownloadError, DownloadIoError, DownloadTooLargeError } from './errors.js';
+import { type UrlPolicy, checkUrlAllowed } from './policy.js';
+import type { DownloadSource } from './source.js';
+
+export interface CopyFileUrlOptions {
+  source: DownloadSource;
+  file: string;
+  algo: ChecksumAlgo;
+  maxBytes: number;
+  policy: UrlPolicy;
+  /** For messages: `linux/amd64 binary`. */
+  what: string;
+  signal?: AbortSignal;
+}
+
+export async function copyFileUrl(options: CopyFileUrlOptions): Promise<{ bytes: number; checksum: Checksum; attempts: number; resumes: number }> {
+  const { source, maxBytes } = options;
+  checkUrlAllowed(source.url, options.policy);
+  const from = fileURLToPath(source.url);
+  let stat;
+  try {
+    stat = await fs.stat(from);
+  } catch (error) {
+    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) {
+      throw new DownloadError(options.what, source.shown, 'no such file', { attempts: 1, hint: 'fix the file:// URL in the Info' });
+    }
+    throw error;
+  }
+  if (!stat.isFile()) {
+    throw new DownloadError(options.what, source.shown, 'not a regular file', { attempts: 1, hint: 'a file:// URL must name the archive or binary itself' });
+  }
+  if (stat.size > maxBytes) {
+    throw new DownloadTooLargeError(source.shown, `the file holds ${stat.size} bytes, over the limit of ${maxBytes} bytes (${formatBytes(maxBytes)})`, maxBytes);
+  }
+  const hash = createHash(options.algo);
+  let bytes = 0;
+  const tap = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      bytes += chunk.length;
+      if (bytes > maxBytes) {
+        callback(new DownloadTooLargeError(source.shown, `the file grew past the limit of ${maxBytes} bytes`, maxBytes));
+        return;
+      }
+      hash.update(chunk);
+      callback(null, chunk);
+    },
+  });
+  try {
+    await pipeline(createReadStream(from), tap, createWriteStream(options.file, { mode: 0o600 }), options.signal ? { signal: options.signal } : {});
+  } catch (error) {
+    if (options.signal?.aborted) throw new DownloadAbortedError(source.shown, error);
+    if (error instanceof DownloadTooLargeError) throw error;
+    if (isSystemError(error)) throw new DownloadIoError('copy', from, error);
+    throw error;
+  }
+  return { bytes, checksum: { algo: options.algo, hex: hash.digest('hex') }, attempts: 1, resumes: 0 };
+}

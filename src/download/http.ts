@@ -1,0 +1,74 @@
+/**
+ * One HTTP exchange, redirects included, with undici. Redirects are followed here rather than by an
+ * interceptor so that every hop passes the URL policy, https never leads to http, a loop is named as
+ * one, and credentials never follow the request to another origin.
+ */
+import { type Dispatcher, request } from 'undici';
+import { RedirectError } from './errors.js';
+import { type UrlPolicy, checkUrlAllowed } from './policy.js';
+import { redactUrl } from './redact.js';
+
+export const maxRedirects = 5;
+
+const redirectStatuses = new Set([301, 302, 303, 307, 308]);
+
+export interface OpenOptions {
+  dispatcher: Dispatcher;
+  policy: UrlPolicy;
+  headers: Record<string, string>;
+  /** Sent only to the origin of the first URL. */
+  authorization: string | undefined;
+  signal: AbortSignal | undefined;
+}
+
+export interface Opened {
+  response: Dispatcher.ResponseData;
+  /** The URL that answered, after redirects. */
+  url: URL;
+}
+
+export async function openUrl(start: URL, options: OpenOptions): Promise<Opened> {
+  const chain = [start];
+  let url = start;
+  for (;;) {
+    checkUrlAllowed(url, options.policy);
+    const headers = { ...options.headers };
+    if (options.authorization !== undefined && url.origin === start.origin) headers.authorization = options.authorization;
+    const response = await request(url, {
+      method: 'GET',
+      dispatcher: options.dispatcher,
+      headers,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    if (!redirectStatuses.has(response.statusCode)) return { response, url };
+
+    await response.body.dump();
+    const shownChain = (extra?: URL): string[] => [...chain, ...(extra === undefined ? [] : [extra])].map((u) => redactUrl(u));
+    const location = header(response.headers.location);
+    if (location === undefined) {
+      throw new RedirectError(redactUrl(start), `answer ${response.statusCode} without a Location header`, shownChain());
+    }
+    let next: URL;
+    try {
+      next = new URL(location, url);
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error;
+      throw new RedirectError(redactUrl(start), `invalid Location ${JSON.stringify(redactUrl(location))}`, shownChain());
+    }
+    if (url.protocol === 'https:' && next.protocol !== 'https:') {
+      throw new RedirectError(redactUrl(start), `a redirect from https to ${next.protocol.replace(/:$/, '')} is never followed`, shownChain(next));
+    }
+    if (chain.some((u) => u.href === next.href)) {
+      throw new RedirectError(redactUrl(start), 'redirect loop', shownChain(next));
+    }
+    if (chain.length > maxRedirects) {
+      throw new RedirectError(redactUrl(start), `more than ${maxRedirects} redirects`, shownChain(next));
+    }
+    chain.push(next);
+    url = next;
+  }
+}
+
+export function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

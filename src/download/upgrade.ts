@@ -1,0 +1,124 @@
+/**
+ * Step 7 of the upgrade sequence when the binary is not installed (REFERENCE §1.5): resolve the
+ * plan's Info for this host, download, verify, unpack, and move the result into `upgrades/<dir>` in
+ * one rename. On any failure the work folder is removed and `upgrades/<dir>` is as it was, so the next
+ * attempt starts clean. `current` is never touched here.
+ */
+import path from 'node:path';
+import type { Config } from '../config/index.js';
+import { ChainvisorError, ExitCode } from '../errors/index.js';
+import { type Layout, binaryDirPath, binaryPath } from '../layout/index.js';
+import type { Logger } from '../log/index.js';
+import type { Plan } from '../plan/index.js';
+import { installFolder, isSystemError } from '../verify/index.js';
+import { DownloadIoError } from './errors.js';
+import { type FetcherOptions, createFetcher } from './fetch.js';
+import { pickBinary, resolveInfo } from './info.js';
+import { hostPlatform } from './platform.js';
+import { parseSource } from './source.js';
+import { stageBinary } from './stage.js';
+import { createWorkspace } from './workspace.js';
+
+export interface DownloadUpgradeOptions {
+  /** The plan from upgrade-info.json. */
+  plan: Plan;
+  config: Config;
+  layout: Layout;
+  /** `upgrades/<dirName>` relative to layout.root (already escaped/recased). */
+  dir: string;
+  logger: Logger;
+  signal?: AbortSignal;
+  /** Tests: backoff delays, a private CA. */
+  fetch?: Pick<FetcherOptions, 'backoff' | 'random' | 'tls'>;
+  /** Tests: pretend to be another platform (`linux/arm64`). */
+  platform?: string;
+  /** Tests: the smoke test's time limit (10 s). */
+  smokeTimeoutMs?: number;
+}
+
+/**
+ * Resolves the plan's Info for this host, downloads, verifies, extracts and installs it so that
+ * binaryPath(layout, dir) is a verified executable; the folder `layout.root/dir` appears in one rename.
+ * Throws a ChainvisorError (exitCode ExitCode.upgradeFailed) with a clear message + hint otherwise,
+ * leaving nothing that blocks the next attempt. Never touches `current`.
+ */
+export async function downloadUpgradeBinary(options: DownloadUpgradeOptions): Promise<{ binary: string }> {
+  const { plan, config, layout, dir } = options;
+  const dirName = upgradeDirOf(dir);
+  const logger = options.logger.child({ upgrade: plan.name });
+  const workspace = await guardIo('create a work folder under', layout.root, () =>
+    createWorkspace({ root: layout.root, upgradesDir: layout.upgradesDir, dirName, logger }),
+  );
+  const fetcher = createFetcher({
+    timeoutMs: config.downloadTimeout,
+    retries: config.downloadRetries,
+    maxBytes: config.downloadMaxBytes,
+    policy: { allowInsecureHttp: config.allowInsecureHttp, allowFileUrls: config.allowFileUrls },
+    logger,
+    ...options.fetch,
+  });
+  try {
+    const signalOption = options.signal ? { signal: options.signal } : {};
+    const info = await resolveInfo(plan.info, { mustHaveChecksum: config.downloadMustHaveChecksum, fetcher, workDir: workspace.path, ...signalOption });
+    const picked = pickBinary(info, options.platform ?? hostPlatform());
+    const source = parseSource(picked.url, { mustHaveChecksum: config.downloadMustHaveChecksum, what: `${picked.platform} binary` });
+    const staged = await stageBinary({
+      source,
+      platform: picked.platform,
+      name: layout.name,
+      workDir: workspace.path,
+      fetcher,
+      limits: { maxBytes: config.extractMaxBytes, maxEntries: config.extractMaxEntries },
+      logger,
+      smokeTest: config.smokeTest ? (options.smokeTimeoutMs === undefined ? {} : { timeoutMs: options.smokeTimeoutMs }) : false,
+      ...signalOption,
+    });
+    const target = binaryDirPath(layout, dir);
+    await guardIo('install the upgrade folder', target, () => installFolder({ staged: staged.tree, target, logger }));
+    const binary = binaryPath(layout, dir);
+    logger.info({ binary }, 'upgrade binary installed');
+    return { binary };
+  } catch (error) {
+    throw asUpgradeError(error);
+  } finally {
+    await fetcher.close();
+    // A failure to clean up must not hide why the attempt failed; the next attempt retries it.
+    await workspace.remove().catch((error: unknown) => logger.warn({ folder: workspace.path, err: error }, 'could not remove the work folder'));
+  }
+}
+
+/** `upgrades/<name>` → `<name>`; anything else is a caller's bug. */
+function upgradeDirOf(dir: string): string {
+  const parts = dir.split('/');
+  if (parts.length !== 2 || parts[0] !== 'upgrades' || parts[1] === '' || parts[1] === '.' || parts[1] === '..') {
+    throw new ChainvisorError('CHAINVISOR_BAD_UPGRADE_DIR', `expected upgrades/<name>, got ${JSON.stringify(dir)}`, {
+      hint: 'this is a bug in chainvisor; please report it',
+      exitCode: ExitCode.upgradeFailed,
+    });
+  }
+  return parts[1] as string;
+}
+
+async function guardIo<T>(action: string, file: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (isSystemError(error)) throw new DownloadIoError(action, file, error);
+    throw error;
+  }
+}
+
+/** Every failure leaves here as a ChainvisorError with exit code 79. */
+function asUpgradeError(error: unknown): ChainvisorError {
+  if (error instanceof ChainvisorError) {
+    if (error.exitCode === ExitCode.upgradeFailed) return error;
+    return new ChainvisorError(error.code, error.message, { hint: error.hint ?? '', cause: error, exitCode: ExitCode.upgradeFailed });
+  }
+  if (isSystemError(error)) return new DownloadIoError('download or install into', error.path ?? path.sep, error);
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return new ChainvisorError('CHAINVISOR_DOWNLOAD_UNEXPECTED', `unexpected error while installing the upgrade binary: ${detail}`, {
+    hint: 'this is a bug in chainvisor; please report it with this output. Meanwhile install the binary by hand (chainvisor add-upgrade)',
+    cause: error,
+    exitCode: ExitCode.upgradeFailed,
+  });
+}

@@ -1,0 +1,35 @@
+/**
+ * Verification and installation of downloaded upgrade binaries: checksums, format detection from the
+ * bytes, safe extraction (tar, tar.gz, zip), finding the binary, the smoke test, and the final rename
+ * into `upgrades/<dir>`. Nothing here touches the network or `current`.
+ */
+export {
+  type Checksum,
+  type ChecksumAlgo,
+  assertChecksum,
+  createHasher,
+  formatChecksum,
+  parseChecksum,
+  shortChecksum,
+  weakAlgos,
+} from './checksum.js';
+export {
+  ArchiveInvalidError,
+  ArchiveLimitError,
+  ArchiveUnsafeError,
+  BinaryNotFoundError,
+  ChecksumFormatError,
+  ChecksumMismatchError,
+  SmokeTestError,
+  type Subject,
+  UnknownFormatError,
+  type UnsafeReason,
+  describe,
+  isSystemError,
+} from './errors.js';
+export { type Detected, type Format, detectFormat, detectFromHead } from './format.js';
+export { type ExtractLimits, formatBytes } from './limits.js';
+export { type Unpacked, type UnpackOptions, unpack } from './unpack.js';
+export { type SmokeTestOptions, smokeTest } from './smoke-test.js';
+export { type InstallFolderOptions, installFolder, syncTree } from './install-folder.js';
+export { type BatchWriter, batchSize, createBatchWriter } from './batch-writer.js';

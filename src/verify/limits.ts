@@ -1,0 +1,52 @@
+/** The two caps that stop decompression bombs: how many entries, and how many bytes they expand to. */
+import { ArchiveLimitError, type Subject } from './errors.js';
+
+export interface ExtractLimits {
+  /** CHAINVISOR_EXTRACT_MAX_BYTES: total uncompressed bytes. */
+  maxBytes: number;
+  /** CHAINVISOR_EXTRACT_MAX_ENTRIES. */
+  maxEntries: number;
+}
+
+export interface Budget {
+  /** Counts one more entry; throws past the cap. */
+  entry(): void;
+  /** Counts bytes about to be written; throws past the cap. */
+  bytes(n: number): void;
+  readonly totals: { entries: number; bytes: number };
+}
+
+export function createBudget(subject: Subject, limits: ExtractLimits): Budget {
+  const totals = { entries: 0, bytes: 0 };
+  return {
+    totals,
+    entry() {
+      totals.entries += 1;
+      if (totals.entries > limits.maxEntries) {
+        throw new ArchiveLimitError(subject, `it holds more than ${limits.maxEntries} entries`, limits.maxEntries, 'CHAINVISOR_EXTRACT_MAX_ENTRIES');
+      }
+    },
+    bytes(n) {
+      totals.bytes += n;
+      if (totals.bytes > limits.maxBytes) {
+        throw new ArchiveLimitError(
+          subject,
+          `it expands to more than ${limits.maxBytes} bytes (${formatBytes(limits.maxBytes)}) uncompressed`,
+          limits.maxBytes,
+          'CHAINVISOR_EXTRACT_MAX_BYTES',
+        );
+      }
+    },
+  };
+}
+
+export function formatBytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = n;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${n} B` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}

@@ -1,0 +1,68 @@
+/**
+ * From a verified download to a folder ready to install: detect the format from the bytes, extract
+ * safely (or place the plain executable), find the binary and make it executable. Called only after
+ * the checksum matched — nothing here runs on bytes that are not the ones the plan names.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { type Subject, UnknownFormatError } from './errors.js';
+import { extractTar } from './extract-tar.js';
+import { extractZip } from './extract-zip.js';
+import { gunzipFile } from './extract-gzip.js';
+import { findBinary } from './find-binary.js';
+import { type Format, detectFormat } from './format.js';
+import type { ExtractLimits } from './limits.js';
+
+export interface UnpackOptions {
+  subject: Subject;
+  /** The downloaded file; moved into the tree when it is a plain executable. */
+  file: string;
+  /** An empty or missing folder to fill; becomes `upgrades/<dir>`. */
+  tree: string;
+  /** DAEMON_NAME. */
+  name: string;
+  /** Go platform key of the binary (`linux/amd64`, `any`), for Windows' `.exe` names. */
+  platform?: string;
+  limits: ExtractLimits;
+}
+
+export interface Unpacked {
+  format: Format;
+  /** Human description: `gzip-compressed tar archive`, `ELF executable`. */
+  kind: string;
+  /** Entries in the archive (1 for a plain executable). */
+  entries: number;
+  /** Uncompressed bytes written. */
+  bytes: number;
+  /** `<tree>/bin/<name>`. */
+  binary: string;
+  /** Where the binary was: `bin/simd`, `simd`, or `(plain executable)`. */
+  from: string;
+}
+
+export async function unpack(options: UnpackOptions): Promise<Unpacked> {
+  const { subject, file, tree, name, limits } = options;
+  const detected = await detectFormat(file);
+  if (detected.format === 'unknown') throw new UnknownFormatError(subject, detected.kind);
+  await fs.mkdir(tree, { recursive: true });
+
+  if (detected.format === 'executable' || detected.format === 'gzip') {
+    const binDir = path.join(tree, 'bin');
+    const binary = path.join(binDir, name);
+    await fs.mkdir(binDir);
+    let bytes: number;
+    if (detected.format === 'executable') {
+      await fs.rename(file, binary);
+      await fs.chmod(binary, 0o755);
+      bytes = (await fs.stat(binary)).size;
+    } else {
+      bytes = await gunzipFile(subject, file, binary, limits);
+    }
+    return { format: detected.format, kind: detected.kind, entries: 1, bytes, binary, from: '(plain executable)' };
+  }
+
+  const result =
+    detected.format === 'zip' ? await extractZip(subject, file, tree, limits) : await extractTar(subject, file, tree, limits);
+  const found = await findBinary(subject, tree, name, options.platform);
+  return { format: detected.format, kind: detected.kind, entries: result.entries, bytes: result.bytes, binary: found.binary, from: found.from };
+}

@@ -1,0 +1,58 @@
+/** URL handling: redaction, the scheme policy, and go-getter's checksum parameter. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { checkUrlAllowed, isLoopbackHost, parseSource, redactUrl } from '../../src/download/index.js';
+
+const hex = 'ab'.repeat(32);
+
+test('redaction removes credentials and query strings', () => {
+  assert.equal(redactUrl('https://user:tok@dl.example.com/v2/simd.tar.gz?X-Amz-Signature=abc&checksum=sha256:00'), 'https://***@dl.example.com/v2/simd.tar.gz?…');
+  assert.equal(redactUrl('https://dl.example.com/simd'), 'https://dl.example.com/simd');
+  assert.equal(redactUrl('not a url //user:pw@host/x?sig=1'), 'not a url //***@host/x?…');
+});
+
+test('loopback addresses', () => {
+  for (const host of ['localhost', 'LOCALHOST', 'a.localhost', '127.0.0.1', '127.10.0.3', '[::1]', '[::ffff:7f00:1]']) assert.ok(isLoopbackHost(host), host);
+  for (const host of ['example.com', '10.0.0.1', '128.0.0.1', '[::2]', '127.0.0.1.nip.io', '[::ffff:a00:1]']) assert.ok(!isLoopbackHost(host), host);
+});
+
+test('the policy: https anywhere, http only to loopback unless allowed, file:// only when allowed', () => {
+  const strict = { allowInsecureHttp: false, allowFileUrls: false };
+  checkUrlAllowed(new URL('https://example.com/x'), strict);
+  checkUrlAllowed(new URL('http://127.0.0.1:8080/x'), strict);
+  assert.throws(() => checkUrlAllowed(new URL('http://example.com/x'), strict), { code: 'CHAINVISOR_URL_REFUSED', hint: /CHAINVISOR_ALLOW_INSECURE_HTTP/ });
+  checkUrlAllowed(new URL('http://example.com/x'), { ...strict, allowInsecureHttp: true });
+  assert.throws(() => checkUrlAllowed(new URL('file:///tmp/x'), strict), { code: 'CHAINVISOR_URL_REFUSED', hint: /CHAINVISOR_ALLOW_FILE_URLS/ });
+  checkUrlAllowed(new URL('file:///tmp/x'), { ...strict, allowFileUrls: true });
+  assert.throws(() => checkUrlAllowed(new URL('ftp://example.com/x'), { allowInsecureHttp: true, allowFileUrls: true }), { code: 'CHAINVISOR_URL_REFUSED' });
+});
+
+test('checksum= is taken out of the URL; the rest of the query is kept as written', () => {
+  const source = parseSource(`https://dl.example.com/simd?a=1%20b&checksum=sha256:${hex}&z=+`, { mustHaveChecksum: true, what: 'linux/amd64 binary' });
+  assert.equal(source.url.href, 'https://dl.example.com/simd?a=1%20b&z=+');
+  assert.deepEqual(source.checksum, { algo: 'sha256', hex });
+  assert.equal(source.shown, 'https://dl.example.com/simd?…');
+});
+
+test('a URL without a checksum is refused while checksums are required, with a hint', () => {
+  assert.throws(() => parseSource('https://dl.example.com/simd', { mustHaveChecksum: true, what: 'linux/amd64 binary' }), {
+    code: 'CHAINVISOR_CHECKSUM_REQUIRED',
+    message: /linux\/amd64 binary has no checksum/,
+    hint: /checksum=sha256:<hex>.*DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM=false/,
+  });
+  assert.equal(parseSource('https://dl.example.com/simd', { mustHaveChecksum: false, what: 'x' }).checksum, undefined);
+});
+
+test('bad checksums, two checksums and unsupported schemes are clear errors', () => {
+  const opts = { mustHaveChecksum: true, what: 'linux/amd64 binary' };
+  assert.throws(() => parseSource('https://h/simd?checksum=sha256:abc', opts), { code: 'CHAINVISOR_CHECKSUM_INVALID', message: /needs 64 hex digits, got 3/ });
+  assert.throws(() => parseSource(`https://h/simd?checksum=sha256:${hex}&checksum=md5:${'0'.repeat(32)}`, opts), { code: 'CHAINVISOR_INFO_INVALID', message: /2 checksum parameters/ });
+  assert.throws(() => parseSource(`s3://bucket/simd?checksum=sha256:${hex}`, opts), { code: 'CHAINVISOR_INFO_INVALID', message: /unsupported scheme s3/ });
+});
+
+test('credentials become an Authorization header and leave the URL', () => {
+  const source = parseSource(`https://bob:p%40ss@h/simd?checksum=sha256:${hex}`, { mustHaveChecksum: true, what: 'x' });
+  assert.equal(source.url.href, 'https://h/simd');
+  assert.equal(source.authorization, `Basic ${Buffer.from('bob:p@ss').toString('base64')}`);
+  assert.equal(source.shown, 'https://***@h/simd');
+});

@@ -1,0 +1,172 @@
+/**
+ * A real HTTP(S) server on 127.0.0.1, port 0, serving files with switchable faults: a status code, a
+ * connection dropped mid-body, a body that stalls, redirects, a lying Content-Length, a server that
+ * ignores Range. Every request is recorded so tests can assert on what the client sent (Range,
+ * If-Range, Authorization, the query string). `close()` ends every connection, stalled ones included.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { testCert, testKey } from './tls.js';
+
+export type Fault =
+  /** Answer with this status (and headers, e.g. Retry-After). */
+  | { kind: 'status'; status: number; headers?: Record<string, string> }
+  /** Send the headers and the first `afterBytes` bytes, then cut the connection. */
+  | { kind: 'drop'; afterBytes: number }
+  /** Send the headers and the first `afterBytes` bytes, then nothing, ever. */
+  | { kind: 'stall'; afterBytes: number }
+  /** Accept the request and never answer. */
+  | { kind: 'no-answer' }
+  /** Redirect (302 unless said) to a path on this server or an absolute URL. */
+  | { kind: 'redirect'; to: string; status?: number }
+  /** Declare this Content-Length, send min(declared, real) bytes, then close the connection. */
+  | { kind: 'wrong-length'; contentLength: number }
+  /** Answer 200 with the whole body even to a Range request. */
+  | { kind: 'ignore-range' }
+  /** Answer 200 without Content-Length (chunked), so the size is known only at the end. */
+  | { kind: 'no-length' };
+
+export interface Route {
+  body?: Buffer | string;
+  /** Advertise `Accept-Ranges: bytes` and honour `Range` (default true). */
+  ranges?: boolean;
+  etag?: string;
+  /** Faults for the first requests, one each, in order; then the body is served normally. */
+  faults?: Fault[];
+  /** A fault for every request (after `faults`). */
+  always?: Fault;
+}
+
+export interface RecordedRequest {
+  path: string;
+  query: string;
+  range: string | undefined;
+  ifRange: string | undefined;
+  authorization: string | undefined;
+}
+
+export interface FaultServer {
+  /** `http://127.0.0.1:<port>` or `https://…`. */
+  origin: string;
+  url(path: string): string;
+  route(path: string, route: Route): void;
+  requests: RecordedRequest[];
+  requestsTo(path: string): RecordedRequest[];
+  close(): Promise<void>;
+}
+
+export async function startFaultServer(options: { tls?: boolean } = {}): Promise<FaultServer> {
+  const routes = new Map<string, { route: Route; served: number }>();
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    const [path = '/', query = ''] = (req.url ?? '/').split('?');
+    requests.push({
+      path,
+      query,
+      range: req.headers.range,
+      ifRange: req.headers['if-range'] as string | undefined,
+      authorization: req.headers.authorization,
+    });
+    const entry = routes.get(path);
+    if (entry === undefined) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    const fault = entry.route.faults?.[entry.served] ?? entry.route.always;
+    entry.served += 1;
+    serve(req, res, entry.route, fault);
+  };
+
+  const server = options.tls ? https.createServer({ key: testKey, cert: testCert }, handler) : http.createServer(handler);
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  server.on('secureConnection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const origin = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
+
+  return {
+    origin,
+    url: (path) => `${origin}${path}`,
+    route(path, route) {
+      routes.set(path, { route, served: 0 });
+    },
+    requests,
+    requestsTo: (path) => requests.filter((r) => r.path === path),
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      server.closeAllConnections?.();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function serve(req: http.IncomingMessage, res: http.ServerResponse, route: Route, fault: Fault | undefined): void {
+  const body = Buffer.isBuffer(route.body) ? route.body : Buffer.from(route.body ?? '');
+  const ranges = route.ranges ?? true;
+  const base: Record<string, string> = { 'content-type': 'application/octet-stream' };
+  if (ranges) base['accept-ranges'] = 'bytes';
+  if (route.etag !== undefined) base.etag = route.etag;
+
+  switch (fault?.kind) {
+    case 'status':
+      res.writeHead(fault.status, { 'content-type': 'text/plain', ...fault.headers }).end(`status ${fault.status}\n`);
+      return;
+    case 'redirect':
+      res.writeHead(fault.status ?? 302, { location: fault.to }).end();
+      return;
+    case 'no-answer':
+      return;
+    case 'wrong-length': {
+      // Raw bytes on the socket: Node's own response writer would not lie about the length.
+      const socket = res.socket as Socket;
+      const sent = body.subarray(0, Math.min(fault.contentLength, body.length));
+      socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/octet-stream\r\ncontent-length: ${fault.contentLength}\r\nconnection: close\r\n\r\n`);
+      socket.end(sent);
+      return;
+    }
+    case 'no-length':
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      res.end(body);
+      return;
+    default:
+      break;
+  }
+
+  // The normal answer, possibly a range, possibly cut or stalled.
+  let start = 0;
+  let status = 200;
+  const headers = { ...base };
+  const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
+  const ifRange = req.headers['if-range'];
+  const rangeValid = range !== null && (ifRange === undefined || ifRange === route.etag);
+  if (ranges && rangeValid && fault?.kind !== 'ignore-range') {
+    start = Number(range[1]);
+    if (start >= body.length) {
+      res.writeHead(416, { 'content-range': `bytes */${body.length}` }).end();
+      return;
+    }
+    status = 206;
+    headers['content-range'] = `bytes ${start}-${body.length - 1}/${body.length}`;
+  }
+  const part = body.subarray(start);
+  headers['content-length'] = String(part.length);
+  res.writeHead(status, headers);
+  if (fault?.kind === 'drop' || fault?.kind === 'stall') {
+    const head = part.subarray(0, Math.min(fault.afterBytes, part.length));
+    const cut = fault.kind === 'drop';
+    res.write(head, () => {
+      if (cut) res.socket?.destroy();
+    });
+    return;
+  }
+  res.end(part);
+}
