@@ -45,6 +45,7 @@ export interface PreUpgradeOptions {
 }
 
 export async function runPreUpgrade({ binary, maxRetries, logger }: PreUpgradeOptions): Promise<void> {
+  logger.info({ binary }, 'running pre-upgrade');
   for (let attempt = 1; ; attempt++) {
     const result = await execa(binary, ['pre-upgrade'], { stdin: 'ignore', stdout: 'inherit', stderr: 'inherit', reject: false });
     const code = result.exitCode;
