@@ -1,5 +1,5 @@
 /**
- * The plan's Info (REFERENCE §1.4): `{"binaries": {"linux/amd64": "<url>", "any": "<url>"}}`, or a URL
+ * The plan's Info: `{"binaries": {"linux/amd64": "<url>", "any": "<url>"}}`, or a URL
  * whose body is that JSON. The Info URL is held to the same rules as a binary URL — with checksums
  * required it needs its own `checksum=`, or whoever controls that server could swap both the binaries
  * and their checksums.

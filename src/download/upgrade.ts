@@ -1,5 +1,5 @@
 /**
- * Step 7 of the upgrade sequence when the binary is not installed (REFERENCE §1.5): resolve the
+ * Step 7 of the upgrade sequence when the binary is not installed: resolve the
  * plan's Info for this host, download, verify, unpack, and move the result into `upgrades/<dir>` in
  * one rename. On any failure the work folder is removed and `upgrades/<dir>` is as it was, so the next
  * attempt starts clean. `current` is never touched here.

@@ -23,7 +23,7 @@ export async function readCurrentDir(layout: Layout): Promise<BinaryDir> {
   try {
     target = await fs.readlink(layout.currentLink);
   } catch (error) {
-    if (isErrno(error, 'ENOENT')) return genesis; // no link yet means genesis (REFERENCE §1.2)
+    if (isErrno(error, 'ENOENT')) return genesis; // no link yet means genesis
     if (isErrno(error, 'EINVAL')) {
       throw new ChainvisorError('CHAINVISOR_CURRENT_NOT_LINK', `${layout.currentLink} is not a symbolic link`, {
         hint: `move it aside; chainvisor manages 'current' as a link to genesis or upgrades/<name>`,

@@ -1,5 +1,5 @@
 /**
- * The cosmovisor folder layout (REFERENCE §1.2), which chainvisor keeps byte for byte so that an
+ * The cosmovisor folder layout, which chainvisor keeps byte for byte so that an
  * existing home works unchanged:
  *
  *   $DAEMON_HOME/data/upgrade-info.json

@@ -1,5 +1,5 @@
 /**
- * `upgrade-info.json`, the file the node writes when it halts for an upgrade (REFERENCE §1.3).
+ * `upgrade-info.json`, the file the node writes when it halts for an upgrade.
  * Anything malformed is reported with a reason and never acted on; it must not crash supervision.
  */
 import fs from 'node:fs/promises';
@@ -8,7 +8,7 @@ import { isErrno } from '../errors/index.js';
 export interface Plan {
   name: string;
   height: number;
-  /** Free-form; for automatic downloads a JSON binaries map or a URL (REFERENCE §1.4). */
+  /** Free-form; for automatic downloads a JSON binaries map or a URL. */
   info: string;
   /** As written by the node; always the zero timestamp in practice. */
   time?: string;

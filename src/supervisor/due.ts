@@ -1,5 +1,5 @@
 /**
- * Is this plan an upgrade chainvisor must apply now? (REFERENCE §1.3 and issue #2 item 7)
+ * Is this plan an upgrade chainvisor must apply now?
  * - not when its height is in the node's --unsafe-skip-upgrades (the node skips it too);
  * - not when `current` already is its folder or records the same plan name;
  * - not when it is older than the plan `current` records: a leftover file of an earlier upgrade

@@ -1,5 +1,5 @@
 /**
- * The upgrade sequence (REFERENCE §1.5, steps 4–8), run once the node has stopped:
+ * The upgrade sequence, run once the node has stopped:
  *   delay → backup → custom pre-upgrade → binary installed (or downloaded and verified)
  *   → `<new binary> pre-upgrade` → plan recorded → `current` switched.
  * The switch is the last step: any failure before it leaves `current` on the old binary, and starting

@@ -1,0 +1,33 @@
+/** Accounts (x/auth) and validators (x/staking), as far as governance needs them. */
+import type { KVReader, KVStore } from '../store/kv.js';
+import { prefixed } from '../store/kv.js';
+import { keyAddress, moduleAddress } from '../util/bech32.js';
+
+/** The governance module account: the only authority of the upgrade messages. */
+export const govAddress = moduleAddress('gov');
+
+const accountKey = (address: string) => Buffer.from(`s/auth/a/${address}`);
+const validatorPrefix = 's/staking/v/';
+
+export function setAccount(kv: KVStore, address: string, name: string): void {
+  kv.set(accountKey(address), Buffer.from(name));
+}
+
+export async function hasAccount(kv: KVReader, address: string): Promise<boolean> {
+  return (await kv.get(accountKey(address))) !== undefined;
+}
+
+export function setValidator(kv: KVStore, address: string, power: number): void {
+  prefixed(kv, validatorPrefix).set(Buffer.from(address), Buffer.from(String(power)));
+}
+
+/** Voting power by account address. */
+export async function validators(kv: KVReader): Promise<Map<string, number>> {
+  const entries = await prefixed(kv, validatorPrefix).range(Buffer.alloc(0));
+  return new Map(entries.map(([key, value]) => [key.toString('utf8'), Number(value.toString('utf8'))]));
+}
+
+/** The key names every simulated keyring knows; `--from` takes one of these or an address. */
+export const genesisKeyNames = ['validator', 'alice', 'bob'] as const;
+
+export { keyAddress };

@@ -1,0 +1,211 @@
+/**
+ * The application: executes blocks (pre-block hook, transactions, gov end-block) on top of the
+ * committed state and commits each block in one synchronous batch. State with a lifecycle, hence a class.
+ *
+ * The genesis state (first start) and the store upgrades of the StoreLoader are staged into the batch
+ * of the first block this process executes, so they become durable together with that block or not at all.
+ */
+import { Overlay, prefixed } from '../store/kv.js';
+import type { Database } from '../store/db.js';
+import type { SimLogger } from '../util/log.js';
+import { ChainError } from '../util/errors.js';
+import { hexUpper, sha256 } from '../util/bytes.js';
+import type { SimVersion } from '../versions.js';
+import { preBlock } from '../upgrade/preblock.js';
+import { ChainHalt } from '../upgrade/halt.js';
+import { getProtocolVersion } from '../upgrade/keeper.js';
+import { storePrefix as upgradeStorePrefix } from '../upgrade/keys.js';
+import { readUpgradeInfo, writeUpgradeInfo } from '../upgrade/upgrade-info.js';
+import { applyStoreUpgrades, pendingStoreUpgrades } from '../upgrade/store-loader.js';
+import { upgradeRoutes } from '../upgrade/msgs.js';
+import { govRoutes } from '../gov/msgs.js';
+import { govEndBlock } from '../gov/end-block.js';
+import { govAddress, hasAccount } from './accounts.js';
+import { blockKey, getBlock, makeBlock, type BlockRecord, type TxResult } from './block.js';
+import { getCommitInfo, nextAppHash, setCommitInfo } from './commit.js';
+import { initChain, type Genesis } from './genesis.js';
+import { routeOf, type MsgContext, type MsgRoute } from './msg.js';
+import { decodeTx, txHash } from './tx.js';
+
+export interface AppOptions {
+  db: Database;
+  version: SimVersion;
+  genesis: Genesis;
+  /** `<home>/data`: where upgrade-info.json is written and read. */
+  dataDir: string;
+  log: SimLogger;
+  /** `--unsafe-skip-upgrades`. */
+  skipHeights?: ReadonlySet<number>;
+  /** `--halt-height`: the last block to commit; 0 = none. */
+  haltHeight?: number;
+}
+
+export interface CheckResult {
+  code: number;
+  codespace: string;
+  log: string;
+}
+
+export const routes: Readonly<Record<string, MsgRoute>> = { ...upgradeRoutes, ...govRoutes };
+
+/** The validator's consensus address (the proposer of every block). */
+export const proposerAddress = hexUpper(sha256('simd/consensus/validator').subarray(0, 20));
+
+export class App {
+  readonly version: SimVersion;
+  readonly chainId: string;
+  private readonly options: AppOptions;
+  private readonly skipHeights: ReadonlySet<number>;
+  private staged: Overlay | undefined;
+  private verified = false;
+  private height: number;
+  private appHash: Buffer;
+  private last: BlockRecord | undefined;
+
+  private constructor(options: AppOptions, staged: Overlay, height: number, appHash: Buffer, last: BlockRecord | undefined) {
+    this.options = options;
+    this.version = options.version;
+    this.chainId = options.genesis.chain_id;
+    this.skipHeights = options.skipHeights ?? new Set();
+    this.staged = staged;
+    this.height = height;
+    this.appHash = appHash;
+    this.last = last;
+  }
+
+  static async open(options: AppOptions): Promise<App> {
+    const { db, log } = options;
+    const commit = await getCommitInfo(db.reader);
+    const staged = new Overlay(db.reader);
+    if (commit.height === 0) {
+      initChain(staged, options.genesis, options.version);
+      log.info('initialised the chain from genesis', { module: 'app', chain_id: options.genesis.chain_id });
+    }
+    const app = new App(options, staged, commit.height, commit.appHash, await getBlock(db.reader, commit.height));
+    const pending = pendingStoreUpgrades({
+      upgradeInfo: await readUpgradeInfo(options.dataDir),
+      declared: options.version.storeUpgrades,
+      lastHeight: app.nextHeight - 1,
+      skipHeights: app.skipHeights,
+    });
+    if (pending !== undefined) await applyStoreUpgrades(staged, pending.plan, pending.upgrades, log);
+    return app;
+  }
+
+  /** The last committed height (0 before the first block). */
+  get lastHeight(): number {
+    return this.height;
+  }
+
+  get lastBlock(): BlockRecord | undefined {
+    return this.last;
+  }
+
+  get nextHeight(): number {
+    return this.height === 0 ? Math.max(1, Number(this.options.genesis.initial_height) || 1) : this.height + 1;
+  }
+
+  /** Reads of the committed state (queries never see a block half-executed). */
+  get reader(): Database['reader'] {
+    return this.options.db.reader;
+  }
+
+  /** Executes and commits the next block; throws ChainHalt (with nothing committed) where a real node panics. */
+  async produceBlock(timeNanos: bigint, txs: Buffer[]): Promise<BlockRecord> {
+    const { log, haltHeight = 0 } = this.options;
+    const height = this.nextHeight;
+    if (haltHeight > 0 && height > haltHeight) {
+      throw new ChainHalt('halt-height', height - 1, `halt per configuration height ${haltHeight}`);
+    }
+    const state = this.staged ?? new Overlay(this.reader);
+    this.staged = undefined;
+    const timeMs = Number(timeNanos / 1_000_000n);
+    const upgradeKV = prefixed(state, upgradeStorePrefix);
+
+    await preBlock({
+      kv: upgradeKV,
+      state,
+      height,
+      log,
+      skipHeights: this.skipHeights,
+      handlers: this.version.handlers,
+      verifyDowngrade: !this.verified,
+      writeUpgradeInfo: (plan, at) => writeUpgradeInfo(this.options.dataDir, plan, at),
+    });
+    this.verified = true;
+
+    const results: TxResult[] = [];
+    for (const tx of txs) results.push(await this.deliverTx(state, height, timeMs, tx));
+    await govEndBlock(this.context(state, height, timeMs));
+
+    const block = makeBlock({
+      chainId: this.chainId,
+      height,
+      timeNanos,
+      appVersion: await getProtocolVersion(upgradeKV),
+      appHash: this.appHash,
+      last: this.last,
+      txs,
+      results,
+      proposerAddress,
+    });
+    const appHash = nextAppHash(this.appHash, state.ops());
+    setCommitInfo(state, { height, appHash });
+    state.set(blockKey(height), Buffer.from(JSON.stringify(block)));
+    await this.options.db.commit(state.ops());
+    this.height = height;
+    this.appHash = appHash;
+    this.last = block;
+    log.info('committed state', { module: 'state', height, num_txs: txs.length, app_hash: hexUpper(appHash) });
+    return block;
+  }
+
+  /** Stateless checks and the signer's account, before a transaction enters the mempool. */
+  async checkTx(bytes: Buffer): Promise<CheckResult> {
+    try {
+      const tx = decodeTx(bytes);
+      for (const msg of tx.body.messages) {
+        const route = routeOf({ routes }, msg);
+        if (route === undefined) throw new ChainError('sdk', 12, `unrecognized message type ${JSON.stringify(msg['@type'])}: unknown request`);
+        const signer = route.signer(msg);
+        if (signer !== tx.signer) {
+          throw new ChainError('sdk', 4, `signer ${tx.signer} cannot sign ${msg['@type']} for ${signer || '(empty)'}: unauthorized`);
+        }
+      }
+      // Module accounts have no keys: only the modules themselves act for them (gov runs passed proposals).
+      if (tx.signer === govAddress) throw new ChainError('sdk', 4, `module account ${tx.signer} cannot sign transactions: unauthorized`);
+      if (!(await hasAccount(this.reader, tx.signer))) throw new ChainError('sdk', 9, `account ${tx.signer} not found: unknown address`);
+      return { code: 0, codespace: '', log: '' };
+    } catch (error) {
+      if (error instanceof ChainError) return { code: error.abciCode, codespace: error.codespace, log: error.message };
+      throw error;
+    }
+  }
+
+  private context(state: Overlay, height: number, timeMs: number): MsgContext {
+    return { state, height, timeMs, log: this.options.log, events: [], routes };
+  }
+
+  private async deliverTx(state: Overlay, height: number, timeMs: number, bytes: Buffer): Promise<TxResult> {
+    const hash = txHash(bytes);
+    const branch = state.branch();
+    const ctx = this.context(branch, height, timeMs);
+    try {
+      const tx = decodeTx(bytes);
+      for (const msg of tx.body.messages) {
+        const route = routeOf(ctx, msg);
+        if (route === undefined) throw new ChainError('sdk', 12, `unrecognized message type ${msg['@type']}: unknown request`);
+        await route.execute(ctx, msg);
+      }
+      branch.writeTo(state);
+      return { hash, code: 0, codespace: '', log: '', events: ctx.events };
+    } catch (error) {
+      const failure =
+        error instanceof ChainError
+          ? { code: error.abciCode, codespace: error.codespace, log: error.message }
+          : { code: 1, codespace: 'undefined', log: error instanceof Error ? error.message : String(error) };
+      this.options.log.info('transaction failed', { module: 'txs', hash, code: failure.code, log: failure.log });
+      return { hash, ...failure, events: [] };
+    }
+  }
+}

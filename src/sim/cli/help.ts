@@ -1,0 +1,116 @@
+/** Help texts, by command path. `{bin}` is replaced by the binary's name. */
+export const helpTexts: Readonly<Record<string, string>> = {
+  '': `{bin} — simulated Cosmos-SDK node ({version}) implementing the upgrade module
+
+Usage:
+  {bin} [command]
+
+Available Commands:
+  init          Write the genesis configuration under --home
+  start         Run the node: produce blocks, serve RPC, gRPC and REST
+  tx            Transactions: upgrade proposals, gov votes and deposits
+  query         Queries: upgrade plan, applied upgrades, module versions, gov proposals
+  status        Print the node's status (latest height) from its RPC
+  version       Print this binary's version (--long for details)
+  pre-upgrade   Hook run by the supervisor before starting this binary (exit code from SIMD_PRE_UPGRADE_EXIT)
+  keys          The simulated keyring (validator, alice, bob)
+
+Use "{bin} [command] --help" for more information about a command.
+`,
+  init: `Write <home>/config/genesis.json.
+
+Usage:
+  {bin} init [moniker] --home <dir> [flags]
+
+Flags:
+      --chain-id string         chain id (default "sim-1")
+      --voting-period string    gov voting period, Go duration (default "10s")
+      --deposit-period string   gov deposit period, Go duration (default "10s")
+      --min-deposit string      minimum deposit to enter voting (default "10000000stake")
+      --auto-vote               the validator votes yes on every proposal as soon as voting starts
+      --overwrite               replace an existing genesis.json
+`,
+  start: `Run the node.
+
+Usage:
+  {bin} start --home <dir> [flags]
+
+Flags:
+      --block-time string              interval between blocks, Go duration (default "1s")
+      --rpc.laddr string               CometBFT RPC listen address (default "tcp://127.0.0.1:26657"; port 0 = any)
+      --grpc.address string            gRPC listen address (default "127.0.0.1:9090")
+      --api.address string             REST listen address (default "tcp://127.0.0.1:1317")
+      --halt-mode string               on an upgrade halt: exit (exit code 2) or stay (keep serving, no blocks) (default "exit")
+      --halt-height int                commit this height, then stop (exit 0, or stay up with --halt-mode stay)
+      --unsafe-skip-upgrades ints      skip the upgrades due at these heights (space- or comma-separated)
+      --log_level string               debug, info or error (default "info")
+
+The bound addresses are written to <home>/config/addresses.json once the node listens.
+`,
+  tx: `Transactions.
+
+Usage:
+  {bin} tx upgrade software-upgrade <name> --title <t> --summary <s> --deposit 10000000stake --upgrade-height <h> --upgrade-info <json> --from <key> [--no-validate] [--direct]
+  {bin} tx upgrade cancel-software-upgrade --title <t> --summary <s> --deposit 10000000stake --from <key> [--direct]
+  {bin} tx gov vote <proposal-id> <yes|no|abstain|no_with_veto> --from <key>
+  {bin} tx gov deposit <proposal-id> <amount> --from <key>
+
+Flags:
+      --from string             key name (validator, alice, bob) or address
+      --node string             RPC of the node (default: from <home>/config/addresses.json)
+      --no-validate             do not check --upgrade-info
+      --direct                  send the upgrade message itself, signed by --from, instead of a proposal
+      --safety-delta string     extra time kept for cancelling when warning about the height (default "0s")
+      --broadcast-mode string   commit (wait for the block) or sync (default "commit")
+  -o, --output string           json or text (default "json")
+`,
+  'tx upgrade': `Upgrade transaction subcommands
+
+Usage:
+  {bin} tx upgrade [command]
+
+Available Commands:
+  software-upgrade          Submit a software upgrade proposal
+  cancel-software-upgrade   Cancel the current software upgrade proposal
+`,
+  query: `Queries.
+
+Usage:
+  {bin} query upgrade plan|applied <name>|module_versions [module]|authority
+  {bin} query gov proposal <id>|proposals|params
+  {bin} query stores
+
+Flags:
+      --node string     RPC of the node (default: from <home>/config/addresses.json)
+  -o, --output string   json or text (default "text"; applied always prints JSON)
+`,
+  'query upgrade': `Querying commands for the upgrade module
+
+Usage:
+  {bin} query upgrade [command]
+
+Available Commands:
+  applied          Block header for height at which a completed upgrade was applied
+  authority        Get the upgrade authority address
+  module_versions  Get the list of module versions
+  plan             Get upgrade plan (if one exists)
+`,
+  'query gov': `Querying commands for the gov module
+
+Usage:
+  {bin} query gov [command]
+
+Available Commands:
+  params      Query the gov parameters
+  proposal    Query details of a single proposal
+  proposals   Query proposals
+`,
+};
+
+export function helpFor(path: readonly string[], bin: string, version: string): string {
+  for (let n = Math.min(path.length, 2); n >= 0; n--) {
+    const text = helpTexts[path.slice(0, n).join(' ')];
+    if (text !== undefined) return text.replaceAll('{bin}', bin).replaceAll('{version}', version);
+  }
+  return '';
+}

@@ -1,0 +1,140 @@
+/** `<bin> init`, `<bin> start`, `<bin> status`, `<bin> version`, `<bin> keys`. */
+import { defaultGenesis, writeGenesis } from '../chain/genesis.js';
+import { runNode, type HaltMode } from '../node/run-node.js';
+import { parseDuration } from '../util/duration.js';
+import { createSimLogger, parseLogLevel } from '../util/log.js';
+import { SimError } from '../util/errors.js';
+import type { SimVersion } from '../versions.js';
+import { parseArgs, parseHeight, UsageProblem } from './args.js';
+import { defaultHome, resolveNode, rpcCall } from './client.js';
+import type { CliIO } from './io.js';
+import { keyList } from './keys.js';
+import { outputFormat, render } from './output.js';
+
+export interface NodeCommandContext {
+  io: CliIO;
+  name: string;
+  version: SimVersion;
+}
+
+function wrapDuration(text: string, flag: string): string {
+  try {
+    parseDuration(text, flag);
+    return text;
+  } catch (error) {
+    throw new UsageProblem((error as Error).message);
+  }
+}
+
+export async function init(ctx: NodeCommandContext, argv: readonly string[]): Promise<number> {
+  const { strings, booleans, positionals } = parseArgs(argv, {
+    flags: {
+      home: 'string',
+      'chain-id': 'string',
+      'voting-period': 'string',
+      'deposit-period': 'string',
+      'min-deposit': 'string',
+      'auto-vote': 'boolean',
+      overwrite: 'boolean',
+      'log_level': 'string',
+      help: 'boolean',
+    },
+  });
+  if (positionals.length > 1) throw new UsageProblem('usage: init [moniker] --home <dir> [--chain-id] [--voting-period] [--deposit-period] [--auto-vote]');
+  const home = strings.home ?? defaultHome(ctx.name);
+  const genesis = defaultGenesis({
+    chainId: strings['chain-id'],
+    votingPeriod: strings['voting-period'] === undefined ? undefined : wrapDuration(strings['voting-period'], '--voting-period'),
+    depositPeriod: strings['deposit-period'] === undefined ? undefined : wrapDuration(strings['deposit-period'], '--deposit-period'),
+    minDeposit: strings['min-deposit'],
+    autoVote: booleans['auto-vote'],
+  });
+  const file = await writeGenesis(home, genesis, booleans.overwrite);
+  await ctx.io.out(`${JSON.stringify({ moniker: positionals[0] ?? ctx.name, chain_id: genesis.chain_id, genesis_file: file, gov: genesis.app_state.gov.params })}\n`);
+  return 0;
+}
+
+export async function start(ctx: NodeCommandContext, argv: readonly string[]): Promise<number> {
+  const { strings, lists, positionals } = parseArgs(argv, {
+    flags: {
+      home: 'string',
+      'block-time': 'string',
+      'rpc.laddr': 'string',
+      'grpc.address': 'string',
+      'api.address': 'string',
+      'halt-mode': 'string',
+      'halt-height': 'string',
+      'unsafe-skip-upgrades': 'list',
+      'log_level': 'string',
+      help: 'boolean',
+    },
+  });
+  if (positionals.length > 0) throw new UsageProblem(`start takes no arguments, got ${JSON.stringify(positionals.join(' '))}`);
+  const haltMode = strings['halt-mode'] ?? 'exit';
+  if (haltMode !== 'exit' && haltMode !== 'stay') throw new UsageProblem(`invalid --halt-mode ${JSON.stringify(haltMode)}: expected exit or stay`);
+  const level = parseLogLevel(strings['log_level'] ?? 'info');
+  if (level === undefined) throw new UsageProblem(`invalid --log_level ${JSON.stringify(strings['log_level'])}: expected debug, info or error`);
+  const blockTimeMs = parseDuration(wrapDuration(strings['block-time'] ?? '1s', '--block-time'));
+  const skipHeights = (lists['unsafe-skip-upgrades'] ?? []).map((h) => parseHeight(h, '--unsafe-skip-upgrades height'));
+  return runNode({
+    home: strings.home ?? defaultHome(ctx.name),
+    name: ctx.name,
+    version: ctx.version,
+    blockTimeMs,
+    rpcLaddr: strings['rpc.laddr'] ?? 'tcp://127.0.0.1:26657',
+    grpcAddress: strings['grpc.address'] ?? '127.0.0.1:9090',
+    apiAddress: strings['api.address'] ?? 'tcp://127.0.0.1:1317',
+    haltMode: haltMode as HaltMode,
+    skipHeights,
+    haltHeight: strings['halt-height'] === undefined ? 0 : parseHeight(strings['halt-height'], '--halt-height'),
+    log: createSimLogger({ level }),
+  });
+}
+
+export async function status(ctx: NodeCommandContext, argv: readonly string[]): Promise<number> {
+  const { strings } = parseArgs(argv, { flags: { home: 'string', node: 'string', output: 'string', help: 'boolean' }, aliases: { o: 'output' } });
+  const result = await rpcCall(await resolveNode(strings, ctx.name), 'status');
+  await ctx.io.out(render(result, outputFormat(strings.output, 'json')));
+  return 0;
+}
+
+export async function version(ctx: NodeCommandContext, argv: readonly string[]): Promise<number> {
+  const { strings, booleans } = parseArgs(argv, { flags: { long: 'boolean', output: 'string', help: 'boolean' }, aliases: { o: 'output' } });
+  if (!booleans.long) {
+    await ctx.io.out(`${ctx.version.name}\n`);
+    return 0;
+  }
+  const info = {
+    name: 'sim',
+    server_name: ctx.name,
+    version: ctx.version.name,
+    commit: '',
+    build_tags: '',
+    go: `node ${process.version}`,
+    upgrade_handlers: Object.keys(ctx.version.handlers),
+    store_upgrades: Object.keys(ctx.version.storeUpgrades),
+    module_versions: ctx.version.modules,
+  };
+  await ctx.io.out(render(info, outputFormat(strings.output, 'text')));
+  return 0;
+}
+
+export async function keys(ctx: NodeCommandContext, argv: readonly string[]): Promise<number> {
+  const { strings, booleans, positionals } = parseArgs(argv, {
+    flags: { address: 'boolean', output: 'string', home: 'string', 'keyring-backend': 'string', help: 'boolean' },
+    aliases: { a: 'address', o: 'output' },
+  });
+  const [command, name] = positionals;
+  const all = keyList();
+  if (command === 'list') {
+    await ctx.io.out(render(all, outputFormat(strings.output, 'text')));
+    return 0;
+  }
+  if (command === 'show' && name !== undefined) {
+    const key = all.find((k) => k.name === name || k.address === name);
+    if (key === undefined) throw new SimError('SIM_NO_KEY', `${name}: key not found`, { hint: `the simulated keyring has ${all.map((k) => k.name).join(', ')}` });
+    await ctx.io.out(booleans.address ? `${key.address}\n` : render(key, outputFormat(strings.output, 'text')));
+    return 0;
+  }
+  throw new UsageProblem('usage: keys list | keys show <name> [-a]');
+}

@@ -1,0 +1,267 @@
+/**
+ * `<bin> tx upgrade software-upgrade|cancel-software-upgrade` (upgrade-module.md §4.4) and `<bin> tx gov vote|deposit`.
+ * Upgrade messages travel inside a governance proposal (authority: the gov module account) unless
+ * `--direct` sends the message itself, signed by `--from`, which is how the authority check
+ * can be exercised.
+ */
+import { QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
+import { govAddress } from '../chain/accounts.js';
+import { encodeTx, type Tx } from '../chain/tx.js';
+import { msgDepositType, msgSubmitProposalType, msgVoteType } from '../gov/msgs.js';
+import type { AnyMsg, GovParams } from '../gov/types.js';
+import { cancelUpgradeMsg, softwareUpgradeMsg } from '../upgrade/msgs.js';
+import { upgradeQueryService } from '../upgrade/queries.js';
+import { parseCoins } from '../util/coins.js';
+import { ChainError } from '../util/errors.js';
+import { formatDuration, parseDuration } from '../util/duration.js';
+import type { NodeState } from '../server/query-service.js';
+import { parseArgs, parseHeight, UsageProblem, type FlagKind } from './args.js';
+import { abciQuery, queryJson, resolveNode, rpcCall } from './client.js';
+import type { CliIO } from './io.js';
+import { resolveFrom } from './keys.js';
+import { outputFormat, render } from './output.js';
+import { upgradeInfoProblems } from './upgrade-info-check.js';
+
+export const txFlags: Readonly<Record<string, FlagKind>> = {
+  home: 'string',
+  node: 'string',
+  output: 'string',
+  from: 'string',
+  'chain-id': 'string',
+  'broadcast-mode': 'string',
+  yes: 'boolean',
+  gas: 'string',
+  fees: 'string',
+  'keyring-backend': 'string',
+  'log_level': 'string',
+  help: 'boolean',
+};
+
+const proposalFlags: Readonly<Record<string, FlagKind>> = {
+  ...txFlags,
+  title: 'string',
+  summary: 'string',
+  deposit: 'string',
+  metadata: 'string',
+  direct: 'boolean',
+};
+
+const softwareUpgradeFlags: Readonly<Record<string, FlagKind>> = {
+  ...proposalFlags,
+  'upgrade-height': 'string',
+  'upgrade-info': 'string',
+  'no-validate': 'boolean',
+  'safety-delta': 'string',
+  'daemon-name': 'string',
+};
+
+const aliases = { y: 'yes', o: 'output' };
+
+interface CheckJson {
+  code: number;
+  log: string;
+  codespace: string;
+}
+
+interface CommitJson {
+  check_tx: CheckJson;
+  tx_result: CheckJson & { events: unknown[] };
+  hash: string;
+  height: string;
+}
+
+/** What the CLI prints for a transaction (the SDK's TxResponse, trimmed). */
+export interface TxResponse {
+  height: string;
+  txhash: string;
+  codespace: string;
+  code: number;
+  raw_log: string;
+  events: unknown[];
+}
+
+interface TxContext {
+  io: CliIO;
+  name: string;
+}
+
+/** Sends the transaction and prints the TxResponse; exit code 1 when the chain refused it. */
+async function broadcast(ctx: TxContext, strings: Record<string, string>, tx: Tx): Promise<number> {
+  const node = await resolveNode(strings, ctx.name);
+  const mode = strings['broadcast-mode'] ?? 'commit';
+  if (mode !== 'commit' && mode !== 'sync') throw new UsageProblem(`invalid --broadcast-mode ${JSON.stringify(mode)}: expected commit or sync`);
+  const bytes = encodeTx(tx);
+  const params = { tx: bytes.toString('base64') };
+  let response: TxResponse;
+  if (mode === 'sync') {
+    const sync = (await rpcCall(node, 'broadcast_tx_sync', params)) as CheckJson & { hash: string };
+    response = { height: '0', txhash: sync.hash, codespace: sync.codespace, code: sync.code, raw_log: sync.log, events: [] };
+  } else {
+    const commit = (await rpcCall(node, 'broadcast_tx_commit', params)) as CommitJson;
+    const outcome = commit.check_tx.code !== 0 ? { ...commit.check_tx, events: [] } : commit.tx_result;
+    response = {
+      height: commit.check_tx.code !== 0 ? '0' : commit.height,
+      txhash: commit.hash,
+      codespace: outcome.codespace,
+      code: outcome.code,
+      raw_log: outcome.log,
+      events: outcome.events,
+    };
+  }
+  await ctx.io.out(render(response, outputFormat(strings.output, 'json')));
+  if (response.code !== 0) {
+    ctx.io.err(`Error: ${response.raw_log}\n`);
+    return 1;
+  }
+  return 0;
+}
+
+function proposalTx(strings: Record<string, string>, from: string, messages: AnyMsg[]): Tx {
+  return {
+    body: {
+      messages: [
+        {
+          '@type': msgSubmitProposalType,
+          messages,
+          initial_deposit: parseCoinsFlag(strings.deposit ?? ''),
+          proposer: from,
+          metadata: strings.metadata ?? '',
+          title: strings.title ?? '',
+          summary: strings.summary ?? '',
+          expedited: false,
+        },
+      ],
+      memo: '',
+    },
+    signer: from,
+  };
+}
+
+function parseCoinsFlag(text: string) {
+  try {
+    return parseCoins(text);
+  } catch (error) {
+    if (error instanceof ChainError) throw new UsageProblem(error.message);
+    throw error;
+  }
+}
+
+interface ChainTiming {
+  height: number;
+  blockMs: number;
+  votingMs: number;
+  depositMs: number;
+}
+
+async function chainTiming(node: string): Promise<ChainTiming> {
+  const status = (await rpcCall(node, 'status')) as { sync_info: { latest_block_height: string } };
+  const { params } = await queryJson<{ params: GovParams }>(node, '/sim/gov/params');
+  const state = await queryJson<NodeState>(node, '/sim/node');
+  return {
+    height: Number(status.sync_info.latest_block_height),
+    blockMs: Math.max(1, state.block_time_ms),
+    votingMs: parseDuration(params.voting_period),
+    depositMs: parseDuration(params.max_deposit_period),
+  };
+}
+
+/** upgrade-module.md §3 rule 2: keep `2 × (VotingPeriod + DepositPeriod) + SafetyDelta` between proposal and height. */
+function heightWarnings(t: ChainTiming, height: number, safetyMs: number): string[] {
+  const blocks = (ms: number) => Math.ceil(ms / t.blockMs);
+  const perBlock = formatDuration(t.blockMs);
+  const votingEnds = t.height + 1 + blocks(t.votingMs);
+  if (height < votingEnds) {
+    return [
+      `the vote on this proposal ends around height ${votingEnds} (voting period ${formatDuration(t.votingMs)} at ${perBlock} per block), ` +
+        `after the upgrade height ${height}: the plan will be in the past when the proposal passes, and the proposal will fail ` +
+        `with "upgrade cannot be scheduled in the past"`,
+    ];
+  }
+  const needed = blocks(2 * (t.votingMs + t.depositMs) + safetyMs);
+  const recommended = t.height + needed;
+  if (height >= recommended) return [];
+  return [
+    `upgrade height ${height} leaves no room to cancel: a cancel proposal needs 2 × (voting period ${formatDuration(t.votingMs)} + ` +
+      `deposit period ${formatDuration(t.depositMs)}) + safety delta ${formatDuration(safetyMs)} ≈ ${needed} blocks at ${perBlock} per block; ` +
+      `schedule it at height ${recommended} or later to keep that option`,
+  ];
+}
+
+async function softwareUpgrade(ctx: TxContext, argv: readonly string[]): Promise<number> {
+  const { strings, booleans, positionals } = parseArgs(argv, { flags: softwareUpgradeFlags, aliases });
+  if (positionals.length !== 1) throw new UsageProblem(`software-upgrade takes exactly one argument, the upgrade name; got ${positionals.length}`);
+  const from = resolveFrom(strings.from);
+  if (strings['upgrade-height'] === undefined) throw new UsageProblem('required flag "upgrade-height" not set');
+  const plan = { name: positionals[0] as string, height: parseHeight(strings['upgrade-height'], '--upgrade-height'), info: strings['upgrade-info'] ?? '' };
+  if (!booleans['no-validate']) {
+    const problems = upgradeInfoProblems(plan.info);
+    if (problems.length > 0) {
+      throw new UsageProblem(
+        `invalid --upgrade-info:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+        'fix the upgrade info (expected: {"binaries":{"linux/amd64":"https://…?checksum=sha256:…"}}), or pass --no-validate to skip this check',
+      );
+    }
+  }
+  const node = await resolveNode(strings, ctx.name);
+  const safetyMs = parseDuration(strings['safety-delta'] ?? '0s', '--safety-delta');
+  const timing = await chainTiming(node);
+  if (booleans.direct) {
+    if (plan.height < timing.height) ctx.io.err(`WARNING: upgrade height ${plan.height} is below the current height ${timing.height}\n`);
+    return broadcast(ctx, strings, { body: { messages: [softwareUpgradeMsg(from, plan)], memo: '' }, signer: from });
+  }
+  for (const warning of heightWarnings(timing, plan.height, safetyMs)) ctx.io.err(`WARNING: ${warning}\n`);
+  return broadcast(ctx, strings, proposalTx(strings, from, [softwareUpgradeMsg(govAddress, plan)]));
+}
+
+async function cancelSoftwareUpgrade(ctx: TxContext, argv: readonly string[]): Promise<number> {
+  const { strings, booleans, positionals } = parseArgs(argv, { flags: proposalFlags, aliases });
+  if (positionals.length !== 0) throw new UsageProblem('cancel-software-upgrade takes no arguments');
+  const from = resolveFrom(strings.from);
+  if (booleans.direct) return broadcast(ctx, strings, { body: { messages: [cancelUpgradeMsg(from)], memo: '' }, signer: from });
+  const node = await resolveNode(strings, ctx.name);
+  const { plan } = QueryCurrentPlanResponse.decode(await abciQuery(node, `/${upgradeQueryService}/CurrentPlan`));
+  if (plan !== undefined) {
+    const timing = await chainTiming(node);
+    const votingEnds = timing.height + 1 + Math.ceil(timing.votingMs / timing.blockMs);
+    if (votingEnds >= Number(plan.height)) {
+      ctx.io.err(
+        `WARNING: the vote on this cancel proposal ends around height ${votingEnds}, at or after the scheduled upgrade "${plan.name}" ` +
+          `at height ${plan.height}: the cancellation would come too late\n`,
+      );
+    }
+  }
+  return broadcast(ctx, strings, proposalTx(strings, from, [cancelUpgradeMsg(govAddress)]));
+}
+
+const voteOption: Readonly<Record<string, string>> = {
+  yes: 'VOTE_OPTION_YES',
+  no: 'VOTE_OPTION_NO',
+  abstain: 'VOTE_OPTION_ABSTAIN',
+  no_with_veto: 'VOTE_OPTION_NO_WITH_VETO',
+  nowithveto: 'VOTE_OPTION_NO_WITH_VETO',
+};
+
+async function vote(ctx: TxContext, argv: readonly string[]): Promise<number> {
+  const { strings, positionals } = parseArgs(argv, { flags: { ...txFlags, metadata: 'string' }, aliases });
+  const [id, option] = positionals;
+  if (id === undefined || option === undefined || positionals.length !== 2) throw new UsageProblem('usage: tx gov vote <proposal-id> <yes|no|abstain|no_with_veto> --from <key>');
+  const mapped = voteOption[option.toLowerCase()] ?? (Object.values(voteOption).includes(option) ? option : undefined);
+  if (mapped === undefined) throw new UsageProblem(`invalid vote option ${JSON.stringify(option)}: expected yes, no, abstain or no_with_veto`);
+  const from = resolveFrom(strings.from);
+  const msg = { '@type': msgVoteType, proposal_id: id, voter: from, option: mapped, metadata: strings.metadata ?? '' };
+  return broadcast(ctx, strings, { body: { messages: [msg], memo: '' }, signer: from });
+}
+
+async function deposit(ctx: TxContext, argv: readonly string[]): Promise<number> {
+  const { strings, positionals } = parseArgs(argv, { flags: txFlags, aliases });
+  const [id, amount] = positionals;
+  if (id === undefined || amount === undefined || positionals.length !== 2) throw new UsageProblem('usage: tx gov deposit <proposal-id> <amount> --from <key>');
+  const from = resolveFrom(strings.from);
+  const msg = { '@type': msgDepositType, proposal_id: id, depositor: from, amount: parseCoinsFlag(amount) };
+  return broadcast(ctx, strings, { body: { messages: [msg], memo: '' }, signer: from });
+}
+
+export const txCommands: Readonly<Record<string, Readonly<Record<string, (ctx: TxContext, argv: readonly string[]) => Promise<number>>>>> = {
+  upgrade: { 'software-upgrade': softwareUpgrade, 'cancel-software-upgrade': cancelSoftwareUpgrade },
+  gov: { vote, deposit },
+};

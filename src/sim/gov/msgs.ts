@@ -1,0 +1,165 @@
+/**
+ * The gov messages: submit a proposal, deposit, vote. A proposal whose deposit reaches the minimum
+ * enters its voting period at once; with `auto_vote` (a genesis option of the simulation) the
+ * validators vote yes right then, so a proposal passes by itself when the voting period ends.
+ */
+import { event, routeOf, type MsgContext, type MsgRoute } from '../chain/msg.js';
+import { govAddress, validators } from '../chain/accounts.js';
+import { prefixed } from '../store/kv.js';
+import { addCoins, coversCoins, formatCoins, type Coin } from '../util/coins.js';
+import { parseDuration } from '../util/duration.js';
+import { invalidRequest, unauthorized } from '../util/errors.js';
+import {
+  inactiveProposal,
+  invalidDepositDenom,
+  invalidProposalContent,
+  invalidProposalSigner,
+  invalidVote,
+  unknownProposal,
+} from './errors.js';
+import { getParams, getProposal, govStorePrefix, nextProposalId, setProposal, setVote } from './state.js';
+import { emptyTally, proposalStatus, voteOptions, type AnyMsg, type Proposal, type VoteOption } from './types.js';
+
+export const msgSubmitProposalType = '/cosmos.gov.v1.MsgSubmitProposal';
+export const msgVoteType = '/cosmos.gov.v1.MsgVote';
+export const msgDepositType = '/cosmos.gov.v1.MsgDeposit';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function str(msg: AnyMsg, field: string): string {
+  const value = msg[field];
+  if (value === undefined || value === null) return '';
+  if (typeof value !== 'string') throw invalidRequest(`${msg['@type']}: field ${field} must be a string`);
+  return value;
+}
+
+function coins(msg: AnyMsg, field: string): Coin[] {
+  const value = msg[field] ?? [];
+  if (!Array.isArray(value)) throw invalidRequest(`${msg['@type']}: field ${field} must be a list of coins`);
+  return value.map((c: { denom?: unknown; amount?: unknown }) => {
+    if (typeof c?.denom !== 'string' || typeof c.amount !== 'string' || !/^\d+$/.test(c.amount)) {
+      throw invalidRequest(`${msg['@type']}: invalid coin in ${field}`);
+    }
+    return { denom: c.denom, amount: c.amount };
+  });
+}
+
+async function checkDenoms(ctx: MsgContext, amount: readonly Coin[]): Promise<void> {
+  const params = await getParams(prefixed(ctx.state, govStorePrefix));
+  const accepted = params.min_deposit.map((c) => c.denom);
+  const wrong = amount.filter((c) => !accepted.includes(c.denom));
+  if (wrong.length > 0) {
+    throw invalidDepositDenom(`deposited ${formatCoins(wrong)}, but gov accepts only the following denom(s): [${accepted.join(' ')}]`);
+  }
+}
+
+/** Moves a proposal whose deposit is complete into its voting period. */
+async function activateVoting(ctx: MsgContext, proposal: Proposal): Promise<void> {
+  const gov = prefixed(ctx.state, govStorePrefix);
+  const params = await getParams(gov);
+  proposal.status = proposalStatus.votingPeriod;
+  proposal.voting_start_time = iso(ctx.timeMs);
+  proposal.voting_end_time = iso(ctx.timeMs + parseDuration(params.voting_period, 'voting period'));
+  ctx.events.push(event('active_proposal', { proposal_id: proposal.id, voting_period_start: proposal.id }));
+  ctx.log.info('proposal entered its voting period', { module: 'x/gov', proposal: proposal.id, voting_end: proposal.voting_end_time });
+  if (params.auto_vote) {
+    for (const voter of (await validators(ctx.state)).keys()) {
+      setVote(gov, proposal.id, voter, 'VOTE_OPTION_YES');
+      ctx.log.info('validator voted yes automatically', { module: 'x/gov', proposal: proposal.id, voter });
+    }
+  }
+}
+
+async function activeProposal(ctx: MsgContext, msg: AnyMsg): Promise<Proposal> {
+  const id = str(msg, 'proposal_id');
+  if (!/^\d+$/.test(id)) throw invalidRequest(`invalid proposal id ${JSON.stringify(id)}`);
+  const proposal = await getProposal(prefixed(ctx.state, govStorePrefix), id);
+  if (proposal === undefined) throw unknownProposal(id);
+  return proposal;
+}
+
+const submitProposal: MsgRoute = {
+  signer: (msg) => str(msg, 'proposer'),
+  async execute(ctx, msg) {
+    const messages = msg.messages ?? [];
+    if (!Array.isArray(messages)) throw invalidRequest('messages must be a list');
+    const title = str(msg, 'title');
+    if (title.trim() === '') throw invalidProposalContent('proposal title cannot be empty');
+    for (const inner of messages as AnyMsg[]) {
+      const route = routeOf(ctx, inner);
+      if (route === undefined) throw invalidProposalContent(`unrecognized message type ${JSON.stringify(inner?.['@type'])}`);
+      const signer = route.signer(inner);
+      if (signer !== govAddress) throw invalidProposalSigner(signer);
+    }
+    const deposit = coins(msg, 'initial_deposit');
+    await checkDenoms(ctx, deposit);
+    const gov = prefixed(ctx.state, govStorePrefix);
+    const params = await getParams(gov);
+    const id = String(await nextProposalId(gov));
+    const proposal: Proposal = {
+      id,
+      messages: messages as AnyMsg[],
+      status: proposalStatus.depositPeriod,
+      final_tally_result: emptyTally,
+      submit_time: iso(ctx.timeMs),
+      deposit_end_time: iso(ctx.timeMs + parseDuration(params.max_deposit_period, 'deposit period')),
+      total_deposit: addCoins([], deposit),
+      voting_start_time: null,
+      voting_end_time: null,
+      metadata: str(msg, 'metadata'),
+      title,
+      summary: str(msg, 'summary'),
+      proposer: str(msg, 'proposer'),
+      expedited: false,
+      failed_reason: '',
+    };
+    ctx.events.push(
+      event('submit_proposal', {
+        proposal_id: id,
+        proposal_messages: `,${proposal.messages.map((m) => m['@type']).join(',')}`,
+      }),
+    );
+    ctx.log.info('proposal submitted', { module: 'x/gov', proposal: id, deposit: formatCoins(proposal.total_deposit) || '0' });
+    if (coversCoins(proposal.total_deposit, params.min_deposit)) await activateVoting(ctx, proposal);
+    setProposal(gov, proposal);
+  },
+};
+
+const deposit: MsgRoute = {
+  signer: (msg) => str(msg, 'depositor'),
+  async execute(ctx, msg) {
+    const proposal = await activeProposal(ctx, msg);
+    if (proposal.status !== proposalStatus.depositPeriod && proposal.status !== proposalStatus.votingPeriod) {
+      throw inactiveProposal(proposal.id);
+    }
+    const amount = coins(msg, 'amount');
+    await checkDenoms(ctx, amount);
+    proposal.total_deposit = addCoins(proposal.total_deposit, amount);
+    ctx.events.push(event('proposal_deposit', { proposal_id: proposal.id, amount: formatCoins(amount) }));
+    const params = await getParams(prefixed(ctx.state, govStorePrefix));
+    if (proposal.status === proposalStatus.depositPeriod && coversCoins(proposal.total_deposit, params.min_deposit)) {
+      await activateVoting(ctx, proposal);
+    }
+    setProposal(prefixed(ctx.state, govStorePrefix), proposal);
+  },
+};
+
+const vote: MsgRoute = {
+  signer: (msg) => str(msg, 'voter'),
+  async execute(ctx, msg) {
+    const proposal = await activeProposal(ctx, msg);
+    if (proposal.status !== proposalStatus.votingPeriod) throw inactiveProposal(proposal.id);
+    const option = str(msg, 'option');
+    if (!voteOptions.includes(option as VoteOption)) throw invalidVote(`invalid vote option ${JSON.stringify(option)}`);
+    const voter = str(msg, 'voter');
+    if (voter === '') throw unauthorized('missing voter address');
+    setVote(prefixed(ctx.state, govStorePrefix), proposal.id, voter, option as VoteOption);
+    ctx.events.push(event('proposal_vote', { proposal_id: proposal.id, voter, option }));
+  },
+};
+
+export const govRoutes: Readonly<Record<string, MsgRoute>> = {
+  [msgSubmitProposalType]: submitProposal,
+  [msgDepositType]: deposit,
+  [msgVoteType]: vote,
+};

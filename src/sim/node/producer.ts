@@ -1,0 +1,42 @@
+/**
+ * The block loop: one block every `--block-time`, transactions from the mempool, until stopped or
+ * halted. A ChainHalt ends the loop with nothing of that block committed.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { App } from '../chain/app.js';
+import { ChainHalt } from '../upgrade/halt.js';
+import { nowNanos } from '../util/time.js';
+import type { Mempool } from './mempool.js';
+
+export interface ProducerOptions {
+  app: App;
+  mempool: Mempool;
+  blockTimeMs: number;
+  /** Aborted to stop after the block in progress. */
+  signal: AbortSignal;
+}
+
+/** Resolves with the halt that stopped production, or undefined when stopped by the signal. */
+export async function produceBlocks(options: ProducerOptions): Promise<ChainHalt | undefined> {
+  const { app, mempool, blockTimeMs, signal } = options;
+  while (!signal.aborted) {
+    const started = Date.now();
+    const entries = mempool.take();
+    try {
+      const block = await app.produceBlock(nowNanos(), entries.map((e) => e.tx));
+      mempool.settle(entries, block);
+    } catch (error) {
+      const reason = error instanceof Error ? error : new Error(String(error));
+      mempool.fail(entries, new Error(`the node stopped producing blocks at height ${app.nextHeight}: ${reason.message}`));
+      if (error instanceof ChainHalt) return error;
+      throw error;
+    }
+    const wait = blockTimeMs - (Date.now() - started);
+    try {
+      await sleep(Math.max(0, wait), undefined, { signal });
+    } catch (error) {
+      if ((error as { name?: string }).name !== 'AbortError') throw error;
+    }
+  }
+  return undefined;
+}

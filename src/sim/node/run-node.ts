@@ -1,0 +1,137 @@
+/**
+ * `<bin> start`: opens the store, binds the RPC, gRPC and REST servers, writes the addresses file,
+ * then produces blocks until a signal (exit 0) or a halt. A halt for an upgrade, an early binary, a
+ * downgrade or a failed handler exits 2 (a Go node panics) — or, with `--halt-mode stay`, leaves the
+ * node up, serving queries without producing blocks, until it is signalled (then exit 0), as real
+ * Cosmos nodes do. `--halt-height` is an orderly stop: exit 0, or stay up in stay mode.
+ */
+import path from 'node:path';
+import { App } from '../chain/app.js';
+import { readGenesis } from '../chain/genesis.js';
+import { openDatabase } from '../store/db.js';
+import type { SimLogger } from '../util/log.js';
+import type { SimVersion } from '../versions.js';
+import type { ChainHalt } from '../upgrade/halt.js';
+import { createQueryService, type NodeState } from '../server/query-service.js';
+import { createRpcServer } from '../server/rpc.js';
+import { createRestServer } from '../server/rest.js';
+import { bindGrpc, closeGrpc, createGrpcServer } from '../server/grpc.js';
+import { closeServer, formatHostPort, listen, parseListenAddress } from '../server/http.js';
+import { removeAddresses, writeAddresses } from './addresses.js';
+import { Mempool } from './mempool.js';
+import { produceBlocks } from './producer.js';
+
+export type HaltMode = 'exit' | 'stay';
+
+export interface NodeOptions {
+  home: string;
+  name: string;
+  version: SimVersion;
+  blockTimeMs: number;
+  /** `tcp://host:port`. */
+  rpcLaddr: string;
+  /** `host:port`. */
+  grpcAddress: string;
+  /** `tcp://host:port`. */
+  apiAddress: string;
+  haltMode: HaltMode;
+  skipHeights: readonly number[];
+  /** 0 = none. */
+  haltHeight: number;
+  log: SimLogger;
+}
+
+export const nodeExitCode = { ok: 0, halted: 2 } as const;
+
+export async function runNode(options: NodeOptions): Promise<number> {
+  const { home, log, version } = options;
+  const rpcListen = parseListenAddress(options.rpcLaddr, '--rpc.laddr');
+  const apiListen = parseListenAddress(options.apiAddress, '--api.address');
+  const grpcListen = parseListenAddress(options.grpcAddress, '--grpc.address');
+  const genesis = await readGenesis(home);
+  await removeAddresses(home);
+
+  const controller = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    log.info(`received ${signal}, shutting down`, { module: 'server' });
+    controller.abort();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+
+  const db = await openDatabase(path.join(home, 'data'));
+  const servers: Array<() => Promise<void>> = [];
+  try {
+    const app = await App.open({
+      db,
+      version,
+      genesis,
+      dataDir: path.join(home, 'data'),
+      log,
+      skipHeights: new Set(options.skipHeights),
+      haltHeight: options.haltHeight,
+    });
+    let halted: ChainHalt | undefined;
+    const state = (): NodeState => ({
+      version: version.name,
+      chain_id: app.chainId,
+      block_time_ms: options.blockTimeMs,
+      halt_mode: options.haltMode,
+      halted: halted === undefined ? null : { kind: halted.kind, height: halted.height, message: halted.message },
+    });
+    const queries = createQueryService({ reader: () => app.reader, node: state });
+    const mempool = new Mempool();
+    let rpcUrl = '';
+    const rpcServer = createRpcServer({
+      app,
+      queries,
+      name: options.name,
+      rpcAddress: () => rpcUrl,
+      broadcast: async (tx) => {
+        if (halted !== undefined || controller.signal.aborted) {
+          const why = halted?.message ?? 'the node is shutting down';
+          return { check: { code: 1, codespace: 'sim', log: `the node does not produce blocks any more: ${why}` } };
+        }
+        const check = await app.checkTx(tx);
+        return check.code === 0 ? { check, committed: mempool.add(tx) } : { check };
+      },
+    });
+    const restServer = createRestServer(queries);
+    const grpcServer = createGrpcServer(queries);
+    servers.push(() => closeServer(rpcServer), () => closeServer(restServer), () => closeGrpc(grpcServer));
+
+    rpcUrl = `tcp://${formatHostPort(rpcListen.host, await listen(rpcServer, rpcListen, '--rpc.laddr'))}`;
+    const apiUrl = `tcp://${formatHostPort(apiListen.host, await listen(restServer, apiListen, '--api.address'))}`;
+    const grpcAddr = formatHostPort(grpcListen.host, await bindGrpc(grpcServer, formatHostPort(grpcListen.host, grpcListen.port)));
+    log.info('starting node', {
+      module: 'server',
+      version: version.name,
+      chain_id: app.chainId,
+      height: app.lastHeight,
+      rpc: rpcUrl,
+      grpc: grpcAddr,
+      api: apiUrl,
+    });
+    // Written after the log line: whoever sees the file can rely on the line being out.
+    await writeAddresses(home, { rpc: rpcUrl, grpc: grpcAddr, api: apiUrl, pid: process.pid, version: version.name });
+
+    halted = await produceBlocks({ app, mempool, blockTimeMs: options.blockTimeMs, signal: controller.signal });
+    if (halted === undefined) return nodeExitCode.ok;
+    if (halted.kind === 'halt-height') log.info(`halting node: ${halted.message}`, { module: 'server', last_height: app.lastHeight });
+    if (options.haltMode === 'stay' && !controller.signal.aborted) {
+      log.info('block production stopped; the node keeps serving queries until it receives SIGTERM or SIGINT', {
+        module: 'server',
+        height: app.lastHeight,
+      });
+      await new Promise((resolve) => controller.signal.addEventListener('abort', resolve, { once: true }));
+      return nodeExitCode.ok;
+    }
+    return halted.kind === 'halt-height' ? nodeExitCode.ok : nodeExitCode.halted;
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    for (const close of servers) await close();
+    await db.close();
+    await removeAddresses(home);
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * A small zip writer (deflate, Unix modes kept in the external attributes) for the versions' `.zip`
+ * archives. No zip-writing dependency is installed and the format needed here is tiny: local
+ * headers, data, central directory, end record. Times are fixed so archives are reproducible.
+ */
+import { deflateRawSync } from 'node:zlib';
+
+export interface ZipEntry {
+  /** Path inside the archive, `/`-separated; directories end with `/`. */
+  name: string;
+  data?: Buffer;
+  /** Unix permission bits, e.g. 0o755. */
+  mode: number;
+}
+
+const crcTable = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+export function crc32(data: Uint8Array): number {
+  let crc = 0xffffffff;
+  for (const byte of data) crc = (crcTable[(crc ^ byte) & 0xff] as number) ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+/** 1980-01-01 00:00, the DOS epoch. */
+const dosDate = (0 << 9) | (1 << 5) | 1;
+const dosTime = 0;
+const utf8Flag = 0x0800;
+
+export function createZip(entries: readonly ZipEntry[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const entry of entries) {
+    const isDir = entry.name.endsWith('/');
+    const name = Buffer.from(entry.name, 'utf8');
+    const raw = isDir ? Buffer.alloc(0) : (entry.data ?? Buffer.alloc(0));
+    const deflated = deflateRawSync(raw);
+    const useDeflate = !isDir && deflated.length < raw.length;
+    const body = useDeflate ? deflated : raw;
+    const crc = crc32(raw);
+    const method = useDeflate ? 8 : 0;
+
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(utf8Flag, 6);
+    local.writeUInt16LE(method, 8);
+    local.writeUInt16LE(dosTime, 10);
+    local.writeUInt16LE(dosDate, 12);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(body.length, 18);
+    local.writeUInt32LE(raw.length, 22);
+    local.writeUInt16LE(name.length, 26);
+    local.writeUInt16LE(0, 28);
+    locals.push(local, name, body);
+
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE((3 << 8) | 20, 4); // made by Unix, zip 2.0
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(utf8Flag, 8);
+    central.writeUInt16LE(method, 10);
+    central.writeUInt16LE(dosTime, 12);
+    central.writeUInt16LE(dosDate, 14);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(body.length, 20);
+    central.writeUInt32LE(raw.length, 24);
+    central.writeUInt16LE(name.length, 28);
+    // extra length, comment length, disk number, internal attributes: 0
+    const fileType = isDir ? 0o040000 : 0o100000;
+    central.writeUInt32LE((((fileType | entry.mode) << 16) | (isDir ? 0x10 : 0)) >>> 0, 38);
+    central.writeUInt32LE(offset, 42);
+    centrals.push(central, name);
+
+    offset += local.length + name.length + body.length;
+  }
+  const directory = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, directory, end]);
+}

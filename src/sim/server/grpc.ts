@@ -1,0 +1,76 @@
+/**
+ * The gRPC server (`--grpc.address`), plaintext, serving the protobuf query services with the real
+ * messages, so any Cosmos client library (cosmjs-types' QueryClientImpl, grpcurl, …) can talk to it.
+ */
+import {
+  logVerbosity,
+  Server,
+  ServerCredentials,
+  status,
+  type MethodDefinition,
+  type sendUnaryData,
+  type ServerUnaryCall,
+  type ServiceDefinition,
+  setLogVerbosity,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
+import { ChainError } from '../util/errors.js';
+import { listenError } from './http.js';
+import type { QueryService } from './query-service.js';
+
+const identity = (value: Buffer | Uint8Array) => Buffer.from(value);
+
+export function createGrpcServer(queries: QueryService): Server {
+  // grpc-js would print its own copy of bind errors; ours (listenError) names the flag and the fix.
+  setLogVerbosity(logVerbosity.NONE);
+  const server = new Server();
+  for (const [service, methods] of Object.entries(queries.services)) {
+    const definition: Record<string, MethodDefinition<Buffer, Buffer>> = {};
+    const implementation: UntypedServiceImplementation = {};
+    for (const [method, handler] of Object.entries(methods)) {
+      definition[method] = {
+        path: `/${service}/${method}`,
+        requestStream: false,
+        responseStream: false,
+        requestSerialize: identity,
+        requestDeserialize: identity,
+        responseSerialize: identity,
+        responseDeserialize: identity,
+      };
+      implementation[method] = (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
+        handler(call.request).then(
+          (response) => callback(null, Buffer.from(response)),
+          (error: unknown) =>
+            callback({
+              code: error instanceof ChainError ? error.grpcCode : status.INTERNAL,
+              details: error instanceof Error ? error.message : String(error),
+            }),
+        );
+      };
+    }
+    server.addService(definition as ServiceDefinition, implementation);
+  }
+  return server;
+}
+
+/** Binds to `host:port` (port 0 allowed) and resolves with the bound port. */
+export async function bindGrpc(server: Server, address: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.bindAsync(address, ServerCredentials.createInsecure(), (error, port) =>
+      error ? reject(listenError('--grpc.address', address, error)) : resolve(port),
+    );
+  });
+}
+
+export async function closeGrpc(server: Server): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      server.forceShutdown();
+      resolve();
+    }, 1000);
+    server.tryShutdown(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

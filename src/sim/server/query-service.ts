@@ -1,0 +1,85 @@
+/**
+ * Every query the node answers, by ABCI path. Protobuf services (`/cosmos.upgrade.v1beta1.Query/…`,
+ * `/cosmos.base.tendermint.v1beta1.Service/…`) take and return the real protobuf messages; the
+ * simulation's own paths (`/sim/…`: gov proposals, stores, node state) take and return JSON.
+ * gRPC serves the protobuf services, REST renders them as JSON, the CLI reaches all over RPC.
+ */
+import type { KVReader } from '../store/kv.js';
+import { prefixed } from '../store/kv.js';
+import { appliedStoreUpgrades, mountedStores } from '../store/stores.js';
+import { ChainError, GrpcCode } from '../util/errors.js';
+import { upgradeQueries, upgradeQueryService, type ProtoHandler } from '../upgrade/queries.js';
+import { tendermintQueries, tendermintService } from '../chain/queries.js';
+import { allProposals, getParams, getProposal, govStorePrefix } from '../gov/state.js';
+import { unknownProposal } from '../gov/errors.js';
+
+/** What the running node says about itself (`/sim/node`). */
+export interface NodeState {
+  version: string;
+  chain_id: string;
+  block_time_ms: number;
+  halt_mode: 'exit' | 'stay';
+  /** Set once block production stopped. */
+  halted: { kind: string; height: number; message: string } | null;
+}
+
+export interface QueryService {
+  /** Protobuf services for gRPC: service name → method name → handler. */
+  readonly services: Readonly<Record<string, Readonly<Record<string, ProtoHandler>>>>;
+  /** Answers an ABCI query path; throws ChainError. */
+  query(path: string, data: Uint8Array): Promise<Uint8Array>;
+}
+
+type JsonHandler = (request: Record<string, unknown>) => Promise<unknown>;
+
+function unknownPath(path: string): ChainError {
+  return new ChainError('sdk', 6, `unknown query path ${JSON.stringify(path)}: unknown request`, GrpcCode.notFound);
+}
+
+export function createQueryService(options: { reader: () => KVReader; node: () => NodeState }): QueryService {
+  const { reader, node } = options;
+  const services = {
+    [upgradeQueryService]: upgradeQueries(reader),
+    [tendermintService]: tendermintQueries(reader),
+  };
+  const gov = () => prefixed(reader(), govStorePrefix);
+  const json: Record<string, JsonHandler> = {
+    '/sim/gov/proposal': async (request) => {
+      const id = String(request.proposal_id ?? '');
+      const proposal = /^\d+$/.test(id) ? await getProposal(gov(), id) : undefined;
+      if (proposal === undefined) throw unknownProposal(id);
+      return { proposal };
+    },
+    '/sim/gov/proposals': async () => ({ proposals: await allProposals(gov()) }),
+    '/sim/gov/params': async () => ({ params: await getParams(gov()) }),
+    '/sim/stores': async () => ({
+      stores: (await mountedStores(reader())).map((s) => ({ name: s.name, added_height: String(s.addedHeight) })),
+      store_upgrades: Object.fromEntries(
+        Object.entries(await appliedStoreUpgrades(reader())).map(([name, height]) => [name, String(height)]),
+      ),
+    }),
+    '/sim/node': async () => node(),
+  };
+  return {
+    services,
+    async query(path, data) {
+      const match = /^\/([\w.]+)\/(\w+)$/.exec(path);
+      if (match !== null) {
+        const handler = (services as Record<string, Record<string, ProtoHandler>>)[match[1] as string]?.[match[2] as string];
+        if (handler !== undefined) return handler(data);
+      }
+      const handler = Object.hasOwn(json, path) ? json[path] : undefined;
+      if (handler === undefined) throw unknownPath(path);
+      const text = Buffer.from(data).toString('utf8');
+      let request: Record<string, unknown> = {};
+      if (text.trim() !== '') {
+        try {
+          request = JSON.parse(text) as Record<string, unknown>;
+        } catch {
+          throw new ChainError('sdk', 6, `query ${path} expects JSON data`);
+        }
+      }
+      return Buffer.from(JSON.stringify(await handler(request)));
+    },
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * The REST API server (`--api.address`), grpc-gateway style: the upgrade queries under
+ * `/cosmos/upgrade/v1beta1/`, gov proposals under `/cosmos/gov/v1/`, blocks under
+ * `/cosmos/base/tendermint/v1beta1/`. Answers are the protobuf responses rendered as JSON, and errors
+ * `{"code": <gRPC code>, "message": …, "details": []}`.
+ */
+import http from 'node:http';
+import {
+  QueryAppliedPlanRequest,
+  QueryModuleVersionsRequest,
+} from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
+import { GetBlockByHeightRequest, GetBlockByHeightResponse, GetLatestBlockResponse } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
+import { ChainError } from '../util/errors.js';
+import { upgradeJson, upgradeQueryService } from '../upgrade/queries.js';
+import { tendermintService } from '../chain/queries.js';
+import { sendJson } from './http.js';
+import type { QueryService } from './query-service.js';
+
+type Route = (match: RegExpExecArray, url: URL, queries: QueryService) => Promise<unknown>;
+
+const upgrade = (method: string) => `/${upgradeQueryService}/${method}`;
+const json = async (queries: QueryService, path: string, request: unknown = {}) =>
+  JSON.parse(Buffer.from(await queries.query(path, Buffer.from(JSON.stringify(request)))).toString('utf8')) as unknown;
+
+const routes: Array<[RegExp, Route]> = [
+  [/^\/cosmos\/upgrade\/v1beta1\/current_plan$/, async (_m, _u, q) => upgradeJson.CurrentPlan(await q.query(upgrade('CurrentPlan'), new Uint8Array()))],
+  [
+    /^\/cosmos\/upgrade\/v1beta1\/applied_plan\/([^/]+)$/,
+    async (m, _u, q) => {
+      const request = QueryAppliedPlanRequest.encode({ name: decodeURIComponent(m[1] as string) }).finish();
+      return upgradeJson.AppliedPlan(await q.query(upgrade('AppliedPlan'), request));
+    },
+  ],
+  [
+    /^\/cosmos\/upgrade\/v1beta1\/module_versions$/,
+    async (_m, url, q) => {
+      const request = QueryModuleVersionsRequest.encode({ moduleName: url.searchParams.get('module_name') ?? '' }).finish();
+      return upgradeJson.ModuleVersions(await q.query(upgrade('ModuleVersions'), request));
+    },
+  ],
+  [/^\/cosmos\/upgrade\/v1beta1\/authority$/, async (_m, _u, q) => upgradeJson.Authority(await q.query(upgrade('Authority'), new Uint8Array()))],
+  [/^\/cosmos\/gov\/v1\/proposals\/(\d+)$/, async (m, _u, q) => json(q, '/sim/gov/proposal', { proposal_id: m[1] })],
+  [/^\/cosmos\/gov\/v1\/proposals$/, async (_m, _u, q) => json(q, '/sim/gov/proposals')],
+  [/^\/cosmos\/gov\/v1\/params(?:\/\w+)?$/, async (_m, _u, q) => json(q, '/sim/gov/params')],
+  [
+    /^\/cosmos\/base\/tendermint\/v1beta1\/blocks\/(latest|\d+)$/,
+    async (m, _u, q) => {
+      if (m[1] === 'latest') {
+        return GetLatestBlockResponse.toJSON(GetLatestBlockResponse.decode(await q.query(`/${tendermintService}/GetLatestBlock`, new Uint8Array())));
+      }
+      const request = GetBlockByHeightRequest.encode({ height: BigInt(m[1] as string) }).finish();
+      return GetBlockByHeightResponse.toJSON(GetBlockByHeightResponse.decode(await q.query(`/${tendermintService}/GetBlockByHeight`, request)));
+    },
+  ],
+  [/^\/cosmos\/base\/tendermint\/v1beta1\/syncing$/, async () => ({ syncing: false })],
+];
+
+const httpStatus: Readonly<Record<number, number>> = { 3: 400, 5: 404, 13: 500, 14: 503 };
+
+export function createRestServer(queries: QueryService): http.Server {
+  return http.createServer((req, res) => {
+    void (async () => {
+      try {
+        const url = new URL(req.url ?? '/', 'http://localhost');
+        if (req.method !== 'GET') {
+          sendJson(res, 405, { code: 12, message: `method ${req.method ?? ''} not allowed`, details: [] });
+          return;
+        }
+        for (const [pattern, route] of routes) {
+          const match = pattern.exec(url.pathname);
+          if (match !== null) {
+            sendJson(res, 200, await route(match, url, queries));
+            return;
+          }
+        }
+        sendJson(res, 501, { code: 12, message: 'Not Implemented', details: [] });
+      } catch (error) {
+        if (error instanceof ChainError) {
+          sendJson(res, httpStatus[error.grpcCode] ?? 500, { code: error.grpcCode, message: error.message, details: [] });
+        } else {
+          sendJson(res, 500, { code: 13, message: error instanceof Error ? error.message : String(error), details: [] });
+        }
+      }
+    })();
+  });
+}
