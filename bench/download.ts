@@ -5,11 +5,14 @@
  *   node dist/bench/download.js --size-mib 64 --rss-mib 256    # smaller, quicker
  *
  * 1. Throughput: a 256 MiB tar.gz served by a local HTTP server (its own process). Each measured
- *    transfer runs in a fresh child process: a raw transfer of the same bytes to a file (undici, no
- *    hash), then chainvisor's pipeline (download + sha256 while streaming + verify + safe extract +
- *    find binary), then the install step (fsync of the tree + rename). Ratio = pipeline throughput /
- *    raw throughput, best of 3 each.
+ *    transfer runs in a fresh child process: a raw transfer of the same bytes to a file (no hash;
+ *    once with undici, which the download uses, once with node:http), then chainvisor's pipeline
+ *    (download + sha256 + safe extraction into a quarantine folder, all while the bytes arrive; then
+ *    verify + release the tree + find binary), then the install step (fsync of the tree + rename).
+ *    Ratio = best pipeline throughput / best raw throughput, against the same client (undici) and
+ *    against the faster of the two, 3 runs each.
  * 2. Memory: peak RSS (the child's own maxRSS) of the pipeline on a 1 GiB archive.
+ * The issue's goals: ratio at least 0.8, peak RSS under 120 MB (114 MiB) whatever the size.
  * Archives are generated in a temp folder at run time and deleted afterwards.
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -26,7 +29,6 @@ import { createGzip } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { request } from 'undici';
 import { createFetcher, parseSource, stageBinary } from '../src/download/index.js';
 import { silentLogger } from '../src/log/index.js';
 import { installFolder } from '../src/verify/index.js';
@@ -103,7 +105,7 @@ async function serve(file: string): Promise<void> {
 interface ClientResult {
   ms: number;
   bytes: number;
-  /** Pipeline only: download + hash, then verify + extract. */
+  /** Pipeline only: download + hash + extraction (overlapped), then verify + release the tree. */
   downloadMs?: number;
   extractMs?: number;
   installMs?: number;
@@ -123,12 +125,15 @@ function stepLogger(marks: Map<string, number>): ReturnType<typeof silentLogger>
   return pino({ level: 'info' }, sink);
 }
 
-async function client(mode: 'raw' | 'pipeline', url: string, dir: string): Promise<ClientResult> {
+async function client(mode: Mode, url: string, dir: string): Promise<ClientResult> {
   const started = performance.now();
   let bytes = 0;
   let installMs: number | undefined;
-  if (mode === 'raw') {
-    const { body } = await request(url);
+  if (mode === 'raw' || mode === 'raw-undici') {
+    const body: AsyncIterable<Buffer> =
+      mode === 'raw-undici'
+        ? (await (await import('undici')).request(url)).body
+        : await new Promise<http.IncomingMessage>((resolve, reject) => http.get(url, resolve).on('error', reject));
     const out = createWriteStream(path.join(dir, 'raw'));
     await pipeline(
       body,
@@ -185,7 +190,9 @@ function runChild<T>(args: string[]): Promise<T> {
   });
 }
 
-async function measure(mode: 'raw' | 'pipeline', url: string, root: string): Promise<ClientResult> {
+type Mode = 'raw' | 'raw-undici' | 'pipeline';
+
+async function measure(mode: Mode, url: string, root: string): Promise<ClientResult> {
   const dir = await fs.mkdtemp(path.join(root, `${mode}-`));
   try {
     return await runChild<ClientResult>(['--client', mode, url, dir]);
@@ -217,22 +224,30 @@ async function main(): Promise<void> {
     const port = await serverReady;
     const url = `http://127.0.0.1:${port}/release.tar.gz?checksum=sha256:${digest}`;
 
-    const raw: ClientResult[] = [];
+    const rawHttp: ClientResult[] = [];
+    const rawUndici: ClientResult[] = [];
     const full: ClientResult[] = [];
     for (let i = 0; i < runs; i++) {
-      raw.push(await measure('raw', url, root));
+      rawHttp.push(await measure('raw', url, root));
+      rawUndici.push(await measure('raw-undici', url, root));
       full.push(await measure('pipeline', url, root));
     }
+    // The ratio is taken against the faster of the two raw transfers.
+    const raw = [...rawHttp, ...rawUndici];
     const bestRaw = raw.reduce((a, b) => (rate(a) >= rate(b) ? a : b));
     const bestFull = full.reduce((a, b) => (rate(a) >= rate(b) ? a : b));
+    const range = (values: number[], digits = 0): string => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
     console.log(`archive: ${(size / MiB).toFixed(1)} MiB`);
-    console.log(`raw transfer to a file:                    ${rate(bestRaw).toFixed(0)} MiB/s (${bestRaw.ms.toFixed(0)} ms)   runs: ${raw.map((r) => rate(r).toFixed(0)).join(', ')}`);
-    console.log(`  peak RSS of the raw transfer (undici):   ${Math.max(...raw.map((r) => r.maxRssMiB)).toFixed(0)} MiB`);
-    console.log(`download + hash + verify + extract:        ${rate(bestFull).toFixed(0)} MiB/s (${bestFull.ms.toFixed(0)} ms)   runs: ${full.map((r) => rate(r).toFixed(0)).join(', ')}`);
-    console.log(`  of which download + hash:               ${bestFull.downloadMs?.toFixed(0)} ms; verify + extract: ${bestFull.extractMs?.toFixed(0)} ms`);
-    console.log(`ratio (pipeline / raw):                    ${(rate(bestFull) / rate(bestRaw)).toFixed(2)}`);
+    console.log(`raw transfer to a file, node:http:         runs: ${rawHttp.map((r) => rate(r).toFixed(0)).join(', ')} MiB/s; peak RSS ${range(rawHttp.map((r) => r.maxRssMiB))} MiB`);
+    console.log(`raw transfer to a file, undici:            runs: ${rawUndici.map((r) => rate(r).toFixed(0)).join(', ')} MiB/s; peak RSS ${range(rawUndici.map((r) => r.maxRssMiB))} MiB`);
+    console.log(`raw transfer, best of both:                ${rate(bestRaw).toFixed(0)} MiB/s (${bestRaw.ms.toFixed(0)} ms)`);
+    console.log(`download + hash + extract, then verify:    ${rate(bestFull).toFixed(0)} MiB/s (${bestFull.ms.toFixed(0)} ms)   runs: ${full.map((r) => rate(r).toFixed(0)).join(', ')}`);
+    console.log(`  download + hash + extract (overlapped):  ${bestFull.downloadMs?.toFixed(0)} ms; after the last byte (verify, release the tree, find the binary): ${bestFull.extractMs?.toFixed(0)} ms`);
+    const bestUndici = rawUndici.reduce((a, b) => (rate(a) >= rate(b) ? a : b));
+    console.log(`ratio (pipeline / raw undici):             ${(rate(bestFull) / rate(bestUndici)).toFixed(2)} (best of each; goal ≥ 0.8)`);
+    console.log(`ratio (pipeline / faster raw):             ${(rate(bestFull) / rate(bestRaw)).toFixed(2)}`);
     console.log(`install (fsync every file + rename):       ${bestFull.installMs?.toFixed(0)} ms (disk-bound, not in the ratio)`);
-    console.log(`peak RSS, ${sizeMiB} MiB pipeline:             ${bestFull.maxRssMiB.toFixed(0)} MiB`);
+    console.log(`peak RSS, ${sizeMiB} MiB pipeline:             ${range(full.map((r) => r.maxRssMiB))} MiB over ${runs} runs (goal < 120 MB = 114 MiB)`);
     await fs.rm(archive);
 
     if (rssMiB > 0) {
@@ -241,7 +256,7 @@ async function main(): Promise<void> {
       const bigDigest = await makeArchive(big, rssMiB);
       const bigUrl = `http://127.0.0.1:${port}/release.tar.gz?checksum=sha256:${bigDigest}`;
       const result = await measure('pipeline', bigUrl, root);
-      console.log(`peak RSS, ${rssMiB} MiB pipeline:            ${result.maxRssMiB.toFixed(0)} MiB (${rate(result).toFixed(0)} MiB/s)`);
+      console.log(`peak RSS, ${rssMiB} MiB pipeline:            ${result.maxRssMiB.toFixed(0)} MiB (${rate(result).toFixed(0)} MiB/s; goal < 120 MB = 114 MiB)`);
       const baseline = await runChild<{ maxRssMiB: number }>(['--baseline']);
       console.log(`peak RSS of an idle child (baseline):      ${baseline.maxRssMiB.toFixed(0)} MiB`);
     }
@@ -256,7 +271,7 @@ const [role, ...rest] = process.argv.slice(2);
 if (role === '--serve') {
   await serve(rest[0] as string);
 } else if (role === '--client') {
-  const result = await client(rest[0] as 'raw' | 'pipeline', rest[1] as string, rest[2] as string);
+  const result = await client(rest[0] as Mode, rest[1] as string, rest[2] as string);
   process.send?.(result, () => process.exit(0));
 } else if (role === '--baseline') {
   await import('../src/download/index.js');

@@ -6,11 +6,11 @@
  * the download resumes with `Range: bytes=N-` when the server advertised `Accept-Ranges: bytes`; the
  * hasher keeps its state, so the final digest still covers the whole file. A server that answers a
  * range request with 200 (or a Content-Range that does not fit) sends the file from the start again,
- * and the hash starts again with it.
+ * and the hash starts again with it. A `sink` (the extraction while downloading) follows the same
+ * byte stream: it keeps receiving after a resume, and is told to start again with the file.
  */
 import { type Hash, createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
-import { Agent, type Dispatcher } from 'undici';
 import { ChainvisorError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { type Checksum, type ChecksumAlgo, createBatchWriter, formatBytes, isSystemError } from '../verify/index.js';
@@ -20,6 +20,7 @@ import { copyFileUrl } from './file-url.js';
 import { header, openUrl } from './http.js';
 import type { UrlPolicy } from './policy.js';
 import type { DownloadSource } from './source.js';
+import { createTransport, discardBody, timeoutCodes } from './transport.js';
 
 export interface FetcherOptions {
   /** CHAINVISOR_DOWNLOAD_TIMEOUT (ms): connect, response headers, and the longest pause in the body. */
@@ -39,7 +40,7 @@ export interface FetcherOptions {
 
 export interface FetchRequest {
   source: DownloadSource;
-  /** Created or truncated; holds the whole body on success. */
+  /** Created or truncated; holds the whole body on success (unless a sink said it needs no file). */
   file: string;
   /** For messages: `linux/amd64 binary`. */
   what: string;
@@ -47,6 +48,22 @@ export interface FetchRequest {
   /** Overrides the fetcher's cap (the Info document has a small one). */
   maxBytes?: number;
   signal?: AbortSignal;
+  /** Also receives the body as it arrives (extraction while downloading); not for file:// URLs. */
+  sink?: DownloadSink;
+}
+
+/** A consumer of the body besides the file and the hash. */
+export interface DownloadSink {
+  /** The next bytes, in file order, once hashed and written; the download waits for it. Never throws. */
+  write(chunk: Buffer): Promise<void>;
+  /** The server sends the file from the start again: the bytes given so far are void. Never throws. */
+  restart(): Promise<void>;
+  /**
+   * False once the sink has all it needs from the bytes themselves (a tar.gz being extracted): the
+   * rest of the body is then not written to the file, which halves the disk writes. Only a restart
+   * may make it true again (and the file then starts over too).
+   */
+  readonly needsFile: boolean;
 }
 
 export interface FetchResult {
@@ -90,11 +107,7 @@ interface AttemptState {
 
 export function createFetcher(options: FetcherOptions): Fetcher {
   const backoff = { ...defaultBackoff, ...options.backoff };
-  const dispatcher: Dispatcher = new Agent({
-    connect: { timeout: options.timeoutMs, ...options.tls },
-    headersTimeout: options.timeoutMs,
-    bodyTimeout: options.timeoutMs,
-  });
+  const transport = createTransport({ timeoutMs: options.timeoutMs, ...(options.tls ? { tls: options.tls } : {}) });
 
   async function fetchToFile(req: FetchRequest): Promise<FetchResult> {
     const maxBytes = req.maxBytes ?? options.maxBytes;
@@ -117,6 +130,7 @@ export function createFetcher(options: FetcherOptions): Fetcher {
       state.received = 0;
       state.hash = createHash(req.algo);
       state.total = undefined;
+      await req.sink?.restart();
       try {
         await handle.truncate(0);
       } catch (error) {
@@ -175,7 +189,7 @@ export function createFetcher(options: FetcherOptions): Fetcher {
       if (state.validator !== undefined) headers['if-range'] = state.validator;
     }
     const { response } = await openUrl(req.source.url, {
-      dispatcher,
+      transport,
       policy: options.policy,
       headers,
       authorization: req.source.authorization,
@@ -189,7 +203,7 @@ export function createFetcher(options: FetcherOptions): Fetcher {
       }
       const length = contentLength(response.headers['content-length']);
       if (length !== undefined && length > maxBytes) {
-        await body.dump();
+        await discardBody(body);
         throw tooLarge(req, `the server announces ${length} bytes`, maxBytes);
       }
       state.total = length;
@@ -199,20 +213,20 @@ export function createFetcher(options: FetcherOptions): Fetcher {
     } else if (statusCode === 206 && resuming) {
       const range = parseContentRange(header(response.headers['content-range']));
       if (range === undefined || range.start !== state.received || (state.total !== undefined && range.total !== undefined && range.total !== state.total)) {
-        await body.dump();
+        await discardBody(body);
         await restart();
         state.rangeOk = false;
         throw new RetryableFailure(`the server answered the range request with Content-Range ${JSON.stringify(header(response.headers['content-range']) ?? '')}`);
       }
       if (range.total !== undefined) state.total = range.total;
     } else if (statusCode === 416 && resuming) {
-      await body.dump();
+      await discardBody(body);
       await restart();
       state.rangeOk = false;
       throw new RetryableFailure('the server refused the range request (416)');
     } else {
       // Read a little of the error page so the connection can be reused; a failure here changes nothing.
-      await body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      await discardBody(body, 64 * 1024).catch(() => undefined);
       throw new StatusFailure(statusCode, parseRetryAfter(response.headers['retry-after']));
     }
 
@@ -230,7 +244,12 @@ export function createFetcher(options: FetcherOptions): Fetcher {
         if (state.received + chunk.length > maxBytes) throw tooLarge(req, `more than ${maxBytes} bytes arrived`, maxBytes);
         state.hash.update(chunk);
         state.received += chunk.length;
-        await io(() => out.write(chunk));
+        if (req.sink === undefined) {
+          await io(() => out.write(chunk));
+        } else {
+          if (req.sink.needsFile) await io(() => out.write(chunk));
+          await req.sink.write(chunk);
+        }
       }
     } finally {
       // Bytes already hashed must reach the file, or a resume would hash a hole.
@@ -244,7 +263,7 @@ export function createFetcher(options: FetcherOptions): Fetcher {
 
   return {
     fetchToFile,
-    close: () => dispatcher.close(),
+    close: () => transport.close(),
   };
 }
 
@@ -267,7 +286,8 @@ function classify(error: unknown): 'retry' | 'final' | 'bug' {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return 'bug';
   if (isTlsTrustError(code)) return 'final';
-  // undici's own errors, system errors (ECONNRESET, ECONNREFUSED, ENOTFOUND…), a stream cut short.
+  // undici's own errors (its timeouts, a socket closed mid-body), system errors (ECONNRESET,
+  // ECONNREFUSED, ENOTFOUND…), a stream closed early.
   return code.startsWith('UND_ERR') || /^E[A-Z0-9]+$/.test(code) || code === 'ERR_STREAM_PREMATURE_CLOSE' ? 'retry' : 'bug';
 }
 
@@ -279,21 +299,11 @@ function describeFailure(error: unknown): string {
   if (error instanceof StatusFailure) return `HTTP ${error.status}`;
   if (error instanceof RetryableFailure) return error.message;
   const code = (error as { code?: string }).code;
-  switch (code) {
-    case 'UND_ERR_CONNECT_TIMEOUT':
-      return 'connecting timed out';
-    case 'UND_ERR_HEADERS_TIMEOUT':
-      return 'no response headers in time';
-    case 'UND_ERR_BODY_TIMEOUT':
-      return 'the body stalled (no data in time)';
-    case 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH':
-      return 'the connection closed before the announced Content-Length was reached';
-    case 'UND_ERR_SOCKET':
-      return `the connection dropped (${(error as Error).message})`;
-    default:
-      if (code !== undefined && isTlsTrustError(code)) return `the server's TLS certificate is not trusted (${code}: ${(error as Error).message})`;
-      return code === undefined ? (error as Error).message : `${code}: ${(error as Error).message}`;
-  }
+  if (code !== undefined && timeoutCodes[code] !== undefined) return timeoutCodes[code];
+  if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return 'the connection closed before the announced Content-Length was reached';
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return `the connection dropped (${(error as Error).message})`;
+  if (code !== undefined && isTlsTrustError(code)) return `the server's TLS certificate is not trusted (${code}: ${(error as Error).message})`;
+  return code === undefined ? (error as Error).message : `${code}: ${(error as Error).message}`;
 }
 
 function finalError(req: FetchRequest, reason: string, attempts: number, status: number | undefined, cause: unknown, exhausted = false): DownloadError {

@@ -1,19 +1,19 @@
 /**
- * One HTTP exchange, redirects included, with undici. Redirects are followed here rather than by an
+ * One HTTP exchange, redirects included. Redirects are followed here rather than by an
  * interceptor so that every hop passes the URL policy, https never leads to http, a loop is named as
  * one, and credentials never follow the request to another origin.
  */
-import { type Dispatcher, request } from 'undici';
 import { RedirectError } from './errors.js';
 import { type UrlPolicy, checkUrlAllowed } from './policy.js';
 import { redactUrl } from './redact.js';
+import { type Transport, type TransportResponse, discardBody } from './transport.js';
 
 export const maxRedirects = 5;
 
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 
 export interface OpenOptions {
-  dispatcher: Dispatcher;
+  transport: Transport;
   policy: UrlPolicy;
   headers: Record<string, string>;
   /** Sent only to the origin of the first URL. */
@@ -22,7 +22,7 @@ export interface OpenOptions {
 }
 
 export interface Opened {
-  response: Dispatcher.ResponseData;
+  response: TransportResponse;
   /** The URL that answered, after redirects. */
   url: URL;
 }
@@ -34,15 +34,10 @@ export async function openUrl(start: URL, options: OpenOptions): Promise<Opened>
     checkUrlAllowed(url, options.policy);
     const headers = { ...options.headers };
     if (options.authorization !== undefined && url.origin === start.origin) headers.authorization = options.authorization;
-    const response = await request(url, {
-      method: 'GET',
-      dispatcher: options.dispatcher,
-      headers,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
+    const response = await options.transport.request(url, { headers, signal: options.signal });
     if (!redirectStatuses.has(response.statusCode)) return { response, url };
 
-    await response.body.dump();
+    await discardBody(response.body);
     const shownChain = (extra?: URL): string[] => [...chain, ...(extra === undefined ? [] : [extra])].map((u) => redactUrl(u));
     const location = header(response.headers.location);
     if (location === undefined) {

@@ -1,17 +1,21 @@
 /**
- * One binary from URL to a checked folder: fetch (hashing as it streams), compare the checksum, and
- * only then unpack, find the binary and, if asked, run `<binary> version`. Shared by the upgrade path
- * and `chainvisor check-plan`. The result is a folder inside the work folder; installing it is the
- * caller's business.
+ * One binary from URL to a checked folder: fetch (hashing as it streams, and extracting a tar or
+ * tar.gz into a quarantine folder as it arrives), compare the checksum, and only then release the
+ * extracted tree (or unpack the file, for zip and plain executables), find the binary and, if asked,
+ * run `<binary> version`. Shared by the upgrade path and `chainvisor check-plan`. The result is a
+ * folder inside the work folder; installing it is the caller's business.
  */
 import path from 'node:path';
 import type { Logger } from '../log/index.js';
 import {
   type Checksum,
   type ExtractLimits,
+  type StreamUnpacker,
+  type Subject,
   type Unpacked,
   assertChecksum,
   createHasher,
+  createStreamUnpacker,
   formatChecksum,
   smokeTest,
   unpack,
@@ -63,10 +67,29 @@ export interface Staged {
 }
 
 export async function stageBinary(options: StageOptions): Promise<Staged> {
-  const { source, platform, logger } = options;
+  const { source, platform } = options;
   const what = `${platform} binary`;
   const file = path.join(options.workDir, 'download');
   const tree = path.join(options.workDir, 'tree');
+  const subject = { what, url: source.shown };
+  // A tar or tar.gz is extracted as it arrives, into a folder that stays quarantined (nothing
+  // executable, nothing installed or run) until the whole file's checksum matched.
+  const streamed = createStreamUnpacker({ subject, quarantine: path.join(options.workDir, 'quarantine'), limits: options.limits });
+  try {
+    return await stageWith(options, { what, file, tree, subject, streamed });
+  } finally {
+    // Removes the quarantine folder on every failure (a mismatch included); after success it is
+    // already gone (it became the tree). A failure to remove it must not hide why the attempt failed:
+    // it is inside the work folder, which the caller removes.
+    await streamed.discard().catch((error: unknown) => options.logger.warn({ err: error }, 'could not remove the quarantine folder'));
+  }
+}
+
+async function stageWith(
+  options: StageOptions,
+  { what, file, tree, subject, streamed }: { what: string; file: string; tree: string; subject: Subject; streamed: StreamUnpacker },
+): Promise<Staged> {
+  const { source, platform, logger } = options;
   const started = Date.now();
   logger.info({ platform, url: source.shown }, 'downloading the upgrade binary');
   const fetched = await options.fetcher.fetchToFile({
@@ -74,6 +97,7 @@ export async function stageBinary(options: StageOptions): Promise<Staged> {
     file,
     what,
     algo: createHasher(source.checksum).algo,
+    sink: streamed,
     ...(options.signal ? { signal: options.signal } : {}),
   });
   const progress = options.progress ?? {};
@@ -84,7 +108,6 @@ export async function stageBinary(options: StageOptions): Promise<Staged> {
     { bytes: fetched.bytes, seconds, attempts: fetched.attempts, resumes: fetched.resumes, checksum: formatChecksum(fetched.checksum) },
     'download complete',
   );
-  const subject = { what, url: source.shown };
   if (source.checksum !== undefined) {
     assertChecksum(subject, source.checksum, fetched.checksum, fetched.bytes);
     logger.info({ checksum: formatChecksum(source.checksum) }, 'checksum verified');
@@ -93,7 +116,11 @@ export async function stageBinary(options: StageOptions): Promise<Staged> {
   }
   progress.verified = true;
 
-  const unpacked = await unpack({ subject, file, tree, name: options.name, platform, limits: options.limits });
+  // Verified: only now may the extracted tree leave quarantine (or, for the formats not streamed, the
+  // file be unpacked).
+  const unpacked =
+    (await streamed.finish({ tree, name: options.name, platform })) ??
+    (await unpack({ subject, file, tree, name: options.name, platform, limits: options.limits }));
   progress.unpacked = unpacked;
   logger.info({ format: unpacked.kind, entries: unpacked.entries, bytes: unpacked.bytes, binary: unpacked.from }, 'unpacked');
 

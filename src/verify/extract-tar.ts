@@ -4,13 +4,15 @@
  * entry count — so a hostile entry or a bomb is refused before its bytes reach the disk, and the
  * whole archive is refused rather than "sanitised". Entries are written one at a time, so when
  * something is refused, every write has finished before this returns and the folder can be removed.
+ * The bytes are pushed in (`createTarExtractor`), so the same code reads a file or a download as it
+ * arrives.
  */
 import { createReadStream } from 'node:fs';
 import { Parser, type ReadEntry } from 'tar';
 import { checkEntryPath } from './entry-path.js';
 import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject, isSystemError } from './errors.js';
 import type { ExtractLimits } from './limits.js';
-import { type ExtractResult, type TreeWriter, createTreeWriter } from './tree-writer.js';
+import { type ExtractResult, type TreeWriter, type TreeWriterOptions, createTreeWriter } from './tree-writer.js';
 
 export type { ExtractResult } from './tree-writer.js';
 
@@ -18,17 +20,58 @@ export type { ExtractResult } from './tree-writer.js';
 const maxRatio = 1000;
 
 export async function extractTar(subject: Subject, archive: string, into: string, limits: ExtractLimits): Promise<ExtractResult> {
-  const stop = new AbortController();
-  const tree = createTreeWriter(subject, into, limits, stop.signal);
-  const parser = new Parser({ strict: true, maxDecompressionRatio: maxRatio });
+  const extractor = createTarExtractor(subject, into, limits);
   const input = createReadStream(archive, { highWaterMark: 256 * 1024 });
+  try {
+    for await (const chunk of input as AsyncIterable<Buffer>) {
+      await extractor.write(chunk);
+      // Refused already: reading the rest cannot change the answer.
+      if (extractor.failed) break;
+    }
+  } catch (error) {
+    await extractor.abort(error);
+  } finally {
+    input.destroy();
+  }
+  return extractor.end();
+}
+
+/** A tar or tar.gz stream pushed in piece by piece (a file being read, or a download arriving). */
+export interface TarExtractor {
+  /** Feeds the next bytes; resolves when the reader can take more. Ignored once the archive failed. */
+  write(chunk: Buffer): Promise<void>;
+  /** True once the archive was refused or could not be read (the reason comes from `end()`). */
+  readonly failed: boolean;
+  /** No more bytes: waits for the last entry, checks the links; throws the first failure. */
+  end(): Promise<ExtractResult>;
+  /** Stops now (with `reason` as the failure, if given) and waits until nothing writes any more. */
+  abort(reason?: unknown): Promise<void>;
+  /** See TreeWriter.releaseExecBits. */
+  releaseExecBits(): Promise<void>;
+}
+
+export function createTarExtractor(subject: Subject, into: string, limits: ExtractLimits, options: TreeWriterOptions = {}): TarExtractor {
+  const stop = new AbortController();
+  const tree = createTreeWriter(subject, into, limits, stop.signal, options);
+  const parser = new Parser({ strict: true, maxDecompressionRatio: maxRatio });
   let failure: unknown;
   let chain: Promise<void> = Promise.resolve();
+  let onFailure: () => void = () => undefined;
+  const failed = new Promise<void>((resolve) => {
+    onFailure = resolve;
+  });
   const fail = (error: unknown): void => {
     failure ??= error;
-    input.destroy();
     stop.abort(error);
+    onFailure();
   };
+  const ended = new Promise<void>((resolve) => {
+    parser.on('end', resolve);
+    parser.on('error', (error: unknown) => {
+      fail(error);
+      resolve();
+    });
+  });
 
   parser.on('entry', (entry: ReadEntry) => {
     if (failure !== undefined) {
@@ -57,25 +100,42 @@ export async function extractTar(subject: Subject, archive: string, into: string
     });
   });
 
-  await new Promise<void>((resolve) => {
-    parser.on('end', resolve);
-    parser.on('error', (error: unknown) => {
-      fail(error);
-      resolve();
+  /** Resolves on `event` or on a failure, whichever comes first. */
+  const until = async (emitter: NodeJS.EventEmitter, event: string): Promise<void> => {
+    let listener: () => void = () => undefined;
+    const happened = new Promise<void>((resolve) => {
+      listener = resolve;
+      emitter.once(event, resolve);
     });
-    input.on('error', (error) => {
-      fail(error);
-      resolve();
-    });
-    input.on('close', () => {
-      if (failure !== undefined) resolve();
-    });
-    input.pipe(parser);
-  });
-  // Let the entry being written finish (or fail) so nothing writes after we return.
-  await chain;
-  if (failure !== undefined) throw tarError(subject, failure);
-  return tree.finish();
+    await Promise.race([happened, failed]);
+    emitter.off(event, listener);
+  };
+
+  return {
+    get failed() {
+      return failure !== undefined;
+    },
+    async write(chunk) {
+      if (failure !== undefined) return;
+      // The entry being written is behind: wait for it (or for a failure, which drains nothing).
+      if (!parser.write(chunk)) await until(parser, 'drain');
+    },
+    async end() {
+      if (failure === undefined) {
+        parser.end();
+        await Promise.race([ended, failed]);
+      }
+      // Let the entry being written finish (or fail) so nothing writes after we return.
+      await chain;
+      if (failure !== undefined) throw tarError(subject, failure);
+      return tree.finish();
+    },
+    async abort(reason) {
+      fail(reason ?? new Error('extraction stopped'));
+      await chain;
+    },
+    releaseExecBits: () => tree.releaseExecBits(),
+  };
 }
 
 function checkHeader(subject: Subject, entry: ReadEntry, tree: TreeWriter): void {

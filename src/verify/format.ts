@@ -10,7 +10,8 @@ export type Format = 'executable' | 'tar' | 'tar.gz' | 'gzip' | 'zip';
 
 export type Detected = { format: Format; kind: string } | { format: 'unknown'; kind: string };
 
-const headLength = 4096;
+/** How many first bytes decide the format. */
+export const headLength = 4096;
 
 export async function detectFormat(file: string): Promise<Detected> {
   const handle = await fs.open(file, 'r');

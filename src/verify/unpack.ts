@@ -1,12 +1,14 @@
 /**
  * From a verified download to a folder ready to install: detect the format from the bytes, extract
  * safely (or place the plain executable), find the binary and make it executable. Called only after
- * the checksum matched — nothing here runs on bytes that are not the ones the plan names.
+ * the checksum matched — nothing here runs on bytes that are not the ones the plan names. (A tar or
+ * tar.gz is usually extracted while it downloads instead, see stream-unpack.ts; it ends in
+ * `finishTree` too.)
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type Subject, UnknownFormatError } from './errors.js';
-import { extractTar } from './extract-tar.js';
+import { type ExtractResult, extractTar } from './extract-tar.js';
 import { extractZip } from './extract-zip.js';
 import { gunzipFile } from './extract-gzip.js';
 import { findBinary } from './find-binary.js';
@@ -63,6 +65,19 @@ export async function unpack(options: UnpackOptions): Promise<Unpacked> {
 
   const result =
     detected.format === 'zip' ? await extractZip(subject, file, tree, limits) : await extractTar(subject, file, tree, limits);
-  const found = await findBinary(subject, tree, name, options.platform);
+  return finishTree({ subject, tree, name, platform: options.platform, detected, result });
+}
+
+/** The last step for an extracted archive, whether it was extracted from the file or while downloading. */
+export async function finishTree(options: {
+  subject: Subject;
+  tree: string;
+  name: string;
+  platform: string | undefined;
+  detected: { format: Format; kind: string };
+  result: ExtractResult;
+}): Promise<Unpacked> {
+  const { detected, result } = options;
+  const found = await findBinary(options.subject, options.tree, options.name, options.platform);
   return { format: detected.format, kind: detected.kind, entries: result.entries, bytes: result.bytes, binary: found.binary, from: found.from };
 }

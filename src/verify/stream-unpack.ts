@@ -1,0 +1,124 @@
+/**
+ * Unpacking a tar or tar.gz while it downloads, into a quarantine folder, so that extraction does not
+ * wait for the last byte (the download and the extraction overlap instead of running one after the
+ * other).
+ *
+ * Why this is as safe as unpacking after the checksum: the extractor must resist hostile archives
+ * anyway — a matching checksum proves only that the bytes are the ones the plan names, not that the
+ * plan's author is honest — so feeding it unverified bytes widens nothing. What the checksum still
+ * guards is everything after extraction: no extracted file is executable, the quarantine folder
+ * becomes the tree (and later `upgrades/<dir>`), and the binary is found and smoke-tested only in
+ * `finish()`, which the caller calls once the whole file's checksum matched. On a mismatch the caller
+ * calls `discard()` and the quarantine folder is removed.
+ *
+ * A problem found while streaming (a hostile entry, a bomb, a full disk) is kept and reported by
+ * `finish()`: before that the checksum decides, and a file that is not the one the plan names is
+ * reported as a mismatch, exactly as when nothing is unpacked before the checksum. Formats that need
+ * the whole file (zip reads its directory at the end; a plain or gzip-compressed executable is just
+ * moved or inflated) are not streamed: `finish()` returns undefined and the caller unpacks the
+ * downloaded file as before.
+ */
+import fs from 'node:fs/promises';
+import type { Subject } from './errors.js';
+import { type TarExtractor, createTarExtractor } from './extract-tar.js';
+import { type Format, detectFromHead, headLength } from './format.js';
+import type { ExtractLimits } from './limits.js';
+import { type Unpacked, finishTree } from './unpack.js';
+
+export interface StreamUnpackOptions {
+  subject: Subject;
+  /** Created on the first archive bytes; must not exist. Removed by `restart()` and `discard()`. */
+  quarantine: string;
+  limits: ExtractLimits;
+}
+
+export interface StreamUnpacker {
+  /** The next bytes of the download, in order. Never throws: a failure waits for `finish()`. */
+  write(chunk: Buffer): Promise<void>;
+  /** The server is sending the file from the start again: drop what was extracted, start afresh. */
+  restart(): Promise<void>;
+  /**
+   * Only after the checksum matched: completes the extraction, gives the execute bits back, moves the
+   * quarantine folder to `tree` and finds the binary. Undefined when the format was not streamed.
+   */
+  finish(options: { tree: string; name: string; platform?: string }): Promise<Unpacked | undefined>;
+  /** Stops and removes the quarantine folder (checksum mismatch, failed download). */
+  discard(): Promise<void>;
+  /** False while a tar is being extracted: the downloaded file itself is then never read. */
+  readonly needsFile: boolean;
+}
+
+type State =
+  /** Collecting the first bytes to recognise the format. */
+  | { kind: 'head'; chunks: Buffer[]; length: number }
+  | { kind: 'tar'; detected: { format: Format; kind: string }; extractor: TarExtractor }
+  /** Not streamed (zip, executable, unknown): the downloaded file is unpacked after the checksum. */
+  | { kind: 'file' }
+  /** Something failed outside the extractor (the quarantine folder could not be created or removed). */
+  | { kind: 'failed'; error: unknown };
+
+export function createStreamUnpacker(options: StreamUnpackOptions): StreamUnpacker {
+  const { subject, quarantine, limits } = options;
+  let state: State = { kind: 'head', chunks: [], length: 0 };
+
+  async function startTar(head: Buffer): Promise<void> {
+    const detected = detectFromHead(head.subarray(0, headLength));
+    if (detected.format !== 'tar' && detected.format !== 'tar.gz') {
+      state = { kind: 'file' };
+      return;
+    }
+    try {
+      await fs.mkdir(quarantine, { mode: 0o700 });
+    } catch (error) {
+      state = { kind: 'failed', error };
+      return;
+    }
+    const extractor = createTarExtractor(subject, quarantine, limits, { holdExecBits: true });
+    state = { kind: 'tar', detected: { format: detected.format, kind: detected.kind }, extractor };
+    await extractor.write(head);
+  }
+
+  async function stop(): Promise<void> {
+    if (state.kind === 'tar') await state.extractor.abort();
+    await fs.rm(quarantine, { recursive: true, force: true });
+  }
+
+  return {
+    get needsFile() {
+      return state.kind === 'head' || state.kind === 'file';
+    },
+    async write(chunk) {
+      if (state.kind === 'tar') {
+        await state.extractor.write(chunk);
+        return;
+      }
+      if (state.kind !== 'head') return;
+      state.chunks.push(chunk);
+      state.length += chunk.length;
+      if (state.length >= headLength) await startTar(Buffer.concat(state.chunks));
+    },
+
+    async restart() {
+      try {
+        await stop();
+        state = { kind: 'head', chunks: [], length: 0 };
+      } catch (error) {
+        state = { kind: 'failed', error };
+      }
+    },
+
+    async finish({ tree, name, platform }) {
+      // A file shorter than the detection window: the whole file is the head.
+      if (state.kind === 'head' && state.length > 0) await startTar(Buffer.concat(state.chunks));
+      const current: State = state;
+      if (current.kind === 'failed') throw current.error;
+      if (current.kind !== 'tar') return undefined;
+      const result = await current.extractor.end();
+      await current.extractor.releaseExecBits();
+      await fs.rename(quarantine, tree);
+      return finishTree({ subject, tree, name, platform, detected: current.detected, result });
+    },
+
+    discard: stop,
+  };
+}

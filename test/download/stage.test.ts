@@ -1,0 +1,143 @@
+/**
+ * stageBinary with a tar.gz extracted while it downloads: the tree stays in quarantine (nothing
+ * executable, no `tree` folder) until the whole file's checksum matched; a mismatch leaves neither;
+ * a resume keeps extracting, a restart from zero starts the extraction again.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { type TestContext, test } from 'node:test';
+import { fakeBinary, goodArchives, gzip, hostileArchives, tar } from '../../scripts/make-hostile-archives.js';
+import { type Fetcher, createFetcher, parseSource, stageBinary } from '../../src/download/index.js';
+import { ChainvisorError } from '../../src/errors/index.js';
+import { type FaultServer, startFaultServer } from '../support/fault-server.js';
+import { fastBackoff, listTree, memoryLogger, tempDir, withChecksum } from '../support/download-kit.js';
+
+/** bin/simd first, then an executable library large enough to be cut mid-way (random: gzip keeps its size). */
+const library = randomBytes(512 * 1024);
+const archive = gzip(
+  tar([
+    { name: 'bin/', type: 'dir' },
+    { name: 'bin/simd', body: fakeBinary(), mode: 0o755 },
+    { name: 'lib/', type: 'dir' },
+    { name: 'lib/libhelper.so', body: library, mode: 0o755 },
+  ]),
+);
+const cutAt = Math.floor(archive.length / 2);
+
+async function setup(t: TestContext, timeoutMs = 2000): Promise<{ server: FaultServer; work: string; fetcher: Fetcher; log: ReturnType<typeof memoryLogger> }> {
+  const server = await startFaultServer();
+  t.after(() => server.close());
+  const work = await tempDir(t);
+  const log = memoryLogger();
+  const fetcher = createFetcher({
+    timeoutMs,
+    retries: 3,
+    maxBytes: 64 << 20,
+    policy: { allowInsecureHttp: false, allowFileUrls: false },
+    logger: log.logger,
+    ...fastBackoff,
+  });
+  t.after(() => fetcher.close());
+  return { server, work, fetcher, log };
+}
+
+function stage(ctx: { work: string; fetcher: Fetcher; log: ReturnType<typeof memoryLogger> }, url: string) {
+  return stageBinary({
+    source: parseSource(url, { mustHaveChecksum: true, what: 'linux/amd64 binary' }),
+    platform: 'linux/amd64',
+    name: 'simd',
+    workDir: ctx.work,
+    fetcher: ctx.fetcher,
+    limits: { maxBytes: 64 << 20, maxEntries: 100 },
+    logger: ctx.log.logger,
+    smokeTest: false,
+  });
+}
+
+async function waitFor(what: string, check: () => Promise<boolean>): Promise<void> {
+  for (const deadline = Date.now() + 10_000; !(await check()); ) {
+    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+const exists = (file: string): Promise<boolean> => fs.lstat(file).then(() => true, () => false);
+
+test('extracted while downloading: quarantined and not executable until the checksum matched, then released', async (t) => {
+  const ctx = await setup(t, 1000);
+  // The first answer stops half-way (and stalls until the idle timeout); the retry resumes with Range.
+  ctx.server.route('/simd.tar.gz', { body: archive, etag: '"v2"', faults: [{ kind: 'stall', afterBytes: cutAt }] });
+  const pending = stage(ctx, withChecksum(ctx.server.url('/simd.tar.gz'), archive));
+
+  const quarantined = path.join(ctx.work, 'quarantine', 'bin', 'simd');
+  await waitFor('bin/simd in the quarantine folder', async () => (await exists(quarantined)) && (await fs.stat(quarantined)).size === fakeBinary().length);
+  assert.equal((await fs.stat(quarantined)).mode & 0o111, 0, 'nothing is executable before the checksum matched');
+  assert.equal(await exists(path.join(ctx.work, 'tree')), false, 'no tree before the checksum matched');
+
+  const staged = await pending;
+  assert.equal(staged.resumes, 1, 'the extraction kept going across the resume');
+  assert.equal(staged.unpacked.kind, 'gzip-compressed tar archive');
+  assert.equal(staged.tree, path.join(ctx.work, 'tree'));
+  assert.equal(await exists(path.join(ctx.work, 'quarantine')), false);
+  assert.deepEqual(await listTree(staged.tree), ['bin/', 'bin/simd', 'lib/', 'lib/libhelper.so']);
+  assert.equal((await fs.stat(staged.unpacked.binary)).mode & 0o111, 0o111);
+  assert.equal((await fs.stat(path.join(staged.tree, 'lib', 'libhelper.so'))).mode & 0o100, 0o100, 'held execute bits are given back');
+  assert.deepEqual(await fs.readFile(path.join(staged.tree, 'lib', 'libhelper.so')), library);
+});
+
+test('checksum mismatch with extraction under way: the mismatch is the error, no quarantine and no tree remain', async (t) => {
+  const ctx = await setup(t);
+  const other = gzip(tar([{ name: 'bin/simd', body: fakeBinary('v9'), mode: 0o755 }, { name: 'lib/x.so', body: randomBytes(64 * 1024) }]));
+  ctx.server.route('/simd.tar.gz', { body: other });
+  await assert.rejects(stage(ctx, withChecksum(ctx.server.url('/simd.tar.gz'), archive)), { code: 'CHAINVISOR_CHECKSUM_MISMATCH' });
+  assert.deepEqual(await fs.readdir(ctx.work), ['download'], 'only the downloaded file, which the caller removes with the work folder');
+});
+
+test('a hostile archive under a wrong checksum is reported as a mismatch; under the right one as unsafe; nothing escapes', async (t) => {
+  const ctx = await setup(t);
+  const escape = path.join(ctx.work, '..', `evil-${path.basename(ctx.work)}`);
+  const evil = hostileArchives({ name: 'simd', escapeRelative: '../../evil', escapeAbsolute: escape }).tarAbsolute?.data as Buffer;
+  assert.ok(evil, 'the hostile archive exists');
+  ctx.server.route('/evil.tar', { body: evil });
+  await assert.rejects(stage(ctx, withChecksum(ctx.server.url('/evil.tar'), archive)), { code: 'CHAINVISOR_CHECKSUM_MISMATCH' });
+  assert.deepEqual(await fs.readdir(ctx.work), ['download']);
+  await fs.rm(path.join(ctx.work, 'download'));
+  await assert.rejects(stage(ctx, withChecksum(ctx.server.url('/evil.tar'), evil)), (error: unknown) => {
+    assert.ok(error instanceof ChainvisorError);
+    assert.equal(error.code, 'CHAINVISOR_ARCHIVE_UNSAFE');
+    return true;
+  });
+  assert.deepEqual(await fs.readdir(ctx.work), ['download']);
+  assert.equal(await exists(escape), false);
+});
+
+test('a server that restarts from zero (200 to a Range request): the extraction starts again and the tree is whole', async (t) => {
+  const ctx = await setup(t);
+  ctx.server.route('/simd.tar.gz', { body: archive, faults: [{ kind: 'drop', afterBytes: cutAt }, { kind: 'ignore-range' }] });
+  const staged = await stage(ctx, withChecksum(ctx.server.url('/simd.tar.gz'), archive));
+  assert.ok(ctx.server.requestsTo('/simd.tar.gz')[1]?.range, 'a range was asked for');
+  assert.equal(staged.resumes, 1);
+  assert.deepEqual(await listTree(staged.tree), ['bin/', 'bin/simd', 'lib/', 'lib/libhelper.so']);
+  assert.deepEqual(await fs.readFile(path.join(staged.tree, 'lib', 'libhelper.so')), library);
+  assert.equal(await fs.readFile(staged.unpacked.binary, 'utf8'), fakeBinary());
+  assert.match(ctx.log.text(), /starting over/);
+});
+
+test('zip and plain executables are not streamed: unpacked from the file after the checksum, as before', async (t) => {
+  const ctx = await setup(t);
+  const plain = Buffer.from(fakeBinary());
+  ctx.server.route('/simd', { body: plain });
+  const staged = await stage(ctx, withChecksum(ctx.server.url('/simd'), plain));
+  assert.equal(staged.unpacked.from, '(plain executable)');
+  assert.equal(await exists(path.join(ctx.work, 'quarantine')), false);
+
+  const zipped = goodArchives('simd').zip?.data as Buffer;
+  const zipWork = await tempDir(t);
+  ctx.server.route('/simd.zip', { body: zipped });
+  const fromZip = await stage({ ...ctx, work: zipWork }, withChecksum(ctx.server.url('/simd.zip'), zipped));
+  assert.equal(fromZip.unpacked.format, 'zip');
+  assert.equal(await fs.readFile(fromZip.unpacked.binary, 'utf8'), fakeBinary());
+  assert.equal(await exists(path.join(zipWork, 'quarantine')), false);
+});
