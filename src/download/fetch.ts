@@ -20,7 +20,7 @@ import { copyFileUrl } from './file-url.js';
 import { header, openUrl } from './http.js';
 import type { UrlPolicy } from './policy.js';
 import type { DownloadSource } from './source.js';
-import { createTransport, discardBody, timeoutCodes } from './transport.js';
+import { TransportTimeout, createTransport, discardBody } from './transport.js';
 
 export interface FetcherOptions {
   /** CHAINVISOR_DOWNLOAD_TIMEOUT (ms): connect, response headers, and the longest pause in the body. */
@@ -286,9 +286,9 @@ function classify(error: unknown): 'retry' | 'final' | 'bug' {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return 'bug';
   if (isTlsTrustError(code)) return 'final';
-  // undici's own errors (its timeouts, a socket closed mid-body), system errors (ECONNRESET,
-  // ECONNREFUSED, ENOTFOUND…), a stream closed early.
-  return code.startsWith('UND_ERR') || /^E[A-Z0-9]+$/.test(code) || code === 'ERR_STREAM_PREMATURE_CLOSE' ? 'retry' : 'bug';
+  // System errors (ECONNRESET — also a body cut short —, ECONNREFUSED, ENOTFOUND…), our timeouts
+  // (ETIMEDOUT), a stream closed early.
+  return /^E[A-Z0-9]+$/.test(code) || code === 'ERR_STREAM_PREMATURE_CLOSE' ? 'retry' : 'bug';
 }
 
 function isTlsTrustError(code: string): boolean {
@@ -298,10 +298,9 @@ function isTlsTrustError(code: string): boolean {
 function describeFailure(error: unknown): string {
   if (error instanceof StatusFailure) return `HTTP ${error.status}`;
   if (error instanceof RetryableFailure) return error.message;
+  if (error instanceof TransportTimeout) return error.message;
   const code = (error as { code?: string }).code;
-  if (code !== undefined && timeoutCodes[code] !== undefined) return timeoutCodes[code];
-  if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return 'the connection closed before the announced Content-Length was reached';
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return `the connection dropped (${(error as Error).message})`;
+  if (code === 'ECONNRESET') return `the connection dropped (${(error as Error).message})`;
   if (code !== undefined && isTlsTrustError(code)) return `the server's TLS certificate is not trusted (${code}: ${(error as Error).message})`;
   return code === undefined ? (error as Error).message : `${code}: ${(error as Error).message}`;
 }

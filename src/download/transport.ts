@@ -1,16 +1,19 @@
 /**
- * The HTTP client under the download: undici, one connection per request, with the three time
- * limits of CHAINVISOR_DOWNLOAD_TIMEOUT (connecting, the response headers, the longest pause in the
- * body). undici reports them as UND_ERR_CONNECT_TIMEOUT, UND_ERR_HEADERS_TIMEOUT and
- * UND_ERR_BODY_TIMEOUT; the fetcher names and retries them.
+ * The HTTP client under the download: node's own `http`/`https`, one connection per request, with
+ * the three time limits of CHAINVISOR_DOWNLOAD_TIMEOUT (connecting, the response headers, the longest
+ * pause in the body), each failing with a TransportTimeout that names the phase.
  *
- * Memory: undici allocates a buffer per socket read, and V8 frees them in bulk, so a download's peak
- * RSS sits around 130–140 MiB whatever the file's size (`node:http` measured ~100 MiB in the same
- * pipeline; see docs/download.md, "Benchmark").
+ * Why not undici (the first choice): undici 7, the last line that runs on Node 20, throws an
+ * uncatchable `assert(!this.paused)` from its socket 'end' handler when the server closes the
+ * connection while the body is paused by backpressure (nodejs/undici#5360, fixed only in undici 8,
+ * which needs Node >= 22.19). Downloads apply backpressure by design (the disk and the extractor set
+ * the pace), so that crash would take the supervisor down mid-upgrade; our fault-server tests hit it.
+ * `node:http` also keeps the peak RSS of a download under 120 MB (98–119 MiB against 131–144 MiB; see
+ * docs/download.md, "Benchmark"). Revisit when Node 20 support ends.
  */
-import type { IncomingHttpHeaders } from 'node:http';
+import http from 'node:http';
+import https from 'node:https';
 import type { Readable } from 'node:stream';
-import { Agent, request } from 'undici';
 
 export interface TransportOptions {
   /** Each of the three limits, in ms. */
@@ -21,7 +24,7 @@ export interface TransportOptions {
 
 export interface TransportResponse {
   statusCode: number;
-  headers: IncomingHttpHeaders;
+  headers: http.IncomingHttpHeaders;
   body: Readable;
 }
 
@@ -30,26 +33,49 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-/** The undici error codes of the three time limits, with what each means. */
-export const timeoutCodes: Readonly<Record<string, string>> = {
-  UND_ERR_CONNECT_TIMEOUT: 'connecting timed out',
-  UND_ERR_HEADERS_TIMEOUT: 'no response headers in time',
-  UND_ERR_BODY_TIMEOUT: 'the body stalled (no data in time)',
-};
+/** A time limit that ran out; `code` ETIMEDOUT so it counts as a network failure (retried). */
+export class TransportTimeout extends Error {
+  readonly code = 'ETIMEDOUT';
+
+  constructor(readonly phase: 'connect' | 'headers' | 'body') {
+    super(phase === 'connect' ? 'connecting timed out' : phase === 'headers' ? 'no response headers in time' : 'the body stalled (no data in time)');
+    this.name = 'TransportTimeout';
+  }
+}
 
 export function createTransport(options: TransportOptions): Transport {
-  const dispatcher = new Agent({
-    connect: { timeout: options.timeoutMs, ...options.tls },
-    headersTimeout: options.timeoutMs,
-    bodyTimeout: options.timeoutMs,
-    pipelining: 0,
-  });
+  const agents = {
+    http: new http.Agent({ keepAlive: false }),
+    https: new https.Agent({ keepAlive: false, ...options.tls }),
+  };
   return {
-    async request(url, { headers, signal }) {
-      const response = await request(url, { method: 'GET', dispatcher, headers, ...(signal === undefined ? {} : { signal }) });
-      return { statusCode: response.statusCode, headers: response.headers as IncomingHttpHeaders, body: response.body };
+    request(url, { headers, signal }) {
+      return new Promise((resolve, reject) => {
+        const secure = url.protocol === 'https:';
+        const req = (secure ? https : http).request(url, {
+          method: 'GET',
+          agent: secure ? agents.https : agents.http,
+          headers,
+          ...(signal === undefined ? {} : { signal }),
+        });
+        let response: http.IncomingMessage | undefined;
+        // An idle socket: while connecting, while waiting for the headers, or in the body.
+        req.setTimeout(options.timeoutMs, () => {
+          if (response !== undefined) response.destroy(new TransportTimeout('body'));
+          else req.destroy(new TransportTimeout(req.socket?.connecting === true ? 'connect' : 'headers'));
+        });
+        req.once('error', reject);
+        req.once('response', (res) => {
+          response = res;
+          resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: res });
+        });
+        req.end();
+      });
     },
-    close: () => dispatcher.close(),
+    async close() {
+      agents.http.destroy();
+      agents.https.destroy();
+    },
   };
 }
 
