@@ -11,6 +11,7 @@
  */
 import { type Hash, createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
+import type { Config } from '../config/index.js';
 import { ChainvisorError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { type Checksum, type ChecksumAlgo, createBatchWriter, formatBytes, isSystemError } from '../verify/index.js';
@@ -103,6 +104,18 @@ interface AttemptState {
   rangeOk: boolean;
   /** Strong ETag or Last-Modified, sent as If-Range when resuming. */
   validator: string | undefined;
+}
+
+/** The fetcher the configuration asks for: its time limit, retries, size cap and URL policy. */
+export function fetcherFromConfig(config: Config, logger: Logger, overrides: Partial<FetcherOptions> = {}): Fetcher {
+  return createFetcher({
+    timeoutMs: config.downloadTimeout,
+    retries: config.downloadRetries,
+    maxBytes: config.downloadMaxBytes,
+    policy: { allowInsecureHttp: config.allowInsecureHttp, allowFileUrls: config.allowFileUrls },
+    logger,
+    ...overrides,
+  });
 }
 
 export function createFetcher(options: FetcherOptions): Fetcher {

@@ -20,6 +20,6 @@ export { hostPlatform } from './platform.js';
 export { type UrlPolicy, checkUrlAllowed, isLoopbackHost } from './policy.js';
 export { redactUrl } from './redact.js';
 export { type DownloadSource, parseSource } from './source.js';
-export { type DownloadSink, type Fetcher, type FetcherOptions, type FetchRequest, type FetchResult, createFetcher } from './fetch.js';
+export { type DownloadSink, type Fetcher, type FetcherOptions, type FetchRequest, type FetchResult, createFetcher, fetcherFromConfig } from './fetch.js';
 export { type BackoffOptions, defaultBackoff, parseRetryAfter, retryDelay } from './backoff.js';
 export { type Staged, type StageOptions, type StageProgress, stageBinary } from './stage.js';

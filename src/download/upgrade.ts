@@ -12,7 +12,7 @@ import type { Logger } from '../log/index.js';
 import type { Plan } from '../plan/index.js';
 import { installFolder, isSystemError } from '../verify/index.js';
 import { DownloadIoError } from './errors.js';
-import { type FetcherOptions, createFetcher } from './fetch.js';
+import { type FetcherOptions, fetcherFromConfig } from './fetch.js';
 import { pickBinary, resolveInfo } from './info.js';
 import { hostPlatform } from './platform.js';
 import { parseSource } from './source.js';
@@ -49,14 +49,7 @@ export async function downloadUpgradeBinary(options: DownloadUpgradeOptions): Pr
   const workspace = await guardIo('create a work folder under', layout.root, () =>
     createWorkspace({ root: layout.root, upgradesDir: layout.upgradesDir, dirName, logger }),
   );
-  const fetcher = createFetcher({
-    timeoutMs: config.downloadTimeout,
-    retries: config.downloadRetries,
-    maxBytes: config.downloadMaxBytes,
-    policy: { allowInsecureHttp: config.allowInsecureHttp, allowFileUrls: config.allowFileUrls },
-    logger,
-    ...options.fetch,
-  });
+  const fetcher = fetcherFromConfig(config, logger, options.fetch);
   try {
     const signalOption = options.signal ? { signal: options.signal } : {};
     const info = await resolveInfo(plan.info, { mustHaveChecksum: config.downloadMustHaveChecksum, fetcher, workDir: workspace.path, ...signalOption });

@@ -13,7 +13,7 @@ import {
   type Fetcher,
   type Info,
   type StageProgress,
-  createFetcher,
+  fetcherFromConfig,
   hostPlatform,
   parseSource,
   pickBinary,
@@ -75,13 +75,7 @@ export const checkPlanCommand: Command = {
     });
     const logger = createLogger({ level: 'warn', pretty: true, color: false });
     const work = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-check-plan-'));
-    const fetcher = createFetcher({
-      timeoutMs: config.downloadTimeout,
-      retries: config.downloadRetries,
-      maxBytes: config.downloadMaxBytes,
-      policy: { allowInsecureHttp: config.allowInsecureHttp, allowFileUrls: config.allowFileUrls },
-      logger,
-    });
+    const fetcher = fetcherFromConfig(config, logger);
     try {
       const info = await resolveInfo(values.info, { mustHaveChecksum: config.downloadMustHaveChecksum, fetcher, workDir: work });
       const host = hostPlatform();
