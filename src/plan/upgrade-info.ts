@@ -59,6 +59,7 @@ export async function readUpgradeInfo(file: string): Promise<UpgradeInfoRead> {
     text = await fs.readFile(file, 'utf8');
   } catch (error) {
     if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return { status: 'missing' };
+    if (isErrno(error, 'EISDIR')) return { status: 'invalid', reason: 'it is a folder, not a file', incomplete: false, text: '' };
     throw error;
   }
   const parsed = parseUpgradeInfo(text);

@@ -52,6 +52,7 @@ export class Supervisor {
   private stopSignal: NodeJS.Signals | undefined;
   private wake: ((event: Wake) => void) | undefined;
   private readonly reportedSkips = new Set<string>();
+  private reportedInvalid: string | undefined;
 
   constructor(options: SupervisorOptions) {
     this.config = options.config;
@@ -79,6 +80,7 @@ export class Supervisor {
         pollIntervalMs: this.config.pollInterval,
         logger: this.logger,
         onPlan: (plan) => void this.onPlan(plan),
+        onInvalid: (reason, text) => this.reportInvalid(reason, text),
       });
       // Never hold the node back on file events: polling covers until (or unless) they are live.
       const ready = await Promise.race([this.watcher.ready.then(() => true), delay(5000, false, { ref: false })]);
@@ -175,7 +177,7 @@ export class Supervisor {
     const read = await readUpgradeInfo(this.layout.upgradeInfoFile);
     if (read.status === 'missing') return undefined;
     if (read.status === 'invalid') {
-      this.logger.error({ file: this.layout.upgradeInfoFile, reason: read.reason }, 'ignoring invalid upgrade-info.json: %s', read.reason);
+      this.reportInvalid(read.reason, read.text);
       return undefined;
     }
     const verdict = await this.verdict(read.plan);
@@ -195,6 +197,17 @@ export class Supervisor {
       }
     }
     return verdict;
+  }
+
+  /** An invalid upgrade-info.json is reported once per content, whichever path read it. */
+  private reportInvalid(reason: string, text: string): void {
+    if (this.reportedInvalid === text) return;
+    this.reportedInvalid = text;
+    this.logger.error(
+      { file: this.layout.upgradeInfoFile, reason },
+      'ignoring invalid upgrade-info.json: %s; supervision goes on — the node (or whoever wrote the file) must write a valid plan',
+      reason,
+    );
   }
 
   /** From the watcher: a new valid plan appeared while the node runs (the stay-up halt). */

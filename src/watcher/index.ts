@@ -23,6 +23,8 @@ export interface WatchOptions {
   logger: Logger;
   /** Called once for each new, valid content of the file. */
   onPlan: (plan: Plan) => void;
+  /** Called once for each new content that is not a valid plan (once it has settled); logs when absent. */
+  onInvalid?: (reason: string, text: string) => void;
   /** How long a file that does not parse may stay that way before it is reported invalid. */
   settleMs?: number;
 }
@@ -76,11 +78,8 @@ export function watchUpgradeInfo(options: WatchOptions): UpgradeInfoWatcher {
     unsettledSince = undefined;
     retries = 0;
     lastText = read.text;
-    logger.error(
-      { file, reason: read.reason },
-      'ignoring invalid upgrade-info.json: %s; supervision goes on — the node (or whoever wrote the file) must write a valid plan',
-      read.reason,
-    );
+    if (options.onInvalid) options.onInvalid(read.reason, read.text);
+    else logger.error({ file, reason: read.reason }, 'ignoring invalid upgrade-info.json: %s', read.reason);
   }
 
   function check(): Promise<void> {

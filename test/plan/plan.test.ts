@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, test } from 'node:test';
-import { parseUpgradeInfo, serializePlan, skipHeights } from '../../src/plan/index.js';
+import { parseUpgradeInfo, readUpgradeInfo, serializePlan, skipHeights } from '../../src/plan/index.js';
 
 describe('upgrade-info.json', () => {
   test('the node format parses and serialises back to the same bytes', () => {
@@ -22,6 +25,20 @@ describe('upgrade-info.json', () => {
     assert.equal(!wrong.ok && wrong.incomplete, false);
     assert.equal(parseUpgradeInfo('[1]').ok, false);
     assert.equal(parseUpgradeInfo('{"name":"v2","height":1.5}').ok, false);
+  });
+});
+
+describe('reading upgrade-info.json', () => {
+  test('missing is missing; a folder in its place is invalid, not a crash', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-plan-'));
+    try {
+      const file = path.join(dir, 'upgrade-info.json');
+      assert.deepEqual(await readUpgradeInfo(file), { status: 'missing' });
+      await fs.mkdir(file);
+      assert.deepEqual(await readUpgradeInfo(file), { status: 'invalid', reason: 'it is a folder, not a file', incomplete: false, text: '' });
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
