@@ -87,8 +87,13 @@ export class Supervisor {
       if (!ready) this.logger.warn('file events are not ready after 5 s; starting the node and relying on polling meanwhile');
       return await this.loop();
     } catch (error) {
-      if (this.stopSignal && this.abort.signal.aborted && isAbort(error)) {
-        this.logger.warn({ signal: this.stopSignal }, 'stopped while applying an upgrade; current was not switched — start chainvisor again to finish it');
+      // Asked to stop mid-sequence: whatever ended the sequence (an abort, a cancelled download)
+      // is the stop's doing, not a failed upgrade.
+      if (this.stopSignal && this.abort.signal.aborted) {
+        this.logger.warn(
+          { signal: this.stopSignal, err: error },
+          'stopped while applying an upgrade; current was not switched — start chainvisor again to finish it',
+        );
         return 128 + signalNumber(this.stopSignal);
       }
       throw error;
@@ -252,8 +257,4 @@ export class Supervisor {
 
 function signalNumber(signal: NodeJS.Signals): number {
   return constants.signals[signal] ?? 0;
-}
-
-function isAbort(error: unknown): boolean {
-  return error instanceof Error && error.name === 'AbortError';
 }

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { plan } from '../support/fake-node.js';
@@ -61,5 +63,31 @@ describe('chainvisor run: crashes and failures mid-upgrade', () => {
     const retry = await t.cli(['run', 'start'], { UNSAFE_SKIP_BACKUP: 'true' });
     assert.equal(retry.exitCode, 0, retry.stderr);
     assert.equal(await t.current(), 'upgrades/v2');
+  });
+
+  test('asked to stop during a download: exits with the signal status, not as a failed upgrade', async () => {
+    let requested = false;
+    const server = http.createServer((_req, res) => {
+      requested = true;
+      res.writeHead(200, { 'content-length': '1000' }); // and the body never comes
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/simd?checksum=sha256:${'ab'.repeat(32)}`;
+      const info = JSON.stringify({ binaries: { any: url } });
+      const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10, info), style: 'exit' } });
+      await t.cliOk(['init', genesis]);
+      const run = t.spawn(['run', 'start'], { DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true' });
+      await waitFor(() => requested, 'the download to start');
+      run.kill('SIGTERM');
+      const r = await run;
+      assert.equal(r.exitCode, 143, r.all);
+      assert.match(r.all ?? '', /stopped while applying an upgrade; current was not switched/);
+      assert.equal(await t.current(), 'genesis');
+      assert.deepEqual(await fs.readdir(path.join(t.home, 'cosmovisor')).then((e) => e.filter((n) => n.startsWith('.'))), [], 'no work folder left');
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });
