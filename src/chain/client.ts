@@ -1,0 +1,94 @@
+/**
+ * A small gRPC client for two queries every Cosmos-SDK node serves:
+ *   cosmos.upgrade.v1beta1.Query/CurrentPlan        → the plan scheduled by governance, or none
+ *   cosmos.base.tendermint.v1beta1.Service/GetLatestBlock → the latest committed height
+ * Messages are cosmjs-types' generated codecs; the channel is plaintext, as a node's gRPC port is.
+ * Every call has a deadline, so a node that accepts the connection and never answers cannot hang us.
+ */
+import { Client, credentials, type ServiceError } from '@grpc/grpc-js';
+import { GetLatestBlockRequest, GetLatestBlockResponse } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
+import { QueryCurrentPlanRequest, QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
+import { ChainUnavailableError } from './errors.js';
+
+/** The plan as chainvisor uses it: the same shape as upgrade-info.json's. */
+export interface ScheduledPlan {
+  name: string;
+  height: number;
+  info: string;
+}
+
+export interface ChainClientOptions {
+  /** `host:port`, as DAEMON_GRPC_ADDRESS is written (a `grpc://` or `http://` prefix is tolerated). */
+  address: string;
+  /** Deadline of one call; default 5 s. */
+  timeoutMs?: number;
+}
+
+export interface ChainClient {
+  readonly address: string;
+  /** The scheduled plan, or `null` when none is scheduled. Throws ChainUnavailableError. */
+  currentPlan(): Promise<ScheduledPlan | null>;
+  /** The latest committed block height. Throws ChainUnavailableError. */
+  latestHeight(): Promise<number>;
+  close(): void;
+}
+
+type Codec<T> = { encode(message: T): { finish(): Uint8Array }; decode(bytes: Uint8Array): T };
+
+export function createChainClient(options: ChainClientOptions): ChainClient {
+  const address = options.address.replace(/^(grpc|http|tcp):\/\//, '');
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const client = new Client(address, credentials.createInsecure(), {
+    // Fail fast while the node is down instead of queueing calls until it comes back.
+    'grpc.enable_retries': 0,
+    'grpc.initial_reconnect_backoff_ms': 200,
+    'grpc.max_reconnect_backoff_ms': 2000,
+  });
+
+  function call<Req, Res>(method: string, request: Req, requestCodec: Codec<Req>, responseCodec: Codec<Res>, what: string): Promise<Res> {
+    return new Promise((resolve, reject) => {
+      client.makeUnaryRequest<Req, Res>(
+        method,
+        (message) => Buffer.from(requestCodec.encode(message).finish()),
+        (bytes) => responseCodec.decode(bytes),
+        request,
+        { deadline: Date.now() + timeoutMs },
+        (error: ServiceError | null, response?: Res) => {
+          if (error !== null || response === undefined) reject(new ChainUnavailableError(address, what, error ?? new Error('empty answer')));
+          else resolve(response);
+        },
+      );
+    });
+  }
+
+  return {
+    address,
+    async currentPlan() {
+      const response = await call(
+        '/cosmos.upgrade.v1beta1.Query/CurrentPlan',
+        QueryCurrentPlanRequest.fromPartial({}),
+        QueryCurrentPlanRequest,
+        QueryCurrentPlanResponse,
+        'the scheduled upgrade plan',
+      );
+      const plan = response.plan;
+      if (plan === undefined || plan.name === '') return null;
+      return { name: plan.name, height: Number(plan.height), info: plan.info };
+    },
+    async latestHeight() {
+      const response = await call(
+        '/cosmos.base.tendermint.v1beta1.Service/GetLatestBlock',
+        GetLatestBlockRequest.fromPartial({}),
+        GetLatestBlockRequest,
+        GetLatestBlockResponse,
+        'the latest block height',
+      );
+      const height = response.sdkBlock?.header?.height ?? response.block?.header?.height;
+      if (height === undefined) throw new ChainUnavailableError(address, 'the latest block height', new Error('the answer has no block header'));
+      return Number(height);
+    },
+    close() {
+      client.close();
+    },
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * The supervisor's events: one stable name per stage an operator cares about. The same name is the
+ * `event` field of the stage's log line, the webhook's `event`, and what metrics and the status page
+ * follow. Producers (supervisor, staging, manual upgrades) emit; observers (metrics, webhooks, status)
+ * listen. Emitting never throws and never waits: a slow or failing observer cannot delay an upgrade.
+ */
+
+/** Events that are also sent as webhooks (issue: observability). */
+export const notableEvents = [
+  'upgrade-scheduled',
+  'binary-staged',
+  'staging-failed',
+  'upgrade-detected',
+  'upgrade-applied',
+  'upgrade-failed',
+  'node-exited',
+] as const;
+export type NotableEvent = (typeof notableEvents)[number];
+
+/** Everything observers may follow, notable or not. */
+export type EventName =
+  | NotableEvent
+  | 'node-started'
+  | 'node-stopped'
+  | 'plan-cancelled'
+  | 'download-progress'
+  | 'backup-started'
+  | 'backup-done';
+
+export interface UpgradeRef {
+  name: string;
+  height: number;
+}
+
+export interface SupervisorEvent {
+  event: EventName;
+  /** The upgrade concerned, when there is one. */
+  upgrade?: UpgradeRef;
+  /** One human sentence (webhooks send it as `text`). */
+  text: string;
+  /** When it happened (ms since the epoch). */
+  time: number;
+  /** Anything else the event carries (pid, exit status, bytes, durations …). */
+  data?: Record<string, unknown>;
+}
+
+export type EventListener = (event: SupervisorEvent) => void;
+
+export interface EventBus {
+  emit(event: EventName, fields: { upgrade?: UpgradeRef; text: string; data?: Record<string, unknown> }): SupervisorEvent;
+  on(listener: EventListener): () => void;
+}
+
+export function createEventBus(): EventBus {
+  const listeners = new Set<EventListener>();
+  return {
+    emit(event, fields) {
+      const record: SupervisorEvent = { event, text: fields.text, time: Date.now() };
+      if (fields.upgrade) record.upgrade = fields.upgrade;
+      if (fields.data) record.data = fields.data;
+      for (const listener of listeners) {
+        try {
+          listener(record);
+        } catch {
+          // An observer's bug must never break the upgrade path; observers report their own errors.
+        }
+      }
+      return record;
+    },
+    on(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}

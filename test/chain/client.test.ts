@@ -1,0 +1,46 @@
+/**
+ * The chain client against the simulated node over real gRPC: no plan, a scheduled plan, the latest
+ * height moving, and a dead address failing fast with a coded error instead of hanging.
+ */
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { test } from 'node:test';
+import { ChainUnavailableError, createChainClient } from '../../src/chain/index.js';
+import { proposeUpgrade, simFixture, startNode, waitFor, waitForProposal } from '../sim/support/node-harness.js';
+
+test('reads the scheduled plan and the latest height from a running node', async (t) => {
+  const sim = await simFixture(t);
+  const home = await sim.initHome();
+  const node = await startNode(t, sim.bin('genesis'), home);
+  const client = createChainClient({ address: node.addresses.grpc });
+  t.after(() => client.close());
+
+  assert.equal(await client.currentPlan(), null);
+  const first = await client.latestHeight();
+  assert.ok(first >= 1);
+  await waitFor(async () => (await client.latestHeight()) > first, 'the height to move');
+
+  const info = '{"binaries":{"any":"https://example.invalid/simd?checksum=sha256:00"}}';
+  const { id } = await proposeUpgrade(sim.bin('genesis'), home, { name: 'v2', height: first + 10_000, info, extra: ['--no-validate'] });
+  await waitForProposal(sim.bin('genesis'), home, id, /PASSED/);
+  assert.deepEqual(await client.currentPlan(), { name: 'v2', height: first + 10_000, info });
+});
+
+test('a node that is not listening is a ChainUnavailableError naming the address, not a hang', async (t) => {
+  // A port that was free a moment ago: nothing listens on it.
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+
+  const client = createChainClient({ address: `127.0.0.1:${port}`, timeoutMs: 2000 });
+  t.after(() => client.close());
+  const started = Date.now();
+  await assert.rejects(client.latestHeight(), (error: unknown) => {
+    assert.ok(error instanceof ChainUnavailableError);
+    assert.equal(error.code, 'CHAINVISOR_CHAIN_UNAVAILABLE');
+    assert.match(error.message, new RegExp(`127\\.0\\.0\\.1:${port}`));
+    return true;
+  });
+  assert.ok(Date.now() - started < 2500, 'bounded by the call deadline');
+});
