@@ -12,6 +12,7 @@ import { constants } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Config } from '../config/index.js';
 import { ChainvisorError, ExitCode } from '../errors/index.js';
+import { type EventBus, createEventBus } from '../events/index.js';
 import { type Layout, binaryPath, isFile, readCurrent } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { type Plan, readUpgradeInfo, skipHeights } from '../plan/index.js';
@@ -28,6 +29,8 @@ export interface SupervisorOptions {
   logger: Logger;
   /** Replaces the real downloader (tests). */
   download?: DownloadFn;
+  /** Where the supervisor's events go (metrics, webhooks, status listen here); a private bus by default. */
+  events?: EventBus;
 }
 
 const stopSignals = ['SIGTERM', 'SIGINT', 'SIGQUIT'] as const;
@@ -47,6 +50,7 @@ export class Supervisor {
   private readonly skip: ReadonlySet<number>;
   private readonly abort = new AbortController();
   private readonly download: DownloadFn | undefined;
+  readonly events: EventBus;
   private node: NodeProcess | undefined;
   private watcher: UpgradeInfoWatcher | undefined;
   private stopSignal: NodeJS.Signals | undefined;
@@ -60,6 +64,7 @@ export class Supervisor {
     this.args = options.args;
     this.logger = options.logger;
     this.download = options.download;
+    this.events = options.events ?? createEventBus();
     this.skip = skipHeights(options.args);
   }
 
@@ -125,6 +130,7 @@ export class Supervisor {
       }
       let plan: Plan;
       let dir: string;
+      const detectedAt = Date.now();
       if (event.kind === 'due') {
         ({ plan, dir } = event);
         this.logger.info({ upgrade: plan.name, height: plan.height }, 'upgrade needed; stopping the node');
@@ -133,13 +139,15 @@ export class Supervisor {
         // The node exited: did it halt for an upgrade? Only the file says so (never its output).
         const due = await this.dueFromFile();
         if (!due) {
-          this.logger.info({ node: describeExit(event.status) }, 'node exited with no upgrade pending; chainvisor exits with its status');
+          const text = `node exited (${describeExit(event.status)}) with no upgrade pending; chainvisor exits with its status`;
+          this.events.emit('node-exited', { text, data: { code: event.status.code, signal: event.status.signal, pid: node.pid } });
+          this.logger.info({ event: 'node-exited', node: describeExit(event.status) }, text);
           return exitCodeOf(event.status);
         }
         ({ plan, dir } = due);
         this.logger.info({ upgrade: plan.name, height: plan.height, node: describeExit(event.status) }, 'node halted for an upgrade');
       }
-      await applyUpgrade(plan, dir, this.context(), { delay: true });
+      await this.upgrade(plan, dir, { delay: true, detectedAt });
       if (!this.config.restartAfterUpgrade) {
         this.logger.info('DAEMON_RESTART_AFTER_UPGRADE is false; exiting after the switch');
         return ExitCode.ok;
@@ -162,11 +170,41 @@ export class Supervisor {
     }
     this.logger.info({ binary, args: this.args, current: current.dir }, 'starting node');
     this.node = startNode(binary, this.args, this.logger);
+    this.events.emit('node-started', { text: `node started: ${binary}`, data: { pid: this.node.pid, binary, current: current.dir } });
+    const started = this.node;
+    void started.exited.then(
+      (status) => this.events.emit('node-stopped', { text: `node stopped (${describeExit(status)})`, data: { pid: started.pid, code: status.code, signal: status.signal } }),
+      () => undefined,
+    );
     return this.node;
   }
 
   private context() {
-    return { config: this.config, layout: this.layout, logger: this.logger, signal: this.abort.signal, ...(this.download ? { download: this.download } : {}) };
+    return {
+      config: this.config,
+      layout: this.layout,
+      logger: this.logger,
+      signal: this.abort.signal,
+      events: this.events,
+      ...(this.download ? { download: this.download } : {}),
+    };
+  }
+
+  /** The upgrade sequence with its events: detected → applied (with its duration) or failed. */
+  private async upgrade(plan: Plan, dir: string, options: { delay: boolean; detectedAt: number }): Promise<void> {
+    const upgrade = { name: plan.name, height: plan.height };
+    this.events.emit('upgrade-detected', { upgrade, text: `upgrade "${plan.name}" needed at height ${plan.height}` });
+    try {
+      await applyUpgrade(plan, dir, this.context(), { delay: options.delay });
+    } catch (error) {
+      if (!(this.stopSignal && this.abort.signal.aborted)) {
+        const reason = error instanceof Error ? error.message : String(error);
+        this.events.emit('upgrade-failed', { upgrade, text: `upgrade "${plan.name}" at height ${plan.height} failed: ${reason}`, data: { code: (error as { code?: unknown }).code } });
+      }
+      throw error;
+    }
+    const ms = Date.now() - options.detectedAt;
+    this.events.emit('upgrade-applied', { upgrade, text: `upgrade "${plan.name}" at height ${plan.height} applied: current -> ${dir}`, data: { dir, ms } });
   }
 
   /** Start-up reconciliation: never start the old binary past its halt height. */
@@ -174,7 +212,7 @@ export class Supervisor {
     const due = await this.dueFromFile();
     if (!due) return;
     this.logger.warn({ upgrade: due.plan.name, height: due.plan.height }, 'an upgrade is already due at start-up; applying it before starting the node');
-    await applyUpgrade(due.plan, due.dir, this.context(), { delay: false });
+    await this.upgrade(due.plan, due.dir, { delay: false, detectedAt: Date.now() });
   }
 
   /** Reads upgrade-info.json now and returns the plan when it must be applied. */

@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config/index.js';
 import type { DownloadUpgradeOptions } from '../download/index.js';
 import { ChainvisorError, ExitCode } from '../errors/index.js';
+import type { EventBus } from '../events/index.js';
 import { type Layout, binaryPath, isFile, planRecordPath, readCurrentDir, switchCurrent, writeFileAtomic } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { type Plan, serializePlan } from '../plan/index.js';
@@ -27,6 +28,8 @@ export interface UpgradeContext {
   /** Aborted when chainvisor is asked to stop; checked between steps. */
   signal: AbortSignal;
   download?: DownloadFn;
+  /** Where progress and stage events go (backup, download); optional so one-shot callers need none. */
+  events?: EventBus;
 }
 
 /** Applies `plan`, whose binary lives in `dir` (`upgrades/<name>`). The node must be stopped. */
