@@ -7,6 +7,9 @@
  *   $DAEMON_HOME/cosmovisor/upgrades/<dir>/bin/$DAEMON_NAME
  *   $DAEMON_HOME/cosmovisor/upgrades/<dir>/upgrade-info.json
  *   $DAEMON_HOME/cosmovisor/current -> genesis | upgrades/<dir>
+ *
+ * chainvisor's own runtime files (lock, node pid record, status, staging and batch state) live in one
+ * hidden folder, `$DAEMON_HOME/cosmovisor/.chainvisor/`, which cosmovisor ignores.
  */
 import path from 'node:path';
 
@@ -22,6 +25,10 @@ export interface Layout {
   dataDir: string;
   /** Where the node writes the plan when it halts. */
   upgradeInfoFile: string;
+  /** `$DAEMON_HOME/data/upgrade-info.json.batch`: manual upgrades queued at exact heights (cosmovisor v1.7). */
+  batchFile: string;
+  /** `$DAEMON_HOME/cosmovisor/.chainvisor`: chainvisor's runtime state (created on demand). */
+  stateDir: string;
 }
 
 /** A binary folder relative to `root`: `genesis` or `upgrades/<dir>`. */
@@ -40,6 +47,8 @@ export function layoutFor(settings: { home: string; name: string }): Layout {
     currentLink: path.join(root, 'current'),
     dataDir: path.join(settings.home, 'data'),
     upgradeInfoFile: path.join(settings.home, 'data', 'upgrade-info.json'),
+    batchFile: path.join(settings.home, 'data', 'upgrade-info.json.batch'),
+    stateDir: path.join(root, '.chainvisor'),
   };
 }
 
