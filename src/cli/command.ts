@@ -8,6 +8,8 @@ export interface CommandContext {
   env: NodeJS.ProcessEnv;
   /** From the global `--config <file>` option. */
   configFile: string | undefined;
+  /** From `--cosmovisor-config <file>` (before the command, or anywhere after it). */
+  cosmovisorConfigFile?: string | undefined;
   stdout: Writable;
   stderr: Writable;
 }
@@ -26,7 +28,11 @@ export interface Command {
 }
 
 export function loadContextConfig(ctx: CommandContext): LoadedConfig {
-  return loadConfig({ env: ctx.env, ...(ctx.configFile === undefined ? {} : { configFile: ctx.configFile }) });
+  return loadConfig({
+    env: ctx.env,
+    ...(ctx.configFile === undefined ? {} : { configFile: ctx.configFile }),
+    ...(ctx.cosmovisorConfigFile === undefined ? {} : { cosmovisorConfigFile: ctx.cosmovisorConfigFile }),
+  });
 }
 
 export function writeLine(stream: Writable, line = ''): void {

@@ -17,8 +17,13 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
   try {
-    const { configFile, rest } = takeGlobalOptions(argv);
-    const [name, ...args] = rest;
+    const global = takeGlobalOptions(argv);
+    const [name, ...commandArgs] = global.rest;
+    // cosmovisor also takes --cosmovisor-config after the command (for `run`, anywhere among the node's
+    // arguments, which it removes): the first occurrence counts.
+    const { file: lateCosmovisorConfig, args } = takeCosmovisorConfig(commandArgs);
+    const configFile = global.configFile;
+    const cosmovisorConfigFile = global.cosmovisorConfigFile ?? lateCosmovisorConfig;
     if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
       const topic = name === 'help' ? args[0] : undefined;
       writeLine(stdout, topic === undefined ? generalHelp() : commandHelp(topic));
@@ -34,28 +39,43 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       writeLine(stdout, commandHelp(name));
       return ExitCode.ok;
     }
-    const ctx: CommandContext = { args, env: options.env ?? process.env, configFile, stdout, stderr };
+    const ctx: CommandContext = { args, env: options.env ?? process.env, configFile, cosmovisorConfigFile, stdout, stderr };
     return await command.run(ctx);
   } catch (error) {
     return reportError(error, stderr);
   }
 }
 
-function takeGlobalOptions(argv: string[]): { configFile: string | undefined; rest: string[] } {
-  let configFile: string | undefined;
+interface GlobalOptions {
+  configFile: string | undefined;
+  cosmovisorConfigFile: string | undefined;
+  rest: string[];
+}
+
+function takeGlobalOptions(argv: string[]): GlobalOptions {
+  const found: Record<'config' | 'cosmovisor-config', string | undefined> = { config: undefined, 'cosmovisor-config': undefined };
   let i = 0;
   for (; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (arg === '--config') {
-      configFile = argv[++i];
-      if (configFile === undefined) throw new UsageError('--config needs a file path');
-    } else if (arg.startsWith('--config=')) {
-      configFile = arg.slice('--config='.length);
-    } else {
-      break;
-    }
+    const match = /^--?(config|cosmovisor-config)(?:=(.*))?$/i.exec(arg);
+    if (match === null) break;
+    const option = (match[1] as string).toLowerCase() as keyof typeof found;
+    const value = match[2] ?? argv[++i];
+    if (value === undefined || value === '') throw new UsageError(`--${option} needs a file path`);
+    found[option] = value;
   }
-  return { configFile, rest: argv.slice(i) };
+  return { configFile: found.config, cosmovisorConfigFile: found['cosmovisor-config'], rest: argv.slice(i) };
+}
+
+/** Removes the first `--cosmovisor-config <file>` (or `-cosmovisor-config`, or `=file`) from `args`. */
+function takeCosmovisorConfig(args: string[]): { file: string | undefined; args: string[] } {
+  const i = args.findIndex((arg) => /^--?cosmovisor-config(=|$)/i.test(arg));
+  if (i === -1) return { file: undefined, args };
+  const arg = args[i] as string;
+  const eq = arg.indexOf('=');
+  const file = eq === -1 ? args[i + 1] : arg.slice(eq + 1);
+  if (file === undefined || file === '') throw new UsageError('--cosmovisor-config needs a file path', 'chainvisor run --cosmovisor-config $DAEMON_HOME/cosmovisor/config.toml start');
+  return { file, args: [...args.slice(0, i), ...args.slice(i + (eq === -1 ? 2 : 1))] };
 }
 
 function generalHelp(): string {
@@ -63,14 +83,15 @@ function generalHelp(): string {
   return [
     `chainvisor ${version} — runs a Cosmos-SDK node and switches its binary at upgrade heights.`,
     '',
-    'Usage: chainvisor [--config <file>] <command> [arguments]',
+    'Usage: chainvisor [--config <file.json>] [--cosmovisor-config <config.toml>] <command> [arguments]',
     '',
     'Commands:',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     `  ${'help'.padEnd(width)}  show this help, or 'help <command>'`,
     '',
-    'Settings come from the environment (DAEMON_HOME, DAEMON_NAME, …) and optionally a JSON file',
-    "given by --config or CHAINVISOR_CONFIG; 'chainvisor config' shows them.",
+    'Settings come from the environment (DAEMON_HOME, DAEMON_NAME, …), which overrides a JSON file given by',
+    "--config or CHAINVISOR_CONFIG, which overrides cosmovisor's config.toml given by --cosmovisor-config;",
+    "'chainvisor config' shows each value and where it came from.",
   ].join('\n');
 }
 

@@ -2,3 +2,4 @@ export { type Config, type SettingKey, settings, settingKeys, fileKey } from './
 export { loadConfig, type LoadedConfig, type LoadOptions, type Source } from './load.js';
 export { formatDuration, formatSettings, renderDocsTable, renderExample } from './render.js';
 export { parseDuration } from './values.js';
+export { readCosmovisorToml, renderCosmovisorToml, cosmovisorKeys } from './cosmovisor-toml.js';

@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import { ConfigError, type ConfigProblem, isErrno } from '../errors/index.js';
+import { readCosmovisorToml } from './cosmovisor-toml.js';
 import { type Config, type RawConfig, type SettingKey, type SettingSpec, fileKey, settingKeys, settings } from './schema.js';
 import {
   type Parsed,
@@ -19,23 +20,31 @@ import {
 export interface LoadOptions {
   /** Usually `process.env`. */
   env: NodeJS.ProcessEnv;
-  /** A `--config` path; `CHAINVISOR_CONFIG` is used when absent. */
+  /** A `--config` path (JSON); `CHAINVISOR_CONFIG` is used when absent. */
   configFile?: string;
+  /** A `--cosmovisor-config` path (cosmovisor's config.toml). */
+  cosmovisorConfigFile?: string;
 }
 
-/** Where each value came from, for `chainvisor config`. */
-export type Source = 'env' | 'file' | 'default';
+/**
+ * Where each value came from, for `chainvisor config`. Precedence, highest first: the environment,
+ * the JSON `--config` file, cosmovisor's `--cosmovisor-config` TOML file, the default.
+ */
+export type Source = 'env' | 'file' | 'cosmovisor-config' | 'default';
 
 export interface LoadedConfig {
   config: Config;
   sources: Record<SettingKey, Source>;
   configFile: string | undefined;
+  cosmovisorConfigFile: string | undefined;
 }
 
 export function loadConfig(options: LoadOptions): LoadedConfig {
   const problems: ConfigProblem[] = [];
   const configFile = options.configFile ?? nonEmpty(options.env.CHAINVISOR_CONFIG);
   const fromFile = configFile === undefined ? {} : readConfigFile(configFile, problems);
+  const cosmovisorConfigFile = options.cosmovisorConfigFile;
+  const fromToml = cosmovisorConfigFile === undefined ? {} : readCosmovisorToml(cosmovisorConfigFile, problems);
 
   const raw: RawConfig = {};
   const sources = {} as Record<SettingKey, Source>;
@@ -43,6 +52,7 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
   for (const key of settingKeys) {
     const envValue = nonEmpty(options.env[settings[key].env]);
     const fileValue = fromFile[key];
+    const tomlValue = fromToml[key];
     if (envValue !== undefined) {
       raw[key] = envValue;
       sources[key] = 'env';
@@ -51,6 +61,10 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
       raw[key] = fileValue;
       sources[key] = 'file';
       labels[key] = `${fileKey(key)} in ${configFile}`;
+    } else if (tomlValue !== undefined) {
+      raw[key] = tomlValue;
+      sources[key] = 'cosmovisor-config';
+      labels[key] = `${fileKey(key)} in ${cosmovisorConfigFile}`;
     } else {
       sources[key] = 'default';
       labels[key] = settings[key].env;
@@ -58,6 +72,8 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
   }
 
   const values: Partial<Record<SettingKey, unknown>> = {};
+  // With backups skipped the backup folder is never used, so any value is accepted (as cosmovisor does).
+  const skipBackup = parseBool(raw.unsafeSkipBackup ?? settings.unsafeSkipBackup.default);
   for (const key of settingKeys) {
     const spec: SettingSpec = settings[key];
     const text = raw[key] ?? spec.default;
@@ -65,6 +81,10 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
       if (spec.required) {
         problems.push({ setting: labels[key], message: `is required: ${spec.description}` });
       }
+      continue;
+    }
+    if (key === 'dataBackupDir' && skipBackup.ok && skipBackup.value) {
+      values[key] = text;
       continue;
     }
     const parsed = parseValue(spec, text);
@@ -85,7 +105,7 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
   }
 
   if (problems.length > 0) throw new ConfigError(problems);
-  return { config: values as Config, sources, configFile };
+  return { config: values as Config, sources, configFile, cosmovisorConfigFile };
 }
 
 function parseValue(spec: SettingSpec, text: string): Parsed<unknown> {
@@ -97,7 +117,7 @@ function parseValue(spec: SettingSpec, text: string): Parsed<unknown> {
     case 'bool':
       return parseBool(text);
     case 'duration':
-      return parseDuration(text);
+      return withinTimerRange(parseDuration(text), spec.minMs);
     case 'count':
       return parseCount(text);
     case 'bytes':
@@ -107,6 +127,24 @@ function parseValue(spec: SettingSpec, text: string): Parsed<unknown> {
     case 'string':
       return { ok: true, value: text };
   }
+}
+
+/**
+ * Node's timers hold at most 2^31-1 ms (about 24.8 days); a longer delay fires at once, which for
+ * DAEMON_SHUTDOWN_GRACE would mean an immediate SIGKILL. Such values are refused, as are values under
+ * a setting's minimum (a poll interval of 0 would spin the CPU).
+ */
+export const maxTimerMs = 2 ** 31 - 1;
+
+function withinTimerRange(parsed: Parsed<number>, minMs: number | undefined): Parsed<number> {
+  if (!parsed.ok) return parsed;
+  if (parsed.value > maxTimerMs) {
+    return { ok: false, message: `is longer than chainvisor can wait (at most ${maxTimerMs} ms, about 24.8 days); use 596h or less` };
+  }
+  if (minMs !== undefined && parsed.value < minMs) {
+    return { ok: false, message: `must be at least ${minMs}ms; a shorter interval keeps a CPU core busy for nothing` };
+  }
+  return parsed;
 }
 
 /** Reads the JSON file into raw strings, adding a problem for anything unreadable or unknown. */

@@ -23,7 +23,9 @@ export function formatSettings(loaded: LoadedConfig): string[] {
   const width = Math.max(...settingKeys.map((key) => settings[key].env.length));
   return settingKeys.map((key) => {
     const value = formatValue(key, loaded.config[key]);
-    const source = loaded.sources[key] === 'file' ? `file ${loaded.configFile}` : loaded.sources[key];
+    const from = loaded.sources[key];
+    const source =
+      from === 'file' ? `file ${loaded.configFile}` : from === 'cosmovisor-config' ? `cosmovisor config ${loaded.cosmovisorConfigFile}` : from;
     return `${settings[key].env.padEnd(width)}  ${value === '' ? '(empty)' : value}  [${source}]`;
   });
 }

@@ -17,6 +17,8 @@ interface SettingBase {
   readonly values?: readonly string[];
   /** Shown instead of the default in docs when the default is derived from another setting. */
   readonly defaultDoc?: string;
+  /** For durations: the smallest value accepted, in ms (every duration is also capped at Node's timer limit). */
+  readonly minMs?: number;
 }
 
 export interface SettingSpec extends SettingBase {
@@ -72,6 +74,7 @@ export const settings = {
     env: 'DAEMON_POLL_INTERVAL',
     kind: 'duration',
     default: '300ms',
+    minMs: 10,
     description: 'Polling period for `data/upgrade-info.json`: the safety net beside file events, or the only check with `CHAINVISOR_WATCH=poll`.',
   },
   unsafeSkipBackup: {
@@ -84,7 +87,7 @@ export const settings = {
     env: 'DAEMON_DATA_BACKUP_DIR',
     kind: 'absPath',
     defaultDoc: '`$DAEMON_HOME`',
-    description: 'Where backups go (`data-backup-<date>`); absolute, and must exist unless backups are skipped.',
+    description: 'Where backups go (`data-backup-<date>`); absolute, and must exist unless backups are skipped (then any value is accepted, as cosmovisor does).',
   },
   preUpgradeMaxRetries: {
     env: 'DAEMON_PREUPGRADE_MAX_RETRIES',

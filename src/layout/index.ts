@@ -1,5 +1,6 @@
 export { type Layout, type BinaryDir, genesis, layoutFor, upgradeBinaryDir, binaryDirPath, binaryPath, planRecordPath } from './paths.js';
 export { upgradeDirName, pathEscape } from './upgrade-dir.js';
 export { type Current, readCurrent, readCurrentDir, switchCurrent } from './current.js';
-export { installBinary, isFile } from './install.js';
+export { installBinary, isFile, checkSourceBinary } from './install.js';
+export { checkLayoutShape, requireHome, ensureCurrentLink } from './shape.js';
 export { writeFileAtomic, copyFileAtomic, tempSibling, fsyncDir } from './atomic.js';

@@ -25,7 +25,8 @@ export async function installBinary(layout: Layout, dir: BinaryDir, source: stri
   return dest;
 }
 
-async function checkSourceBinary(source: string): Promise<void> {
+/** The file to install exists and is a regular file (a folder or a missing path is a usage error, 64). */
+export async function checkSourceBinary(source: string): Promise<void> {
   let stat;
   try {
     stat = await fs.stat(source);

@@ -4,8 +4,11 @@
  *   0 ok · 1 not implemented (ok) · 30 failed · 31 failed, retry (DAEMON_PREUPGRADE_MAX_RETRIES)
  * Any other code is a failure (cosmovisor counted it as success).
  */
+import fs from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { execa } from 'execa';
-import { ChainvisorError, ExitCode } from '../errors/index.js';
+import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type { Plan } from '../plan/index.js';
 
@@ -17,9 +20,52 @@ export interface CustomPreUpgradeOptions {
   logger: Logger;
 }
 
+/** Longest line of a script's output copied into one log line; the rest is cut (a 64 KiB line once froze cosmovisor). */
+const maxLoggedLine = 8192;
+
+/**
+ * Runs a helper program with its output copied line by line into chainvisor's log (stderr), never to
+ * stdout: stdout carries the node's output only, for operators who parse it.
+ */
+async function runLogged(file: string, args: string[], options: { cwd?: string; logger: Logger; source: string }) {
+  const child = execa(file, args, { cwd: options.cwd, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', buffer: false, reject: false });
+  const copy = (stream: Readable | null, name: 'stdout' | 'stderr') =>
+    stream === null
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          const lines = createInterface({ input: stream, crlfDelay: Infinity });
+          lines.on('line', (line) => {
+            const text = line.length > maxLoggedLine ? `${line.slice(0, maxLoggedLine)}… (${line.length} characters, cut)` : line;
+            options.logger.info({ source: options.source, stream: name }, text);
+          });
+          lines.on('close', resolve);
+        });
+  const [result] = await Promise.all([child, copy(child.stdout, 'stdout'), copy(child.stderr, 'stderr')]);
+  return result;
+}
+
+/** cosmovisor makes the custom script executable (u+x) rather than refusing it; so does chainvisor, and says so. */
+async function ensureUserExecutable(script: string, logger: Logger): Promise<void> {
+  let mode: number;
+  try {
+    mode = (await fs.stat(script)).mode;
+  } catch (error) {
+    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return; // reported as "does not exist" below
+    throw error;
+  }
+  if ((mode & 0o100) !== 0) return;
+  try {
+    await fs.chmod(script, mode | 0o100);
+    logger.warn({ script, mode: (mode & 0o7777).toString(8) }, 'the custom pre-upgrade script was not executable: added the execute bit (u+x)');
+  } catch (error) {
+    logger.warn({ script, err: error }, 'the custom pre-upgrade script is not executable and chmod u+x failed');
+  }
+}
+
 export async function runCustomPreUpgrade({ script, plan, cwd, logger }: CustomPreUpgradeOptions): Promise<void> {
   logger.info({ script, upgrade: plan.name, height: plan.height }, 'running custom pre-upgrade script');
-  const result = await execa(script, [plan.name, String(plan.height)], { cwd, stdin: 'ignore', stdout: 'inherit', stderr: 'inherit', reject: false });
+  await ensureUserExecutable(script, logger);
+  const result = await runLogged(script, [plan.name, String(plan.height)], { cwd, logger, source: 'custom-pre-upgrade' });
   if (result.exitCode === 0) return;
   const cause = result.cause as NodeJS.ErrnoException | undefined;
   const why =
@@ -47,7 +93,7 @@ export interface PreUpgradeOptions {
 export async function runPreUpgrade({ binary, maxRetries, logger }: PreUpgradeOptions): Promise<void> {
   logger.info({ binary }, 'running pre-upgrade');
   for (let attempt = 1; ; attempt++) {
-    const result = await execa(binary, ['pre-upgrade'], { stdin: 'ignore', stdout: 'inherit', stderr: 'inherit', reject: false });
+    const result = await runLogged(binary, ['pre-upgrade'], { logger, source: 'pre-upgrade' });
     const code = result.exitCode;
     if (code === 0) {
       logger.info({ binary }, 'pre-upgrade succeeded');
@@ -72,7 +118,7 @@ export async function runPreUpgrade({ binary, maxRetries, logger }: PreUpgradeOp
               : `it could not be started (${(result.cause as Error | undefined)?.message ?? 'unknown error'})`
             : `it exited ${code}, which is not a code of the pre-upgrade contract (0, 1, 30, 31)`;
     throw new ChainvisorError('CHAINVISOR_PREUPGRADE_FAILED', `${binary} pre-upgrade failed: ${why}; nothing was switched`, {
-      hint: 'read the output of pre-upgrade above, fix the cause, then start chainvisor again — the upgrade is applied at start-up',
+      hint: "read the output of pre-upgrade in chainvisor's log above (source: pre-upgrade), fix the cause, then start chainvisor again — the upgrade is applied at start-up",
       exitCode: ExitCode.preUpgradeFailed,
     });
   }

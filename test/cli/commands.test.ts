@@ -92,6 +92,7 @@ describe('chainvisor commands', () => {
     assert.match(bad.stderr, /daemon_restart_delay in .*chainvisor\.json="5": a duration needs a unit/);
 
     await fs.writeFile(file, JSON.stringify({ daemon_home: t.home, daemon_name: 'filed', daemon_poll_interval: '1s', unsafe_skip_backup: true }));
+    await fs.mkdir(path.join(t.home, 'cosmovisor'));
     const ok = await t.cli(['config'], { ...env, CHAINVISOR_CONFIG: file, DAEMON_POLL_INTERVAL: '50ms' });
     assert.equal(ok.exitCode, 0, ok.stderr);
     assert.match(ok.stdout, /DAEMON_NAME +filed +\[file /);
@@ -158,7 +159,13 @@ describe('chainvisor commands', () => {
   test('run without an initialised home says what to do', async () => {
     const r = await t.cli(['run', 'start']);
     assert.equal(r.exitCode, 78);
-    assert.match(r.stderr, /no node binary at .*genesis\/bin\/simd/);
-    assert.match(r.stderr, /hint: run 'chainvisor init <path-to-binary>' first/);
+    assert.match(r.stderr, /\$DAEMON_HOME\/cosmovisor \(.*\/cosmovisor\) does not exist/);
+    assert.match(r.stderr, /hint: .*chainvisor init <path-to-genesis-binary>/);
+
+    await fs.mkdir(path.join(t.home, 'cosmovisor'));
+    const noBinary = await t.cli(['run', 'start']);
+    assert.equal(noBinary.exitCode, 78);
+    assert.match(noBinary.stderr, /no node binary at .*genesis\/bin\/simd/);
+    assert.match(noBinary.stderr, /hint: run 'chainvisor init <path-to-binary>' first/);
   });
 });

@@ -105,4 +105,44 @@ describe('chainvisor run: pre-upgrade', () => {
     assert.equal(await t.current(), 'genesis');
     assert.ok(!(await t.journalLines()).some((l) => l.startsWith('v2')), 'the new binary was not touched');
   });
+
+  test('a custom pre-upgrade script without the execute bit gets u+x, runs, and the log says so', async () => {
+    await setup([0]);
+    const script = path.join(t.home, 'cosmovisor', 'noexec.sh');
+    const out = path.join(t.root, 'noexec.txt');
+    await fs.writeFile(script, `#!/bin/sh\necho "$1 $2" > '${out}'\n`, { mode: 0o644 });
+    const r = await t.cli(['run', 'start'], { COSMOVISOR_CUSTOM_PREUPGRADE: 'noexec.sh', CHAINVISOR_LOG_FORMAT: 'json' });
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.equal((await fs.readFile(out, 'utf8')).trim(), 'v2 10');
+    assert.equal((await fs.stat(script)).mode & 0o100, 0o100);
+    assert.match(r.stderr, /was not executable: added the execute bit \(u\+x\)/);
+    assert.equal(await t.current(), 'upgrades/v2');
+  });
+
+  test("pre-upgrade's and the custom script's output go to chainvisor's log, never to stdout", async () => {
+    const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'exit' } });
+    await t.cliOk(['init', genesis]);
+    const v2 = path.join(t.binDir, 'v2-noisy');
+    await fs.writeFile(
+      v2,
+      '#!/bin/sh\nif [ "$1" = pre-upgrade ]; then echo PRE-UPGRADE-OUT; echo PRE-UPGRADE-ERR >&2; exit 0; fi\necho NODE-V2-OUT\nexit 0\n',
+      { mode: 0o755 },
+    );
+    await t.cliOk(['add-upgrade', 'v2', v2]);
+    await fs.writeFile(path.join(t.home, 'cosmovisor', 'custom.sh'), '#!/bin/sh\necho CUSTOM-OUT "$1"\necho CUSTOM-ERR >&2\n', { mode: 0o755 });
+    const r = await t.cli(['run', 'start'], { COSMOVISOR_CUSTOM_PREUPGRADE: 'custom.sh', CHAINVISOR_LOG_FORMAT: 'json' });
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.equal(r.stdout.trim(), 'NODE-V2-OUT', 'stdout carries the node output only');
+    const logged = r.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { msg: string; source?: string; stream?: string });
+    const lines = logged.filter((l) => l.source !== undefined).map((l) => `${l.source}/${l.stream}: ${l.msg}`);
+    assert.deepEqual(lines.sort(), [
+      'custom-pre-upgrade/stderr: CUSTOM-ERR',
+      'custom-pre-upgrade/stdout: CUSTOM-OUT v2',
+      'pre-upgrade/stderr: PRE-UPGRADE-ERR',
+      'pre-upgrade/stdout: PRE-UPGRADE-OUT',
+    ]);
+  });
 });

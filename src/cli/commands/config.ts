@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { renderDocsTable, renderExample, formatSettings } from '../../config/index.js';
-import { binaryPath, layoutFor, readCurrentDir } from '../../layout/index.js';
+import { binaryPath, layoutFor, readCurrentDir, requireHome } from '../../layout/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
 
 export const configCommand: Command = {
@@ -8,8 +8,9 @@ export const configCommand: Command = {
   summary: 'print the resolved settings and the paths derived from them',
   usage: 'chainvisor config [--example | --docs]',
   help: [
-    'Validates the configuration (environment over config file over defaults), then prints every',
-    'setting with where it came from, and the folders chainvisor will use.',
+    'Validates the configuration (environment over --config JSON file over --cosmovisor-config TOML file over',
+    'defaults), then prints every setting with where it came from, and the folders chainvisor will use.',
+    'Refuses (exit 78) when $DAEMON_HOME or $DAEMON_HOME/cosmovisor does not exist.',
     '  --example   print a config file with every default (what config.example.json holds)',
     '  --docs      print the settings table in Markdown',
   ].join('\n'),
@@ -24,11 +25,13 @@ export const configCommand: Command = {
       return 0;
     }
     const loaded = loadContextConfig(ctx);
-    for (const line of formatSettings(loaded)) writeLine(ctx.stdout, line);
     const layout = layoutFor(loaded.config);
+    await requireHome(layout);
+    for (const line of formatSettings(loaded)) writeLine(ctx.stdout, line);
     const current = await readCurrentDir(layout);
     writeLine(ctx.stdout);
     writeLine(ctx.stdout, `config file          ${loaded.configFile ?? '(none)'}`);
+    writeLine(ctx.stdout, `cosmovisor config    ${loaded.cosmovisorConfigFile ?? '(none)'}`);
     writeLine(ctx.stdout, `binaries root        ${layout.root}`);
     writeLine(ctx.stdout, `genesis binary       ${binaryPath(layout, 'genesis')}`);
     writeLine(ctx.stdout, `upgrades folder      ${layout.upgradesDir}`);

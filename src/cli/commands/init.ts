@@ -1,29 +1,47 @@
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { renderCosmovisorToml } from '../../config/index.js';
 import { ChainvisorError, ExitCode, UsageError, isErrno } from '../../errors/index.js';
-import { binaryPath, genesis, installBinary, layoutFor, switchCurrent } from '../../layout/index.js';
+import {
+  binaryPath,
+  checkLayoutShape,
+  checkSourceBinary,
+  genesis,
+  installBinary,
+  layoutFor,
+  switchCurrent,
+  writeFileAtomic,
+} from '../../layout/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
 
 export const initCommand: Command = {
   name: 'init',
-  summary: 'create the cosmovisor folder layout with a genesis binary',
+  summary: 'create the cosmovisor folder layout with a genesis binary, and cosmovisor/config.toml',
   usage: 'chainvisor init <path-to-binary> [--force]',
   help: [
-    'Creates $DAEMON_HOME/cosmovisor/{genesis/bin,upgrades}, copies the binary to genesis/bin/$DAEMON_NAME and',
-    "points 'current' at genesis (a relative link). Safe to run again: an identical binary is left as it is,",
-    "and an existing 'current' (perhaps already upgraded) is never reset.",
+    'Creates $DAEMON_HOME/cosmovisor/{genesis/bin,upgrades}, copies the binary to genesis/bin/$DAEMON_NAME,',
+    "points 'current' at genesis (a relative link) and writes $DAEMON_HOME/cosmovisor/config.toml with the",
+    "resolved settings in cosmovisor's format (an existing config.toml is kept). Safe to run again: an",
+    "identical binary is left as it is, and an existing 'current' (perhaps already upgraded) is never reset.",
+    'The binary and the existing layout are checked before anything is created.',
     '  --force   replace a different genesis binary',
   ].join('\n'),
   async run(ctx) {
     const { values, positionals } = parseArgs({ args: ctx.args, options: { force: { type: 'boolean' } }, allowPositionals: true });
     const [source, extra] = positionals;
-    if (source === undefined) throw new UsageError('init needs the path of the node binary', 'chainvisor init /path/to/simd');
+    if (source === undefined || source.trim() === '') {
+      throw new UsageError('init needs the path of the node binary', 'chainvisor init /path/to/simd');
+    }
     if (extra !== undefined) throw new UsageError(`init takes one path, got also ${JSON.stringify(extra)}`);
+    // Everything is checked before anything is created.
+    await checkSourceBinary(source);
     const { config } = loadContextConfig(ctx);
     const layout = layoutFor(config);
+    await checkLayoutShape(layout);
+
     await fs.mkdir(layout.upgradesDir, { recursive: true });
     const dest = binaryPath(layout, genesis);
-
     if (!values.force && (await sameContent(source, dest))) {
       writeLine(ctx.stdout, `genesis binary already installed at ${dest}`);
     } else {
@@ -48,9 +66,26 @@ export const initCommand: Command = {
       await switchCurrent(layout, genesis);
       writeLine(ctx.stdout, `current -> ${genesis}`);
     }
+    const toml = path.join(layout.root, 'config.toml');
+    if (await exists(toml)) {
+      writeLine(ctx.stdout, `${toml} already exists; left as it is`);
+    } else {
+      await writeFileAtomic(toml, renderCosmovisorToml(config), 0o644);
+      writeLine(ctx.stdout, `cosmovisor config.toml created at ${toml}`);
+    }
     return ExitCode.ok;
   },
 };
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await fs.lstat(file);
+    return true;
+  } catch (error) {
+    if (isErrno(error, 'ENOENT')) return false;
+    throw error;
+  }
+}
 
 async function sameContent(a: string, b: string): Promise<boolean> {
   try {

@@ -1,4 +1,4 @@
-import { layoutFor } from '../../layout/index.js';
+import { ensureCurrentLink, layoutFor, requireHome, switchCurrent } from '../../layout/index.js';
 import { createLogger } from '../../log/index.js';
 import { Supervisor } from '../../supervisor/index.js';
 import { type Command, loadContextConfig } from '../command.js';
@@ -21,6 +21,11 @@ export const runCommand: Command = {
       timeFormat: config.timeFormatLogs,
       ...(config.logFormat === 'auto' ? {} : { pretty: config.logFormat === 'text' }),
     });
-    return new Supervisor({ config, layout: layoutFor(config), args: ctx.args, logger }).run();
+    const layout = layoutFor(config);
+    await requireHome(layout);
+    if (await ensureCurrentLink(layout, switchCurrent)) {
+      logger.info({ current: layout.currentLink }, "'current' was missing: created it as a link to genesis (as cosmovisor does)");
+    }
+    return new Supervisor({ config, layout, args: ctx.args, logger }).run();
   },
 };

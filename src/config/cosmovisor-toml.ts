@@ -1,0 +1,79 @@
+/**
+ * cosmovisor's own configuration file, `$DAEMON_HOME/cosmovisor/config.toml`, as cosmovisor v1.7's
+ * `init` writes it and `--cosmovisor-config <file>` reads it: flat keys that are the lower-cased
+ * variable names, strings in single quotes, booleans, and durations as integer NANOSECONDS (Go's
+ * time.Duration through go-toml), e.g. `daemon_poll_interval = 300000000`. A quoted Go duration
+ * (`'30s'`) is accepted too, as cosmovisor (viper) accepts it. chainvisor's own `chainvisor_*` keys
+ * may be added to the same file; cosmovisor ignores them.
+ */
+import fs from 'node:fs';
+import { parse } from 'smol-toml';
+import { type ConfigProblem, isErrno } from '../errors/index.js';
+import { type Config, type RawConfig, type SettingKey, fileKey, settingKeys, settings } from './schema.js';
+
+/** The keys cosmovisor writes, in its order (its Config struct's). */
+export const cosmovisorKeys = [
+  'home', 'name', 'allowDownloadBinaries', 'downloadMustHaveChecksum', 'restartAfterUpgrade', 'restartDelay',
+  'shutdownGrace', 'pollInterval', 'unsafeSkipBackup', 'dataBackupDir', 'preUpgradeMaxRetries', 'grpcAddress',
+  'disableLogs', 'colorLogs', 'timeFormatLogs', 'customPreUpgrade', 'disableRecase',
+] as const satisfies readonly SettingKey[];
+
+/** Reads a cosmovisor config.toml into raw strings; every problem is added to `problems`. */
+export function readCosmovisorToml(file: string, problems: ConfigProblem[]): RawConfig {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    const reason = isErrno(error, 'ENOENT') ? 'the file does not exist' : isErrno(error, 'EISDIR') ? 'it is a folder' : (error as Error).message;
+    problems.push({ setting: '--cosmovisor-config', value: file, message: `cannot be read: ${reason}` });
+    return {};
+  }
+  let table: Record<string, unknown>;
+  try {
+    table = parse(text) as Record<string, unknown>;
+  } catch (error) {
+    const first = ((error as Error).message.split('\n')[0] ?? '').trim();
+    problems.push({
+      setting: '--cosmovisor-config',
+      value: file,
+      message: `is not valid TOML: ${first}; strings need quotes, for example daemon_shutdown_grace = '30s'`,
+    });
+    return {};
+  }
+  const byFileKey = new Map(settingKeys.map((key) => [fileKey(key), key]));
+  const raw: RawConfig = {};
+  for (const [name, value] of Object.entries(table)) {
+    const key = byFileKey.get(name.toLowerCase());
+    const label = `${name} in ${file}`;
+    if (key === undefined) {
+      problems.push({ setting: label, message: "unknown setting; keys are the lower-cased variable names that 'chainvisor config' lists" });
+      continue;
+    }
+    const kind = settings[key].kind;
+    if (typeof value === 'string') raw[key] = value;
+    else if (typeof value === 'boolean' && kind === 'bool') raw[key] = String(value);
+    // go-toml writes a time.Duration as its integer count of nanoseconds.
+    else if ((typeof value === 'number' || typeof value === 'bigint') && kind === 'duration') raw[key] = `${value}ns`;
+    else if ((typeof value === 'number' || typeof value === 'bigint') && (kind === 'count' || kind === 'bytes')) raw[key] = String(value);
+    else problems.push({ setting: label, value: JSON.stringify(typeof value === 'bigint' ? String(value) : value), message: `has the wrong type for a ${kind} setting` });
+  }
+  return raw;
+}
+
+/** config.toml for `init`, in cosmovisor's format, from resolved settings. */
+export function renderCosmovisorToml(config: Config): string {
+  const lines = cosmovisorKeys.map((key) => {
+    const value: unknown = config[key];
+    const kind = settings[key].kind;
+    if (kind === 'duration') return `${fileKey(key)} = ${Math.round((value as number) * 1e6)}`;
+    if (typeof value === 'boolean' || typeof value === 'number') return `${fileKey(key)} = ${value}`;
+    return `${fileKey(key)} = ${quote(String(value ?? ''))}`;
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+/** A TOML literal string when it can be one (as go-toml writes), else a basic string. */
+function quote(text: string): string {
+  if (!/['\n\r\u0000-\u001f\u007f]/.test(text)) return `'${text}'`;
+  return JSON.stringify(text);
+}
