@@ -38,6 +38,8 @@ export interface ManualWatchHandlers {
 interface RunState {
   args: readonly string[];
   halt: HaltArgs;
+  /** The node of this run is (as far as we know) running. */
+  active: boolean;
   plan: ManualPlan | undefined;
   first?: { height: number; at: number };
   last?: { height: number; at: number };
@@ -65,6 +67,8 @@ export class ManualUpgrades {
   private readonly reported = new Set<string>();
   /** Entries the node was found past: reported, left in the file, no longer halted for. */
   private readonly missed = new Set<string>();
+  /** The highest height any node of this chainvisor reported. */
+  private lastKnown = 0;
 
   constructor(options: ManualUpgradesOptions) {
     this.options = options;
@@ -89,7 +93,7 @@ export class ManualUpgrades {
   argsFor(args: readonly string[]): string[] {
     const plan = this.next();
     const halt = haltArgs(args, plan?.height ?? 0);
-    this.run = { args, halt, plan: halt.owner === 'manual' ? plan : undefined };
+    this.run = { args, halt, active: true, plan: halt.owner === 'manual' ? plan : undefined };
     if (halt.owner === 'manual' && plan) {
       this.options.logger.info({ upgrade: plan.name, height: plan.height }, 'manual upgrade queued: the node runs with --halt-height=%d', plan.height);
     } else if (plan && halt.owner === 'operator') {
@@ -108,7 +112,7 @@ export class ManualUpgrades {
 
   /** The node stopped: no height polling until the next start. */
   nodeStopped(): void {
-    if (this.run) this.run = { ...this.run, plan: undefined };
+    if (this.run) this.run = { ...this.run, active: false, plan: undefined };
   }
 
   /**
@@ -213,24 +217,26 @@ export class ManualUpgrades {
     const next = haltArgs(run.args, this.next()?.height ?? 0);
     if (next.haltHeight !== run.halt.haltHeight) {
       this.handlers?.restart(`the first queued manual upgrade is now at ${next.haltHeight || 'none'} (the node runs with ${run.halt.haltHeight || 'no halt height'})`);
-      this.run = { ...run, plan: undefined };
+      this.run = { ...run, active: false, plan: undefined };
     }
   }
 
   private async checkHeight(): Promise<void> {
     const run = this.run;
-    const plan = run?.plan;
-    if (!run || !plan) return;
+    if (!run?.active) return;
+    const plan = run.plan;
     let height: number;
     try {
       height = await this.chain.latestHeight();
     } catch {
       return; // not listening yet, or gone: the exit path decides
     }
-    if (this.run !== run || run.plan !== plan) return;
+    if (this.run !== run || !run.active) return;
+    this.lastKnown = Math.max(this.lastKnown, height);
     const seen = { height, at: Date.now() };
     run.first ??= seen;
     run.last = seen;
+    if (!plan || run.plan !== plan) return;
     if (height === plan.height) {
       this.options.logger.info({ upgrade: plan.name, height }, 'the node has committed height %d, the manual upgrade height', height);
       run.plan = undefined;
@@ -250,9 +256,22 @@ export class ManualUpgrades {
     }
   }
 
-  /** The first queued entry not missed. */
+  /** The first queued entry not missed; entries below a height already seen are missed (reported once). */
   private next(): ManualPlan | undefined {
-    return this.queue.find((p) => !this.missed.has(key(p)));
+    for (const plan of this.queue) {
+      if (this.missed.has(key(plan))) continue;
+      if (plan.height >= this.lastKnown) return plan;
+      this.missed.add(key(plan));
+      this.options.logger.error(
+        { upgrade: plan.name, height: plan.height, nodeHeight: this.lastKnown },
+        'the manual upgrade "%s" at height %d is below the height the node already reached (%d): it cannot be applied at its height and is ignored; remove it from %s',
+        plan.name,
+        plan.height,
+        this.lastKnown,
+        this.options.layout.batchFile,
+      );
+    }
+    return undefined;
   }
 
   private async checkGovernance(): Promise<void> {

@@ -1,0 +1,97 @@
+/**
+ * Manual upgrades on the simulated chain, end to end: chainvisor runs the genesis node with
+ * `--halt-height` at the first queued height H; the old binary commits H and never H+1, and the new
+ * binary commits H+1. Which binary committed which block is read from the nodes' own log lines.
+ */
+import assert from 'node:assert/strict';
+import { readFile, readlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'node:test';
+import { waitFor } from '../sim/support/node-harness.js';
+import { chainvisorSim, committedBy, handover, heightOf } from './support/chainvisor-sim.js';
+
+const batchOf = async (home: string) => JSON.parse(await readFile(path.join(home, 'data', 'upgrade-info.json.batch'), 'utf8').catch(() => '[]')) as Array<{ name: string; height: number }>;
+
+test('a batch of two queued before the start: each new binary takes over at exactly H+1, across a chainvisor restart', async (t) => {
+  const sim = await chainvisorSim(t, ['genesis', 'v2', 'v3']);
+  const [h1, h2] = [40, 90];
+  // The node is not running: the heights cannot be checked yet, which is a warning, not a refusal.
+  const add = await sim.cv(['add-batch-upgrade', '--upgrade-list', `v2:${sim.bin('v2')}:${h1},v3:${sim.bin('v3')}:${h2}`]);
+  assert.equal(add.code, 0, add.stderr);
+  assert.match(add.stderr, /not checked against the chain/);
+  assert.deepEqual((await batchOf(sim.home)).map((p) => [p.name, p.height]), [['v2', h1], ['v3', h2]]);
+
+  const first = sim.run();
+  const v2 = await first.nodeOf('v2');
+  assert.deepEqual(await batchOf(sim.home).then((b) => b.map((p) => p.name)), ['v3']);
+  assert.deepEqual(handover(first.output(), 'genesis', 'v2'), { lastOld: h1, firstNew: h1 + 1 });
+  assert.match(first.output(), new RegExp(`--halt-height=${h1}`));
+  await waitFor(async () => (await heightOf(v2).catch(() => 0)) >= h1 + 3, 'v2 producing blocks');
+
+  // chainvisor restarted between the two queued upgrades: the queue is in the file.
+  assert.equal(await first.stop(), 0, first.output());
+  const second = sim.run();
+  const v3 = await second.nodeOf('v3');
+  assert.deepEqual(handover(second.output(), 'v2', 'v3'), { lastOld: h2, firstNew: h2 + 1 });
+  await waitFor(async () => (await heightOf(v3).catch(() => 0)) >= h2 + 2, 'v3 producing blocks');
+  assert.equal(await readlink(path.join(sim.home, 'cosmovisor', 'current')), path.join('upgrades', 'v3'));
+  assert.deepEqual(await batchOf(sim.home), []);
+  assert.equal(await second.stop(), 0);
+});
+
+test('add-upgrade --upgrade-height while run is active (node stays up at the halt); a passed height is refused', async (t) => {
+  const sim = await chainvisorSim(t, ['genesis', 'v2']);
+  const run = sim.run(['--halt-mode', 'stay']);
+  const genesis = await run.nodeOf('genesis');
+  await waitFor(async () => (await heightOf(genesis).catch(() => 0)) >= 5, 'genesis blocks');
+
+  const passed = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', '2']);
+  assert.equal(passed.code, 64, passed.stderr);
+  assert.match(passed.stderr, /already at height \d+/);
+  assert.deepEqual(await batchOf(sim.home), []);
+
+  const h = (await heightOf(genesis)) + 60;
+  const add = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', String(h)]);
+  assert.equal(add.code, 0, add.stderr);
+  assert.match(add.stdout, /the node is at height \d+/);
+
+  const v2 = await run.nodeOf('v2');
+  await waitFor(async () => (await heightOf(v2).catch(() => 0)) >= h + 2, `v2 past ${h + 2}`);
+  assert.deepEqual(handover(run.output(), 'genesis', 'v2'), { lastOld: h, firstNew: h + 1 });
+  assert.deepEqual(await batchOf(sim.home), []);
+  assert.equal(await run.stop(), 0);
+});
+
+test('a batch edited while running: the node restarts only when the first queued height changes', async (t) => {
+  const sim = await chainvisorSim(t, ['genesis', 'v2', 'v3']);
+  const run = sim.run();
+  const genesis = await run.nodeOf('genesis');
+  await waitFor(async () => (await heightOf(genesis).catch(() => 0)) >= 3, 'genesis blocks');
+  const far = (await heightOf(genesis)) + 5000;
+  const add = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', String(far)]);
+  assert.equal(add.code, 0, add.stderr);
+  await waitFor(() => run.output().includes(`--halt-height=${far}`), 'a restart with the first halt height');
+  const restarts = () => run.output().split('restarting the node with a new halt height').length - 1;
+  assert.equal(restarts(), 1);
+
+  // A later entry does not change the first height: no restart.
+  const later = await sim.cv(['add-upgrade', 'v3', sim.bin('v3'), '--upgrade-height', String(far + 100)]);
+  assert.equal(later.code, 0, later.stderr);
+  await waitFor(() => new RegExp(`v3\\W{0,3} queued at height ${far + 100}`).test(run.output()), 'the new entry seen');
+  assert.equal(restarts(), 1);
+
+  // Editing the file by hand to bring v2 closer: the node restarts with the new height and v2 takes over there.
+  const queue = await batchOf(sim.home);
+  const near = (await heightOf(await run.nodeOf('genesis'))) + 60;
+  const edited = queue.map((p) => (p.name === 'v2' ? { ...p, height: near } : p));
+  await writeFile(path.join(sim.home, 'data', 'upgrade-info.json.batch'), JSON.stringify(edited));
+  const v2 = await run.nodeOf('v2');
+  assert.equal(restarts(), 2);
+  await waitFor(async () => (await heightOf(v2).catch(() => 0)) >= near + 2, `v2 past ${near + 2}`);
+  assert.deepEqual(handover(run.output(), 'genesis', 'v2'), { lastOld: near, firstNew: near + 1 });
+  assert.deepEqual((await batchOf(sim.home)).map((p) => p.name), ['v3']);
+  // Every block was committed once, by one binary.
+  const by = committedBy(run.output());
+  assert.ok([...by.keys()].every((h) => (h <= near ? by.get(h) === 'genesis' : by.get(h) === 'v2')));
+  assert.equal(await run.stop(), 0);
+});
