@@ -203,8 +203,10 @@ export class ManualUpgrades {
 
   private async tick(): Promise<void> {
     try {
-      if (await this.reload()) this.checkHaltChange();
+      const changed = await this.reload();
+      // The height first: an entry edited in below the node's height must not become the halt height.
       await this.checkHeight();
+      if (changed) this.checkHaltChange();
       if (++this.ticks % govEvery === 1) await this.checkGovernance();
     } catch (error) {
       this.options.logger.warn({ err: error }, 'manual upgrade check failed; trying again');
@@ -223,7 +225,8 @@ export class ManualUpgrades {
 
   private async checkHeight(): Promise<void> {
     const run = this.run;
-    if (!run?.active) return;
+    // Only asked while something is queued: without manual upgrades the node's gRPC is left alone.
+    if (!run?.active || this.queue.length === 0) return;
     const plan = run.plan;
     let height: number;
     try {
