@@ -8,3 +8,4 @@ export { type BatchEntry, parseUpgradeList, parseUpgradeCsv, readUpgradeFile } f
 export { type ScheduleOptions, type ScheduleResult, scheduleUpgrades } from './schedule.js';
 export { type HaltArgs, haltArgs, operatorHaltHeight, isStart } from './halt-args.js';
 export { ManualUpgrades, type ManualUpgradesOptions, type ManualWatchHandlers } from './runner.js';
+export { type HeightSample, reachedHeight } from './height.js';

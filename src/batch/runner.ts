@@ -18,6 +18,7 @@ import { type Current, type Layout, upgradeBinaryDir, upgradeDirName } from '../
 import type { Logger } from '../log/index.js';
 import { type ManualPlan, readBatch, writeBatch } from './file.js';
 import { type HaltArgs, haltArgs } from './halt-args.js';
+import { type HeightSample, reachedHeight } from './height.js';
 
 export interface ManualUpgradesOptions {
   config: Config;
@@ -41,8 +42,8 @@ interface RunState {
   /** The node of this run is (as far as we know) running. */
   active: boolean;
   plan: ManualPlan | undefined;
-  first?: { height: number; at: number };
-  last?: { height: number; at: number };
+  first?: HeightSample;
+  last?: HeightSample;
 }
 
 function key(plan: ManualPlan): string {
@@ -129,11 +130,7 @@ export class ManualUpgrades {
       this.options.logger.warn({ upgrade: plan.name, height: plan.height }, 'the node exited 0 with --halt-height=%d before its height could be read; taking it as the halt', plan.height);
       return plan;
     }
-    let reached = last.height;
-    if (first && last.height > first.height) {
-      const perBlock = (last.at - first.at) / (last.height - first.height);
-      reached += Math.floor((Date.now() - last.at) / Math.max(perBlock, 1));
-    }
+    const reached = reachedHeight(first, last, Date.now());
     if (reached >= plan.height - 1) return plan;
     this.options.logger.warn(
       { upgrade: plan.name, height: plan.height, lastSeen: last.height },

@@ -17,7 +17,7 @@ import { type EventBus, createEventBus } from '../events/index.js';
 import { type Layout, binaryPath, isFile, readCurrent } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { type Plan, readUpgradeInfo, skipHeights } from '../plan/index.js';
-import { RestartPolicy, healthyRunMs } from '../restart/index.js';
+import { RestartPolicy, afterNodeExit } from '../restart/index.js';
 import { type UpgradeInfoWatcher, watchUpgradeInfo } from '../watcher/index.js';
 import { type Verdict, upgradeDue } from './due.js';
 import { type ExitStatus, type NodeProcess, describeExit, exitCodeOf, startNode } from './node-process.js';
@@ -170,9 +170,12 @@ export class Supervisor {
         const due = await this.dueFromFile();
         manual = due ? undefined : this.manual.haltedOnExit(event.status);
         if (!due && !manual) {
-          const restart = await this.afterExit(event.status, node.pid, Date.now() - startedAt);
-          if (restart === 'again') continue;
-          return restart;
+          const { code, signal } = event.status;
+          const exit = { code, signal, pid: node.pid, ranMs: Date.now() - startedAt, described: describeExit(event.status) };
+          const next = await afterNodeExit(exit, { policy: this.restarts, restartMax: this.config.restartMax, events: this.events, logger: this.logger, signal: this.abort.signal, lastUpgrade: this.lastUpgrade });
+          if (this.stopSignal) return 128 + signalNumber(this.stopSignal);
+          if (next === 'exit') return exitCodeOf(event.status);
+          continue;
         }
         ({ plan, dir } = due ?? { plan: manual as ManualPlan, dir: this.manual.dirOf(manual as ManualPlan) });
         this.logger.info({ upgrade: plan.name, height: plan.height, node: describeExit(event.status) }, manual ? 'node halted at the manual upgrade height' : 'node halted for an upgrade');
@@ -187,40 +190,6 @@ export class Supervisor {
       }
       if (this.stopSignal) return 128 + signalNumber(this.stopSignal);
     }
-  }
-
-  /**
-   * The node exited with no upgrade to apply: report it (loudly right after an upgrade), then restart it
-   * per CHAINVISOR_RESTART_ON_FAILURE / _MAX after a backoff (a stop signal ends the wait), or give its status.
-   */
-  private async afterExit(status: ExitStatus, pid: number | undefined, ranMs: number): Promise<number | 'again'> {
-    const decision = this.restarts.decide(status, ranMs);
-    const upgrade = this.lastUpgrade && Date.now() - this.lastUpgrade.at < healthyRunMs ? this.lastUpgrade : undefined;
-    const data = { code: status.code, signal: status.signal, pid, restarts: decision.restarts, ...(upgrade ? { afterUpgrade: upgrade.name } : {}) };
-    const text = decision.restart
-      ? `node exited (${describeExit(status)}) with no upgrade pending; restart ${decision.restarts} of ${this.config.restartMax} in ${decision.delayMs} ms`
-      : `node exited (${describeExit(status)}) with no upgrade pending; chainvisor exits with its status (${decision.why})`;
-    this.events.emit('node-exited', { text, data });
-    if (upgrade && (status.code !== 0 || status.signal !== undefined)) {
-      this.logger.error(
-        { event: 'node-exited', node: describeExit(status), upgrade: upgrade.name, restarts: decision.restarts },
-        'CRASH AFTER UPGRADE: the node of upgrade "%s" failed %d s after the switch; check the new binary and its logs (%s)',
-        upgrade.name,
-        Math.round((Date.now() - upgrade.at) / 1000),
-        text,
-      );
-    } else {
-      this.logger.info({ event: 'node-exited', node: describeExit(status), restarts: decision.restarts }, text);
-    }
-    if (!decision.restart) return exitCodeOf(status);
-    this.manual.nodeStopped();
-    try {
-      await delay(decision.delayMs, undefined, { signal: this.abort.signal });
-    } catch {
-      // asked to stop during the wait
-    }
-    if (this.stopSignal) return 128 + signalNumber(this.stopSignal);
-    return 'again';
   }
 
   private async launch(): Promise<NodeProcess> {

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { haltArgs, operatorHaltHeight, parseBatch, parseUpgradeList, readUpgradeFile, serializeBatch } from '../../src/batch/index.js';
+import { haltArgs, operatorHaltHeight, parseBatch, parseUpgradeList, reachedHeight, readUpgradeFile, serializeBatch } from '../../src/batch/index.js';
 
 test('--upgrade-list: comma-separated name:path:height items, repeated flags too', () => {
   assert.deepEqual(parseUpgradeList(['v2:/opt/v2/simd:100,v3:/opt/v3/simd:200', 'v4:/opt/v4:simd:300']), [
@@ -62,4 +62,10 @@ test('--halt-height: added to start, the lower of the operator\'s and the queued
   assert.deepEqual(haltArgs(['start'], 0), { args: ['start'], haltHeight: 0, owner: 'none' });
   assert.deepEqual(haltArgs(['version'], 50).owner, 'none');
   assert.equal(operatorHaltHeight(['start', '--halt-height=7']), 7);
+});
+
+test('the height at an exit is extrapolated from the observed block rate', () => {
+  assert.equal(reachedHeight(undefined, { height: 7, at: 1000 }, 5000), 7);
+  // 10 blocks in 500 ms (50 ms a block), 300 ms since the last sample: about 6 more.
+  assert.equal(reachedHeight({ height: 10, at: 0 }, { height: 20, at: 500 }, 800), 26);
 });
