@@ -110,10 +110,15 @@ export function serializeBatch(plans: readonly ManualPlan[]): string {
 
 /** Replaces the queue; an empty queue removes the file (cosmovisor reads a missing file as empty). */
 export async function writeBatch(layout: Layout, plans: readonly ManualPlan[]): Promise<void> {
-  await fs.mkdir(layout.dataDir, { recursive: true });
-  if (plans.length === 0) {
-    await fs.rm(layout.batchFile, { force: true });
-    return;
+  try {
+    await fs.mkdir(layout.dataDir, { recursive: true });
+    if (plans.length === 0) await fs.rm(layout.batchFile, { force: true });
+    else await writeFileAtomic(layout.batchFile, serializeBatch(plans), 0o644);
+  } catch (error) {
+    throw new ChainvisorError('CHAINVISOR_BATCH_WRITE', `could not write ${layout.batchFile}: ${(error as Error).message}`, {
+      hint: 'check the permissions and free space of the data folder; the queue was left as it was',
+      cause: error,
+      exitCode: ExitCode.config,
+    });
   }
-  await writeFileAtomic(layout.batchFile, serializeBatch(plans), 0o644);
 }

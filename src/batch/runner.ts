@@ -11,8 +11,9 @@
  * The queue lives in the file, so it survives chainvisor restarts; an entry leaves the file once its
  * upgrade is applied (an entry whose upgrade `current` already records is dropped at start-up).
  */
-import { type ChainClient, createChainClient } from '../chain/index.js';
+import { ChainUnavailableError, type ChainClient, createChainClient } from '../chain/index.js';
 import type { Config } from '../config/index.js';
+import { ChainvisorError } from '../errors/index.js';
 import type { EventBus } from '../events/index.js';
 import { type Current, type Layout, upgradeBinaryDir, upgradeDirName } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
@@ -164,8 +165,9 @@ export class ManualUpgrades {
   private isCurrent(plan: ManualPlan, current: Current): boolean {
     try {
       return current.dir === this.dirOf(plan) || current.plan?.name === plan.name;
-    } catch {
-      return false;
+    } catch (error) {
+      if (error instanceof ChainvisorError) return false; // a name that cannot be a folder is never current
+      throw error;
     }
   }
 
@@ -228,8 +230,9 @@ export class ManualUpgrades {
     let height: number;
     try {
       height = await this.chain.latestHeight();
-    } catch {
-      return; // not listening yet, or gone: the exit path decides
+    } catch (error) {
+      if (error instanceof ChainUnavailableError) return; // not listening yet, or gone: the exit path decides
+      throw error;
     }
     if (this.run !== run || !run.active) return;
     this.lastKnown = Math.max(this.lastKnown, height);
@@ -279,8 +282,9 @@ export class ManualUpgrades {
     let gov;
     try {
       gov = await this.chain.currentPlan();
-    } catch {
-      return;
+    } catch (error) {
+      if (error instanceof ChainUnavailableError) return;
+      throw error;
     }
     const clash = gov && this.queue.find((p) => p.height === gov.height);
     if (!gov || !clash) return;

@@ -9,7 +9,7 @@
  * stopped; `run` checks them again once the node answers.
  */
 import fs from 'node:fs/promises';
-import { type ChainClient, createChainClient } from '../chain/index.js';
+import { ChainUnavailableError, type ChainClient, createChainClient } from '../chain/index.js';
 import type { Config } from '../config/index.js';
 import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
 import { type Layout, binaryPath, installBinary, isFile, upgradeBinaryDir, upgradeDirName } from '../layout/index.js';
@@ -114,7 +114,8 @@ async function askChain(options: ScheduleOptions): Promise<{ height: number; pla
     const plan = await client.currentPlan();
     return { height, plan };
   } catch (error) {
-    return { unavailable: (error as Error).message };
+    if (!(error instanceof ChainUnavailableError)) throw error;
+    return { unavailable: error.message };
   } finally {
     if (options.chain === undefined) client.close();
   }

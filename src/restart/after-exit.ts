@@ -54,8 +54,9 @@ export async function afterNodeExit(exit: NodeExit, ctx: AfterExitContext): Prom
   if (!decision.restart) return 'exit';
   try {
     await delay(decision.delayMs, undefined, { signal: ctx.signal });
-  } catch {
-    // asked to stop during the wait: the caller sees the stop
+  } catch (error) {
+    // Asked to stop during the wait: the caller sees the stop.
+    if ((error as { name?: string }).name !== 'AbortError') throw error;
   }
   return 'again';
 }

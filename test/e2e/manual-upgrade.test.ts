@@ -24,16 +24,16 @@ test('a batch of two queued before the start: each new binary takes over at exac
   const first = sim.run();
   const v2 = await first.nodeOf('v2');
   assert.deepEqual(await batchOf(sim.home).then((b) => b.map((p) => p.name)), ['v3']);
+  await waitFor(async () => (await heightOf(v2).catch(() => 0)) >= h1 + 3, 'v2 producing blocks');
   assert.deepEqual(handover(first.output(), 'genesis', 'v2'), { lastOld: h1, firstNew: h1 + 1 });
   assert.match(first.output(), new RegExp(`--halt-height=${h1}`));
-  await waitFor(async () => (await heightOf(v2).catch(() => 0)) >= h1 + 3, 'v2 producing blocks');
 
   // chainvisor restarted between the two queued upgrades: the queue is in the file.
   assert.equal(await first.stop(), 0, first.output());
   const second = sim.run();
   const v3 = await second.nodeOf('v3');
-  assert.deepEqual(handover(second.output(), 'v2', 'v3'), { lastOld: h2, firstNew: h2 + 1 });
   await waitFor(async () => (await heightOf(v3).catch(() => 0)) >= h2 + 2, 'v3 producing blocks');
+  assert.deepEqual(handover(second.output(), 'v2', 'v3'), { lastOld: h2, firstNew: h2 + 1 });
   assert.equal(await readlink(path.join(sim.home, 'cosmovisor', 'current')), path.join('upgrades', 'v3'));
   assert.deepEqual(await batchOf(sim.home), []);
   assert.equal(await second.stop(), 0);
