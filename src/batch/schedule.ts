@@ -8,6 +8,8 @@
  * the chain: the entries are accepted with a warning, since operators queue upgrades while the node is
  * stopped; `run` checks them again once the node answers.
  */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import { ChainUnavailableError, type ChainClient, createChainClient } from '../chain/index.js';
 import type { Config } from '../config/index.js';
@@ -41,6 +43,7 @@ export async function scheduleUpgrades(options: ScheduleOptions): Promise<Schedu
 
   // 1. Each entry on its own, and the entries among themselves.
   const dirs = new Map<BatchEntry, string>();
+  const alreadyThere = new Set<BatchEntry>();
   for (const entry of entries) {
     let dir: string;
     try {
@@ -54,7 +57,11 @@ export async function scheduleUpgrades(options: ScheduleOptions): Promise<Schedu
     if (entry.source !== undefined) {
       const problem = await sourceProblem(entry.source);
       if (problem) problems.push(`"${entry.name}": ${problem}`);
-      else if (!force && (await isFile(dest))) problems.push(`"${entry.name}": a binary is already installed at ${dest} (pass --force to replace it)`);
+      else if (!force && (await isFile(dest))) {
+        // The same file installed earlier (`add-upgrade <name> <path>`, then queued): nothing to replace.
+        if (await sameContent(entry.source, dest)) alreadyThere.add(entry);
+        else problems.push(`"${entry.name}": a different binary is already installed at ${dest} (pass --force to replace it)`);
+      }
     } else if (!(await isFile(dest)) && !(config.allowDownloadBinaries && entry.info !== '')) {
       problems.push(`"${entry.name}": no binary installed at ${dest}, and it cannot be downloaded (needs DAEMON_ALLOW_DOWNLOAD_BINARIES=true and binaries in "info")`);
     }
@@ -99,7 +106,7 @@ export async function scheduleUpgrades(options: ScheduleOptions): Promise<Schedu
   // 4. Install, then queue. (A failed install leaves the queue as it was.)
   const installed: string[] = [];
   for (const entry of entries) {
-    if (entry.source === undefined) continue;
+    if (entry.source === undefined || alreadyThere.has(entry)) continue;
     installed.push(await installBinary(layout, dirs.get(entry) as string, entry.source, { force }));
   }
   const queue = [...kept, ...added].sort(byHeight);
@@ -119,6 +126,18 @@ async function askChain(options: ScheduleOptions): Promise<{ height: number; pla
   } finally {
     if (options.chain === undefined) client.close();
   }
+}
+
+async function digest(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+async function sameContent(a: string, b: string): Promise<boolean> {
+  const [sa, sb] = await Promise.all([fs.stat(a), fs.stat(b)]);
+  if (sa.size !== sb.size) return false;
+  return (await digest(a)) === (await digest(b));
 }
 
 async function sourceProblem(source: string): Promise<string | undefined> {

@@ -87,3 +87,16 @@ test('a missing binary, and a JSON entry with nothing installed, are refused', a
   );
   await assert.rejects(readFile(layout.batchFile), /ENOENT/);
 });
+
+test('a binary installed earlier is queued as it is when identical, refused when different', async (t) => {
+  const { config, layout, bin } = await setup(t);
+  await mkdir(path.join(layout.upgradesDir, 'v2', 'bin'), { recursive: true });
+  await writeFile(path.join(layout.upgradesDir, 'v2', 'bin', 'simd'), await readFile(bin('v2')), { mode: 0o755 });
+  await scheduleUpgrades({ config, layout, force: false, chain: chainAt(1), entries: [{ name: 'v2', source: bin('v2'), height: 50, info: '' }] });
+  await writeFile(bin('other'), '#!/bin/sh\necho other\n', { mode: 0o755 });
+  await assert.rejects(
+    scheduleUpgrades({ config, layout, force: false, chain: chainAt(1), entries: [{ name: 'v3', source: bin('v3'), height: 60, info: '' }, { name: 'v2', source: bin('other'), height: 70, info: '' }] }),
+    /a different binary is already installed/,
+  );
+  assert.deepEqual((await readQueued(layout)).map((p) => p.name), ['v2']);
+});

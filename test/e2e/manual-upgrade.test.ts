@@ -39,28 +39,30 @@ test('a batch of two queued before the start: each new binary takes over at exac
   assert.equal(await second.stop(), 0);
 });
 
-test('add-upgrade --upgrade-height while run is active (node stays up at the halt); a passed height is refused', async (t) => {
-  const sim = await chainvisorSim(t, ['genesis', 'v2']);
-  const run = sim.run(['--halt-mode', 'stay']);
-  const genesis = await run.nodeOf('genesis');
-  await waitFor(async () => (await heightOf(genesis).catch(() => 0)) >= 5, 'genesis blocks');
+for (const haltMode of ['exit', 'stay'] as const) {
+  test(`add-upgrade --upgrade-height while run is active (node ${haltMode === 'stay' ? 'stays up' : 'exits'} at the halt); a passed height is refused`, async (t) => {
+    const sim = await chainvisorSim(t, ['genesis', 'v2']);
+    const run = sim.run(haltMode === 'stay' ? ['--halt-mode', 'stay'] : []);
+    const genesis = await run.nodeOf('genesis');
+    await waitFor(async () => (await heightOf(genesis).catch(() => 0)) >= 5, 'genesis blocks');
 
-  const passed = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', '2']);
-  assert.equal(passed.code, 64, passed.stderr);
-  assert.match(passed.stderr, /already at height \d+/);
-  assert.deepEqual(await batchOf(sim.home), []);
+    const passed = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', '2']);
+    assert.equal(passed.code, 64, passed.stderr);
+    assert.match(passed.stderr, /already at height \d+/);
+    assert.deepEqual(await batchOf(sim.home), []);
 
-  const h = (await heightOf(genesis)) + 60;
-  const add = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', String(h)]);
-  assert.equal(add.code, 0, add.stderr);
-  assert.match(add.stdout, /the node is at height \d+/);
+    const h = (await heightOf(genesis)) + 150;
+    const add = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', String(h)]);
+    assert.equal(add.code, 0, add.stderr);
+    assert.match(add.stdout, /the node is at height \d+/);
 
-  const v2 = await run.nodeOf('v2');
-  await waitFor(async () => (await heightOf(v2).catch(() => 0)) >= h + 2, `v2 past ${h + 2}`);
-  assert.deepEqual(handover(run.output(), 'genesis', 'v2'), { lastOld: h, firstNew: h + 1 });
-  assert.deepEqual(await batchOf(sim.home), []);
-  assert.equal(await run.stop(), 0);
-});
+    const v2 = await run.nodeOf('v2');
+    await waitFor(async () => (await heightOf(v2).catch(() => 0)) >= h + 2, `v2 past ${h + 2}`);
+    assert.deepEqual(handover(run.output(), 'genesis', 'v2'), { lastOld: h, firstNew: h + 1 });
+    assert.deepEqual(await batchOf(sim.home), []);
+    assert.equal(await run.stop(), 0);
+  });
+}
 
 test('a batch edited while running: the node restarts only when the first queued height changes', async (t) => {
   const sim = await chainvisorSim(t, ['genesis', 'v2', 'v3']);
@@ -82,7 +84,7 @@ test('a batch edited while running: the node restarts only when the first queued
 
   // Editing the file by hand to bring v2 closer: the node restarts with the new height and v2 takes over there.
   const queue = await batchOf(sim.home);
-  const near = (await heightOf(await run.nodeOf('genesis'))) + 60;
+  const near = (await heightOf(await run.nodeOf('genesis'))) + 150;
   const edited = queue.map((p) => (p.name === 'v2' ? { ...p, height: near } : p));
   await writeFile(path.join(sim.home, 'data', 'upgrade-info.json.batch'), JSON.stringify(edited));
   const v2 = await run.nodeOf('v2');
