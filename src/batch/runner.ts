@@ -17,7 +17,7 @@ import { ChainvisorError } from '../errors/index.js';
 import type { EventBus } from '../events/index.js';
 import { type Current, type Layout, upgradeBinaryDir, upgradeDirName } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
-import { type ManualPlan, readBatch, writeBatch } from './file.js';
+import { type ManualPlan, readBatch, readQueued, writeBatch } from './file.js';
 import { type HaltArgs, haltArgs } from './halt-args.js';
 import { type HeightSample, reachedHeight } from './height.js';
 
@@ -84,6 +84,9 @@ export class ManualUpgrades {
 
   /** Reads the queue and drops entries `current` shows as already applied (a crash after the switch). */
   async reconcile(current: Current): Promise<void> {
+    // An unreadable queue at start-up stops chainvisor (exit 78): running without its halt heights could
+    // let the old binary past them. Once running, a bad edit keeps the last valid queue instead.
+    await readQueued(this.options.layout);
     await this.reload();
     const applied = this.queue.filter((p) => this.isCurrent(p, current));
     if (applied.length === 0) return;

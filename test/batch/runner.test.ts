@@ -3,7 +3,7 @@
  * at H, when an exit is the halt, when the node must restart, and the governance clash report.
  */
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -91,4 +91,10 @@ test('a restart is asked only when the first queued height changes; applied entr
   await writeBatch(s.layout, [{ name: 'v2', height: 80, info: '' }, { name: 'v3', height: 200, info: '' }]);
   await waitFor(() => s.calls.length === 1, 'a restart');
   assert.match(s.calls.join(), /now at 80/);
+});
+
+test('an invalid queue at start-up is a configuration error (exit 78), not silently ignored', async (t) => {
+  const s = await setup(t, []);
+  await writeFile(s.layout.batchFile, '[{"name":"v2"}]');
+  await assert.rejects(s.manual.reconcile({ dir: 'genesis', plan: undefined }), (e: Error & { code?: string; exitCode?: number }) => e.code === 'CHAINVISOR_BATCH_INVALID' && e.exitCode === 78);
 });
