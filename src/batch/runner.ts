@@ -211,7 +211,9 @@ export class ManualUpgrades {
       if (changed) this.checkHaltChange();
       if (++this.ticks % govEvery === 1) await this.checkGovernance();
     } catch (error) {
-      this.options.logger.warn({ err: error }, 'manual upgrade check failed; trying again');
+      // Reported once per distinct problem: a lasting one (permissions) must not flood the log every poll.
+      const message = error instanceof Error ? error.message : String(error);
+      this.report(`tick:${message}`, () => this.options.logger.warn({ err: error }, 'manual upgrade check failed; trying again every poll'));
     }
   }
 
