@@ -14,7 +14,7 @@ const batchOf = async (home: string) => JSON.parse(await readFile(path.join(home
 
 test('a batch of two queued before the start: each new binary takes over at exactly H+1, across a chainvisor restart', async (t) => {
   const sim = await chainvisorSim(t, ['genesis', 'v2', 'v3']);
-  const [h1, h2] = [40, 90];
+  const [h1, h2] = [40, 200];
   // The node is not running: the heights cannot be checked yet, which is a warning, not a refusal.
   const add = await sim.cv(['add-batch-upgrade', '--upgrade-list', `v2:${sim.bin('v2')}:${h1},v3:${sim.bin('v3')}:${h2}`]);
   assert.equal(add.code, 0, add.stderr);
