@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readFile, readlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
+import { execa } from 'execa';
 import { waitFor } from '../sim/support/node-harness.js';
 import { chainvisorSim, committedBy, handover, heightOf } from './support/chainvisor-sim.js';
 
@@ -95,5 +96,25 @@ test('a batch edited while running: the node restarts only when the first queued
   // Every block was committed once, by one binary.
   const by = committedBy(run.output());
   assert.ok([...by.keys()].every((h) => (h <= near ? by.get(h) === 'genesis' : by.get(h) === 'v2')));
+  assert.equal(await run.stop(), 0);
+});
+
+test('chainvisor stopped while the node sat halted at H: the next start applies the upgrade, the new binary commits H+1', async (t) => {
+  const sim = await chainvisorSim(t, ['genesis', 'v2']);
+  const h = 30;
+  const add = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', String(h)]);
+  assert.equal(add.code, 0, add.stderr);
+  // The old binary ran to its halt height on its own (as when chainvisor died right at the halt).
+  const alone = await execa(sim.bin('genesis'), ['start', '--home', sim.home, ...sim.nodeFlags, `--halt-height=${h}`], { reject: false, timeout: 60_000 });
+  assert.equal(alone.exitCode, 0, alone.stderr);
+  assert.equal(Math.max(...committedBy(alone.stderr).keys()), h);
+
+  const run = sim.run();
+  const v2 = await run.nodeOf('v2');
+  await waitFor(async () => (await heightOf(v2).catch(() => 0)) >= h + 2, `v2 past ${h + 2}`);
+  const by = committedBy(run.output());
+  assert.equal(Math.min(...[...by].filter(([, v]) => v === 'v2').map(([height]) => height)), h + 1);
+  assert.equal([...by].filter(([, v]) => v === 'genesis').length, 0, 'the old binary committed nothing more');
+  assert.deepEqual(await batchOf(sim.home), []);
   assert.equal(await run.stop(), 0);
 });
