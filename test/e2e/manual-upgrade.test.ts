@@ -8,7 +8,7 @@ import { readFile, readlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { execa } from 'execa';
-import { waitFor } from '../sim/support/node-harness.js';
+import { proposeUpgrade, waitFor, waitForProposal } from '../sim/support/node-harness.js';
 import { chainvisorSim, committedBy, handover, heightOf } from './support/chainvisor-sim.js';
 
 const batchOf = async (home: string) => JSON.parse(await readFile(path.join(home, 'data', 'upgrade-info.json.batch'), 'utf8').catch(() => '[]')) as Array<{ name: string; height: number }>;
@@ -116,5 +116,30 @@ test('chainvisor stopped while the node sat halted at H: the next start applies 
   assert.equal(Math.min(...[...by].filter(([, v]) => v === 'v2').map(([height]) => height)), h + 1);
   assert.equal([...by].filter(([, v]) => v === 'genesis').length, 0, 'the old binary committed nothing more');
   assert.deepEqual(await batchOf(sim.home), []);
+  assert.equal(await run.stop(), 0);
+});
+
+test('a manual upgrade at the height of a governance plan is refused before it happens', async (t) => {
+  const sim = await chainvisorSim(t, ['genesis', 'v2'], {}, ['--voting-period', '500ms', '--deposit-period', '500ms', '--auto-vote']);
+  const run = sim.run(['--halt-mode', 'stay']);
+  const genesis = await run.nodeOf('genesis');
+  await waitFor(async () => (await heightOf(genesis).catch(() => 0)) >= 2, 'genesis blocks');
+  const g = (await heightOf(genesis)) + 400;
+  const { id } = await proposeUpgrade(sim.bin('genesis'), sim.home, { name: 'gov-v2', height: g, extra: ['--no-validate'] });
+  await waitForProposal(sim.bin('genesis'), sim.home, id, /PASSED/);
+  const clash = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', String(g)]);
+  assert.equal(clash.code, 64, clash.stderr);
+  assert.match(clash.stderr, new RegExp(`governance already plans upgrade "gov-v2" at that height`));
+  assert.deepEqual(await batchOf(sim.home), []);
+  // One block earlier is another height: accepted.
+  const before = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', String(g - 1)]);
+  assert.equal(before.code, 0, before.stderr);
+  // Governance then moves its plan onto the queued height: run reports the clash before the height.
+  await waitFor(() => run.output().includes(`--halt-height=${g - 1}`), 'the node restarted with the queued halt height');
+  await run.nodeOf('genesis');
+  const second = await proposeUpgrade(sim.bin('genesis'), sim.home, { name: 'gov-v3', height: g - 1, extra: ['--no-validate'] });
+  await waitForProposal(sim.bin('genesis'), sim.home, second.id, /PASSED/);
+  await waitFor(() => run.output().includes('CHAINVISOR_BATCH_GOV_CLASH'), 'the clash reported by run');
+  assert.ok((await heightOf(await run.nodeOf('genesis'))) < g - 1, 'reported before the height');
   assert.equal(await run.stop(), 0);
 });

@@ -49,7 +49,7 @@ export interface Running {
   stop(): Promise<number | null>;
 }
 
-export async function chainvisorSim(t: TestContext, versions: string[], env: Record<string, string> = {}): Promise<ChainvisorSim> {
+export async function chainvisorSim(t: TestContext, versions: string[], env: Record<string, string> = {}, initFlags: string[] = []): Promise<ChainvisorSim> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'manual-e2e-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const built = await buildVersions({ out: path.join(dir, 'versions'), versions });
@@ -64,7 +64,7 @@ export async function chainvisorSim(t: TestContext, versions: string[], env: Rec
     DAEMON_GRPC_ADDRESS: grpc,
     ...env,
   };
-  const init = await cli(bin('genesis'), ['init', 'manual', '--home', home]);
+  const init = await cli(bin('genesis'), ['init', 'manual', '--home', home, ...initFlags]);
   if (init.code !== 0) throw new Error(init.stderr);
   const cv = (args: string[], extra: Record<string, string> = {}) => cli(process.execPath, [chainvisor, ...args], { ...fullEnv, ...extra });
   const setup = await cv(['init', bin('genesis')]);
