@@ -61,6 +61,8 @@ export class ManualUpgrades {
   private readonly chain: ChainClient;
   private queue: ManualPlan[] = [];
   private text: string | undefined;
+  /** A new content seen once, waiting for a second read to agree. */
+  private pending: string | undefined;
   private run: RunState | undefined;
   private handlers: ManualWatchHandlers | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -174,11 +176,20 @@ export class ManualUpgrades {
     }
   }
 
-  /** Re-reads the file; returns true when its content changed. An invalid file keeps the last queue. */
-  private async reload(): Promise<boolean> {
+  /**
+   * Re-reads the file; returns true when its content changed. An invalid file keeps the last queue.
+   * With `settle`, a new content counts only once two reads a poll apart agree: an editor that truncates
+   * and rewrites the file must not be seen half-way (an empty queue would restart the node twice).
+   */
+  private async reload(options: { settle: boolean } = { settle: false }): Promise<boolean> {
     const read = await readBatch(this.options.layout);
     const text = read.status === 'missing' ? '' : read.text;
     if (text === this.text) return false;
+    if (options.settle && text !== this.pending) {
+      this.pending = text;
+      return false;
+    }
+    this.pending = undefined;
     this.text = text;
     if (read.status === 'invalid') {
       this.report(`invalid:${text}`, () =>
@@ -205,7 +216,7 @@ export class ManualUpgrades {
 
   private async tick(): Promise<void> {
     try {
-      const changed = await this.reload();
+      const changed = await this.reload({ settle: true });
       // The height first: an entry edited in below the node's height must not become the halt height.
       await this.checkHeight();
       if (changed) this.checkHaltChange();
