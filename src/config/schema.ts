@@ -199,6 +199,26 @@ export const settings = {
     default: 'false',
     description: 'After a download, run `<binary> version` (10 s limit) and refuse the binary if it fails.',
   },
+  // Restart policy for a node that exits with no upgrade (issue: manual upgrades and restart policy).
+  restartOnFailure: {
+    env: 'CHAINVISOR_RESTART_ON_FAILURE',
+    kind: 'bool',
+    default: 'false',
+    description:
+      'Restart a node that fails (non-zero status or a signal) with no upgrade to apply, with exponential backoff; if false, exit with its status as cosmovisor does.',
+  },
+  restartMax: {
+    env: 'CHAINVISOR_RESTART_MAX',
+    kind: 'count',
+    default: '5',
+    description: 'Most restarts in a row; the count starts over once the node has run for 10 minutes. Past it chainvisor exits with the node\'s status.',
+  },
+  restartBackoff: {
+    env: 'CHAINVISOR_RESTART_BACKOFF',
+    kind: 'duration',
+    default: '500ms',
+    description: 'Wait before the first restart; doubled for each further restart, at most 60 s.',
+  },
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingKey = keyof typeof settings;

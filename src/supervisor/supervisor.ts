@@ -10,12 +10,14 @@
  */
 import { constants } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
+import { type ManualPlan, ManualUpgrades } from '../batch/index.js';
 import type { Config } from '../config/index.js';
 import { ChainvisorError, ExitCode } from '../errors/index.js';
 import { type EventBus, createEventBus } from '../events/index.js';
 import { type Layout, binaryPath, isFile, readCurrent } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { type Plan, readUpgradeInfo, skipHeights } from '../plan/index.js';
+import { RestartPolicy, afterNodeExit } from '../restart/index.js';
 import { type UpgradeInfoWatcher, watchUpgradeInfo } from '../watcher/index.js';
 import { type Verdict, upgradeDue } from './due.js';
 import { type ExitStatus, type NodeProcess, describeExit, exitCodeOf, startNode } from './node-process.js';
@@ -40,7 +42,10 @@ type Wake =
   | { kind: 'exited'; status: ExitStatus }
   | { kind: 'due'; plan: Plan; dir: string }
   | { kind: 'error'; error: unknown }
-  | { kind: 'stop' };
+  | { kind: 'stop' }
+  // Manual upgrades (src/batch): the halt height must change, or the node reached a queued height.
+  | { kind: 'restart'; reason: string }
+  | { kind: 'manual-due'; plan: ManualPlan };
 
 export class Supervisor {
   private readonly config: Config;
@@ -57,6 +62,9 @@ export class Supervisor {
   private wake: ((event: Wake) => void) | undefined;
   private readonly reportedSkips = new Set<string>();
   private reportedInvalid: string | undefined;
+  private readonly manual: ManualUpgrades;
+  private readonly restarts: RestartPolicy;
+  private lastUpgrade: { name: string; at: number } | undefined;
 
   constructor(options: SupervisorOptions) {
     this.config = options.config;
@@ -66,6 +74,8 @@ export class Supervisor {
     this.download = options.download;
     this.events = options.events ?? createEventBus();
     this.skip = skipHeights(options.args);
+    this.manual = new ManualUpgrades({ config: this.config, layout: this.layout, logger: this.logger, events: this.events });
+    this.restarts = new RestartPolicy(this.config);
   }
 
   /** Runs until the node exits for good or chainvisor is stopped; resolves to the exit code. */
@@ -78,6 +88,11 @@ export class Supervisor {
     try {
       await this.applyIfDueAtStartup();
       if (this.stopSignal) return 128 + signalNumber(this.stopSignal);
+      await this.manual.reconcile(await readCurrent(this.layout));
+      this.manual.watch({
+        restart: (reason) => this.wake?.({ kind: 'restart', reason }),
+        due: (plan) => this.wake?.({ kind: 'manual-due', plan }),
+      });
       this.watcher = watchUpgradeInfo({
         home: this.layout.home,
         file: this.layout.upgradeInfoFile,
@@ -104,6 +119,7 @@ export class Supervisor {
       throw error;
     } finally {
       for (const off of handlers) off();
+      this.manual.close();
       await this.watcher?.close();
     }
   }
@@ -111,6 +127,7 @@ export class Supervisor {
   private async loop(): Promise<number> {
     for (;;) {
       const node = await this.launch();
+      const startedAt = Date.now();
       const event = await new Promise<Wake>((resolve) => {
         this.wake = resolve;
         // A spawn failure rejects `exited`: it surfaces as the error it is.
@@ -130,24 +147,43 @@ export class Supervisor {
       }
       let plan: Plan;
       let dir: string;
+      let manual: ManualPlan | undefined;
       const detectedAt = Date.now();
-      if (event.kind === 'due') {
+      if (event.kind === 'restart') {
+        this.logger.info({ reason: event.reason }, 'restarting the node with a new halt height');
+        await node.stop({ graceMs: this.config.shutdownGrace > 0 ? this.config.shutdownGrace : 30_000, killAtZero: false });
+        this.manual.nodeStopped();
+        if (this.stopSignal) return 128 + signalNumber(this.stopSignal);
+        continue;
+      }
+      if (event.kind === 'manual-due') {
+        ({ plan, dir } = { plan: event.plan, dir: this.manual.dirOf(event.plan) });
+        manual = event.plan;
+        this.logger.info({ upgrade: plan.name, height: plan.height }, 'manual upgrade height reached; stopping the node');
+        await node.stop({ graceMs: this.config.shutdownGrace, killAtZero: true });
+      } else if (event.kind === 'due') {
         ({ plan, dir } = event);
         this.logger.info({ upgrade: plan.name, height: plan.height }, 'upgrade needed; stopping the node');
         await node.stop({ graceMs: this.config.shutdownGrace, killAtZero: true });
       } else {
         // The node exited: did it halt for an upgrade? Only the file says so (never its output).
         const due = await this.dueFromFile();
-        if (!due) {
-          const text = `node exited (${describeExit(event.status)}) with no upgrade pending; chainvisor exits with its status`;
-          this.events.emit('node-exited', { text, data: { code: event.status.code, signal: event.status.signal, pid: node.pid } });
-          this.logger.info({ event: 'node-exited', node: describeExit(event.status) }, text);
-          return exitCodeOf(event.status);
+        manual = due ? undefined : this.manual.haltedOnExit(event.status);
+        if (!due && !manual) {
+          const { code, signal } = event.status;
+          const exit = { code, signal, pid: node.pid, ranMs: Date.now() - startedAt, described: describeExit(event.status) };
+          const next = await afterNodeExit(exit, { policy: this.restarts, restartMax: this.config.restartMax, events: this.events, logger: this.logger, signal: this.abort.signal, lastUpgrade: this.lastUpgrade });
+          if (this.stopSignal) return 128 + signalNumber(this.stopSignal);
+          if (next === 'exit') return exitCodeOf(event.status);
+          continue;
         }
-        ({ plan, dir } = due);
-        this.logger.info({ upgrade: plan.name, height: plan.height, node: describeExit(event.status) }, 'node halted for an upgrade');
+        ({ plan, dir } = due ?? { plan: manual as ManualPlan, dir: this.manual.dirOf(manual as ManualPlan) });
+        this.logger.info({ upgrade: plan.name, height: plan.height, node: describeExit(event.status) }, manual ? 'node halted at the manual upgrade height' : 'node halted for an upgrade');
       }
+      this.manual.nodeStopped();
       await this.upgrade(plan, dir, { delay: true, detectedAt });
+      if (manual) await this.manual.remove([manual]);
+      this.lastUpgrade = { name: plan.name, at: Date.now() };
       if (!this.config.restartAfterUpgrade) {
         this.logger.info('DAEMON_RESTART_AFTER_UPGRADE is false; exiting after the switch');
         return ExitCode.ok;
@@ -168,8 +204,9 @@ export class Supervisor {
         exitCode: ExitCode.config,
       });
     }
-    this.logger.info({ binary, args: this.args, current: current.dir }, 'starting node');
-    this.node = startNode(binary, this.args, this.logger);
+    const args = this.manual.argsFor(this.args);
+    this.logger.info({ binary, args, current: current.dir }, 'starting node');
+    this.node = startNode(binary, args, this.logger);
     this.events.emit('node-started', { text: `node started: ${binary}`, data: { pid: this.node.pid, binary, current: current.dir } });
     const started = this.node;
     void started.exited.then(

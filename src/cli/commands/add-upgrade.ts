@@ -1,19 +1,29 @@
 import { parseArgs } from 'node:util';
+import { scheduleUpgrades } from '../../batch/index.js';
 import { ExitCode, UsageError } from '../../errors/index.js';
 import { installBinary, layoutFor, upgradeBinaryDir, upgradeDirName } from '../../layout/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
+import { reportSchedule } from './batch-report.js';
 
 export const addUpgradeCommand: Command = {
   name: 'add-upgrade',
-  summary: 'install the binary for a named upgrade ahead of time',
-  usage: 'chainvisor add-upgrade <upgrade-name> <path-to-binary> [--force]',
+  summary: 'install the binary for a named upgrade ahead of time (optionally at an exact height, without governance)',
+  usage: 'chainvisor add-upgrade <upgrade-name> <path-to-binary> [--upgrade-height <H>] [--force]',
   help: [
     'Copies the binary to $DAEMON_HOME/cosmovisor/upgrades/<name>/bin/$DAEMON_NAME (the name lower-cased',
     'unless COSMOVISOR_DISABLE_RECASE, then escaped), made executable, in one step.',
-    '  --force   replace a binary already installed for that upgrade',
+    '  --upgrade-height H   also queue a manual upgrade at height H in data/upgrade-info.json.batch: the old',
+    '                       binary commits block H, the new one continues at H+1 (no governance plan needed).',
+    '                       Refused when the node (asked over DAEMON_GRPC_ADDRESS) is already at H or past it,',
+    '                       when a governance plan is at H, or when the queue has that name or that height.',
+    '  --force              replace a binary already installed for that upgrade (and a queued entry of that name)',
   ].join('\n'),
   async run(ctx) {
-    const { values, positionals } = parseArgs({ args: ctx.args, options: { force: { type: 'boolean' } }, allowPositionals: true });
+    const { values, positionals } = parseArgs({
+      args: ctx.args,
+      options: { force: { type: 'boolean' }, 'upgrade-height': { type: 'string' } },
+      allowPositionals: true,
+    });
     const [name, source, extra] = positionals;
     if (name === undefined || source === undefined) {
       throw new UsageError('add-upgrade needs an upgrade name and a binary path', 'chainvisor add-upgrade v2 /path/to/new/simd');
@@ -21,8 +31,18 @@ export const addUpgradeCommand: Command = {
     if (extra !== undefined) throw new UsageError(`add-upgrade takes two arguments, got also ${JSON.stringify(extra)}`);
     const { config } = loadContextConfig(ctx);
     const layout = layoutFor(config);
+    const force = values.force ?? false;
+    const heightText = values['upgrade-height'];
+    if (heightText !== undefined) {
+      if (!/^\d+$/.test(heightText) || !Number.isSafeInteger(Number(heightText)) || Number(heightText) <= 0) {
+        throw new UsageError(`--upgrade-height must be a whole number above 0, got ${JSON.stringify(heightText)}`, 'chainvisor add-upgrade v2 /path/to/simd --upgrade-height 1200');
+      }
+      const result = await scheduleUpgrades({ config, layout, force, entries: [{ name, source, height: Number(heightText), info: '' }] });
+      reportSchedule(ctx, layout, result);
+      return ExitCode.ok;
+    }
     const dir = upgradeBinaryDir(upgradeDirName(name, { recase: !config.disableRecase }));
-    const dest = await installBinary(layout, dir, source, { force: values.force ?? false });
+    const dest = await installBinary(layout, dir, source, { force });
     writeLine(ctx.stdout, `installed ${source} for upgrade "${name}" as ${dest}`);
     return ExitCode.ok;
   },

@@ -1,5 +1,6 @@
 /** Every command, in the order `chainvisor help` lists them. */
 import type { Command } from '../command.js';
+import { addBatchUpgradeCommand } from './add-batch-upgrade.js';
 import { addUpgradeCommand } from './add-upgrade.js';
 import { checkPlanCommand } from './check-plan.js';
 import { configCommand } from './config.js';
@@ -12,6 +13,7 @@ export const commands: Command[] = [
   initCommand,
   runCommand,
   addUpgradeCommand,
+  addBatchUpgradeCommand,
   showUpgradeInfoCommand,
   versionCommand,
   configCommand,
