@@ -17,6 +17,8 @@ interface SettingBase {
   readonly values?: readonly string[];
   /** Shown instead of the default in docs when the default is derived from another setting. */
   readonly defaultDoc?: string;
+  /** `chainvisor config` hides the value (`secret`) or the credentials in its URLs (`urls`). */
+  readonly redact?: 'secret' | 'urls';
 }
 
 export interface SettingSpec extends SettingBase {
@@ -195,6 +197,29 @@ export const settings = {
     kind: 'bool',
     default: 'false',
     description: 'After a download, run `<binary> version` (10 s limit) and refuse the binary if it fails.',
+  },
+  // Observability: HTTP endpoint (metrics, health, status) and webhooks.
+  httpAddress: {
+    env: 'CHAINVISOR_HTTP_ADDRESS',
+    kind: 'string',
+    default: '',
+    description:
+      'Serve `/metrics`, `/healthz` and `/status` on this `host:port`, for example `127.0.0.1:9102`; empty turns the endpoint off. A non-loopback address is allowed (a warning is logged when no token is set).',
+  },
+  httpToken: {
+    env: 'CHAINVISOR_HTTP_TOKEN',
+    kind: 'string',
+    default: '',
+    redact: 'secret',
+    description: 'When set, every request to the endpoint must send `Authorization: Bearer <token>`; others get 401.',
+  },
+  webhookUrl: {
+    env: 'CHAINVISOR_WEBHOOK_URL',
+    kind: 'string',
+    default: '',
+    redact: 'urls',
+    description:
+      'One or more http(s) URLs, comma-separated, that receive a JSON POST for each upgrade event (see docs/monitoring.md); retried in the background, never delaying an upgrade.',
   },
 } as const satisfies Record<string, SettingSpec>;
 

@@ -58,7 +58,7 @@ export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext,
     if (!config.allowDownloadBinaries) throw await missingBinary(plan, binary, ctx);
     // Loaded on demand: the HTTP and archive stack stays off the start-up path of nodes that never download.
     const download = ctx.download ?? (await import('../download/index.js')).downloadUpgradeBinary;
-    await download({ plan, config, layout, dir, logger, signal });
+    await download({ plan, config, layout, dir, logger, signal, ...(ctx.events ? { events: ctx.events } : {}) });
     signal.throwIfAborted();
   }
   await makeExecutable(binary);

@@ -1,0 +1,62 @@
+/**
+ * The producer side of progress: a download or a backup calls `update(bytes, total)` as often as it
+ * likes (every chunk); at most one event every `intervalMs` (plus the last one) leaves, carrying the
+ * bytes since the previous event (`delta`) so a counter (chainvisor_download_bytes_total) can add them
+ * up. Rendering — a bar or log lines — is the observer's business (./view.ts), not the producer's.
+ */
+
+export interface ProgressData {
+  /** Bytes done so far (a download that starts over goes back to 0). */
+  bytes: number;
+  /** Expected total, when known. */
+  total: number | undefined;
+  /** Bytes transferred since the previous event (never negative). */
+  delta: number;
+  /** The last event of this transfer. */
+  done: boolean;
+  /** What is transferred, for people: a redacted URL or a folder. */
+  what: string;
+  /** Tells concurrent transfers apart. */
+  id: string;
+}
+
+export interface ProgressEmitter {
+  update(bytes: number, total: number | undefined): void;
+  /** Sends the last event (with `done: true`); later calls do nothing. */
+  finish(): void;
+}
+
+let nextId = 1;
+
+export function createProgressEmitter(options: { what: string; emit: (data: ProgressData) => void; intervalMs?: number; now?: () => number }): ProgressEmitter {
+  const intervalMs = options.intervalMs ?? 250;
+  const now = options.now ?? Date.now;
+  const id = `${process.pid}-${nextId++}`;
+  let bytes = 0;
+  let total: number | undefined;
+  let sent = 0;
+  let transferred = 0;
+  let lastAt = -Infinity;
+  let finished = false;
+  const send = (done: boolean): void => {
+    lastAt = now();
+    const delta = transferred - sent;
+    sent = transferred;
+    options.emit({ bytes, total, delta, done, what: options.what, id });
+  };
+  return {
+    update(current, newTotal) {
+      if (finished) return;
+      // A restart from zero (the server sent the whole file again) still counts the new bytes.
+      transferred += current >= bytes ? current - bytes : current;
+      bytes = current;
+      total = newTotal;
+      if (now() - lastAt >= intervalMs) send(false);
+    },
+    finish() {
+      if (finished) return;
+      finished = true;
+      send(true);
+    },
+  };
+}
