@@ -121,7 +121,7 @@ export class Supervisor {
 
       if (event.kind === 'stop' || (this.stopSignal && event.kind === 'exited')) {
         const status = await node.exited;
-        this.logger.info({ node: describeExit(status) }, 'node stopped; chainvisor exits with its status');
+        this.logger.info({ event: 'node-stopped', node: describeExit(status) }, 'node stopped; chainvisor exits with its status');
         return exitCodeOf(status);
       }
       if (event.kind === 'error') {
@@ -133,7 +133,7 @@ export class Supervisor {
       const detectedAt = Date.now();
       if (event.kind === 'due') {
         ({ plan, dir } = event);
-        this.logger.info({ upgrade: plan.name, height: plan.height }, 'upgrade needed; stopping the node');
+        this.logger.info({ event: 'upgrade-detected', upgrade: plan.name, height: plan.height }, 'upgrade needed; stopping the node');
         await node.stop({ graceMs: this.config.shutdownGrace, killAtZero: true });
       } else {
         // The node exited: did it halt for an upgrade? Only the file says so (never its output).
@@ -145,7 +145,7 @@ export class Supervisor {
           return exitCodeOf(event.status);
         }
         ({ plan, dir } = due);
-        this.logger.info({ upgrade: plan.name, height: plan.height, node: describeExit(event.status) }, 'node halted for an upgrade');
+        this.logger.info({ event: 'upgrade-detected', upgrade: plan.name, height: plan.height, node: describeExit(event.status) }, 'node halted for an upgrade');
       }
       await this.upgrade(plan, dir, { delay: true, detectedAt });
       if (!this.config.restartAfterUpgrade) {
@@ -168,7 +168,7 @@ export class Supervisor {
         exitCode: ExitCode.config,
       });
     }
-    this.logger.info({ binary, args: this.args, current: current.dir }, 'starting node');
+    this.logger.info({ event: 'node-started', binary, args: this.args, current: current.dir }, 'starting node');
     this.node = startNode(binary, this.args, this.logger);
     this.events.emit('node-started', { text: `node started: ${binary}`, data: { pid: this.node.pid, binary, current: current.dir } });
     const started = this.node;
@@ -199,7 +199,9 @@ export class Supervisor {
     } catch (error) {
       if (!(this.stopSignal && this.abort.signal.aborted)) {
         const reason = error instanceof Error ? error.message : String(error);
-        this.events.emit('upgrade-failed', { upgrade, text: `upgrade "${plan.name}" at height ${plan.height} failed: ${reason}`, data: { code: (error as { code?: unknown }).code } });
+        const text = `upgrade "${plan.name}" at height ${plan.height} failed: ${reason}`;
+        this.events.emit('upgrade-failed', { upgrade, text, data: { code: (error as { code?: unknown }).code } });
+        this.logger.error({ event: 'upgrade-failed', upgrade: plan.name, height: plan.height, code: (error as { code?: unknown }).code }, text);
       }
       throw error;
     }
@@ -211,7 +213,7 @@ export class Supervisor {
   private async applyIfDueAtStartup(): Promise<void> {
     const due = await this.dueFromFile();
     if (!due) return;
-    this.logger.warn({ upgrade: due.plan.name, height: due.plan.height }, 'an upgrade is already due at start-up; applying it before starting the node');
+    this.logger.warn({ event: 'upgrade-detected', upgrade: due.plan.name, height: due.plan.height }, 'an upgrade is already due at start-up; applying it before starting the node');
     await this.upgrade(due.plan, due.dir, { delay: false, detectedAt: Date.now() });
   }
 

@@ -68,7 +68,7 @@ export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext,
 
   await writeFileAtomic(planRecordPath(layout, dir), serializePlan(plan), 0o644);
   await switchCurrent(layout, dir);
-  logger.info({ upgrade: plan.name, height: plan.height, current: dir }, 'upgrade applied: current now points at the new binary');
+  logger.info({ event: 'upgrade-applied', upgrade: plan.name, height: plan.height, current: dir }, 'upgrade applied: current now points at the new binary');
 }
 
 async function missingBinary(plan: Plan, binary: string, ctx: UpgradeContext): Promise<ChainvisorError> {

@@ -6,6 +6,7 @@ import { configCommand } from './config.js';
 import { initCommand } from './init.js';
 import { runCommand } from './run.js';
 import { showUpgradeInfoCommand } from './show-upgrade-info.js';
+import { statusCommand } from './status.js';
 import { versionCommand } from './version.js';
 
 export const commands: Command[] = [
@@ -16,4 +17,5 @@ export const commands: Command[] = [
   versionCommand,
   configCommand,
   checkPlanCommand,
+  statusCommand,
 ];
