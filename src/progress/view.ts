@@ -46,7 +46,7 @@ export function startProgressView(options: ProgressViewOptions): () => void {
     const at = now();
     let transfer = transfers.get(key);
     if (transfer === undefined) {
-      transfer = { started: at, startBytes: data.bytes, lastLogAt: at, lastLoggedStep: 0 };
+      transfer = { started: at, startBytes: data.bytes, lastLogAt: -Infinity, lastLoggedStep: -1 };
       transfers.set(key, transfer);
     }
     const total = typeof data.total === 'number' && data.total > 0 ? data.total : undefined;

@@ -8,14 +8,21 @@ import type { AddressInfo, Socket } from 'node:net';
 export interface Received {
   body: Record<string, unknown>;
   authorization: string | undefined;
+  /** What the receiver answered. */
+  status: number;
   at: number;
 }
 
 export interface WebhookReceiver {
   url: string;
+  /** Every request answered, failed ones included. */
   received: Received[];
+  /** The requests answered 2xx, in order. */
+  delivered(): Received[];
   /** The next answers, in order; then 200. */
   answers: Array<number | 'hang'>;
+  /** Requests left unanswered (`hang`). */
+  hung: number;
   /** Answer every request this way. */
   always: number | 'hang' | undefined;
   close(): Promise<void>;
@@ -26,8 +33,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const receiver: WebhookReceiver = {
     url: '',
     received: [],
+    delivered: () => receiver.received.filter((r) => r.status >= 200 && r.status < 300),
     answers: [],
     always: undefined,
+    hung: 0,
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -38,8 +47,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const answer = receiver.answers.shift() ?? receiver.always ?? 200;
-      if (answer === 'hang') return;
-      receiver.received.push({ body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>, authorization: req.headers.authorization, at: Date.now() });
+      if (answer === 'hang') {
+        receiver.hung += 1;
+        return;
+      }
+      receiver.received.push({ body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>, authorization: req.headers.authorization, status: answer, at: Date.now() });
       res.writeHead(answer).end();
     });
   });

@@ -46,7 +46,8 @@ describe('webhooks', () => {
     bus.emit('upgrade-detected', { upgrade: { name: 'v2', height: 10 }, text: 'a' });
     bus.emit('upgrade-applied', { upgrade: { name: 'v2', height: 10 }, text: 'b' });
     await hooks.close(10_000);
-    assert.deepEqual(receiver.received.map((r) => r.body.event), ['upgrade-detected', 'upgrade-applied']);
+    assert.deepEqual(receiver.delivered().map((r) => r.body.event), ['upgrade-detected', 'upgrade-applied']);
+    assert.deepEqual(receiver.received.map((r) => r.status), [503, 500, 200, 200], 'retried until accepted');
   });
 
   test('a receiver that never answers or refuses neither blocks emit nor the other receivers', async () => {
