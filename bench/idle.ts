@@ -4,7 +4,7 @@
  * from /proc (Linux): resident memory (VmRSS, and its peak VmHWM) and CPU time over the measured
  * window, after a warm-up that leaves out start-up. Targets: RSS ≤ 60 MB, CPU ≤ 0.2 %.
  *
- *   npm run bench:idle -- [--seconds 60] [--scrape 15] [--endpoint on|off]
+ *   [DAEMON_POLL_INTERVAL=5s] npm run bench:idle -- [--seconds 60] [--scrape 15] [--endpoint on|off]
  */
 import { execa } from 'execa';
 import fs from 'node:fs/promises';
@@ -75,6 +75,8 @@ try {
     DAEMON_NAME: 'simd',
     UNSAFE_SKIP_BACKUP: 'true',
     CHAINVISOR_LOG_FORMAT: 'json',
+    // Compare with a slower poll (the file watcher's safety net polls every 300 ms by default).
+    ...(process.env.DAEMON_POLL_INTERVAL ? { DAEMON_POLL_INTERVAL: process.env.DAEMON_POLL_INTERVAL } : {}),
     ...(endpointOn ? { CHAINVISOR_HTTP_ADDRESS: `127.0.0.1:${port}` } : {}),
   };
   await execa(process.execPath, [chainvisor, 'init', node], { env, extendEnv: false });
