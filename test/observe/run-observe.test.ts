@@ -3,41 +3,17 @@
  * monitoring sees them through an upgrade genesis → v2, then the v2 node exiting on its own.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { plan } from '../support/fake-node.js';
 import { type TestHome, makeHome, waitFor } from '../support/home.js';
+import { endpointOf, sample } from '../support/observe-kit.js';
 import { type WebhookReceiver, refusedUrl, startWebhookReceiver } from '../support/webhook-receiver.js';
 
 const token = 'tok-3f9a';
 
-/** Where `run` listens, from the status file it keeps (asked for port 0). */
-async function endpointOf(t: TestHome): Promise<string> {
-  const file = path.join(t.home, 'cosmovisor', '.chainvisor', 'status.json');
-  let address = '';
-  await waitFor(async () => {
-    try {
-      address = (JSON.parse(await fs.readFile(file, 'utf8')) as { live: { chainvisor: { http: string | null } } }).live.chainvisor.http ?? '';
-    } catch {
-      return false;
-    }
-    return address !== '';
-  }, 'the status file names the endpoint');
-  return `http://${address}`;
-}
-
 async function get(origin: string, route: string): Promise<{ status: number; text: string }> {
   const res = await fetch(`${origin}${route}`, { headers: { authorization: `Bearer ${token}` } });
   return { status: res.status, text: await res.text() };
-}
-
-/** The value of one series in Prometheus text (`name{labels} value`). */
-function sample(metrics: string, series: string): number | undefined {
-  for (const line of metrics.split('\n')) {
-    if (line.startsWith(`${series} `)) return Number(line.slice(series.length + 1));
-  }
-  return undefined;
 }
 
 describe('chainvisor run: metrics, health, status, webhooks, logs', () => {
