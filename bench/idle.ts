@@ -4,7 +4,7 @@
  * from /proc (Linux): resident memory (VmRSS, and its peak VmHWM) and CPU time over the measured
  * window, after a warm-up that leaves out start-up. Targets: RSS ≤ 60 MB, CPU ≤ 0.2 %.
  *
- *   [DAEMON_POLL_INTERVAL=5s] npm run bench:idle -- [--seconds 60] [--scrape 15] [--endpoint on|off]
+ *   [DAEMON_POLL_INTERVAL=5s] npm run bench:idle -- [--seconds 60] [--scrape 15] [--endpoint on|off] [--warmup 10]
  */
 import { execa } from 'execa';
 import fs from 'node:fs/promises';
@@ -22,12 +22,13 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '60' },
     scrape: { type: 'string', default: '15' },
     endpoint: { type: 'string', default: 'on' },
+    warmup: { type: 'string', default: '10' },
   },
 });
 const seconds = Number(values.seconds);
 const scrapeEvery = Number(values.scrape);
 const endpointOn = values.endpoint !== 'off';
-const warmupMs = 5000;
+const warmupMs = Number(values.warmup) * 1000;
 const clockTicks = 100; // USER_HZ on Linux
 
 async function freePort(): Promise<number> {
