@@ -112,4 +112,25 @@ describe('chainvisor run: metrics, health, status, webhooks, logs', () => {
     assert.ok(lines.some((l) => l.reason === 'ECONNREFUSED'), 'the refusing receiver was tried (and retried in the background)');
     assert.doesNotMatch(r.stderr, new RegExp(token), 'the token is never logged');
   });
+
+  test('a failed upgrade: upgrade-failed reaches the receivers before chainvisor exits 79, with its log line', async () => {
+    const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'exit', afterMs: 50 } });
+    await t.cliOk(['init', genesis]);
+    const r = await t.cli(['run', 'start']);
+    assert.equal(r.exitCode, 79, r.stderr);
+    assert.deepEqual(
+      live.delivered().map((x) => x.body.event),
+      ['upgrade-detected', 'upgrade-failed'],
+    );
+    assert.match(String(live.delivered()[1]?.body.text), /upgrade "v2" at height 10 failed: .*not installed/);
+    const failed = r.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.event === 'upgrade-failed');
+    assert.equal(failed?.upgrade, 'v2');
+    const doc = JSON.parse((await t.cliOk(['status', '--output', 'json'])).stdout);
+    assert.equal(doc.lastUpgrade.result, 'failed', 'status remembers the failure after chainvisor exited');
+    assert.deepEqual(doc.pending, { name: 'v2', height: 10, source: 'halt-file', blocksRemaining: null, binaryPresent: false });
+  });
 });
