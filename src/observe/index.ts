@@ -42,8 +42,23 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
   const listen = http?.parseListenAddress(config.httpAddress);
 
   const tracker = trackLive({ bus, version: options.version });
-  const status = (): Promise<StatusDocument> =>
-    buildStatus({ layout, backupDir: config.dataBackupDir, recase: !config.disableRecase, version: options.version, live: tracker.state() });
+  // One scrape usually asks /metrics, /healthz and /status together: they share one reading of the
+  // home for up to a second, unless an event changed the live state meanwhile.
+  let cached: { at: number; doc: Promise<StatusDocument> } | undefined;
+  tracker.onChange(() => {
+    cached = undefined;
+  });
+  const status = (): Promise<StatusDocument> => {
+    const now = Date.now();
+    if (cached && now - cached.at < 1000) return cached.doc;
+    const doc = buildStatus({ layout, backupDir: config.dataBackupDir, recase: !config.disableRecase, version: options.version, live: tracker.state() });
+    const entry = { at: now, doc };
+    cached = entry;
+    doc.catch(() => {
+      if (cached === entry) cached = undefined;
+    });
+    return doc;
+  };
   const stopProgress = startProgressView({ bus, logger, ...(options.progressTty ? { tty: options.progressTty } : {}) });
   const webhooks: Webhooks | undefined = targets.length > 0 ? startWebhooks({ targets, bus, logger }) : undefined;
   if (webhooks) logger.info({ webhooks: targets.map((t) => t.shown) }, 'sending upgrade events to %d webhook receiver(s)', targets.length);
