@@ -11,7 +11,7 @@ import type { EventBus } from '../events/index.js';
 import { type Layout, binaryDirPath, binaryPath } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import type { Plan } from '../plan/index.js';
-import { createProgressEmitter } from '../progress/index.js';
+import { progressOnBus } from '../progress/index.js';
 import { installFolder, isSystemError } from '../verify/index.js';
 import { DownloadIoError } from './errors.js';
 import { type FetcherOptions, fetcherFromConfig } from './fetch.js';
@@ -59,13 +59,8 @@ export async function downloadUpgradeBinary(options: DownloadUpgradeOptions): Pr
     const info = await resolveInfo(plan.info, { mustHaveChecksum: config.downloadMustHaveChecksum, fetcher, workDir: workspace.path, ...signalOption });
     const picked = pickBinary(info, options.platform ?? hostPlatform());
     const source = parseSource(picked.url, { mustHaveChecksum: config.downloadMustHaveChecksum, what: `${picked.platform} binary` });
-    const events = options.events;
-    const progress = events
-      ? createProgressEmitter({
-          what: source.shown,
-          emit: (data) => events.emit('download-progress', { upgrade: { name: plan.name, height: plan.height }, text: `downloading ${source.shown}`, data: { ...data } }),
-        })
-      : undefined;
+    const upgrade = { name: plan.name, height: plan.height };
+    const progress = options.events ? progressOnBus({ events: options.events, event: 'download-progress', what: source.shown, upgrade }) : undefined;
     const staged = await stageBinary({
       source,
       platform: picked.platform,

@@ -4,6 +4,7 @@
  * bytes since the previous event (`delta`) so a counter (chainvisor_download_bytes_total) can add them
  * up. Rendering — a bar or log lines — is the observer's business (./view.ts), not the producer's.
  */
+import type { EventBus, UpgradeRef } from '../events/index.js';
 
 export interface ProgressData {
   /** Bytes done so far (a download that starts over goes back to 0). */
@@ -59,4 +60,24 @@ export function createProgressEmitter(options: { what: string; emit: (data: Prog
       send(true);
     },
   };
+}
+
+/**
+ * A progress emitter that publishes on the event bus: what a download or a backup passes as its
+ * `onProgress(bytes, total)` callback. For a backup:
+ *   const progress = progressOnBus({ events, event: 'backup-progress', what: dataDir });
+ *   await backupData({ …, onProgress: progress.update }).finally(progress.finish);
+ */
+export function progressOnBus(options: {
+  events: EventBus;
+  event: 'download-progress' | 'backup-progress';
+  what: string;
+  upgrade?: UpgradeRef;
+}): ProgressEmitter {
+  const verb = options.event === 'download-progress' ? 'downloading' : 'backing up';
+  return createProgressEmitter({
+    what: options.what,
+    emit: (data) =>
+      options.events.emit(options.event, { ...(options.upgrade ? { upgrade: options.upgrade } : {}), text: `${verb} ${options.what}`, data: { ...data } }),
+  });
 }

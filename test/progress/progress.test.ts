@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, test } from 'node:test';
 import { createEventBus } from '../../src/events/index.js';
-import { type ProgressData, createProgressEmitter, startProgressView } from '../../src/progress/index.js';
+import { type ProgressData, createProgressEmitter, progressOnBus, startProgressView } from '../../src/progress/index.js';
 import { memoryLogger } from '../support/download-kit.js';
 
 describe('progress', () => {
@@ -66,5 +66,21 @@ describe('progress', () => {
     bus.emit('download-progress', { text: 'd', data: { id: 'a', what: 'u', bytes: 1024, total: 1024, delta: 512, done: true } });
     assert.match(out, /\r.*download \[#{12}-{12}\] 50%/);
     assert.match(out, /100% 1\.0 KiB \/ 1\.0 KiB .* done\n$/);
+  });
+
+  test("progressOnBus: a backup's onProgress callback becomes backup-progress events, then log lines", () => {
+    const bus = createEventBus();
+    const log = memoryLogger();
+    startProgressView({ bus, logger: log.logger });
+    const seen: string[] = [];
+    bus.on((e) => seen.push(e.event));
+    const progress = progressOnBus({ events: bus, event: 'backup-progress', what: '/home/node/data' });
+    progress.update(100, 1000);
+    progress.update(1000, 1000);
+    progress.finish();
+    assert.ok(seen.length >= 2 && seen.every((e) => e === 'backup-progress'));
+    const last = log.lines().filter((l) => l.event === 'backup-progress').at(-1);
+    assert.equal(last?.bytes, 1000);
+    assert.match(String(last?.msg), /^backup finished: 1000 B of 1000 B \(100%\)/);
   });
 });
