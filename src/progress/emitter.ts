@@ -52,7 +52,8 @@ export function createProgressEmitter(options: { what: string; emit: (data: Prog
       transferred += current >= bytes ? current - bytes : current;
       bytes = current;
       total = newTotal;
-      if (now() - lastAt >= intervalMs) send(false);
+      // The last byte is reported at once, so "100 %" shows when the transfer ends, not after what follows it.
+      if (now() - lastAt >= intervalMs || (total !== undefined && current >= total)) send(false);
     },
     finish() {
       if (finished) return;

@@ -28,6 +28,9 @@ interface Transfer {
   startBytes: number;
   lastLogAt: number;
   lastLoggedStep: number;
+  lastLoggedBytes: number;
+  /** The bar reached its total and ended its line. */
+  closed: boolean;
 }
 
 const kinds = { 'download-progress': 'download', 'backup-progress': 'backup' } as const;
@@ -46,7 +49,7 @@ export function startProgressView(options: ProgressViewOptions): () => void {
     const at = now();
     let transfer = transfers.get(key);
     if (transfer === undefined) {
-      transfer = { started: at, startBytes: data.bytes, lastLogAt: -Infinity, lastLoggedStep: -1 };
+      transfer = { started: at, startBytes: data.bytes, lastLogAt: -Infinity, lastLoggedStep: -1, lastLoggedBytes: -1, closed: false };
       transfers.set(key, transfer);
     }
     const total = typeof data.total === 'number' && data.total > 0 ? data.total : undefined;
@@ -57,13 +60,18 @@ export function startProgressView(options: ProgressViewOptions): () => void {
     if (data.done) transfers.delete(key);
 
     if (options.tty) {
-      drawBar(options.tty, { kind, what: data.what ?? '', bytes: data.bytes, total, rate, eta, done: data.done === true });
+      const complete = data.done === true || (total !== undefined && data.bytes >= total);
+      if (transfer.closed) return;
+      transfer.closed = complete;
+      drawBar(options.tty, { kind, what: data.what ?? '', bytes: data.bytes, total, rate, eta, done: complete });
       return;
     }
     const step = total === undefined ? 0 : Math.floor(data.bytes / total / fraction);
-    if (!data.done && at - transfer.lastLogAt < everyMs && step <= transfer.lastLoggedStep) return;
+    if (data.done ? transfer.lastLoggedBytes === data.bytes : at - transfer.lastLogAt < everyMs && step <= transfer.lastLoggedStep) return;
     transfer.lastLogAt = at;
     transfer.lastLoggedStep = step;
+    transfer.lastLoggedBytes = data.bytes;
+    const finished = data.done === true || (total !== undefined && data.bytes >= total);
     const percent = total === undefined ? undefined : Math.min(100, Math.floor((data.bytes / total) * 100));
     options.logger.info(
       {
@@ -77,12 +85,12 @@ export function startProgressView(options: ProgressViewOptions): () => void {
       },
       '%s %s: %s of %s (%s), %s/s, ETA %s',
       kind,
-      data.done ? 'finished' : 'in progress',
+      finished ? 'finished' : 'in progress',
       formatSize(data.bytes),
       total === undefined ? 'unknown size' : formatSize(total),
       percent === undefined ? '?' : `${percent}%`,
       formatSize(Math.round(rate)),
-      data.done ? '0s' : eta === undefined ? '?' : formatSeconds(eta),
+      finished ? '0s' : eta === undefined ? '?' : formatSeconds(eta),
     );
   };
   return options.bus.on(onEvent);
