@@ -1,10 +1,14 @@
 /** Views of the schema: the resolved settings, `config.example.json` and the README table. */
+import { redactUrl } from '../redact/index.js';
 import { type LoadedConfig } from './load.js';
 import { type SettingKey, type SettingSpec, fileKey, settingKeys, settings } from './schema.js';
 
 function formatValue(key: SettingKey, value: unknown): string {
   const kind = settings[key].kind;
   if (value === undefined) return '';
+  const redact = (settings[key] as SettingSpec).redact;
+  if (redact === 'secret' && value !== '') return '(set, hidden)';
+  if (redact === 'urls' && value !== '') return String(value).split(',').map((url) => redactUrl(url.trim())).join(',');
   if (kind === 'duration') return formatDuration(value as number);
   if (kind === 'bytes') return `${value} bytes`;
   return String(value);

@@ -19,6 +19,8 @@ interface SettingBase {
   readonly defaultDoc?: string;
   /** For durations: the smallest value accepted, in ms (every duration is also capped at Node's timer limit). */
   readonly minMs?: number;
+  /** `chainvisor config` hides the value (`secret`) or the credentials in its URLs (`urls`). */
+  readonly redact?: 'secret' | 'urls';
 }
 
 export interface SettingSpec extends SettingBase {
@@ -218,6 +220,29 @@ export const settings = {
     kind: 'duration',
     default: '500ms',
     description: 'Wait before the first restart; doubled for each further restart, at most 60 s.',
+  },
+  // Observability: HTTP endpoint (metrics, health, status) and webhooks.
+  httpAddress: {
+    env: 'CHAINVISOR_HTTP_ADDRESS',
+    kind: 'string',
+    default: '',
+    description:
+      'Serve `/metrics`, `/healthz` and `/status` on this `host:port`, for example `127.0.0.1:9102`; empty turns the endpoint off. A non-loopback address is allowed (a warning is logged when no token is set).',
+  },
+  httpToken: {
+    env: 'CHAINVISOR_HTTP_TOKEN',
+    kind: 'string',
+    default: '',
+    redact: 'secret',
+    description: 'When set, every request to the endpoint must send `Authorization: Bearer <token>`; others get 401.',
+  },
+  webhookUrl: {
+    env: 'CHAINVISOR_WEBHOOK_URL',
+    kind: 'string',
+    default: '',
+    redact: 'urls',
+    description:
+      'One or more http(s) URLs, comma-separated, that receive a JSON POST for each upgrade event (see docs/monitoring.md); retried in the background, never delaying an upgrade.',
   },
 } as const satisfies Record<string, SettingSpec>;
 

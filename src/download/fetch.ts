@@ -51,6 +51,8 @@ export interface FetchRequest {
   signal?: AbortSignal;
   /** Also receives the body as it arrives (extraction while downloading); not for file:// URLs. */
   sink?: DownloadSink;
+  /** Told after every chunk: bytes of the file so far (back to 0 if it starts over) and the total when known. */
+  onProgress?: (bytes: number, total: number | undefined) => void;
 }
 
 /** A consumer of the body besides the file and the hash. */
@@ -263,6 +265,7 @@ export function createFetcher(options: FetcherOptions): Fetcher {
           if (req.sink.needsFile) await io(() => out.write(chunk));
           await req.sink.write(chunk);
         }
+        req.onProgress?.(state.received, state.total);
       }
     } finally {
       // Bytes already hashed must reach the file, or a resume would hash a hole.

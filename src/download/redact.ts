@@ -1,22 +1,2 @@
-/**
- * URLs as they may appear in logs and errors: no user or password, no query string (signed URLs
- * carry their secret there). `https://user:tok@host/a/b?sig=x` → `https://***@host/a/b?…`.
- */
-export function redactUrl(url: URL | string): string {
-  let parsed: URL;
-  try {
-    parsed = typeof url === 'string' ? new URL(url) : url;
-  } catch (error) {
-    // Not a URL at all: redact by pattern so credentials in a malformed string do not leak either.
-    if (error instanceof TypeError) return redactText(String(url));
-    throw error;
-  }
-  const auth = parsed.username !== '' || parsed.password !== '' ? '***@' : '';
-  const query = parsed.search === '' ? '' : '?…';
-  if (parsed.protocol === 'file:') return `file://${parsed.pathname}${query}`;
-  return `${parsed.protocol}//${auth}${parsed.host}${parsed.pathname}${query}`;
-}
-
-function redactText(text: string): string {
-  return text.replace(/\/\/[^/@?#\s]*@/g, '//***@').replace(/\?\S*/g, '?…');
-}
+/** The download stack's view of the shared URL redaction (../redact): credentials never reach a log line. */
+export { redactUrl } from '../redact/index.js';

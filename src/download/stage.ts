@@ -37,6 +37,8 @@ export interface StageOptions {
   /** Run `<binary> version` (only meaningful for this host's binary). */
   smokeTest: false | { timeoutMs?: number };
   signal?: AbortSignal;
+  /** Bytes received so far, after every chunk (see FetchRequest.onProgress). */
+  onProgress?: (bytes: number, total: number | undefined) => void;
   /** Filled in step by step, so a caller can tell how far a failed attempt got (check-plan's table). */
   progress?: StageProgress;
 }
@@ -99,6 +101,7 @@ async function stageWith(
     algo: createHasher(source.checksum).algo,
     sink: streamed,
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });
   const progress = options.progress ?? {};
   progress.bytes = fetched.bytes;

@@ -7,9 +7,11 @@
 import path from 'node:path';
 import type { Config } from '../config/index.js';
 import { ChainvisorError, ExitCode } from '../errors/index.js';
+import type { EventBus } from '../events/index.js';
 import { type Layout, binaryDirPath, binaryPath } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import type { Plan } from '../plan/index.js';
+import { progressOnBus } from '../progress/index.js';
 import { installFolder, isSystemError } from '../verify/index.js';
 import { DownloadIoError } from './errors.js';
 import { type FetcherOptions, fetcherFromConfig } from './fetch.js';
@@ -28,6 +30,8 @@ export interface DownloadUpgradeOptions {
   dir: string;
   logger: Logger;
   signal?: AbortSignal;
+  /** Receives `download-progress` events (throttled) while the binary downloads and unpacks. */
+  events?: EventBus;
   /** Tests: backoff delays, a private CA. */
   fetch?: Pick<FetcherOptions, 'backoff' | 'random' | 'tls'>;
   /** Tests: pretend to be another platform (`linux/arm64`). */
@@ -55,6 +59,8 @@ export async function downloadUpgradeBinary(options: DownloadUpgradeOptions): Pr
     const info = await resolveInfo(plan.info, { mustHaveChecksum: config.downloadMustHaveChecksum, fetcher, workDir: workspace.path, ...signalOption });
     const picked = pickBinary(info, options.platform ?? hostPlatform());
     const source = parseSource(picked.url, { mustHaveChecksum: config.downloadMustHaveChecksum, what: `${picked.platform} binary` });
+    const upgrade = { name: plan.name, height: plan.height };
+    const progress = options.events ? progressOnBus({ events: options.events, event: 'download-progress', what: source.shown, upgrade }) : undefined;
     const staged = await stageBinary({
       source,
       platform: picked.platform,
@@ -65,7 +71,8 @@ export async function downloadUpgradeBinary(options: DownloadUpgradeOptions): Pr
       logger,
       smokeTest: config.smokeTest ? (options.smokeTimeoutMs === undefined ? {} : { timeoutMs: options.smokeTimeoutMs }) : false,
       ...signalOption,
-    });
+      ...(progress ? { onProgress: progress.update } : {}),
+    }).finally(() => progress?.finish());
     const target = binaryDirPath(layout, dir);
     await guardIo('install the upgrade folder', target, () => installFolder({ staged: staged.tree, target, logger }));
     const binary = binaryPath(layout, dir);

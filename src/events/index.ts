@@ -25,7 +25,11 @@ export type EventName =
   | 'plan-cancelled'
   | 'download-progress'
   | 'backup-started'
-  | 'backup-done';
+  | 'backup-done'
+  /** Progress of a backup copy: data `{ bytes, total, delta, done }` (as `download-progress`). */
+  | 'backup-progress'
+  /** The chain's latest block height, from whoever polls the chain: data `{ height }`. */
+  | 'chain-height';
 
 export interface UpgradeRef {
   name: string;

@@ -3,8 +3,13 @@
  * and optionally coloured when stderr is a terminal, silent when COSMOVISOR_DISABLE_LOGS is set.
  * Writes are synchronous so the last line before an exit is never lost.
  */
+import { createRequire } from 'node:module';
 import { pino, destination, type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type pinoPretty from 'pino-pretty';
+
+// pino-pretty (and its dependencies) is loaded only for human-readable output: under systemd the logs
+// are JSON, and its ~5 MB would sit in a supervisor's memory for weeks for nothing.
+const requireCjs = createRequire(import.meta.url);
 
 export type { Logger } from 'pino';
 
@@ -50,6 +55,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const base = { module: 'chainvisor' };
   if (options.pretty ?? process.stderr.isTTY) {
     const mask = timeFormats[options.timeFormat ?? 'kitchen'] ?? timeFormats.kitchen;
+    const pretty = requireCjs('pino-pretty') as typeof pinoPretty;
     const stream = pretty({
       destination: fd,
       sync: true,

@@ -138,7 +138,7 @@ export class Supervisor {
 
       if (event.kind === 'stop' || (this.stopSignal && event.kind === 'exited')) {
         const status = await node.exited;
-        this.logger.info({ node: describeExit(status) }, 'node stopped; chainvisor exits with its status');
+        this.logger.info({ event: 'node-stopped', node: describeExit(status) }, 'node stopped; chainvisor exits with its status');
         return exitCodeOf(status);
       }
       if (event.kind === 'error') {
@@ -159,11 +159,11 @@ export class Supervisor {
       if (event.kind === 'manual-due') {
         ({ plan, dir } = { plan: event.plan, dir: this.manual.dirOf(event.plan) });
         manual = event.plan;
-        this.logger.info({ upgrade: plan.name, height: plan.height }, 'manual upgrade height reached; stopping the node');
+        this.logger.info({ event: 'upgrade-detected', upgrade: plan.name, height: plan.height }, 'manual upgrade height reached; stopping the node');
         await node.stop({ graceMs: this.config.shutdownGrace, killAtZero: true });
       } else if (event.kind === 'due') {
         ({ plan, dir } = event);
-        this.logger.info({ upgrade: plan.name, height: plan.height }, 'upgrade needed; stopping the node');
+        this.logger.info({ event: 'upgrade-detected', upgrade: plan.name, height: plan.height }, 'upgrade needed; stopping the node');
         await node.stop({ graceMs: this.config.shutdownGrace, killAtZero: true });
       } else {
         // The node exited: did it halt for an upgrade? Only the file says so (never its output).
@@ -178,7 +178,10 @@ export class Supervisor {
           continue;
         }
         ({ plan, dir } = due ?? { plan: manual as ManualPlan, dir: this.manual.dirOf(manual as ManualPlan) });
-        this.logger.info({ upgrade: plan.name, height: plan.height, node: describeExit(event.status) }, manual ? 'node halted at the manual upgrade height' : 'node halted for an upgrade');
+        this.logger.info(
+          { event: 'upgrade-detected', upgrade: plan.name, height: plan.height, node: describeExit(event.status) },
+          manual ? 'node halted at the manual upgrade height' : 'node halted for an upgrade',
+        );
       }
       this.manual.nodeStopped();
       await this.upgrade(plan, dir, { delay: true, detectedAt });
@@ -205,7 +208,7 @@ export class Supervisor {
       });
     }
     const args = this.manual.argsFor(this.args);
-    this.logger.info({ binary, args, current: current.dir }, 'starting node');
+    this.logger.info({ event: 'node-started', binary, args, current: current.dir }, 'starting node');
     this.node = startNode(binary, args, this.logger);
     this.events.emit('node-started', { text: `node started: ${binary}`, data: { pid: this.node.pid, binary, current: current.dir } });
     const started = this.node;
@@ -236,7 +239,9 @@ export class Supervisor {
     } catch (error) {
       if (!(this.stopSignal && this.abort.signal.aborted)) {
         const reason = error instanceof Error ? error.message : String(error);
-        this.events.emit('upgrade-failed', { upgrade, text: `upgrade "${plan.name}" at height ${plan.height} failed: ${reason}`, data: { code: (error as { code?: unknown }).code } });
+        const text = `upgrade "${plan.name}" at height ${plan.height} failed: ${reason}`;
+        this.events.emit('upgrade-failed', { upgrade, text, data: { code: (error as { code?: unknown }).code } });
+        this.logger.error({ event: 'upgrade-failed', upgrade: plan.name, height: plan.height, code: (error as { code?: unknown }).code }, text);
       }
       throw error;
     }
@@ -248,7 +253,7 @@ export class Supervisor {
   private async applyIfDueAtStartup(): Promise<void> {
     const due = await this.dueFromFile();
     if (!due) return;
-    this.logger.warn({ upgrade: due.plan.name, height: due.plan.height }, 'an upgrade is already due at start-up; applying it before starting the node');
+    this.logger.warn({ event: 'upgrade-detected', upgrade: due.plan.name, height: due.plan.height }, 'an upgrade is already due at start-up; applying it before starting the node');
     await this.upgrade(due.plan, due.dir, { delay: false, detectedAt: Date.now() });
   }
 

@@ -58,7 +58,7 @@ export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext,
     if (!config.allowDownloadBinaries) throw await missingBinary(plan, binary, ctx);
     // Loaded on demand: the HTTP and archive stack stays off the start-up path of nodes that never download.
     const download = ctx.download ?? (await import('../download/index.js')).downloadUpgradeBinary;
-    await download({ plan, config, layout, dir, logger, signal });
+    await download({ plan, config, layout, dir, logger, signal, ...(ctx.events ? { events: ctx.events } : {}) });
     signal.throwIfAborted();
   }
   await makeExecutable(binary);
@@ -68,7 +68,7 @@ export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext,
 
   await writeFileAtomic(planRecordPath(layout, dir), serializePlan(plan), 0o644);
   await switchCurrent(layout, dir);
-  logger.info({ upgrade: plan.name, height: plan.height, current: dir }, 'upgrade applied: current now points at the new binary');
+  logger.info({ event: 'upgrade-applied', upgrade: plan.name, height: plan.height, current: dir }, 'upgrade applied: current now points at the new binary');
 }
 
 async function missingBinary(plan: Plan, binary: string, ctx: UpgradeContext): Promise<ChainvisorError> {

@@ -31,7 +31,7 @@ describe('chainvisor run: crashes and failures mid-upgrade', () => {
     await run;
     process.kill(Number(await fs.readFile(marker, 'utf8')), 'SIGKILL'); // the orphaned script
     assert.equal(await t.current(), 'genesis', 'nothing was switched');
-    assert.deepEqual(await fs.readdir(path.join(t.home, 'cosmovisor')).then((e) => e.filter((n) => n.startsWith('.'))), [], 'no temporary files left');
+    assert.deepEqual(await fs.readdir(path.join(t.home, 'cosmovisor')).then((e) => e.filter((n) => n.startsWith('.') && n !== '.chainvisor')), [], 'no temporary files left');
 
     const r = await t.cli(['run', 'start']);
     assert.equal(r.exitCode, 0, r.stderr);
@@ -84,7 +84,7 @@ describe('chainvisor run: crashes and failures mid-upgrade', () => {
       assert.equal(r.exitCode, 143, r.all);
       assert.match(r.all ?? '', /stopped while applying an upgrade; current was not switched/);
       assert.equal(await t.current(), 'genesis');
-      assert.deepEqual(await fs.readdir(path.join(t.home, 'cosmovisor')).then((e) => e.filter((n) => n.startsWith('.'))), [], 'no work folder left');
+      assert.deepEqual(await fs.readdir(path.join(t.home, 'cosmovisor')).then((e) => e.filter((n) => n.startsWith('.') && n !== '.chainvisor')), [], 'no work folder left');
     } finally {
       server.closeAllConnections();
       server.close();

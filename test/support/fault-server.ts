@@ -25,7 +25,9 @@ export type Fault =
   /** Answer 200 with the whole body even to a Range request. */
   | { kind: 'ignore-range' }
   /** Answer 200 without Content-Length (chunked), so the size is known only at the end. */
-  | { kind: 'no-length' };
+  | { kind: 'no-length' }
+  /** Send the whole body slowly: `bytes` at a time, one piece every `everyMs`. */
+  | { kind: 'trickle'; bytes: number; everyMs: number };
 
 export interface Route {
   body?: Buffer | string;
@@ -160,6 +162,22 @@ function serve(req: http.IncomingMessage, res: http.ServerResponse, route: Route
   const part = body.subarray(start);
   headers['content-length'] = String(part.length);
   res.writeHead(status, headers);
+  if (fault?.kind === 'trickle') {
+    let offset = 0;
+    const timer = setInterval(() => {
+      if (res.destroyed) return clearInterval(timer);
+      const piece = part.subarray(offset, offset + fault.bytes);
+      offset += piece.length;
+      if (offset >= part.length) {
+        clearInterval(timer);
+        res.end(piece);
+      } else {
+        res.write(piece);
+      }
+    }, fault.everyMs);
+    res.on('close', () => clearInterval(timer));
+    return;
+  }
   if (fault?.kind === 'drop' || fault?.kind === 'stall') {
     const head = part.subarray(0, Math.min(fault.afterBytes, part.length));
     const cut = fault.kind === 'drop';

@@ -7,6 +7,7 @@ import { configCommand } from './config.js';
 import { initCommand } from './init.js';
 import { runCommand } from './run.js';
 import { showUpgradeInfoCommand } from './show-upgrade-info.js';
+import { statusCommand } from './status.js';
 import { versionCommand } from './version.js';
 
 export const commands: Command[] = [
@@ -18,4 +19,5 @@ export const commands: Command[] = [
   versionCommand,
   configCommand,
   checkPlanCommand,
+  statusCommand,
 ];

@@ -1,0 +1,117 @@
+/**
+ * Everything that watches the supervisor from outside, started by `chainvisor run` before the node and
+ * closed after it: the live status (and its file for `chainvisor status`), progress lines, webhooks,
+ * and — only when CHAINVISOR_HTTP_ADDRESS is set — metrics and the HTTP endpoint. All of them only
+ * listen to the event bus: none can delay or change an upgrade. Settings are checked here, before the
+ * node starts, so a typo stops chainvisor (exit 78) instead of leaving a fleet unmonitored.
+ */
+import type { Config } from '../config/index.js';
+import type { EventBus } from '../events/index.js';
+import type { HttpServer } from '../http/index.js';
+import type { Layout } from '../layout/index.js';
+import type { Logger } from '../log/index.js';
+import type { Metrics } from '../metrics/index.js';
+import { startProgressView } from '../progress/index.js';
+import { type StatusDocument, buildStatus, trackLive, writeStatusFile } from '../status/index.js';
+import { type Webhooks, parseWebhookTargets, startWebhooks } from '../webhooks/index.js';
+
+export interface ObserverOptions {
+  config: Config;
+  layout: Layout;
+  bus: EventBus;
+  logger: Logger;
+  version: string;
+  /** Draw progress bars here (a terminal) instead of logging progress lines. */
+  progressTty?: NodeJS.WriteStream;
+}
+
+export interface Observers {
+  /** The status document as `/status` serves it. */
+  status(): Promise<StatusDocument>;
+  /** Where the HTTP endpoint listens, when it is on. */
+  httpAddress: string | undefined;
+  /** Flushes webhooks (up to `flushMs`), writes the last status, closes the endpoint. */
+  close(flushMs?: number): Promise<void>;
+}
+
+export async function startObservers(options: ObserverOptions): Promise<Observers> {
+  const { config, layout, bus, logger } = options;
+  const targets = parseWebhookTargets(config.webhookUrl);
+  // Loaded only when the endpoint is on: prom-client and the HTTP server are not idle weight otherwise.
+  const http = config.httpAddress === '' ? undefined : await import('../http/index.js');
+  const listen = http?.parseListenAddress(config.httpAddress);
+
+  const tracker = trackLive({ bus, version: options.version });
+  // One scrape usually asks /metrics, /healthz and /status together: they share one reading of the
+  // home for up to a second, unless an event changed the live state meanwhile.
+  let cached: { at: number; doc: Promise<StatusDocument> } | undefined;
+  tracker.onChange(() => {
+    cached = undefined;
+  });
+  const status = (): Promise<StatusDocument> => {
+    const now = Date.now();
+    if (cached && now - cached.at < 1000) return cached.doc;
+    const doc = buildStatus({ layout, backupDir: config.dataBackupDir, recase: !config.disableRecase, version: options.version, live: tracker.state() });
+    const entry = { at: now, doc };
+    cached = entry;
+    doc.catch(() => {
+      if (cached === entry) cached = undefined;
+    });
+    return doc;
+  };
+  const stopProgress = startProgressView({ bus, logger, ...(options.progressTty ? { tty: options.progressTty } : {}) });
+  const webhooks: Webhooks | undefined = targets.length > 0 ? startWebhooks({ targets, bus, logger }) : undefined;
+  if (webhooks) logger.info({ webhooks: targets.map((t) => t.shown) }, 'sending upgrade events to %d webhook receiver(s)', targets.length);
+
+  let metrics: Metrics | undefined;
+  let server: HttpServer | undefined;
+  if (http && listen) {
+    const { createMetrics } = await import('../metrics/index.js');
+    const created = createMetrics({
+      bus,
+      version: options.version,
+      snapshot: async () => {
+        const doc = await status();
+        return { nodeUp: doc.node.state === 'running', current: doc.current.name, pending: doc.pending };
+      },
+    });
+    metrics = created;
+    try {
+      server = await http.startHttpServer({
+        listen,
+        token: config.httpToken,
+        logger,
+        routes: {
+          metrics: async () => ({ contentType: created.contentType, body: await created.render() }),
+          health: async () => (await status()).health,
+          status,
+        },
+      });
+    } catch (error) {
+      created.close();
+      await webhooks?.close(0);
+      stopProgress();
+      tracker.close();
+      throw error;
+    }
+    tracker.setHttp(server.address);
+    logger.info({ address: server.address, token: config.httpToken !== '' }, 'HTTP endpoint listening: /metrics, /healthz, /status');
+    if (!listen.loopback && config.httpToken === '') {
+      logger.warn({ address: server.address }, 'the HTTP endpoint listens beyond this host without CHAINVISOR_HTTP_TOKEN: anyone who can reach it can read the status');
+    }
+  }
+  const statusFile = writeStatusFile({ layout, tracker, logger });
+
+  return {
+    status,
+    httpAddress: server?.address,
+    async close(flushMs = 5000) {
+      await webhooks?.close(flushMs);
+      await statusFile.close();
+      await server?.close();
+      metrics?.close();
+      stopProgress();
+      tracker.close();
+    },
+  };
+}

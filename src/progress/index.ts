@@ -1,0 +1,7 @@
+/**
+ * Progress of long transfers (downloads — which also extract tar archives as the bytes arrive — and
+ * backups): producers emit throttled `*-progress` events, one view renders them.
+ */
+export { type ProgressData, type ProgressEmitter, createProgressEmitter, progressOnBus } from './emitter.js';
+export { type ProgressViewOptions, startProgressView } from './view.js';
+export { formatSeconds, formatSize } from './format.js';

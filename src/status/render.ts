@@ -1,0 +1,39 @@
+/** The status document for people: `chainvisor status` without `--output json`. */
+import type { StatusDocument } from './document.js';
+
+export function renderStatus(doc: StatusDocument): string {
+  const rows: [string, string][] = [];
+  const add = (key: string, value: string): void => void rows.push([key, value]);
+  add('chainvisor', doc.chainvisor.running ? `running (pid ${doc.chainvisor.pid}, since ${doc.chainvisor.since})` : 'not running for this home');
+  if (doc.chainvisor.http) add('endpoint', `http://${doc.chainvisor.http}`);
+  add('health', doc.health.ok ? 'ok' : `NOT OK: ${doc.health.reason}`);
+  add('current', `${doc.current.name}${doc.current.height === null ? '' : ` (height ${doc.current.height})`} → ${doc.current.binary}`);
+  const exit = doc.node.lastExit ? `, last exit ${doc.node.lastExit.signal ?? `code ${doc.node.lastExit.code}`}` : '';
+  add('node', `${doc.node.state}${doc.node.pid === null ? '' : ` (pid ${doc.node.pid})`}${doc.node.since ? ` since ${doc.node.since}` : ''}, ${doc.node.restarts} restart(s)${exit}`);
+  if (doc.chain.height !== null) add('chain height', String(doc.chain.height));
+  add(
+    'pending',
+    doc.pending === null
+      ? 'none'
+      : `${doc.pending.name} at height ${doc.pending.height} (from ${doc.pending.source})` +
+          `${doc.pending.blocksRemaining === null ? '' : `, ${doc.pending.blocksRemaining} blocks left`}` +
+          `, binary ${doc.pending.binaryPresent ? 'installed' : 'NOT installed'}`,
+  );
+  add('staged', doc.staged.length === 0 ? 'none' : doc.staged.map((s) => s.name).join(', '));
+  add('queued', doc.queued.length === 0 ? 'none' : doc.queued.map((q) => `${q.name}@${q.height}`).join(', '));
+  const last = doc.lastUpgrade;
+  add(
+    'last upgrade',
+    last === null
+      ? 'none'
+      : `${last.name} at height ${last.height}: ${last.result}${last.durationSeconds === null ? '' : ` in ${last.durationSeconds.toFixed(1)} s`}${last.error ? ` (${last.error})` : ''}`,
+  );
+  add('backups', doc.backups.length === 0 ? 'none' : doc.backups.map((b) => `${b.name}${b.durationSeconds === null ? '' : ` (${b.durationSeconds.toFixed(1)} s)`}`).join(', '));
+  if (doc.activity) {
+    const total = doc.activity.total === null ? '' : ` of ${doc.activity.total}`;
+    add('in progress', `${doc.activity.kind} ${doc.activity.what}: ${doc.activity.bytes}${total} bytes`);
+  }
+  for (const problem of doc.problems) add('problem', problem);
+  const width = Math.max(...rows.map(([key]) => key.length));
+  return rows.map(([key, value]) => `${key.padEnd(width)}  ${value}`).join('\n');
+}

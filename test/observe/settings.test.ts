@@ -1,0 +1,33 @@
+/** The observability settings at the boundary: checked before the node starts, secrets never printed. */
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { type TestHome, makeHome } from '../support/home.js';
+
+describe('observability settings', () => {
+  let t: TestHome;
+  beforeEach(async () => {
+    t = await makeHome();
+    await t.cliOk(['init', await t.fakeNode({ label: 'genesis', runMs: 10 })]);
+  });
+  afterEach(async () => {
+    await t.cleanup();
+  });
+
+  test('a bad endpoint address or webhook URL stops run with 78 before the node starts', async () => {
+    const address = await t.cli(['run', 'start'], { CHAINVISOR_HTTP_ADDRESS: 'localhost' });
+    assert.equal(address.exitCode, 78, address.stderr);
+    assert.match(address.stderr, /CHAINVISOR_HTTP_ADDRESS "localhost" is not host:port/);
+    const hook = await t.cli(['run', 'start'], { CHAINVISOR_WEBHOOK_URL: 'https://ok.example/x,ftp://user:pw@files.example/' });
+    assert.equal(hook.exitCode, 78, hook.stderr);
+    assert.match(hook.stderr, /CHAINVISOR_WEBHOOK_URL entry ftp:\/\/\*\*\*@files\.example\//);
+    assert.doesNotMatch(hook.stderr, /pw@/);
+    assert.deepEqual(await t.journalLines(), [], 'the node never started');
+  });
+
+  test('chainvisor config hides the token and the credentials in webhook URLs', async () => {
+    const r = await t.cliOk(['config'], { CHAINVISOR_HTTP_TOKEN: 'tok-secret', CHAINVISOR_WEBHOOK_URL: 'https://u:pw@hooks.example/T/B?key=k1' });
+    assert.match(r.stdout, /CHAINVISOR_HTTP_TOKEN\s+\(set, hidden\)/);
+    assert.match(r.stdout, /CHAINVISOR_WEBHOOK_URL\s+https:\/\/\*\*\*@hooks\.example\/T\/B\?…/);
+    assert.doesNotMatch(r.stdout, /tok-secret|pw@|k1/);
+  });
+});
