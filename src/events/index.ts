@@ -25,7 +25,8 @@ export type EventName =
   | 'plan-cancelled'
   | 'download-progress'
   | 'backup-started'
-  | 'backup-done';
+  | 'backup-done'
+  | 'chain-height';
 
 export interface UpgradeRef {
   name: string;

@@ -4,6 +4,7 @@ import { addUpgradeCommand } from './add-upgrade.js';
 import { checkPlanCommand } from './check-plan.js';
 import { configCommand } from './config.js';
 import { initCommand } from './init.js';
+import { prepareUpgradeCommand } from './prepare-upgrade.js';
 import { runCommand } from './run.js';
 import { showUpgradeInfoCommand } from './show-upgrade-info.js';
 import { versionCommand } from './version.js';
@@ -16,4 +17,5 @@ export const commands: Command[] = [
   versionCommand,
   configCommand,
   checkPlanCommand,
+  prepareUpgradeCommand,
 ];
