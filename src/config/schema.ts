@@ -202,7 +202,7 @@ export const settings = {
     kind: 'duration',
     default: '10s',
     description:
-      "How often `run` reads the scheduled upgrade plan and the latest height from the node's gRPC (`DAEMON_GRPC_ADDRESS`), to stage the binary before the halt; every second until the node first answers. `0s` turns plan watching off.",
+      "How often `run` reads the scheduled upgrade plan and the latest height from the node's gRPC (`DAEMON_GRPC_ADDRESS`), to stage the binary before the halt; every 5 blocks instead on chains faster than that (at most once a second), and every second until the node first answers. `0s` turns plan watching off.",
   },
   stageWarnBlocks: {
     env: 'CHAINVISOR_STAGE_WARN_BLOCKS',
