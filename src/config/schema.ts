@@ -244,6 +244,20 @@ export const settings = {
     description:
       'One or more http(s) URLs, comma-separated, that receive a JSON POST for each upgrade event (see docs/monitoring.md); retried in the background, never delaying an upgrade.',
   },
+  // Staging before the halt: the plan read from the node while it runs.
+  planPollInterval: {
+    env: 'CHAINVISOR_PLAN_POLL_INTERVAL',
+    kind: 'duration',
+    default: '10s',
+    description:
+      "How often `run` reads the scheduled upgrade plan and the latest height from the node's gRPC (`DAEMON_GRPC_ADDRESS`), to stage the binary before the halt; every 5 blocks instead on chains faster than that (at most once a second), and every second until the node first answers. `0s` turns plan watching off.",
+  },
+  stageWarnBlocks: {
+    env: 'CHAINVISOR_STAGE_WARN_BLOCKS',
+    kind: 'count',
+    default: '100',
+    description: 'Log an error (and send `staging-failed`) when a scheduled upgrade is this many blocks away or fewer and its binary is still not staged.',
+  },
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingKey = keyof typeof settings;

@@ -18,6 +18,7 @@ import { type Layout, binaryPath, isFile, readCurrent } from '../layout/index.js
 import type { Logger } from '../log/index.js';
 import { type Plan, readUpgradeInfo, skipHeights } from '../plan/index.js';
 import { RestartPolicy, afterNodeExit } from '../restart/index.js';
+import { type PlanWatcher, startPlanWatcher } from '../staging/index.js';
 import { type UpgradeInfoWatcher, watchUpgradeInfo } from '../watcher/index.js';
 import { type Verdict, upgradeDue } from './due.js';
 import { type ExitStatus, type NodeProcess, describeExit, exitCodeOf, startNode } from './node-process.js';
@@ -58,6 +59,7 @@ export class Supervisor {
   readonly events: EventBus;
   private node: NodeProcess | undefined;
   private watcher: UpgradeInfoWatcher | undefined;
+  private planWatcher: PlanWatcher | undefined;
   private stopSignal: NodeJS.Signals | undefined;
   private wake: ((event: Wake) => void) | undefined;
   private readonly reportedSkips = new Set<string>();
@@ -102,6 +104,15 @@ export class Supervisor {
         onPlan: (plan) => void this.onPlan(plan),
         onInvalid: (reason, text) => this.reportInvalid(reason, text),
       });
+      if (this.config.planPollInterval > 0) {
+        this.planWatcher = startPlanWatcher({
+          config: this.config,
+          layout: this.layout,
+          logger: this.logger,
+          events: this.events,
+          ...(this.download ? { download: this.download } : {}),
+        });
+      }
       // Never hold the node back on file events: polling covers until (or unless) they are live.
       const ready = await Promise.race([this.watcher.ready.then(() => true), delay(5000, false, { ref: false })]);
       if (!ready) this.logger.warn('file events are not ready after 5 s; starting the node and relying on polling meanwhile');
@@ -121,6 +132,7 @@ export class Supervisor {
       for (const off of handlers) off();
       this.manual.close();
       await this.watcher?.close();
+      await this.planWatcher?.stop();
     }
   }
 
@@ -235,6 +247,9 @@ export class Supervisor {
     const upgrade = { name: plan.name, height: plan.height };
     this.events.emit('upgrade-detected', { upgrade, text: `upgrade "${plan.name}" needed at height ${plan.height}` });
     try {
+      // A download of this binary started before the halt is the same one the sequence needs: wait for it.
+      this.planWatcher?.crossCheck(plan);
+      await this.planWatcher?.settle(plan);
       await applyUpgrade(plan, dir, this.context(), { delay: options.delay });
     } catch (error) {
       if (!(this.stopSignal && this.abort.signal.aborted)) {

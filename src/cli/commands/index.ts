@@ -5,6 +5,7 @@ import { addUpgradeCommand } from './add-upgrade.js';
 import { checkPlanCommand } from './check-plan.js';
 import { configCommand } from './config.js';
 import { initCommand } from './init.js';
+import { prepareUpgradeCommand } from './prepare-upgrade.js';
 import { runCommand } from './run.js';
 import { showUpgradeInfoCommand } from './show-upgrade-info.js';
 import { statusCommand } from './status.js';
@@ -20,4 +21,5 @@ export const commands: Command[] = [
   configCommand,
   checkPlanCommand,
   statusCommand,
+  prepareUpgradeCommand,
 ];

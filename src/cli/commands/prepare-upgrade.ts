@@ -1,0 +1,48 @@
+import { parseArgs } from 'node:util';
+import { createChainClient } from '../../chain/index.js';
+import { ChainvisorError, ExitCode } from '../../errors/index.js';
+import { layoutFor } from '../../layout/index.js';
+import { createLogger } from '../../log/index.js';
+import { stagePlan } from '../../staging/index.js';
+import { type Command, loadContextConfig, writeLine } from '../command.js';
+
+export const prepareUpgradeCommand: Command = {
+  name: 'prepare-upgrade',
+  summary: "stage the binary of the upgrade scheduled on chain now (download, verify, install)",
+  usage: 'chainvisor prepare-upgrade',
+  help: [
+    "Reads the scheduled upgrade plan from the node's gRPC (DAEMON_GRPC_ADDRESS), then downloads, verifies and",
+    'installs the binary its Info names for this host into upgrades/<name>, exactly as the halt would. Does not',
+    'need chainvisor run, nor DAEMON_ALLOW_DOWNLOAD_BINARIES (running it is the permission). An installed binary',
+    'is left as it is. Exit 0 when staged or when no upgrade is scheduled; 79 when it cannot be staged.',
+  ].join('\n'),
+  async run(ctx) {
+    parseArgs({ args: ctx.args, options: {} });
+    const { config } = loadContextConfig(ctx);
+    const layout = layoutFor(config);
+    const logger = createLogger({
+      disabled: config.disableLogs,
+      color: config.colorLogs,
+      timeFormat: config.timeFormatLogs,
+      ...(config.logFormat === 'auto' ? {} : { pretty: config.logFormat === 'text' }),
+    });
+    const client = createChainClient({ address: config.grpcAddress });
+    // A node that does not answer is a ChainUnavailableError: exit 79 with the address and the fix.
+    const plan = await client.currentPlan().finally(() => client.close());
+    if (plan === null) {
+      writeLine(ctx.stdout, `no upgrade is scheduled on chain (asked ${config.grpcAddress}); nothing to prepare`);
+      return ExitCode.ok;
+    }
+    if (plan.info.trim() === '') {
+      throw new ChainvisorError('CHAINVISOR_PLAN_NO_INFO', `upgrade "${plan.name}" at height ${plan.height} has no Info, so there is nothing to download`, {
+        hint: `install its binary by hand: chainvisor add-upgrade ${plan.name} <path-to-binary>`,
+        exitCode: ExitCode.upgradeFailed,
+      });
+    }
+    const result = await stagePlan({ plan, config, layout, logger });
+    const what =
+      result.status === 'downloaded' ? 'downloaded, verified and installed' : result.status === 'staged' ? 'was already staged' : 'was already installed';
+    writeLine(ctx.stdout, `upgrade "${plan.name}" at height ${plan.height}: ${result.binary} ${what}`);
+    return ExitCode.ok;
+  },
+};

@@ -1,0 +1,48 @@
+/**
+ * What chainvisor staged, and from which plan: `$DAEMON_HOME/cosmovisor/.chainvisor/staged.json`, a
+ * map from the upgrade folder (`upgrades/<dir>`) to the plan it was downloaded for. It tells a
+ * binary chainvisor staged (which it may discard or restage when the plan changes) from one the
+ * operator installed (never touched), and lets a restarted chainvisor see what is already done.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { isErrno } from '../errors/index.js';
+import { type Layout, writeFileAtomic } from '../layout/index.js';
+
+export interface StagedRecord {
+  name: string;
+  height: number;
+  info: string;
+  /** ISO time the binary was installed. */
+  stagedAt: string;
+}
+
+export type StagedRecords = Record<string, StagedRecord>;
+
+function recordFile(layout: Layout): string {
+  return path.join(layout.stateDir, 'staged.json');
+}
+
+export async function readStagedRecords(layout: Layout): Promise<StagedRecords> {
+  let text: string;
+  try {
+    text = await fs.readFile(recordFile(layout), 'utf8');
+  } catch (error) {
+    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return {};
+    throw error;
+  }
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as StagedRecords) : {};
+  } catch {
+    return {}; // a damaged record only costs a re-check; the binaries themselves are verified files
+  }
+}
+
+export async function updateStagedRecord(layout: Layout, dir: string, record: StagedRecord | undefined): Promise<void> {
+  const records = await readStagedRecords(layout);
+  if (record === undefined) delete records[dir];
+  else records[dir] = record;
+  await fs.mkdir(layout.stateDir, { recursive: true });
+  await writeFileAtomic(recordFile(layout), `${JSON.stringify(records, null, 2)}\n`, 0o644);
+}
