@@ -18,6 +18,8 @@ export const ExitCode = {
   preUpgradeFailed: 80,
   /** The data backup before an upgrade failed (for example a full disk). */
   backupFailed: 81,
+  /** Another chainvisor already supervises this home (or a node it left could not be stopped). */
+  homeLocked: 82,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 

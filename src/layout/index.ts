@@ -4,3 +4,5 @@ export { type Current, readCurrent, readCurrentDir, switchCurrent } from './curr
 export { installBinary, isFile, checkSourceBinary } from './install.js';
 export { checkLayoutShape, requireHome, ensureCurrentLink } from './shape.js';
 export { writeFileAtomic, copyFileAtomic, tempSibling, fsyncDir } from './atomic.js';
+export { checkNodeBinary, refuseEmptyBinary, warnIfWritableByOthers } from './binary-check.js';
+export { type RemoveOptions, removeLeftoverWorkFolders, workFolderName, workFolderPrefix } from './work-folders.js';

@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
 import { copyFileAtomic } from './atomic.js';
+import { refuseEmptyBinary } from './binary-check.js';
 import { type BinaryDir, type Layout, binaryPath } from './paths.js';
 
 export interface InstallOptions {
@@ -25,7 +26,7 @@ export async function installBinary(layout: Layout, dir: BinaryDir, source: stri
   return dest;
 }
 
-/** The file to install exists and is a regular file (a folder or a missing path is a usage error, 64). */
+/** The file to install exists and is a non-empty regular file (anything else is a usage error, 64). */
 export async function checkSourceBinary(source: string): Promise<void> {
   let stat;
   try {
@@ -45,6 +46,7 @@ export async function checkSourceBinary(source: string): Promise<void> {
       exitCode: ExitCode.usage,
     });
   }
+  refuseEmptyBinary(source, stat, ExitCode.usage, 'give the path of the built node binary; an empty file is a failed build or copy');
 }
 
 export async function isFile(file: string): Promise<boolean> {

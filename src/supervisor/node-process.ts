@@ -35,8 +35,10 @@ export interface NodeProcess {
   stop(options: { graceMs: number; killAtZero: boolean }): Promise<ExitStatus>;
 }
 
-export function startNode(binary: string, args: readonly string[], logger: Logger): NodeProcess {
+/** `env` is added to chainvisor's own environment, which the node inherits. */
+export function startNode(binary: string, args: readonly string[], logger: Logger, env: Record<string, string> = {}): NodeProcess {
   const child = execa(binary, args, {
+    env,
     stdio: 'inherit',
     reject: false,
     cleanup: true,

@@ -14,7 +14,8 @@ import { type ManualPlan, ManualUpgrades } from '../batch/index.js';
 import type { Config } from '../config/index.js';
 import { ChainvisorError, ExitCode } from '../errors/index.js';
 import { type EventBus, createEventBus } from '../events/index.js';
-import { type Layout, binaryPath, isFile, readCurrent } from '../layout/index.js';
+import { type Layout, binaryPath, checkNodeBinary, readCurrent } from '../layout/index.js';
+import type { NodeTracker } from '../lock/index.js';
 import type { Logger } from '../log/index.js';
 import { type Plan, readUpgradeInfo, skipHeights } from '../plan/index.js';
 import { RestartPolicy, afterNodeExit } from '../restart/index.js';
@@ -34,6 +35,8 @@ export interface SupervisorOptions {
   download?: DownloadFn;
   /** Where the supervisor's events go (metrics, webhooks, status listen here); a private bus by default. */
   events?: EventBus;
+  /** Records each node it starts (pid, start time, run id) so a later start can find an orphan. */
+  tracker?: NodeTracker;
 }
 
 const stopSignals = ['SIGTERM', 'SIGINT', 'SIGQUIT'] as const;
@@ -56,6 +59,7 @@ export class Supervisor {
   private readonly skip: ReadonlySet<number>;
   private readonly abort = new AbortController();
   private readonly download: DownloadFn | undefined;
+  private readonly tracker: NodeTracker | undefined;
   readonly events: EventBus;
   private node: NodeProcess | undefined;
   private watcher: UpgradeInfoWatcher | undefined;
@@ -74,6 +78,7 @@ export class Supervisor {
     this.args = options.args;
     this.logger = options.logger;
     this.download = options.download;
+    this.tracker = options.tracker;
     this.events = options.events ?? createEventBus();
     this.skip = skipHeights(options.args);
     this.manual = new ManualUpgrades({ config: this.config, layout: this.layout, logger: this.logger, events: this.events });
@@ -210,7 +215,7 @@ export class Supervisor {
   private async launch(): Promise<NodeProcess> {
     const current = await readCurrent(this.layout);
     const binary = binaryPath(this.layout, current.dir);
-    if (!(await isFile(binary))) {
+    if (!(await checkNodeBinary(binary, { logger: this.logger, when: 'starting the node', exitCode: ExitCode.config }))) {
       throw new ChainvisorError('CHAINVISOR_NO_BINARY', `no node binary at ${binary} (current -> ${current.dir})`, {
         hint:
           current.dir === 'genesis'
@@ -221,7 +226,9 @@ export class Supervisor {
     }
     const args = this.manual.argsFor(this.args);
     this.logger.info({ event: 'node-started', binary, args, current: current.dir }, 'starting node');
-    this.node = startNode(binary, args, this.logger);
+    await this.tracker?.beforeSpawn(binary);
+    this.node = startNode(binary, args, this.logger, this.tracker?.env);
+    this.tracker?.spawned(this.node);
     this.events.emit('node-started', { text: `node started: ${binary}`, data: { pid: this.node.pid, binary, current: current.dir } });
     const started = this.node;
     void started.exited.then(

@@ -13,7 +13,7 @@ import type { Config } from '../config/index.js';
 import type { DownloadUpgradeOptions } from '../download/index.js';
 import { ChainvisorError, ExitCode } from '../errors/index.js';
 import type { EventBus } from '../events/index.js';
-import { type Layout, binaryPath, isFile, planRecordPath, readCurrentDir, switchCurrent, writeFileAtomic } from '../layout/index.js';
+import { type Layout, binaryPath, checkNodeBinary, isFile, planRecordPath, readCurrentDir, switchCurrent, writeFileAtomic } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { type Plan, serializePlan } from '../plan/index.js';
 import { backupData } from './backup.js';
@@ -62,6 +62,7 @@ export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext,
     signal.throwIfAborted();
   }
   await makeExecutable(binary);
+  await checkNodeBinary(binary, { logger, when: `switching to upgrade "${plan.name}"`, exitCode: ExitCode.upgradeFailed });
 
   await runPreUpgrade({ binary, maxRetries: config.preUpgradeMaxRetries, logger });
   signal.throwIfAborted();

@@ -1,6 +1,8 @@
 import { createEventBus } from '../../events/index.js';
-import { ensureCurrentLink, layoutFor, requireHome, switchCurrent } from '../../layout/index.js';
-import { createLogger } from '../../log/index.js';
+import type { Config } from '../../config/index.js';
+import { type Layout, ensureCurrentLink, layoutFor, removeLeftoverWorkFolders, requireHome, switchCurrent } from '../../layout/index.js';
+import { acquireHomeLock, createNodeTracker, stopOrphanNode } from '../../lock/index.js';
+import { type Logger, createLogger } from '../../log/index.js';
 import { startObservers } from '../../observe/index.js';
 import { Supervisor } from '../../supervisor/index.js';
 import { type Command, loadContextConfig } from '../command.js';
@@ -28,24 +30,40 @@ export const runCommand: Command = {
     });
     const layout = layoutFor(config);
     await requireHome(layout);
-    if (await ensureCurrentLink(layout, switchCurrent)) {
-      logger.info({ current: layout.currentLink }, "'current' was missing: created it as a link to genesis (as cosmovisor does)");
-    }
-    // One bus: the supervisor (and the stages it runs) emit, the observers listen.
-    const events = createEventBus();
-    const observers = await startObservers({
-      config,
-      layout,
-      bus: events,
-      logger,
-      version,
-      ...(pretty && process.stderr.isTTY && !config.disableLogs ? { progressTty: process.stderr } : {}),
-    });
+    // Before anything is written or started: one chainvisor per home, and no node left by a killed one.
+    const lock = await acquireHomeLock({ layout, version, logger });
     try {
-      return await new Supervisor({ config, layout, args: ctx.args, logger, events }).run();
+      await stopOrphanNode({ layout, logger, graceMs: config.shutdownGrace });
+      await removeLeftoverWorkFolders({ parents: [layout.root, layout.upgradesDir], logger });
+      return await supervise(ctx.args, { config, layout, logger, pretty });
     } finally {
-      // The last events (node-exited, upgrade-failed) still reach the webhooks before chainvisor exits.
-      await observers.close();
+      await lock.release();
     }
   },
 };
+
+/** Everything after the lock: the `current` link, the observers, and the supervisor itself. */
+async function supervise(args: string[], options: { config: Config; layout: Layout; logger: Logger; pretty: boolean }): Promise<number> {
+  const { config, layout, logger, pretty } = options;
+  if (await ensureCurrentLink(layout, switchCurrent)) {
+    logger.info({ current: layout.currentLink }, "'current' was missing: created it as a link to genesis (as cosmovisor does)");
+  }
+  // One bus: the supervisor (and the stages it runs) emit, the observers listen.
+  const events = createEventBus();
+  const observers = await startObservers({
+    config,
+    layout,
+    bus: events,
+    logger,
+    version,
+    ...(pretty && process.stderr.isTTY && !config.disableLogs ? { progressTty: process.stderr } : {}),
+  });
+  const tracker = createNodeTracker({ layout, logger });
+  try {
+    return await new Supervisor({ config, layout, args, logger, events, tracker }).run();
+  } finally {
+    // The last events (node-exited, upgrade-failed) still reach the webhooks before chainvisor exits.
+    await observers.close();
+    await tracker.settled();
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * The record of the running node, `node.json` in the state folder, so that a chainvisor killed with
+ * SIGKILL (which cannot stop its child) lets the next one find the node it left behind.
+ *
+ * Written in two steps around the spawn: before it, the run's id (CHAINVISOR_RUN_ID, also put in the
+ * node's environment); after it, the pid and the process's start time. Removed once the node has
+ * exited. A kill between spawn and the second write leaves only the run id, which is enough on Linux:
+ * the orphan is the process whose environment carries it.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { isErrno } from '../errors/index.js';
+import { type Layout, writeFileAtomic } from '../layout/index.js';
+import type { Logger } from '../log/index.js';
+import { processStartToken } from '../proc/index.js';
+
+/** Environment variable carrying the run id into the node (and every process it starts). */
+export const runIdVariable = 'CHAINVISOR_RUN_ID';
+
+export interface NodeRecord {
+  runId: string;
+  /** The chainvisor that started the node. */
+  supervisorPid: number;
+  binary: string;
+  /** Absent until the spawn returned. */
+  pid?: number;
+  startToken?: string;
+  startedAt: string;
+}
+
+export interface NodeTracker {
+  runId: string;
+  /** Extra environment for the node. */
+  env: Record<string, string>;
+  /** Call before spawning `binary`. */
+  beforeSpawn(binary: string): Promise<void>;
+  /** Call with the spawned node; the record is completed now and removed when `exited` settles. */
+  spawned(node: { pid: number | undefined; exited: Promise<unknown> }): void;
+  /** Resolves when every pending write has landed (tests, shutdown). */
+  settled(): Promise<void>;
+}
+
+export function nodeRecordPath(layout: Layout): string {
+  return path.join(layout.stateDir, 'node.json');
+}
+
+export function createNodeTracker(options: { layout: Layout; logger: Logger; runId?: string }): NodeTracker {
+  const { layout, logger } = options;
+  const runId = options.runId ?? randomBytes(12).toString('hex');
+  const file = nodeRecordPath(layout);
+  let record: NodeRecord | undefined;
+  // Writes and the removal run one after the other, so a removal never lands after the next node's record.
+  let queue: Promise<void> = Promise.resolve();
+  let warned = false;
+  const enqueue = (step: () => Promise<void>): Promise<void> => {
+    queue = queue.then(step).catch((error: unknown) => {
+      if (warned) return;
+      warned = true;
+      logger.warn({ file, err: error }, 'could not write the node record; if chainvisor is killed with SIGKILL, the next start may not find the node it leaves running');
+    });
+    return queue;
+  };
+  const write = (value: NodeRecord) =>
+    enqueue(async () => {
+      await fs.mkdir(layout.stateDir, { recursive: true });
+      await writeFileAtomic(file, `${JSON.stringify(value)}\n`, 0o644);
+    });
+  return {
+    runId,
+    env: { [runIdVariable]: runId },
+    beforeSpawn(binary) {
+      record = { runId, supervisorPid: process.pid, binary, startedAt: new Date().toISOString() };
+      return write(record);
+    },
+    spawned(node) {
+      const base = record;
+      if (base !== undefined && node.pid !== undefined) {
+        const pid = node.pid;
+        void enqueue(async () => {
+          const token = await processStartToken(pid);
+          // The node may already be gone (a binary that exits at once): then there is nothing to find.
+          if (token === undefined) return;
+          await fs.mkdir(layout.stateDir, { recursive: true });
+          await writeFileAtomic(file, `${JSON.stringify({ ...base, pid, startToken: token })}\n`, 0o644);
+        });
+      }
+      void node.exited.catch(() => undefined).then(() => enqueue(() => fs.rm(file, { force: true })));
+    },
+    settled: () => queue,
+  };
+}
+
+/** The record a previous run left, or undefined (none, or unreadable as a record). */
+export async function readNodeRecord(layout: Layout): Promise<NodeRecord | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(nodeRecordPath(layout), 'utf8');
+  } catch (error) {
+    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return undefined;
+    throw error;
+  }
+  try {
+    const value = JSON.parse(text) as Partial<NodeRecord>;
+    if (typeof value.runId !== 'string' || value.runId === '') return undefined;
+    if (value.pid !== undefined && !Number.isSafeInteger(value.pid)) return undefined;
+    return value as NodeRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function removeNodeRecord(layout: Layout): Promise<void> {
+  await fs.rm(nodeRecordPath(layout), { force: true });
+}

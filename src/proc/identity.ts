@@ -1,0 +1,142 @@
+/**
+ * Who a process id is: alive or not, when it started, what its environment says. A pid alone is not an
+ * identity — the kernel reuses them — so a record that names a process keeps its start time too, and a
+ * process counts as the recorded one only when both match.
+ *
+ * Linux reads /proc (start time: field 22 of /proc/<pid>/stat, in clock ticks since boot); elsewhere
+ * `ps -o lstart=` gives the start time to the second, and the environment is not readable.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import { isErrno } from '../errors/index.js';
+
+const linux = process.platform === 'linux';
+
+/**
+ * The kernel's clock ticks per second as exported to user space (USER_HZ). It is 100 on every Linux
+ * architecture Node runs on; Node cannot call sysconf(_SC_CLK_TCK).
+ */
+const userHz = 100;
+
+/** True while `pid` is a running process (a zombie — exited, not yet reaped — counts as gone). */
+export async function isProcessAlive(pid: number): Promise<boolean> {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    // EPERM: it exists but belongs to another user.
+    if (!isErrno(error, 'EPERM')) return false;
+  }
+  if (!linux) return true;
+  const stat = await readStat(pid);
+  return stat !== undefined && stat.state !== 'Z' && stat.state !== 'X';
+}
+
+/**
+ * An opaque token that differs between two processes that had the same pid: the start time in clock
+ * ticks since boot on Linux, the `ps` start date elsewhere. Undefined when the process is gone or
+ * nothing can tell.
+ */
+export async function processStartToken(pid: number): Promise<string | undefined> {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
+  if (linux) return (await readStat(pid))?.startTicks;
+  return psStart(pid);
+}
+
+/** Wall-clock start of `pid` in ms since the epoch (Linux: to within a second), or undefined. */
+export async function processStartedAtMs(pid: number): Promise<number | undefined> {
+  const token = await processStartToken(pid);
+  if (token === undefined) return undefined;
+  if (!linux) {
+    const ms = Date.parse(token);
+    return Number.isNaN(ms) ? undefined : ms;
+  }
+  const boot = await bootTimeMs();
+  return boot === undefined ? undefined : boot + (Number(token) * 1000) / userHz;
+}
+
+/**
+ * The environment of `pid` (Linux, same user or root), or undefined when it cannot be read — then the
+ * caller has only the start time to go on.
+ */
+export async function readProcessEnv(pid: number): Promise<Map<string, string> | undefined> {
+  if (!linux) return undefined;
+  let raw: string;
+  try {
+    raw = await fs.readFile(`/proc/${pid}/environ`, 'utf8');
+  } catch (error) {
+    if (isErrno(error, 'ENOENT') || isErrno(error, 'EACCES') || isErrno(error, 'EPERM') || isErrno(error, 'ESRCH')) return undefined;
+    throw error;
+  }
+  const env = new Map<string, string>();
+  for (const entry of raw.split('\0')) {
+    const eq = entry.indexOf('=');
+    if (eq > 0) env.set(entry.slice(0, eq), entry.slice(eq + 1));
+  }
+  return env;
+}
+
+/** Pids whose environment holds `name=value` (Linux; an empty list elsewhere or when /proc is hidden). */
+export async function findProcessesByEnv(name: string, value: string): Promise<number[]> {
+  if (!linux) return [];
+  let entries: string[];
+  try {
+    entries = await fs.readdir('/proc');
+  } catch (error) {
+    if (isErrno(error, 'ENOENT') || isErrno(error, 'EACCES')) return [];
+    throw error;
+  }
+  const found: number[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    const env = await readProcessEnv(pid).catch(() => undefined);
+    if (env?.get(name) === value && (await isProcessAlive(pid))) found.push(pid);
+  }
+  return found;
+}
+
+interface Stat {
+  state: string;
+  startTicks: string;
+}
+
+async function readStat(pid: number): Promise<Stat | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
+  } catch (error) {
+    if (isErrno(error, 'ENOENT') || isErrno(error, 'ESRCH')) return undefined;
+    throw error;
+  }
+  // "pid (comm) state ppid …": comm may hold spaces and parentheses, so split after the last ')'.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is field 3 (state); field 22 (starttime) is fields[19].
+  const state = fields[0];
+  const startTicks = fields[19];
+  if (state === undefined || startTicks === undefined || !/^\d+$/.test(startTicks)) return undefined;
+  return { state, startTicks };
+}
+
+let bootMs: number | undefined;
+
+async function bootTimeMs(): Promise<number | undefined> {
+  if (bootMs !== undefined) return bootMs;
+  try {
+    const match = /^btime (\d+)$/m.exec(await fs.readFile('/proc/stat', 'utf8'));
+    if (match) bootMs = Number(match[1]) * 1000;
+  } catch (error) {
+    if (!isErrno(error, 'ENOENT') && !isErrno(error, 'EACCES')) throw error;
+  }
+  return bootMs;
+}
+
+function psStart(pid: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile('ps', ['-o', 'lstart=', '-p', String(pid)], { timeout: 5000, env: { ...process.env, LC_ALL: 'C' } }, (error, stdout) => {
+      const text = stdout.trim();
+      resolve(error || text === '' ? undefined : text);
+    });
+  });
+}
