@@ -13,7 +13,10 @@
  * refusal; the same record is written to `lock.json` in the state folder for operators.
  *
  * Abstract sockets belong to a network namespace: two containers that share a home but not a network
- * namespace do not see each other's lock (run one supervisor per home, as the README says).
+ * namespace do not see each other's lock (run one supervisor per home, as the README says). Their
+ * names are not secret: a local user could bind one first and keep `run` from starting; the refusal
+ * then names that process. A key kept in the home would hide the name, but deleting the state folder
+ * while `run` is up would then give the next `run` another name — a second lock on the same home.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
