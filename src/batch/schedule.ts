@@ -143,7 +143,8 @@ async function sameContent(a: string, b: string): Promise<boolean> {
 async function sourceProblem(source: string): Promise<string | undefined> {
   try {
     const stat = await fs.stat(source);
-    return stat.isFile() ? undefined : `${source} is not a regular file`;
+    if (!stat.isFile()) return `${source} is not a regular file`;
+    return stat.size === 0 ? `${source} is empty (0 bytes): not a node binary` : undefined;
   } catch (error) {
     if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return `no file at ${source}`;
     return `cannot read ${source}: ${(error as Error).message}`;

@@ -44,6 +44,16 @@ describe('empty and writable node binaries', () => {
     assert.equal(await exists(path.join(t.home, 'cosmovisor/upgrades/v2')), false);
   });
 
+  test('add-batch-upgrade refuses an empty file (64) before anything is written', async () => {
+    await t.cliOk(['init', await t.fakeNode({ label: 'genesis' })]);
+    const v3 = await t.fakeNode({ label: 'v3' });
+    const r = await t.cli(['add-batch-upgrade', '--upgrade-list', `v3:${v3}:200,v2:${empty}:100`], { DAEMON_GRPC_ADDRESS: '127.0.0.1:1' });
+    assert.equal(r.exitCode, 64, r.stderr);
+    assert.match(r.stderr, /"v2": .* is empty \(0 bytes\)/);
+    assert.equal(await exists(path.join(t.home, 'cosmovisor/upgrades/v3')), false, 'the good entry was not installed either');
+    assert.equal(await exists(path.join(t.home, 'data/upgrade-info.json.batch')), false);
+  });
+
   test('run refuses to start an empty current binary (78); no node runs', async () => {
     await t.cliOk(['init', await t.fakeNode({ label: 'genesis' })]);
     const binary = path.join(t.home, 'cosmovisor/genesis/bin/simd');
