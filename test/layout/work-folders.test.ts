@@ -1,11 +1,16 @@
 /** Download work folders left by a kill are removed at the next `run` start — once it holds the lock. */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { gzip, tar } from '../../scripts/make-hostile-archives.js';
+import { hostPlatform } from '../../src/download/index.js';
 import { removeLeftoverWorkFolders } from '../../src/layout/index.js';
-import { memoryLogger, tempDir } from '../support/download-kit.js';
+import { binariesInfo, memoryLogger, tempDir, withChecksum } from '../support/download-kit.js';
+import { type FaultServer, startFaultServer } from '../support/fault-server.js';
+import { fakeNodeScript, plan } from '../support/fake-node.js';
 import { type TestHome, makeHome, waitFor } from '../support/home.js';
 
 /** The pid of a process that has exited. */
@@ -99,5 +104,44 @@ describe('which work folders are leftovers', () => {
     await fs.mkdir(owned);
     assert.deepEqual(await removeLeftoverWorkFolders({ parents: [dir], logger: log.logger }), []);
     assert.ok(await exists(owned));
+  });
+});
+
+describe('chainvisor run: a download killed half-way', () => {
+  let t: TestHome;
+  let server: FaultServer;
+  beforeEach(async () => {
+    t = await makeHome({ DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true' });
+    server = await startFaultServer();
+  });
+  afterEach(async () => {
+    await server.close();
+    await t.cleanup();
+  });
+
+  test('chainvisor killed with SIGKILL mid-download: the next run removes the work folder it left', async () => {
+    const v2 = fakeNodeScript({ label: 'v2', journal: t.journal, runMs: 50, exitCode: 0 });
+    const archive = gzip(tar([{ name: 'bin/simd', body: v2, mode: 0o755 }, { name: 'lib/big.so', body: randomBytes(256 * 1024) }]));
+    // The body stops after 100 KiB and the connection stays open: the download hangs there.
+    server.route('/v2.tar.gz', { body: archive, always: { kind: 'stall', afterBytes: 100 * 1024 } });
+    const info = binariesInfo({ [hostPlatform()]: withChecksum(server.url('/v2.tar.gz'), archive) });
+    await t.cliOk(['init', await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10, info), style: 'exit' } })]);
+    const root = path.join(t.home, 'cosmovisor');
+    const workFolders = async () => (await fs.readdir(root)).filter((n) => n.startsWith('.download-'));
+
+    const first = t.spawn(['run', 'start']);
+    await waitFor(async () => (await workFolders()).length === 1 && server.requests.length > 0, 'the download started');
+    const [left] = (await workFolders()) as [string];
+    first.kill('SIGKILL');
+    await first;
+    assert.deepEqual(await workFolders(), [left], 'the kill left the work folder behind');
+
+    // The binary is installed by hand meanwhile: the next start needs no download at all.
+    await t.cliOk(['add-upgrade', 'v2', await t.fakeNode({ label: 'v2', runMs: 50, exitCode: 0 })]);
+    const r = await t.cli(['run', 'start']);
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.deepEqual(await workFolders(), []);
+    assert.ok(r.stderr.includes(`removed the work folder of an interrupted download: ${path.join(root, left)}`), r.stderr);
+    assert.equal(await t.current(), 'upgrades/v2');
   });
 });
