@@ -56,3 +56,19 @@ export async function copyFileAtomic(source: string, dest: string, mode: number)
   }
   await fsyncDir(path.dirname(dest));
 }
+
+/**
+ * Replaces `file` whole as readers see it (temp file + rename) without flushing it to disk: for runtime
+ * state that means nothing after a reboot (the lock record, the node record), where an fsync would
+ * only add milliseconds to a node start.
+ */
+export async function replaceFile(file: string, data: string, mode = 0o644): Promise<void> {
+  const temp = tempSibling(file);
+  try {
+    await fs.writeFile(temp, data, { mode, flag: 'wx' });
+    await fs.rename(temp, file);
+  } catch (error) {
+    await fs.rm(temp, { force: true });
+    throw error;
+  }
+}

@@ -3,6 +3,6 @@ export { upgradeDirName, pathEscape } from './upgrade-dir.js';
 export { type Current, readCurrent, readCurrentDir, switchCurrent } from './current.js';
 export { installBinary, isFile, checkSourceBinary } from './install.js';
 export { checkLayoutShape, requireHome, ensureCurrentLink } from './shape.js';
-export { writeFileAtomic, copyFileAtomic, tempSibling, fsyncDir } from './atomic.js';
+export { writeFileAtomic, copyFileAtomic, tempSibling, fsyncDir, replaceFile } from './atomic.js';
 export { checkNodeBinary, refuseEmptyBinary, warnIfWritableByOthers } from './binary-check.js';
 export { type RemoveOptions, removeLeftoverWorkFolders, workFolderName, workFolderPrefix } from './work-folders.js';

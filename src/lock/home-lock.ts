@@ -24,7 +24,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
-import { type Layout, writeFileAtomic } from '../layout/index.js';
+import { type Layout, replaceFile } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { processStartToken } from '../proc/index.js';
 
@@ -89,7 +89,7 @@ export async function acquireHomeLock(options: AcquireOptions): Promise<HomeLock
   }
   try {
     await fs.mkdir(layout.stateDir, { recursive: true });
-    await writeFileAtomic(lockRecordPath(layout), `${JSON.stringify(holder)}\n`, 0o644);
+    await replaceFile(lockRecordPath(layout), `${JSON.stringify(holder)}\n`, 0o644);
   } catch (error) {
     // The lock itself is held; the record only helps an operator name the holder.
     logger.warn({ file: lockRecordPath(layout), err: error }, 'could not write the lock record; the lock is held all the same');

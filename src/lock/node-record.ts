@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isErrno } from '../errors/index.js';
-import { type Layout, writeFileAtomic } from '../layout/index.js';
+import { type Layout, replaceFile } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { processStartToken } from '../proc/index.js';
 
@@ -64,7 +64,7 @@ export function createNodeTracker(options: { layout: Layout; logger: Logger; run
   const write = (value: NodeRecord) =>
     enqueue(async () => {
       await fs.mkdir(layout.stateDir, { recursive: true });
-      await writeFileAtomic(file, `${JSON.stringify(value)}\n`, 0o644);
+      await replaceFile(file, `${JSON.stringify(value)}\n`, 0o644);
     });
   return {
     runId,
@@ -82,7 +82,7 @@ export function createNodeTracker(options: { layout: Layout; logger: Logger; run
           // The node may already be gone (a binary that exits at once): then there is nothing to find.
           if (token === undefined) return;
           await fs.mkdir(layout.stateDir, { recursive: true });
-          await writeFileAtomic(file, `${JSON.stringify({ ...base, pid, startToken: token })}\n`, 0o644);
+          await replaceFile(file, `${JSON.stringify({ ...base, pid, startToken: token })}\n`, 0o644);
         });
       }
       void node.exited.catch(() => undefined).then(() => enqueue(() => fs.rm(file, { force: true })));

@@ -2,8 +2,8 @@
  * The node as a child process: started with the operator's arguments verbatim, the environment
  * inherited and stdin/stdout/stderr passed straight through (no pipes, so no line-length limits).
  */
+import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import { execa } from 'execa';
 import { ChainvisorError, ExitCode } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 
@@ -37,50 +37,60 @@ export interface NodeProcess {
 
 /** `env` is added to chainvisor's own environment, which the node inherits. */
 export function startNode(binary: string, args: readonly string[], logger: Logger, env: Record<string, string> = {}): NodeProcess {
-  const child = execa(binary, args, {
-    env,
-    stdio: 'inherit',
-    reject: false,
-    cleanup: true,
-    forceKillAfterDelay: false,
-  });
+  // node:child_process rather than execa on this path: the node is started on every switch, and
+  // execa's per-spawn work (about 2 ms here) is a fifth of the switch budget (bench:switch).
+  const child = spawn(binary, args, { stdio: 'inherit', ...(Object.keys(env).length > 0 ? { env: { ...process.env, ...env } } : {}) });
   let done = false;
-  const exited: Promise<ExitStatus> = child.then((result) => {
-    done = true;
-    if (result.exitCode === undefined && result.signal === undefined) {
-      const cause = result.cause as NodeJS.ErrnoException | undefined;
-      throw new ChainvisorError('CHAINVISOR_NODE_SPAWN_FAILED', `could not start ${binary}: ${cause?.code ?? ''} ${cause?.message ?? result.message}`.trim(), {
-        hint:
-          cause?.code === 'EACCES'
-            ? `make it executable: chmod +x ${binary}`
-            : 'check that the file is a program for this machine (right architecture, interpreter present)',
-        cause,
-        exitCode: ExitCode.upgradeFailed,
-      });
-    }
-    return { code: result.exitCode, signal: result.signal };
+  // The node never outlives a chainvisor that exits on its own (an error, the end of `run`).
+  const killOnExit = () => {
+    if (!done) child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
+  const exited = new Promise<ExitStatus>((resolve, reject) => {
+    child.once('exit', (code, signal) => {
+      done = true;
+      process.off('exit', killOnExit);
+      resolve({ code: code ?? undefined, signal: signal ?? undefined });
+    });
+    child.on('error', (cause: NodeJS.ErrnoException) => {
+      // Only a failed spawn gets here with no exit to follow (kill() failures are not emitted for a live child).
+      if (child.pid !== undefined && !done) return;
+      done = true;
+      process.off('exit', killOnExit);
+      reject(
+        new ChainvisorError('CHAINVISOR_NODE_SPAWN_FAILED', `could not start ${binary}: ${cause.code ?? ''} ${cause.message}`.trim(), {
+          hint:
+            cause.code === 'EACCES'
+              ? `make it executable: chmod +x ${binary}`
+              : 'check that the file is a program for this machine (right architecture, interpreter present)',
+          cause,
+          exitCode: ExitCode.upgradeFailed,
+        }),
+      );
+    });
   });
+  const kill = (signal: NodeJS.Signals) => {
+    if (!done) child.kill(signal);
+  };
   const node: NodeProcess = {
     pid: child.pid,
     exited,
     hasExited: () => done,
-    signal(signal) {
-      if (!done) child.kill(signal);
-    },
+    signal: kill,
     async stop({ graceMs, killAtZero }) {
       if (done) return exited;
       if (graceMs === 0 && killAtZero) {
         logger.info({ pid: child.pid }, 'stopping node (SIGKILL; DAEMON_SHUTDOWN_GRACE is 0)');
-        child.kill('SIGKILL');
+        kill('SIGKILL');
         return exited;
       }
       logger.info({ pid: child.pid, graceMs }, 'stopping node (SIGTERM)');
-      child.kill('SIGTERM');
+      kill('SIGTERM');
       if (graceMs > 0) {
         const timer = setTimeout(() => {
           if (!done) {
             logger.warn({ pid: child.pid, graceMs }, 'node still running after DAEMON_SHUTDOWN_GRACE; sending SIGKILL');
-            child.kill('SIGKILL');
+            kill('SIGKILL');
           }
         }, graceMs);
         void exited.finally(() => clearTimeout(timer)).catch(() => undefined);

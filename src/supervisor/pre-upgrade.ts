@@ -4,10 +4,10 @@
  *   0 ok · 1 not implemented (ok) · 30 failed · 31 failed, retry (DAEMON_PREUPGRADE_MAX_RETRIES)
  * Any other code is a failure (cosmovisor counted it as success).
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { execa } from 'execa';
 import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type { Plan } from '../plan/index.js';
@@ -23,25 +23,42 @@ export interface CustomPreUpgradeOptions {
 /** Longest line of a script's output copied into one log line; the rest is cut (a 64 KiB line once froze cosmovisor). */
 const maxLoggedLine = 8192;
 
+interface RunResult {
+  exitCode: number | undefined;
+  signal: NodeJS.Signals | undefined;
+  /** Set when the program could not be started. */
+  cause: NodeJS.ErrnoException | undefined;
+}
+
 /**
  * Runs a helper program with its output copied line by line into chainvisor's log (stderr), never to
- * stdout: stdout carries the node's output only, for operators who parse it.
+ * stdout: stdout carries the node's output only, for operators who parse it. node:child_process, not
+ * execa: `pre-upgrade` runs inside every switch, where execa's per-spawn cost is measurable (bench:switch).
  */
-async function runLogged(file: string, args: string[], options: { cwd?: string; logger: Logger; source: string }) {
-  const child = execa(file, args, { cwd: options.cwd, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', buffer: false, reject: false });
-  const copy = (stream: Readable | null, name: 'stdout' | 'stderr') =>
-    stream === null
-      ? Promise.resolve()
-      : new Promise<void>((resolve) => {
-          const lines = createInterface({ input: stream, crlfDelay: Infinity });
-          lines.on('line', (line) => {
-            const text = line.length > maxLoggedLine ? `${line.slice(0, maxLoggedLine)}… (${line.length} characters, cut)` : line;
-            options.logger.info({ source: options.source, stream: name }, text);
-          });
-          lines.on('close', resolve);
-        });
-  const [result] = await Promise.all([child, copy(child.stdout, 'stdout'), copy(child.stderr, 'stderr')]);
-  return result;
+function runLogged(file: string, args: string[], options: { cwd?: string; logger: Logger; source: string }): Promise<RunResult> {
+  return new Promise((resolve) => {
+    const child = spawn(file, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let cause: NodeJS.ErrnoException | undefined;
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      cause ??= error;
+    });
+    const copy = (stream: Readable | null, name: 'stdout' | 'stderr') => {
+      if (stream === null) return;
+      const lines = createInterface({ input: stream, crlfDelay: Infinity });
+      lines.on('line', (line) => {
+        const text = line.length > maxLoggedLine ? `${line.slice(0, maxLoggedLine)}… (${line.length} characters, cut)` : line;
+        options.logger.info({ source: options.source, stream: name }, text);
+      });
+    };
+    copy(child.stdout, 'stdout');
+    copy(child.stderr, 'stderr');
+    // 'close' follows both the exit and the end of the output (every line logged); a failed spawn
+    // emits 'error' then 'close' with the negative errno as its code.
+    child.on('close', (code, signal) => {
+      if (cause && child.pid === undefined) resolve({ exitCode: undefined, signal: undefined, cause });
+      else resolve({ exitCode: code ?? undefined, signal: signal ?? undefined, cause: undefined });
+    });
+  });
 }
 
 /** cosmovisor makes the custom script executable (u+x) rather than refusing it; so does chainvisor, and says so. */
@@ -67,7 +84,7 @@ export async function runCustomPreUpgrade({ script, plan, cwd, logger }: CustomP
   await ensureUserExecutable(script, logger);
   const result = await runLogged(script, [plan.name, String(plan.height)], { cwd, logger, source: 'custom-pre-upgrade' });
   if (result.exitCode === 0) return;
-  const cause = result.cause as NodeJS.ErrnoException | undefined;
+  const cause = result.cause;
   const why =
     result.exitCode === undefined && result.signal === undefined
       ? cause?.code === 'ENOENT'
@@ -115,7 +132,7 @@ export async function runPreUpgrade({ binary, maxRetries, logger }: PreUpgradeOp
           : code === undefined
             ? result.signal !== undefined
               ? `it was killed by ${result.signal}`
-              : `it could not be started (${(result.cause as Error | undefined)?.message ?? 'unknown error'})`
+              : `it could not be started (${result.cause?.message ?? 'unknown error'})`
             : `it exited ${code}, which is not a code of the pre-upgrade contract (0, 1, 30, 31)`;
     throw new ChainvisorError('CHAINVISOR_PREUPGRADE_FAILED', `${binary} pre-upgrade failed: ${why}; nothing was switched`, {
       hint: "read the output of pre-upgrade in chainvisor's log above (source: pre-upgrade), fix the cause, then start chainvisor again — the upgrade is applied at start-up",

@@ -1,7 +1,7 @@
 /**
  * The upgrade sequence, run once the node has stopped:
  *   delay → backup → custom pre-upgrade → binary installed (or downloaded and verified)
- *   → `<new binary> pre-upgrade` → plan recorded → `current` switched.
+ *   → `<new binary> pre-upgrade` (the plan recorded meanwhile) → `current` switched.
  * The switch is the last step: any failure before it leaves `current` on the old binary, and starting
  * chainvisor again redoes the sequence (start-up reconciliation). cosmovisor switches before
  * pre-upgrade, so a failed pre-upgrade left the node on a half-prepared new binary.
@@ -64,10 +64,15 @@ export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext,
   await makeExecutable(binary);
   await checkNodeBinary(binary, { logger, when: `switching to upgrade "${plan.name}"`, exitCode: ExitCode.upgradeFailed });
 
-  await runPreUpgrade({ binary, maxRetries: config.preUpgradeMaxRetries, logger });
+  // The plan record (upgrades/<name>/upgrade-info.json) is written while pre-upgrade runs: it is read
+  // only through `current`, so it means nothing until the switch, and writing it (with its fsync) in the
+  // shadow of pre-upgrade takes it off the switch's critical path.
+  const record = writeFileAtomic(planRecordPath(layout, dir), serializePlan(plan), 0o644);
+  const [preUpgrade, recorded] = await Promise.allSettled([runPreUpgrade({ binary, maxRetries: config.preUpgradeMaxRetries, logger }), record]);
+  if (preUpgrade.status === 'rejected') throw preUpgrade.reason;
+  if (recorded.status === 'rejected') throw recorded.reason;
   signal.throwIfAborted();
 
-  await writeFileAtomic(planRecordPath(layout, dir), serializePlan(plan), 0o644);
   await switchCurrent(layout, dir);
   logger.info({ event: 'upgrade-applied', upgrade: plan.name, height: plan.height, current: dir }, 'upgrade applied: current now points at the new binary');
 }
