@@ -3,6 +3,7 @@
  *
  *   in-process: acquireHomeLock + release, for each lock mode (abstract socket on Linux, socket file);
  *               the start-up housekeeping after it (no node record, no work folder: the common case);
+ *               the node record written before each node start (on the switch's path);
  *   end to end: a second `chainvisor run` on a locked home, from spawn to its exit 82 — what an operator
  *               waits for — against `chainvisor config` (the same start-up and settings check, no lock) as baseline.
  *
@@ -15,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { layoutFor, removeLeftoverWorkFolders } from '../src/layout/index.js';
-import { type LockMode, acquireHomeLock, stopOrphanNode } from '../src/lock/index.js';
+import { type LockMode, acquireHomeLock, createNodeTracker, stopOrphanNode } from '../src/lock/index.js';
 import { createLogger } from '../src/log/index.js';
 
 const chainvisor = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
@@ -66,6 +67,12 @@ try {
     );
   }
   console.log(`  start-up checks (node record, work folders; none present): ${stats(housekeeping)}`);
+
+  // What each node start pays on the switch's path: the node record written before the spawn.
+  const tracker = createNodeTracker({ layout, logger });
+  const record: number[] = [];
+  for (let i = 0; i < iterations; i++) record.push(await timed(() => tracker.beforeSpawn('/bin/true')));
+  console.log(`  node record before each spawn: ${stats(record)}`);
 
   // End to end: a real home held by a real `run`.
   const node = path.join(root, 'simd');

@@ -61,11 +61,13 @@ export function createNodeTracker(options: { layout: Layout; logger: Logger; run
     });
     return queue;
   };
-  const write = (value: NodeRecord) =>
-    enqueue(async () => {
-      await fs.mkdir(layout.stateDir, { recursive: true });
-      await replaceFile(file, `${JSON.stringify(value)}\n`, 0o644);
-    });
+  let folderMade = false;
+  const put = async (value: NodeRecord) => {
+    if (!folderMade) await fs.mkdir(layout.stateDir, { recursive: true });
+    folderMade = true;
+    await replaceFile(file, `${JSON.stringify(value)}\n`, 0o644);
+  };
+  const write = (value: NodeRecord) => enqueue(() => put(value));
   return {
     runId,
     env: { [runIdVariable]: runId },
@@ -81,8 +83,7 @@ export function createNodeTracker(options: { layout: Layout; logger: Logger; run
           const token = await processStartToken(pid);
           // The node may already be gone (a binary that exits at once): then there is nothing to find.
           if (token === undefined) return;
-          await fs.mkdir(layout.stateDir, { recursive: true });
-          await replaceFile(file, `${JSON.stringify({ ...base, pid, startToken: token })}\n`, 0o644);
+          await put({ ...base, pid, startToken: token });
         });
       }
       void node.exited.catch(() => undefined).then(() => enqueue(() => fs.rm(file, { force: true })));
