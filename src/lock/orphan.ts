@@ -12,7 +12,7 @@ import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
 import type { Layout } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { findProcessesByEnv, isProcessAlive, processStartToken, readProcessEnv } from '../proc/index.js';
-import { type NodeRecord, readNodeRecord, removeNodeRecord, runIdVariable } from './node-record.js';
+import { type NodeRecord, nodeRecordPath, readNodeRecord, removeNodeRecord, runIdVariable } from './node-record.js';
 
 export interface OrphanOptions {
   layout: Layout;
@@ -33,7 +33,7 @@ export async function stopOrphanNode(options: OrphanOptions): Promise<number[]> 
   const { layout, logger } = options;
   const record = await readNodeRecord(layout);
   if (record === undefined) return [];
-  const orphans = await findOrphans(record, logger);
+  const orphans = await findOrphans(record, layout, logger);
   for (const orphan of orphans) {
     logger.warn(
       { event: 'orphan-node', pid: orphan.pid, binary: record.binary, since: record.startedAt, supervisor: record.supervisorPid },
@@ -53,7 +53,7 @@ interface Target {
   token: string | undefined;
 }
 
-async function findOrphans(record: NodeRecord, logger: Logger): Promise<Target[]> {
+async function findOrphans(record: NodeRecord, layout: Layout, logger: Logger): Promise<Target[]> {
   if (record.pid === undefined) {
     // Killed between the spawn and the record of its pid: the run id in the environment finds it.
     const pids = await findProcessesByEnv(runIdVariable, record.runId);
@@ -73,6 +73,14 @@ async function findOrphans(record: NodeRecord, logger: Logger): Promise<Target[]
   if (env !== undefined && env.get(runIdVariable) !== record.runId) {
     logger.info({ pid }, 'ignoring a stale node record: pid %d is not the node it recorded (its %s differs)', pid, runIdVariable);
     return [];
+  }
+  if (record.startToken === undefined && env === undefined) {
+    // Nothing but the pid to go on: neither kill a stranger nor start a second node beside the orphan.
+    throw new ChainvisorError(
+      'CHAINVISOR_ORPHAN_NODE',
+      `the node record names pid ${pid}, which is running, but nothing confirms it is the node an earlier chainvisor started; not starting a second node beside it`,
+      { hint: `if pid ${pid} is that node, stop it; if it is not, remove ${nodeRecordPath(layout)}; then start chainvisor again`, exitCode: ExitCode.homeLocked },
+    );
   }
   return [{ pid, token }];
 }
