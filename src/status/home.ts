@@ -83,8 +83,14 @@ async function readStaged(layout: Layout, currentDir: string, problems: string[]
     const dir = upgradeBinaryDir(name);
     if (dir === currentDir) continue;
     const binary = binaryPath(layout, dir);
-    if (!(await isFile(binary))) continue;
-    if (await isFile(planRecordPath(layout, dir))) continue; // switched to before: a past upgrade
+    try {
+      if (!(await isFile(binary))) continue;
+      if (await isFile(planRecordPath(layout, dir))) continue; // switched to before: a past upgrade
+    } catch (error) {
+      // A link loop or a denied folder in one upgrade folder: say so, and show the rest.
+      problems.push(`${dir}: ${(error as Error).message}`);
+      continue;
+    }
     staged.push({ name, dir, binary });
   }
   return staged;

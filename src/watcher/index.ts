@@ -11,7 +11,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isErrno } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import { type Plan, readUpgradeInfo } from '../plan/index.js';
+import { type Plan, readUpgradeInfo, upgradeInfoError } from '../plan/index.js';
 
 export interface WatchOptions {
   /** `$DAEMON_HOME`; must exist. `data/` may appear later. */
@@ -40,7 +40,7 @@ export interface UpgradeInfoWatcher {
 export function watchUpgradeInfo(options: WatchOptions): UpgradeInfoWatcher {
   const { file, logger } = options;
   const settleMs = options.settleMs ?? 2000;
-  let lastText: string | undefined; // last content reported, valid or not
+  let lastKey: string | undefined; // last content reported, valid or not (with its reason)
   let lastStat = '';
   let closed = false;
   let running: Promise<void> | undefined;
@@ -53,15 +53,17 @@ export function watchUpgradeInfo(options: WatchOptions): UpgradeInfoWatcher {
     const read = await readUpgradeInfo(file);
     if (closed) return;
     if (read.status === 'missing') {
-      lastText = undefined;
+      lastKey = undefined;
       unsettledSince = undefined;
       return;
     }
-    if (read.text === lastText) return;
+    // A FIFO then a folder have no text: the reason tells them apart.
+    const key = read.status === 'valid' ? `valid:${read.text}` : `invalid:${read.reason}:${read.text}`;
+    if (key === lastKey) return;
     if (read.status === 'valid') {
       unsettledSince = undefined;
       retries = 0;
-      lastText = read.text;
+      lastKey = key;
       options.onPlan(read.plan);
       return;
     }
@@ -77,9 +79,12 @@ export function watchUpgradeInfo(options: WatchOptions): UpgradeInfoWatcher {
     }
     unsettledSince = undefined;
     retries = 0;
-    lastText = read.text;
+    lastKey = key;
     if (options.onInvalid) options.onInvalid(read.reason, read.text);
-    else logger.error({ file, reason: read.reason }, 'ignoring invalid upgrade-info.json: %s', read.reason);
+    else {
+      const error = upgradeInfoError(file, read.reason);
+      logger.error({ file, reason: read.reason, code: error.code, hint: error.hint }, 'ignoring invalid upgrade-info.json: %s', read.reason);
+    }
   }
 
   function check(): Promise<void> {

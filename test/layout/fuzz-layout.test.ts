@@ -182,6 +182,13 @@ function problemOf(o: Outcome): string | undefined {
   return undefined;
 }
 
+/** The lines that say what went wrong, for the failure report. */
+function excerpt(stderr: string): string {
+  const lines = stderr.split('\n');
+  const telling = lines.filter((l) => /error|Error|ELOOP|EACCES|ENOENT/.test(l)).slice(0, 4);
+  return (telling.length > 0 ? telling : lines.slice(-4)).map((l) => `    ${l.slice(0, 400)}`).join('\n');
+}
+
 async function inBatches<T, R>(items: readonly T[], limit: number, run: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let nextIndex = 0;
@@ -206,9 +213,9 @@ describe('layout fuzz: every file type at every layout path', () => {
     const outcomes = await inBatches(cases, concurrency, (c, i) => runCase(base, c, i));
     const failures = outcomes.flatMap((o) => {
       const problem = problemOf(o);
-      return problem === undefined ? [] : [`${o.c.command} with ${o.c.type} at ${o.c.target}: ${problem}\n${o.stderr.split('\n').slice(-6).join('\n')}`];
+      return problem === undefined ? [] : [`${o.c.command} with ${o.c.type} at ${o.c.target}: ${problem}\n${excerpt(o.stderr)}`];
     });
     t.diagnostic(`${cases.length} cases (${layoutPaths.length} paths × ${fileTypes.length} types, plus ${extraCases} drawn with seed ${seed}); ${failures.length} failed`);
-    assert.deepEqual(failures, [], `${failures.length} of ${cases.length} cases failed (seed ${seed}):\n\n${failures.join('\n\n')}`);
+    assert.equal(failures.length, 0, `${failures.length} of ${cases.length} cases failed (seed ${seed}):\n\n${failures.join('\n\n')}`);
   });
 });
