@@ -102,7 +102,7 @@ async function recordPlan(file: string, plan: Plan): Promise<void> {
     await writeFileAtomic(file, serializePlan(plan), 0o644);
   } catch (error) {
     if (!isFsError(error)) throw error;
-    throw new ChainvisorError('CHAINVISOR_RECORD_FAILED', `could not record the plan of upgrade "${plan.name}" in ${file}: ${error.code} ${error.message}`, {
+    throw new ChainvisorError('CHAINVISOR_RECORD_FAILED', `could not record the plan of upgrade "${plan.name}" in ${file}: ${error.message}`, {
       hint:
         error.code === 'ENOSPC' || error.code === 'EDQUOT'
           ? 'free disk space on that filesystem and start chainvisor again; the upgrade is applied at start-up'
