@@ -7,6 +7,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isErrno } from '../errors/index.js';
+import { readBounded } from '../fsread/index.js';
 import { type Layout, binaryPath, genesis, isFile, planRecordPath, readCurrent, upgradeBinaryDir, upgradeDirName } from '../layout/index.js';
 import { readUpgradeInfo } from '../plan/index.js';
 
@@ -97,13 +98,12 @@ async function readStaged(layout: Layout, currentDir: string, problems: string[]
 }
 
 async function readQueued(layout: Layout, problems: string[]): Promise<HomeFacts['queued']> {
-  let text: string;
-  try {
-    text = await fs.readFile(layout.batchFile, 'utf8');
-  } catch (error) {
-    if (!isErrno(error, 'ENOENT')) problems.push(`${layout.batchFile}: ${(error as Error).message}`);
+  const read = await readBounded(layout.batchFile, 1024 * 1024);
+  if (read.status !== 'ok') {
+    if (read.status === 'refused') problems.push(`${layout.batchFile}: ${read.reason}`);
     return [];
   }
+  const text = read.text;
   try {
     const parsed: unknown = JSON.parse(text);
     if (!Array.isArray(parsed)) throw new Error('not a JSON array');

@@ -36,8 +36,11 @@ const layoutPaths = [
   'home/cosmovisor/upgrades/v2/bin/simd',
   'home/cosmovisor/upgrades/v2/upgrade-info.json',
   'home/cosmovisor/config.toml',
+  'home/cosmovisor/.chainvisor',
+  'home/cosmovisor/.chainvisor/status.json',
   'home/data',
   'home/data/upgrade-info.json',
+  'home/data/upgrade-info.json.batch',
   'backups',
 ] as const;
 
@@ -91,7 +94,7 @@ const planText = JSON.stringify({ name: 'v2', time: '0001-01-01T00:00:00Z', heig
  */
 async function buildHome(root: string): Promise<void> {
   const home = path.join(root, 'home');
-  for (const dir of ['cosmovisor/genesis/bin', 'cosmovisor/upgrades/v2/bin', 'data']) await fs.mkdir(path.join(home, dir), { recursive: true });
+  for (const dir of ['cosmovisor/genesis/bin', 'cosmovisor/upgrades/v2/bin', 'cosmovisor/.chainvisor', 'data']) await fs.mkdir(path.join(home, dir), { recursive: true });
   await fs.mkdir(path.join(root, 'backups'));
   await fs.mkdir(path.join(root, 'bins'));
   await fs.writeFile(path.join(home, 'cosmovisor/genesis/bin/simd'), nodeScript, { mode: 0o755 });
