@@ -18,7 +18,7 @@ import { chainvisorBin } from '../support/home.js';
 import { execa } from 'execa';
 
 const seed = Number(process.env.CHAINVISOR_FUZZ_SEED ?? 20261123);
-const extraCases = 40;
+const extraCases = 20;
 const concurrency = 4;
 const isRoot = process.getuid?.() === 0;
 
@@ -224,7 +224,7 @@ describe('layout fuzz: every file type at every layout path', () => {
       const problem = problemOf(o);
       return problem === undefined ? [] : [`${o.c.command} with ${o.c.type} at ${o.c.target}: ${problem}\n${excerpt(o.stderr)}`];
     });
-    t.diagnostic(`${cases.length} cases (${layoutPaths.length} paths × ${fileTypes.length} types × ${commandNames.length} commands drawn with seed ${seed}); ${failures.length} failed`);
+    t.diagnostic(`${cases.length} cases over ${layoutPaths.length} paths × ${fileTypes.length} types × ${commandNames.length} commands (seed ${seed}); ${failures.length} failed`);
     assert.equal(failures.length, 0, `${failures.length} of ${cases.length} cases failed (seed ${seed}):\n\n${failures.join('\n\n')}`);
   });
 });
