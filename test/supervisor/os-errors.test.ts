@@ -79,6 +79,15 @@ describe('operating-system errors are coded errors', () => {
     assert.equal(await t.current(), 'genesis');
   });
 
+  test('a FIFO where show-upgrade-info reads the plan record: 78, never a hang', async () => {
+    await homeWithDueUpgrade();
+    assert.equal((await t.cli(['run', 'start'])).exitCode, 0, 'the upgrade is applied');
+    const record = path.join(t.home, 'cosmovisor', 'upgrades', 'v2', 'upgrade-info.json');
+    await fs.rm(record);
+    execFileSync('mkfifo', [record]);
+    assertCoded(await t.cli(['show-upgrade-info']), 78, 'CHAINVISOR_UPGRADE_INFO_INVALID', /upgrade-info\.json: it is a FIFO/);
+  });
+
   test('a full disk while the plan is recorded (ENOSPC): 79 with the fix, current unchanged', async (ctx) => {
     const mount = path.join(t.root, 'small-disk');
     await fs.mkdir(mount);
