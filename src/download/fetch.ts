@@ -21,6 +21,7 @@ import { ChainvisorError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { type Checksum, type ChecksumAlgo, createBatchWriter, formatBytes, isSystemError } from '../verify/index.js';
 import { type BackoffOptions, defaultBackoff, parseRetryAfter, retryDelay, sleep } from './backoff.js';
+import { startDeadline } from './deadline.js';
 import { DownloadAbortedError, DownloadDeadlineError, DownloadError, DownloadIoError, DownloadTooLargeError } from './errors.js';
 import { copyFileUrl } from './file-url.js';
 import { header, openUrl } from './http.js';
@@ -146,18 +147,15 @@ export function createFetcher(options: FetcherOptions): Fetcher {
       });
     }
     const log = options.logger.child({ url: req.source.shown });
-    const deadline = startDeadline(options.deadlineMs, req.signal);
-    // Every request and every backoff of this fetch listens to the deadline as well as to the caller.
-    const limited: FetchRequest = { ...req, signal: deadline.signal };
-    let attempts = 0;
-    const expired = (): DownloadDeadlineError =>
-      new DownloadDeadlineError(req.what, req.source.shown, { bytes: state.received, total: state.total, attempts, deadlineMs: options.deadlineMs ?? 0 });
-    const handle = await openOrFail(req.file).catch((error: unknown) => {
-      deadline.clear();
-      throw error;
-    });
+    const handle = await openOrFail(req.file);
     const state: AttemptState = { received: 0, hash: createHash(req.algo), total: undefined, rangeOk: false, validator: undefined };
     let resumes = 0;
+    let attempts = 0;
+    // Every request and every backoff of this fetch listens to the deadline as well as to the caller.
+    const deadline = startDeadline(options.deadlineMs, req.signal);
+    const limited: FetchRequest = { ...req, signal: deadline.signal };
+    const expired = (): DownloadDeadlineError =>
+      new DownloadDeadlineError(req.what, req.source.shown, { bytes: state.received, total: state.total, attempts, deadlineMs: options.deadlineMs ?? 0 });
     const restart = async (): Promise<void> => {
       state.received = 0;
       state.hash = createHash(req.algo);
@@ -301,24 +299,6 @@ export function createFetcher(options: FetcherOptions): Fetcher {
   return {
     fetchToFile,
     close: () => transport.close(),
-  };
-}
-
-interface Deadline {
-  /** Aborted by the caller or by the deadline. */
-  signal: AbortSignal;
-  /** The deadline (not the caller) ended the fetch. */
-  expired(): boolean;
-  clear(): void;
-}
-
-function startDeadline(deadlineMs: number | undefined, caller: AbortSignal | undefined): Deadline {
-  const timeUp = new AbortController();
-  const timer = deadlineMs === undefined ? undefined : setTimeout(() => timeUp.abort(new Error('CHAINVISOR_DOWNLOAD_DEADLINE ran out')), deadlineMs);
-  return {
-    signal: caller === undefined ? timeUp.signal : AbortSignal.any([caller, timeUp.signal]),
-    expired: () => timeUp.signal.aborted,
-    clear: () => clearTimeout(timer),
   };
 }
 
