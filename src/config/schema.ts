@@ -183,6 +183,14 @@ export const settings = {
     default: '30s',
     description: 'Connect and response-header timeout, and the longest pause allowed while the body streams.',
   },
+  downloadDeadline: {
+    env: 'CHAINVISOR_DOWNLOAD_DEADLINE',
+    kind: 'duration',
+    default: '1h',
+    minMs: 1000,
+    description:
+      'Longest time fetching one file of an upgrade (its binary or archive, or the Info document) may take, retries and backoff included; past it the upgrade fails (exit 79) with `CHAINVISOR_DOWNLOAD_DEADLINE`, naming the URL and the bytes received. Guards against a server that trickles a few bytes at a time, which the stall timeout never catches.',
+  },
   extractMaxBytes: {
     env: 'CHAINVISOR_EXTRACT_MAX_BYTES',
     kind: 'bytes',

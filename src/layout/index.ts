@@ -4,3 +4,4 @@ export { type Current, readCurrent, readCurrentDir, switchCurrent } from './curr
 export { installBinary, isFile, checkSourceBinary } from './install.js';
 export { checkLayoutShape, requireHome, ensureCurrentLink } from './shape.js';
 export { writeFileAtomic, copyFileAtomic, tempSibling, fsyncDir } from './atomic.js';
+export { isFsError, layoutFsError } from './fs-error.js';
