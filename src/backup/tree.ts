@@ -16,8 +16,9 @@ export interface TreeEntry {
   kind: 'dir' | 'file' | 'symlink';
   size: number;
   mode: number;
-  atime: Date;
-  mtime: Date;
+  /** Seconds since the epoch, with the fraction (what utimes takes; a Date would round to the ms). */
+  atime: number;
+  mtime: number;
 }
 
 export interface Tree {
@@ -69,7 +70,7 @@ export async function readTree(dataDir: string, signal?: AbortSignal): Promise<T
 }
 
 function entryOf(rel: string, stat: Stats, kind: TreeEntry['kind']): TreeEntry {
-  return { rel, kind, size: kind === 'file' ? stat.size : 0, mode: stat.mode & 0o7777, atime: stat.atime, mtime: stat.mtime };
+  return { rel, kind, size: kind === 'file' ? stat.size : 0, mode: stat.mode & 0o7777, atime: stat.atimeMs / 1000, mtime: stat.mtimeMs / 1000 };
 }
 
 function kindOf(stat: Stats): string {
