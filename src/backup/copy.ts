@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import type { TreeEntry } from './tree.js';
 
 /** Files larger than this are streamed (with progress) rather than copied in one call. */
-export const streamAbove = 16 * 1024 * 1024;
+export const streamAbove = 128 * 1024 * 1024;
 const chunk = 1024 * 1024;
 
 export async function copyWhole(src: string, dst: string, entry: TreeEntry, onBytes: (n: number) => void): Promise<void> {
