@@ -13,12 +13,14 @@ const chunk = 1024 * 1024;
 
 export async function copyWhole(src: string, dst: string, entry: TreeEntry, onBytes: (n: number) => void): Promise<void> {
   if (entry.size <= streamAbove) {
+    // copyFile gives the copy the source's mode itself (libuv fchmods it); only the times are left.
     await fs.copyFile(src, dst, constants.COPYFILE_EXCL);
+    await fs.utimes(dst, entry.atime, entry.mtime);
     onBytes(entry.size);
   } else {
     await streamCopy(src, dst, entry.mode, onBytes);
+    await keepModeAndTimes(dst, entry);
   }
-  await keepModeAndTimes(dst, entry);
 }
 
 async function streamCopy(src: string, dst: string, mode: number, onBytes: (n: number) => void): Promise<void> {

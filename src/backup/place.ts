@@ -11,7 +11,7 @@
 import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import type { Logger } from '../log/index.js';
-import { copyWhole, keepModeAndTimes } from './copy.js';
+import { copyWhole } from './copy.js';
 import type { TreeEntry } from './tree.js';
 
 export type BackupMode = 'copy' | 'reflink' | 'link';
@@ -72,7 +72,7 @@ export function createPlacer(options: { mode: BackupMode; logger: Logger; backup
       } else if (mode === 'reflink') {
         try {
           await fs.copyFile(src, dst, constants.COPYFILE_FICLONE_FORCE | constants.COPYFILE_EXCL);
-          await keepModeAndTimes(dst, entry);
+          await fs.utimes(dst, entry.atime, entry.mtime); // the mode came with the clone (as with copyFile)
           counts.cloned += 1;
           onBytes(entry.size);
           return;
