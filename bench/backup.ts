@@ -157,7 +157,7 @@ async function measure(data: string, work: string, contenders: Contender[]): Pro
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       await run('sync');
       const durable = Number(process.hrtime.bigint() - started) / 1e9;
-      if (i > 0 || runs === 1) if (row === undefined || durable < row.durable) row = { name: c.name, seconds, durable, note };
+      if ((i > 0 || runs === 1) && (row === undefined || durable < row.durable)) row = { name: c.name, seconds, durable, note };
       await fs.rm(out, { recursive: true, force: true });
     }
     if (row === undefined) continue;
