@@ -42,7 +42,7 @@ export async function chooseMode(options: { requested: RequestedMode; tree: Tree
 
 /** Clones one real data file into the backup folder and removes the clone: the filesystem's own answer. */
 async function probeClone(tree: Tree, backupDir: string): Promise<{ ok: true } | { ok: false; code: string }> {
-  const sample = tree.files.find((f) => f.size > 0) ?? tree.files[0];
+  const sample = tree.files.findLast((f) => f.size > 0) ?? tree.files[0]; // the smallest (files are largest first)
   if (sample === undefined) return { ok: false, code: 'no files to clone' };
   const probe = path.join(backupDir, `.chainvisor-clone-probe-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {

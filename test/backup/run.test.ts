@@ -9,7 +9,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { plan } from '../support/fake-node.js';
-import { type TestHome, makeHome } from '../support/home.js';
+import { type TestHome, makeHome, waitFor } from '../support/home.js';
 
 describe('chainvisor run: backups', () => {
   let t: TestHome;
@@ -72,6 +72,34 @@ describe('chainvisor run: backups', () => {
     assert.ok(names.includes(path.basename(writing)), 'a partial whose writer is alive is kept');
     assert.ok(names.includes('my-own-copy'));
     assert.match(r.stderr, /removed a partial backup left by an interrupted run: .*partial-\d+-0badc0de/);
+  });
+
+  test('chainvisor killed with SIGKILL mid-backup: the next start removes the partial copy and backs up again', async () => {
+    await homeWithUpgrade();
+    const data = path.join(t.home, 'data');
+    for (let d = 0; d < 10; d++) {
+      await fs.mkdir(path.join(data, `db${d}`), { recursive: true });
+      await Promise.all(Array.from({ length: 400 }, (_, i) => fs.writeFile(path.join(data, `db${d}`, `${i}.log`), Buffer.alloc(8192, i))));
+    }
+    const run = t.spawn(['run', 'start'], { ...env, CHAINVISOR_BACKUP_MODE: 'copy' });
+    let partial = '';
+    await waitFor(async () => {
+      partial = (await fs.readdir(backups)).find((n) => n.includes('.partial-')) ?? '';
+      return partial !== '';
+    }, 'a partial backup to appear');
+    run.kill('SIGKILL');
+    await run.catch(() => undefined);
+    const left = await fs.readdir(backups);
+    if (!left.includes(partial)) return void console.log('# the backup finished before the kill; nothing to test this time');
+    assert.equal(await t.current(), 'genesis');
+
+    const r = await t.cli(['run', 'start'], env);
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.match(r.stderr, /removed a partial backup left by an interrupted run/);
+    const after = await fs.readdir(backups);
+    assert.ok(!after.some((n) => n.includes('.partial-')), after.join());
+    assert.equal((await finished()).length, 1);
+    assert.equal(await t.current(), 'upgrades/v2');
   });
 
   test('a restart after the halt reuses the backup made for the same upgrade', async () => {
