@@ -169,7 +169,7 @@ async function measure(data: string, work: string, contenders: Contender[]): Pro
 
 function table(title: string, rows: Row[]): void {
   const base = rows.find((r) => r.name === 'cp -a');
-  console.log(`\n${title}`);
+  console.log(`\n**${title}**\n`);
   console.log('| contender | seconds | × faster than cp -a | seconds with sync | × faster than cp -a + sync | note |');
   console.log('|---|---:|---:|---:|---:|---|');
   for (const r of rows) {
