@@ -29,7 +29,11 @@ export interface BackupBeforeUpgradeOptions {
 /** The backup for this upgrade: made now, or the one already made; undefined when there is no data. */
 export async function backupBeforeUpgrade(options: BackupBeforeUpgradeOptions): Promise<{ path: string; reused: boolean } | undefined> {
   const { upgrade, config, layout, logger, events } = options;
-  const existing = await backupForUpgrade(layout, upgrade, layout.dataDir);
+  const existing = await backupForUpgrade(layout, upgrade, layout.dataDir).catch((error: unknown) => {
+    // An unreadable record costs one more backup, never the upgrade.
+    logger.warn({ err: error }, `cannot read the record of earlier backups in ${layout.stateDir}: ${(error as Error).message}; making a new backup`);
+    return undefined;
+  });
   if (existing) {
     logger.info(
       { upgrade: upgrade.name, height: upgrade.height, path: existing.path, mode: existing.mode, time: existing.time },
