@@ -32,6 +32,14 @@ describe('chainvisor run: backups', () => {
     await t.cliOk(['add-upgrade', 'v2', v2]);
   }
 
+  /** 4,000 files: long enough a backup to be caught half-way. */
+  async function manySmallFiles(data: string): Promise<void> {
+    for (let d = 0; d < 10; d++) {
+      await fs.mkdir(path.join(data, `db${d}`), { recursive: true });
+      await Promise.all(Array.from({ length: 400 }, (_, i) => fs.writeFile(path.join(data, `db${d}`, `${i}.log`), Buffer.alloc(8192, i))));
+    }
+  }
+
   const finished = async (): Promise<string[]> => (await fs.readdir(backups)).filter((n) => n.startsWith('data-backup-'));
 
   test('a data folder that is a symlink to another volume is backed up by content', async () => {
@@ -74,13 +82,23 @@ describe('chainvisor run: backups', () => {
     assert.match(r.stderr, /removed a partial backup left by an interrupted run: .*partial-\d+-0badc0de/);
   });
 
+  test('asked to stop during a backup: the partial copy is removed, exit with the signal status', async () => {
+    await homeWithUpgrade();
+    await manySmallFiles(path.join(t.home, 'data'));
+    const run = t.spawn(['run', 'start'], { ...env, CHAINVISOR_BACKUP_MODE: 'copy' });
+    await waitFor(async () => (await fs.readdir(backups)).some((n) => n.includes('.partial-')), 'a partial backup to appear');
+    run.kill('SIGTERM');
+    const r = await run;
+    if ((await finished()).length > 0) return void console.log('# the backup finished before the signal; nothing to test this time');
+    assert.equal(r.exitCode, 143, r.all);
+    assert.match(r.all ?? '', /stopped while applying an upgrade; current was not switched/);
+    assert.deepEqual(await fs.readdir(backups), [], 'no partial copy left');
+    assert.equal(await t.current(), 'genesis');
+  });
+
   test('chainvisor killed with SIGKILL mid-backup: the next start removes the partial copy and backs up again', async () => {
     await homeWithUpgrade();
-    const data = path.join(t.home, 'data');
-    for (let d = 0; d < 10; d++) {
-      await fs.mkdir(path.join(data, `db${d}`), { recursive: true });
-      await Promise.all(Array.from({ length: 400 }, (_, i) => fs.writeFile(path.join(data, `db${d}`, `${i}.log`), Buffer.alloc(8192, i))));
-    }
+    await manySmallFiles(path.join(t.home, 'data'));
     const run = t.spawn(['run', 'start'], { ...env, CHAINVISOR_BACKUP_MODE: 'copy' });
     let partial = '';
     await waitFor(async () => {
