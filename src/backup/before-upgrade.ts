@@ -6,13 +6,14 @@
  * (`backup-started` → `backup-progress`… → `backup-done`, read by the status page and the metrics)
  * and recorded.
  */
+import fs from 'node:fs/promises';
 import type { Config } from '../config/index.js';
 import type { EventBus } from '../events/index.js';
 import type { Layout } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { progressOnBus } from '../progress/index.js';
 import { type BackupResult, backupData } from './backup.js';
-import { backupForUpgrade, readMadeBackups, writeMadeBackups } from './record.js';
+import { type MadeBackup, backupForUpgrade, readMadeBackups, writeMadeBackups } from './record.js';
 import type { StatfsFn } from './space.js';
 
 export interface BackupBeforeUpgradeOptions {
@@ -61,7 +62,8 @@ export async function backupBeforeUpgrade(options: BackupBeforeUpgradeOptions): 
   const { path, mode, ms, bytes, files } = result;
   events?.emit('backup-done', { upgrade, text: `backup of ${layout.dataDir} complete: ${path}`, data: { path, mode, ms, bytes, files } });
   try {
-    const made = await readMadeBackups(layout);
+    // Entries whose folder the operator has removed since are dropped: the record lists what exists.
+    const made = await onlyExisting(await readMadeBackups(layout));
     made.push({ upgrade: upgrade.name, height: upgrade.height, path, dataDir: layout.dataDir, mode, bytes, files, durationSeconds: ms / 1000, time: new Date().toISOString() });
     await writeMadeBackups(layout, made);
   } catch (error) {
@@ -69,4 +71,9 @@ export async function backupBeforeUpgrade(options: BackupBeforeUpgradeOptions): 
     logger.warn({ path, err: error }, `the backup is complete but could not be recorded in ${layout.stateDir}: ${(error as Error).message}`);
   }
   return { path, reused: false };
+}
+
+async function onlyExisting(list: MadeBackup[]): Promise<MadeBackup[]> {
+  const present = await Promise.all(list.map((b) => fs.stat(b.path).then((s) => s.isDirectory(), () => false)));
+  return list.filter((_, i) => present[i]);
 }
