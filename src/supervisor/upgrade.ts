@@ -9,6 +9,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { backupBeforeUpgrade, pruneBackups } from '../backup/index.js';
 import type { Config } from '../config/index.js';
 import type { DownloadUpgradeOptions } from '../download/index.js';
 import { ChainvisorError, ExitCode } from '../errors/index.js';
@@ -16,7 +17,6 @@ import type { EventBus } from '../events/index.js';
 import { type Layout, binaryPath, isFile, isFsError, layoutFsError, planRecordPath, readCurrentDir, switchCurrent, writeFileAtomic } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { type Plan, serializePlan } from '../plan/index.js';
-import { backupData } from './backup.js';
 import { runCustomPreUpgrade, runPreUpgrade } from './pre-upgrade.js';
 
 export type DownloadFn = (options: DownloadUpgradeOptions) => Promise<{ binary: string }>;
@@ -46,7 +46,9 @@ export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext,
   if (!config.allowDownloadBinaries && config.customPreUpgrade === '' && !(await isFile(binary))) {
     throw await missingBinary(plan, binary, ctx);
   }
-  if (!config.unsafeSkipBackup) await backupData({ dataDir: layout.dataDir, backupDir: config.dataBackupDir, logger });
+  if (!config.unsafeSkipBackup) {
+    await backupBeforeUpgrade({ upgrade: { name: plan.name, height: plan.height }, config, layout, logger, signal, ...(ctx.events ? { events: ctx.events } : {}) });
+  }
   signal.throwIfAborted();
 
   if (config.customPreUpgrade !== '') {
@@ -74,6 +76,8 @@ export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext,
 
   await switchCurrent(layout, dir);
   logger.info({ event: 'upgrade-applied', upgrade: plan.name, height: plan.height, current: dir }, 'upgrade applied: current now points at the new binary');
+  // CHAINVISOR_BACKUP_KEEP: old backups go only once the upgrade they could undo is behind us.
+  if (!config.unsafeSkipBackup) await pruneBackups({ config, layout, logger });
 }
 
 async function missingBinary(plan: Plan, binary: string, ctx: UpgradeContext): Promise<ChainvisorError> {

@@ -1,3 +1,4 @@
+import { removePartialBackups } from '../../backup/index.js';
 import { createEventBus } from '../../events/index.js';
 import { ensureCurrentLink, layoutFor, requireHome, switchCurrent } from '../../layout/index.js';
 import { createLogger } from '../../log/index.js';
@@ -31,6 +32,7 @@ export const runCommand: Command = {
     if (await ensureCurrentLink(layout, switchCurrent)) {
       logger.info({ current: layout.currentLink }, "'current' was missing: created it as a link to genesis (as cosmovisor does)");
     }
+    await removePartialBackups({ config, logger });
     // One bus: the supervisor (and the stages it runs) emit, the observers listen.
     const events = createEventBus();
     const observers = await startObservers({
