@@ -6,7 +6,8 @@
  * per height, and the name is the folder of the binary.
  */
 import fs from 'node:fs/promises';
-import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
+import { ChainvisorError, ExitCode } from '../errors/index.js';
+import { readBounded } from '../fsread/index.js';
 import { type Layout, writeFileAtomic } from '../layout/index.js';
 
 export interface ManualPlan {
@@ -75,17 +76,16 @@ export function clashes(plans: readonly ManualPlan[]): string[] {
 }
 
 export async function readBatch(layout: Layout): Promise<BatchRead> {
-  let text: string;
-  try {
-    text = await fs.readFile(layout.batchFile, 'utf8');
-  } catch (error) {
-    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return { status: 'missing' };
-    throw new ChainvisorError('CHAINVISOR_BATCH_READ', `could not read ${layout.batchFile}: ${(error as Error).message}`, {
-      hint: 'check the permissions of the file and of the data folder',
-      cause: error,
+  // A regular file of at most 1 MiB (a FIFO or a device at the path is refused, never read).
+  const read = await readBounded(layout.batchFile, 1024 * 1024);
+  if (read.status === 'missing') return { status: 'missing' };
+  if (read.status === 'refused') {
+    throw new ChainvisorError('CHAINVISOR_BATCH_READ', `could not read ${layout.batchFile}: ${read.reason}`, {
+      hint: 'it must be a regular JSON file (at most 1 MiB) readable by chainvisor; move aside whatever is there',
       exitCode: ExitCode.config,
     });
   }
+  const text = read.text;
   const parsed = parseBatch(text);
   return parsed.ok ? { status: 'valid', plans: parsed.plans, text } : { status: 'invalid', reason: parsed.reason, text };
 }

@@ -5,8 +5,8 @@
  *                           `{name, height, info?}` whose binaries are already installed (or downloadable).
  * Every problem of every entry is collected, so one run shows them all.
  */
-import fs from 'node:fs/promises';
 import { ChainvisorError, ExitCode, UsageError } from '../errors/index.js';
+import { readBounded } from '../fsread/index.js';
 import { parseBatch } from './file.js';
 
 export interface BatchEntry {
@@ -101,16 +101,16 @@ export function parseUpgradeCsv(text: string, file: string): BatchEntry[] {
 }
 
 export async function readUpgradeFile(file: string): Promise<BatchEntry[]> {
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (error) {
-    throw new ChainvisorError('CHAINVISOR_BATCH_FILE_UNREADABLE', `could not read the upgrade file ${file}: ${(error as Error).message}`, {
+  // A regular file of at most 1 MiB: a FIFO given by mistake must not hang the command.
+  const read = await readBounded(file, 1024 * 1024);
+  if (read.status !== 'ok') {
+    const reason = read.status === 'missing' ? 'the file does not exist' : read.reason;
+    throw new ChainvisorError('CHAINVISOR_BATCH_FILE_UNREADABLE', `could not read the upgrade file ${file}: ${reason}`, {
       hint: 'give the path of a CSV file (name,path,height per line) or of a JSON array of plans',
-      cause: error,
       exitCode: ExitCode.usage,
     });
   }
+  const text = read.text;
   if (text.trimStart().startsWith('[')) {
     const parsed = parseBatch(text);
     if (!parsed.ok) throw badFile(file, parsed.reason);

@@ -105,6 +105,8 @@ function reportError(error: unknown, stderr: NodeJS.WritableStream): number {
   if (error instanceof ChainvisorError) {
     stderr.write(`chainvisor: error: ${error.message}\n`);
     if (error.hint) stderr.write(`chainvisor: hint: ${error.hint}\n`);
+    // The stable code, for scripts and for searching the documentation (the text may change).
+    stderr.write(`chainvisor: code: ${error.code}\n`);
     return error.exitCode;
   }
   const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);

@@ -6,9 +6,9 @@
  * (`'30s'`) is accepted too, as cosmovisor (viper) accepts it. chainvisor's own `chainvisor_*` keys
  * may be added to the same file; cosmovisor ignores them.
  */
-import fs from 'node:fs';
 import { parse } from 'smol-toml';
-import { type ConfigProblem, isErrno } from '../errors/index.js';
+import type { ConfigProblem } from '../errors/index.js';
+import { readBoundedSync } from '../fsread/index.js';
 import { type Config, type RawConfig, type SettingKey, fileKey, settingKeys, settings } from './schema.js';
 
 /** The keys cosmovisor writes, in its order (its Config struct's). */
@@ -20,14 +20,14 @@ export const cosmovisorKeys = [
 
 /** Reads a cosmovisor config.toml into raw strings; every problem is added to `problems`. */
 export function readCosmovisorToml(file: string, problems: ConfigProblem[]): RawConfig {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    const reason = isErrno(error, 'ENOENT') ? 'the file does not exist' : isErrno(error, 'EISDIR') ? 'it is a folder' : (error as Error).message;
+  // A regular file of at most 1 MiB: a FIFO or a device at the path is refused, never read.
+  const read = readBoundedSync(file, 1024 * 1024);
+  if (read.status !== 'ok') {
+    const reason = read.status === 'missing' ? 'the file does not exist' : read.reason;
     problems.push({ setting: '--cosmovisor-config', value: file, message: `cannot be read: ${reason}` });
     return {};
   }
+  const text = read.text;
   let table: Record<string, unknown>;
   try {
     table = parse(text) as Record<string, unknown>;

@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import { ConfigError, type ConfigProblem, isErrno } from '../errors/index.js';
+import { readBoundedSync } from '../fsread/index.js';
 import { readCosmovisorToml } from './cosmovisor-toml.js';
 import { type Config, type RawConfig, type SettingKey, type SettingSpec, fileKey, settingKeys, settings } from './schema.js';
 import {
@@ -95,11 +96,15 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
   // Derived default, then the cross-setting checks.
   if (values.dataBackupDir === undefined && values.home !== undefined) values.dataBackupDir = values.home;
   if (values.unsafeSkipBackup === false && typeof values.dataBackupDir === 'string' && sources.dataBackupDir !== 'default') {
-    if (!isDirectory(values.dataBackupDir)) {
+    const folder = folderState(values.dataBackupDir);
+    if (folder !== 'folder') {
       problems.push({
         setting: labels.dataBackupDir,
         value: values.dataBackupDir,
-        message: 'the backup folder does not exist; create it, or set UNSAFE_SKIP_BACKUP=true to skip backups',
+        message:
+          folder === 'missing'
+            ? 'the backup folder does not exist; create it, or set UNSAFE_SKIP_BACKUP=true to skip backups'
+            : `the backup folder cannot be used: ${folder}; point it at a folder, or set UNSAFE_SKIP_BACKUP=true to skip backups`,
       });
     }
   }
@@ -147,16 +152,18 @@ function withinTimerRange(parsed: Parsed<number>, minMs: number | undefined): Pa
   return parsed;
 }
 
+/** Config files are a few KiB; anything over 1 MiB (or not a regular file) is refused, never read whole. */
+export const maxConfigFileBytes = 1024 * 1024;
+
 /** Reads the JSON file into raw strings, adding a problem for anything unreadable or unknown. */
 function readConfigFile(file: string, problems: ConfigProblem[]): RawConfig {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    const reason = isErrno(error, 'ENOENT') ? 'the file does not exist' : (error as Error).message;
+  const read = readBoundedSync(file, maxConfigFileBytes);
+  if (read.status !== 'ok') {
+    const reason = read.status === 'missing' ? 'the file does not exist' : read.reason;
     problems.push({ setting: 'config file', value: file, message: `cannot be read: ${reason}` });
     return {};
   }
+  const text = read.text;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -202,11 +209,15 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
 }
 
-function isDirectory(dir: string): boolean {
+/** `folder`, `missing`, or what is wrong (a file, a link loop, no permission). */
+function folderState(dir: string): string {
   try {
-    return fs.statSync(dir).isDirectory();
+    const stats = fs.statSync(dir);
+    return stats.isDirectory() ? 'folder' : 'it is not a folder';
   } catch (error) {
-    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return false;
-    throw error;
+    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return 'missing';
+    const code = (error as NodeJS.ErrnoException).code;
+    if (typeof code !== 'string') throw error;
+    return code === 'ELOOP' ? 'it is a symbolic link loop (ELOOP)' : `${(error as Error).message}`;
   }
 }

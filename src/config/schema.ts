@@ -91,6 +91,21 @@ export const settings = {
     defaultDoc: '`$DAEMON_HOME`',
     description: 'Where backups go (`data-backup-<date>`); absolute, and must exist unless backups are skipped (then any value is accepted, as cosmovisor does).',
   },
+  backupMode: {
+    env: 'CHAINVISOR_BACKUP_MODE',
+    kind: 'enum',
+    default: 'auto',
+    values: ['auto', 'copy', 'reflink', 'link'],
+    description:
+      'How the data backup is made: `copy` (a full copy), `reflink` (copy-on-write clones; btrfs, XFS …), `link` (hard links for the immutable `*.sst`/`*.ldb` tables, a copy of the rest), or `auto` (reflink when the backup folder can clone, else link when it is on the same filesystem as the data, else copy). See docs/backup.md.',
+  },
+  backupKeep: {
+    env: 'CHAINVISOR_BACKUP_KEEP',
+    kind: 'count',
+    default: '0',
+    description:
+      'How many backups made by chainvisor to keep; older ones are removed after a successful upgrade. `0` keeps all (as cosmovisor). Folders chainvisor did not make are never removed.',
+  },
   preUpgradeMaxRetries: {
     env: 'DAEMON_PREUPGRADE_MAX_RETRIES',
     kind: 'count',
@@ -182,6 +197,14 @@ export const settings = {
     kind: 'duration',
     default: '30s',
     description: 'Connect and response-header timeout, and the longest pause allowed while the body streams.',
+  },
+  downloadDeadline: {
+    env: 'CHAINVISOR_DOWNLOAD_DEADLINE',
+    kind: 'duration',
+    default: '1h',
+    minMs: 1000,
+    description:
+      'Longest time fetching one file of an upgrade (its binary or archive, or the Info document) may take, retries and backoff included; past it the upgrade fails (exit 79) with `CHAINVISOR_DOWNLOAD_DEADLINE`, naming the URL and the bytes received. Guards against a server that trickles a few bytes at a time, which the stall timeout never catches.',
   },
   extractMaxBytes: {
     env: 'CHAINVISOR_EXTRACT_MAX_BYTES',

@@ -110,6 +110,30 @@ export class DownloadError extends ChainvisorError {
   }
 }
 
+/** CHAINVISOR_DOWNLOAD_DEADLINE ran out: the whole fetch, retries and backoff included, took too long. */
+export class DownloadDeadlineError extends ChainvisorError {
+  readonly url: string;
+  readonly bytes: number;
+  readonly deadlineMs: number;
+
+  constructor(what: string, url: string, fields: { bytes: number; total: number | undefined; attempts: number; deadlineMs: number }) {
+    const received = fields.total === undefined ? `${fields.bytes} bytes received` : `${fields.bytes} of ${fields.total} bytes received`;
+    const tries = fields.attempts === 1 ? '1 attempt' : `${fields.attempts} attempts`;
+    super(
+      'CHAINVISOR_DOWNLOAD_DEADLINE',
+      `download of the ${what} from ${url} did not finish within CHAINVISOR_DOWNLOAD_DEADLINE (${fields.deadlineMs} ms): ${received}, ${tries}`,
+      {
+        hint: "the server is too slow or keeps failing; check this host's network and the server, raise CHAINVISOR_DOWNLOAD_DEADLINE if the file is genuinely that slow to fetch, or install the binary by hand with 'chainvisor add-upgrade' and start chainvisor again",
+        exitCode: ExitCode.upgradeFailed,
+      },
+    );
+    this.name = 'DownloadDeadlineError';
+    this.url = url;
+    this.bytes = fields.bytes;
+    this.deadlineMs = fields.deadlineMs;
+  }
+}
+
 /** The caller's AbortSignal fired (chainvisor is shutting down). */
 export class DownloadAbortedError extends ChainvisorError {
   constructor(url: string, cause?: unknown) {

@@ -8,6 +8,11 @@
  * range request with 200 (or a Content-Range that does not fit) sends the file from the start again,
  * and the hash starts again with it. A `sink` (the extraction while downloading) follows the same
  * byte stream: it keeps receiving after a resume, and is told to start again with the file.
+ *
+ * Deadline: the stall timeout catches a body that stops, not one that trickles (1 byte a second keeps
+ * the socket busy for ever, with the node stopped). CHAINVISOR_DOWNLOAD_DEADLINE bounds the whole
+ * fetch of one URL, every attempt and backoff included; when it runs out the request is aborted and
+ * the fetch fails with the bytes received so far.
  */
 import { type Hash, createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -16,7 +21,8 @@ import { ChainvisorError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { type Checksum, type ChecksumAlgo, createBatchWriter, formatBytes, isSystemError } from '../verify/index.js';
 import { type BackoffOptions, defaultBackoff, parseRetryAfter, retryDelay, sleep } from './backoff.js';
-import { DownloadAbortedError, DownloadError, DownloadIoError, DownloadTooLargeError } from './errors.js';
+import { startDeadline } from './deadline.js';
+import { DownloadAbortedError, DownloadDeadlineError, DownloadError, DownloadIoError, DownloadTooLargeError } from './errors.js';
 import { copyFileUrl } from './file-url.js';
 import { header, openUrl } from './http.js';
 import type { UrlPolicy } from './policy.js';
@@ -30,6 +36,8 @@ export interface FetcherOptions {
   retries: number;
   /** CHAINVISOR_DOWNLOAD_MAX_BYTES. */
   maxBytes: number;
+  /** CHAINVISOR_DOWNLOAD_DEADLINE (ms): the whole fetch of one URL, retries and backoff included; none when absent. */
+  deadlineMs?: number;
   policy: UrlPolicy;
   logger: Logger;
   /** Delays between attempts; tests make them tiny. */
@@ -114,6 +122,7 @@ export function fetcherFromConfig(config: Config, logger: Logger, overrides: Par
     timeoutMs: config.downloadTimeout,
     retries: config.downloadRetries,
     maxBytes: config.downloadMaxBytes,
+    deadlineMs: config.downloadDeadline,
     policy: { allowInsecureHttp: config.allowInsecureHttp, allowFileUrls: config.allowFileUrls },
     logger,
     ...overrides,
@@ -141,6 +150,12 @@ export function createFetcher(options: FetcherOptions): Fetcher {
     const handle = await openOrFail(req.file);
     const state: AttemptState = { received: 0, hash: createHash(req.algo), total: undefined, rangeOk: false, validator: undefined };
     let resumes = 0;
+    let attempts = 0;
+    // Every request and every backoff of this fetch listens to the deadline as well as to the caller.
+    const deadline = startDeadline(options.deadlineMs, req.signal);
+    const limited: FetchRequest = { ...req, signal: deadline.signal };
+    const expired = (): DownloadDeadlineError =>
+      new DownloadDeadlineError(req.what, req.source.shown, { bytes: state.received, total: state.total, attempts, deadlineMs: options.deadlineMs ?? 0 });
     const restart = async (): Promise<void> => {
       state.received = 0;
       state.hash = createHash(req.algo);
@@ -154,6 +169,7 @@ export function createFetcher(options: FetcherOptions): Fetcher {
     };
     try {
       for (let attempt = 1; ; attempt++) {
+        attempts = attempt;
         try {
           if (state.received > 0 && !state.rangeOk) await restart();
           const resuming = state.received > 0;
@@ -161,10 +177,11 @@ export function createFetcher(options: FetcherOptions): Fetcher {
             resumes += 1;
             log.info({ from: state.received, total: state.total }, 'resuming the download where the connection dropped');
           }
-          await attemptOnce(req, handle, state, maxBytes, resuming, log, restart);
+          await attemptOnce(limited, handle, state, maxBytes, resuming, log, restart);
           return { bytes: state.received, checksum: { algo: req.algo, hex: state.hash.digest('hex') }, attempts: attempt, resumes };
         } catch (error) {
           if (req.signal?.aborted) throw new DownloadAbortedError(req.source.shown, req.signal.reason);
+          if (deadline.expired()) throw expired();
           if (error instanceof ChainvisorError) throw error;
           const kind = classify(error);
           if (kind === 'bug') throw error;
@@ -178,13 +195,15 @@ export function createFetcher(options: FetcherOptions): Fetcher {
           const delayMs = retryDelay(attempt, backoff, retryAfter, options.random);
           log.warn({ attempt, of: options.retries + 1, delayMs, reason, received: state.received }, 'download attempt failed; retrying');
           try {
-            await sleep(delayMs, req.signal);
+            await sleep(delayMs, deadline.signal);
           } catch (abort) {
+            if (!req.signal?.aborted && deadline.expired()) throw expired();
             throw new DownloadAbortedError(req.source.shown, abort);
           }
         }
       }
     } finally {
+      deadline.clear();
       await handle.close();
     }
   }
@@ -303,8 +322,14 @@ function classify(error: unknown): 'retry' | 'final' | 'bug' {
   if (typeof code !== 'string') return 'bug';
   if (isTlsTrustError(code)) return 'final';
   // System errors (ECONNRESET — also a body cut short —, ECONNREFUSED, ENOTFOUND…), our timeouts
-  // (ETIMEDOUT), a stream closed early.
-  return /^E[A-Z0-9]+$/.test(code) || code === 'ERR_STREAM_PREMATURE_CLOSE' ? 'retry' : 'bug';
+  // (ETIMEDOUT), a stream closed early, and an answer that is not valid HTTP (HPE_*: a proxy or a
+  // middlebox that garbles the response is the network's doing too).
+  return /^E[A-Z0-9]+$/.test(code) || code === 'ERR_STREAM_PREMATURE_CLOSE' || isHttpParseError(code) ? 'retry' : 'bug';
+}
+
+/** llhttp's codes for a response it cannot parse (HPE_INVALID_CONSTANT, HPE_INVALID_HEADER_TOKEN…). */
+function isHttpParseError(code: string): boolean {
+  return code.startsWith('HPE_');
 }
 
 function isTlsTrustError(code: string): boolean {
@@ -318,6 +343,7 @@ function describeFailure(error: unknown): string {
   const code = (error as { code?: string }).code;
   if (code === 'ECONNRESET') return `the connection dropped (${(error as Error).message})`;
   if (code !== undefined && isTlsTrustError(code)) return `the server's TLS certificate is not trusted (${code}: ${(error as Error).message})`;
+  if (code !== undefined && isHttpParseError(code)) return `the server's answer is not valid HTTP (${code}: ${(error as Error).message})`;
   return code === undefined ? (error as Error).message : `${code}: ${(error as Error).message}`;
 }
 

@@ -50,6 +50,11 @@ export async function openUrl(start: URL, options: OpenOptions): Promise<Opened>
       if (!(error instanceof TypeError)) throw error;
       throw new RedirectError(redactUrl(start), `invalid Location ${JSON.stringify(redactUrl(location))}`, shownChain());
     }
+    // Only http(s) is followed: a redirect to file:// would read a local file the URL policy allowed
+    // only for the Info's own URLs, and ftp:// or anything else is not HTTP at all.
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+      throw new RedirectError(redactUrl(start), `a redirect to ${next.protocol.replace(/:$/, '')} is never followed (only http and https)`, shownChain(next));
+    }
     if (url.protocol === 'https:' && next.protocol !== 'https:') {
       throw new RedirectError(redactUrl(start), `a redirect from https to ${next.protocol.replace(/:$/, '')} is never followed`, shownChain(next));
     }

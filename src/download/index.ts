@@ -7,6 +7,7 @@ export { type DownloadUpgradeOptions, downloadUpgradeBinary } from './upgrade.js
 export {
   ChecksumRequiredError,
   DownloadAbortedError,
+  DownloadDeadlineError,
   DownloadError,
   DownloadIoError,
   DownloadTooLargeError,

@@ -7,6 +7,7 @@
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import { ChainvisorError, type ExitCodeValue, isErrno } from '../errors/index.js';
+import { isFsError, layoutFsError } from './fs-error.js';
 import type { Logger } from '../log/index.js';
 
 /** Throws CHAINVISOR_BINARY_EMPTY when `stats` (of `file`) is an empty file. */
@@ -44,7 +45,7 @@ export async function checkNodeBinary(file: string, options: { logger: Logger; w
     stats = await fs.stat(file);
   } catch (error) {
     if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return false;
-    throw error;
+    throw isFsError(error) ? layoutFsError(file, 'examine', error, options.exitCode) : error;
   }
   if (!stats.isFile()) return false;
   refuseEmptyBinary(file, stats, options.exitCode);

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
 import { type Plan, readUpgradeInfo } from '../plan/index.js';
 import { fsyncDir, tempSibling } from './atomic.js';
+import { isFsError, layoutFsError } from './fs-error.js';
 import { type BinaryDir, type Layout, genesis, planRecordPath } from './paths.js';
 
 export interface Current {
@@ -30,7 +31,7 @@ export async function readCurrentDir(layout: Layout): Promise<BinaryDir> {
         exitCode: ExitCode.upgradeFailed,
       });
     }
-    throw error;
+    throw isFsError(error) ? layoutFsError(layout.currentLink, 'read', error) : error;
   }
   const absolute = path.resolve(layout.root, target);
   const relative = path.relative(layout.root, absolute);
@@ -56,7 +57,11 @@ export async function readCurrent(layout: Layout): Promise<Current> {
 /** Points `current` at `dir` atomically and durably. */
 export async function switchCurrent(layout: Layout, dir: BinaryDir): Promise<void> {
   const temp = tempSibling(layout.currentLink);
-  await fs.symlink(dir, temp);
+  try {
+    await fs.symlink(dir, temp);
+  } catch (error) {
+    throw isFsError(error) ? layoutFsError(temp, 'create', error, ExitCode.upgradeFailed) : error;
+  }
   try {
     await fs.rename(temp, layout.currentLink);
   } catch (error) {

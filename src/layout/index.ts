@@ -6,3 +6,4 @@ export { checkLayoutShape, requireHome, ensureCurrentLink } from './shape.js';
 export { writeFileAtomic, copyFileAtomic, tempSibling, fsyncDir, replaceFile } from './atomic.js';
 export { checkNodeBinary, refuseEmptyBinary, warnIfWritableByOthers } from './binary-check.js';
 export { type RemoveOptions, removeLeftoverWorkFolders, workFolderName, workFolderPrefix } from './work-folders.js';
+export { isFsError, layoutFsError } from './fs-error.js';

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
 import { copyFileAtomic } from './atomic.js';
 import { refuseEmptyBinary } from './binary-check.js';
+import { isFsError, layoutFsError } from './fs-error.js';
 import { type BinaryDir, type Layout, binaryPath } from './paths.js';
 
 export interface InstallOptions {
@@ -15,14 +16,22 @@ export interface InstallOptions {
 export async function installBinary(layout: Layout, dir: BinaryDir, source: string, options: InstallOptions): Promise<string> {
   await checkSourceBinary(source);
   const dest = binaryPath(layout, dir);
-  await fs.mkdir(path.dirname(dest), { recursive: true });
+  try {
+    await fs.mkdir(path.dirname(dest), { recursive: true });
+  } catch (error) {
+    throw isFsError(error) ? layoutFsError(path.dirname(dest), 'create', error) : error;
+  }
   if (!options.force && (await isFile(dest))) {
     throw new ChainvisorError('CHAINVISOR_ALREADY_INSTALLED', `a binary is already installed at ${dest}`, {
       hint: 'pass --force to replace it',
       exitCode: ExitCode.usage,
     });
   }
-  await copyFileAtomic(source, dest, 0o755);
+  try {
+    await copyFileAtomic(source, dest, 0o755);
+  } catch (error) {
+    throw isFsError(error) ? layoutFsError(dest, 'write', error) : error;
+  }
   return dest;
 }
 
@@ -38,7 +47,7 @@ export async function checkSourceBinary(source: string): Promise<void> {
         exitCode: ExitCode.usage,
       });
     }
-    throw error;
+    throw isFsError(error) ? layoutFsError(source, 'examine', error, ExitCode.usage) : error;
   }
   if (!stat.isFile()) {
     throw new ChainvisorError('CHAINVISOR_BINARY_NOT_FILE', `${source} is ${stat.isDirectory() ? 'a folder' : 'not a regular file'}`, {
@@ -49,11 +58,12 @@ export async function checkSourceBinary(source: string): Promise<void> {
   refuseEmptyBinary(source, stat, ExitCode.usage, 'give the path of the built node binary; an empty file is a failed build or copy');
 }
 
+/** A regular file (links followed) is at `file`; a link loop or a denied folder is CHAINVISOR_LAYOUT_INVALID. */
 export async function isFile(file: string): Promise<boolean> {
   try {
     return (await fs.stat(file)).isFile();
   } catch (error) {
     if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return false;
-    throw error;
+    throw isFsError(error) ? layoutFsError(file, 'examine', error) : error;
   }
 }

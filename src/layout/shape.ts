@@ -7,6 +7,7 @@ import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
+import { isFsError, layoutFsError } from './fs-error.js';
 import { type Layout, binaryPath, genesis } from './paths.js';
 
 async function lstatOrUndefined(file: string): Promise<Stats | undefined> {
@@ -14,7 +15,7 @@ async function lstatOrUndefined(file: string): Promise<Stats | undefined> {
     return await fs.lstat(file);
   } catch (error) {
     if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return undefined;
-    throw layoutError(file, `cannot be examined: ${(error as Error).message}`, 'check the permissions of the folders above it');
+    throw isFsError(error) ? layoutFsError(file, 'examine', error) : error;
   }
 }
 
@@ -34,7 +35,7 @@ function kindOf(stats: Stats): string {
 /** Throws CHAINVISOR_LAYOUT_INVALID (exit 78) for a home whose layout cannot work. */
 export async function checkLayoutShape(layout: Layout): Promise<void> {
   const binDir = path.dirname(binaryPath(layout, genesis));
-  for (const folder of [layout.root, layout.genesisDir, binDir, layout.upgradesDir]) {
+  for (const folder of [layout.home, layout.root, layout.genesisDir, binDir, layout.upgradesDir]) {
     const stats = await lstatOrUndefined(folder);
     if (stats !== undefined && !stats.isDirectory() && !(stats.isSymbolicLink() && (await isDirectoryBehindLink(folder)))) {
       throw layoutError(folder, `is ${kindOf(stats)}, not a folder`, `move it aside (mv ${folder} ${folder}.old), then run the command again`);

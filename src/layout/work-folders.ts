@@ -10,6 +10,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isErrno } from '../errors/index.js';
+import { isFsError, layoutFsError } from './fs-error.js';
 import type { Logger } from '../log/index.js';
 import { isProcessAlive, processStartedAtMs } from '../proc/index.js';
 
@@ -41,13 +42,17 @@ export async function removeLeftoverWorkFolders(options: RemoveOptions): Promise
       entries = await fs.readdir(parent, { withFileTypes: true });
     } catch (error) {
       if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) continue;
-      throw error;
+      throw isFsError(error) ? layoutFsError(parent, 'list', error) : error;
     }
     for (const entry of entries) {
       if (!entry.isDirectory() || !entry.name.startsWith(workFolderPrefix)) continue;
       const dir = path.join(parent, entry.name);
       if (options.keep?.has(dir) || (await ownerRunning(dir, entry.name))) continue;
-      await fs.rm(dir, { recursive: true, force: true });
+      try {
+        await fs.rm(dir, { recursive: true, force: true });
+      } catch (error) {
+        throw isFsError(error) ? layoutFsError(dir, 'remove', error) : error;
+      }
       removed.push(dir);
       options.logger.info({ folder: dir }, 'removed the work folder of an interrupted download: %s', dir);
     }
@@ -63,7 +68,7 @@ async function ownerRunning(dir: string, name: string): Promise<boolean> {
     modifiedMs = (await fs.stat(dir)).mtimeMs;
   } catch (error) {
     if (isErrno(error, 'ENOENT')) return true; // already gone: nothing to do
-    throw error;
+    throw isFsError(error) ? layoutFsError(dir, 'examine', error) : error;
   }
   if (Date.now() - modifiedMs > staleAfterMs) return false;
   const startedMs = await processStartedAtMs(pid);

@@ -26,6 +26,7 @@ import path from 'node:path';
 import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
 import { type Layout, replaceFile } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
+import { readBounded } from '../fsread/index.js';
 import { processStartToken } from '../proc/index.js';
 
 export type LockMode = 'abstract' | 'socket-file';
@@ -158,13 +159,10 @@ function askHolder(address: string): Promise<Answer> {
   });
 }
 
+/** The record only names a holder: when it cannot be read (or is not a small regular file), the holder goes unnamed. */
 async function readLockRecord(layout: Layout): Promise<LockHolder | undefined> {
-  try {
-    return parseHolder(await fs.readFile(lockRecordPath(layout), 'utf8'));
-  } catch (error) {
-    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR') || isErrno(error, 'EACCES')) return undefined;
-    throw error;
-  }
+  const read = await readBounded(lockRecordPath(layout), 64 * 1024);
+  return read.status === 'ok' ? parseHolder(read.text) : undefined;
 }
 
 function parseHolder(text: string): LockHolder | undefined {

@@ -10,8 +10,8 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { isErrno } from '../errors/index.js';
-import { type Layout, replaceFile } from '../layout/index.js';
+import { readBounded } from '../fsread/index.js';
+import { type Layout, isFsError, layoutFsError, replaceFile } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { processStartToken } from '../proc/index.js';
 
@@ -94,15 +94,11 @@ export function createNodeTracker(options: { layout: Layout; logger: Logger; run
 
 /** The record a previous run left, or undefined (none, or unreadable as a record). */
 export async function readNodeRecord(layout: Layout): Promise<NodeRecord | undefined> {
-  let text: string;
+  // Bounded and never blocking: a FIFO or a huge file there is no record (and must not hang the start).
+  const read = await readBounded(nodeRecordPath(layout), 64 * 1024);
+  if (read.status !== 'ok') return undefined;
   try {
-    text = await fs.readFile(nodeRecordPath(layout), 'utf8');
-  } catch (error) {
-    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return undefined;
-    throw error;
-  }
-  try {
-    const value = JSON.parse(text) as Partial<NodeRecord>;
+    const value = JSON.parse(read.text) as Partial<NodeRecord>;
     if (typeof value.runId !== 'string' || value.runId === '') return undefined;
     if (value.pid !== undefined && !Number.isSafeInteger(value.pid)) return undefined;
     return value as NodeRecord;
@@ -112,5 +108,9 @@ export async function readNodeRecord(layout: Layout): Promise<NodeRecord | undef
 }
 
 export async function removeNodeRecord(layout: Layout): Promise<void> {
-  await fs.rm(nodeRecordPath(layout), { force: true });
+  try {
+    await fs.rm(nodeRecordPath(layout), { force: true });
+  } catch (error) {
+    throw isFsError(error) ? layoutFsError(nodeRecordPath(layout), 'remove', error) : error;
+  }
 }

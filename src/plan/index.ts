@@ -1,2 +1,11 @@
-export { type Plan, type PlanParse, type UpgradeInfoRead, parseUpgradeInfo, readUpgradeInfo, serializePlan } from './upgrade-info.js';
+export {
+  type Plan,
+  type PlanParse,
+  type UpgradeInfoRead,
+  maxUpgradeInfoBytes,
+  parseUpgradeInfo,
+  readUpgradeInfo,
+  serializePlan,
+  upgradeInfoError,
+} from './upgrade-info.js';
 export { skipHeights } from './skip-heights.js';

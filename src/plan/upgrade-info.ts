@@ -1,9 +1,14 @@
 /**
  * `upgrade-info.json`, the file the node writes when it halts for an upgrade.
  * Anything malformed is reported with a reason and never acted on; it must not crash supervision.
+ * The file is read defensively (../fsread): only a regular file of at most 1 MiB — a FIFO, a device,
+ * a folder or a huge file at that path is a reason like any other, never a hang or a memory blow-up.
  */
-import fs from 'node:fs/promises';
-import { isErrno } from '../errors/index.js';
+import { ChainvisorError, ExitCode } from '../errors/index.js';
+import { readBounded } from '../fsread/index.js';
+
+/** The largest upgrade-info.json read (1 MiB); a real one is a few hundred bytes, its Info included. */
+export const maxUpgradeInfoBytes = 1024 * 1024;
 
 export interface Plan {
   name: string;
@@ -53,17 +58,22 @@ export type UpgradeInfoRead =
   | { status: 'invalid'; reason: string; incomplete: boolean; text: string }
   | { status: 'valid'; plan: Plan; text: string };
 
+/** Never throws for what is at the path: a FIFO, a folder, a link loop, a 2 MiB file are `invalid`. */
 export async function readUpgradeInfo(file: string): Promise<UpgradeInfoRead> {
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (error) {
-    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return { status: 'missing' };
-    if (isErrno(error, 'EISDIR')) return { status: 'invalid', reason: 'it is a folder, not a file', incomplete: false, text: '' };
-    throw error;
-  }
+  const read = await readBounded(file, maxUpgradeInfoBytes);
+  if (read.status === 'missing') return read;
+  if (read.status === 'refused') return { status: 'invalid', reason: read.reason, incomplete: false, text: '' };
+  const text = read.text;
   const parsed = parseUpgradeInfo(text);
   return parsed.ok
     ? { status: 'valid', plan: parsed.plan, text }
     : { status: 'invalid', reason: parsed.reason, incomplete: parsed.incomplete, text };
+}
+
+/** The coded error an invalid upgrade-info.json is logged as (supervision goes on; nothing is applied). */
+export function upgradeInfoError(file: string, reason: string): ChainvisorError {
+  return new ChainvisorError('CHAINVISOR_UPGRADE_INFO_INVALID', `ignoring ${file}: ${reason}`, {
+    hint: `the node writes this file when it halts for an upgrade: it must be a regular JSON file of at most ${maxUpgradeInfoBytes} bytes with "name" and "height"; remove or replace what is there, and a valid plan written later is still applied`,
+    exitCode: ExitCode.upgradeFailed,
+  });
 }

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { isErrno } from '../errors/index.js';
+import { readBounded } from '../fsread/index.js';
 import { type Layout, writeFileAtomic } from '../layout/index.js';
 
 export interface StagedRecord {
@@ -24,13 +24,10 @@ function recordFile(layout: Layout): string {
 }
 
 export async function readStagedRecords(layout: Layout): Promise<StagedRecords> {
-  let text: string;
-  try {
-    text = await fs.readFile(recordFile(layout), 'utf8');
-  } catch (error) {
-    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return {};
-    throw error;
-  }
+  // chainvisor writes this file itself, but it is read with the same care: a FIFO must not hang `run`.
+  const read = await readBounded(recordFile(layout), 16 * 1024 * 1024);
+  if (read.status !== 'ok') return {}; // nothing usable: it only costs a re-check of the staged binaries
+  const text = read.text;
   try {
     const parsed = JSON.parse(text) as unknown;
     return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as StagedRecords) : {};

@@ -7,6 +7,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isErrno } from '../errors/index.js';
+import { readBounded } from '../fsread/index.js';
 import { type Layout, binaryPath, genesis, isFile, planRecordPath, readCurrent, upgradeBinaryDir, upgradeDirName } from '../layout/index.js';
 import { readUpgradeInfo } from '../plan/index.js';
 
@@ -83,21 +84,26 @@ async function readStaged(layout: Layout, currentDir: string, problems: string[]
     const dir = upgradeBinaryDir(name);
     if (dir === currentDir) continue;
     const binary = binaryPath(layout, dir);
-    if (!(await isFile(binary))) continue;
-    if (await isFile(planRecordPath(layout, dir))) continue; // switched to before: a past upgrade
+    try {
+      if (!(await isFile(binary))) continue;
+      if (await isFile(planRecordPath(layout, dir))) continue; // switched to before: a past upgrade
+    } catch (error) {
+      // A link loop or a denied folder in one upgrade folder: say so, and show the rest.
+      problems.push(`${dir}: ${(error as Error).message}`);
+      continue;
+    }
     staged.push({ name, dir, binary });
   }
   return staged;
 }
 
 async function readQueued(layout: Layout, problems: string[]): Promise<HomeFacts['queued']> {
-  let text: string;
-  try {
-    text = await fs.readFile(layout.batchFile, 'utf8');
-  } catch (error) {
-    if (!isErrno(error, 'ENOENT')) problems.push(`${layout.batchFile}: ${(error as Error).message}`);
+  const read = await readBounded(layout.batchFile, 1024 * 1024);
+  if (read.status !== 'ok') {
+    if (read.status === 'refused') problems.push(`${layout.batchFile}: ${read.reason}`);
     return [];
   }
+  const text = read.text;
   try {
     const parsed: unknown = JSON.parse(text);
     if (!Array.isArray(parsed)) throw new Error('not a JSON array');

@@ -9,6 +9,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isErrno } from '../errors/index.js';
+import { readBounded } from '../fsread/index.js';
 import { type Layout, writeFileAtomic } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import type { LiveState, LiveTracker } from './live.js';
@@ -19,13 +20,10 @@ export function statusFilePath(layout: Layout): string {
 
 /** The live state a `run` left, and whether that `run` is still alive; undefined when there is none. */
 export async function readStatusFile(layout: Layout): Promise<{ live: LiveState; alive: boolean } | undefined> {
-  let text: string;
-  try {
-    text = await fs.readFile(statusFilePath(layout), 'utf8');
-  } catch (error) {
-    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return undefined;
-    throw error;
-  }
+  // Only a regular file of at most 1 MiB: anything else at the path says nothing about a live run.
+  const read = await readBounded(statusFilePath(layout), 1024 * 1024);
+  if (read.status !== 'ok') return undefined;
+  const text = read.text;
   let live: LiveState;
   try {
     live = (JSON.parse(text) as { live: LiveState }).live;

@@ -17,7 +17,7 @@ import { type EventBus, createEventBus } from '../events/index.js';
 import { type Layout, binaryPath, checkNodeBinary, readCurrent } from '../layout/index.js';
 import type { NodeTracker } from '../lock/index.js';
 import type { Logger } from '../log/index.js';
-import { type Plan, readUpgradeInfo, skipHeights } from '../plan/index.js';
+import { type Plan, readUpgradeInfo, skipHeights, upgradeInfoError } from '../plan/index.js';
 import { RestartPolicy, afterNodeExit } from '../restart/index.js';
 import { type PlanWatcher, startPlanWatcher } from '../staging/index.js';
 import { type UpgradeInfoWatcher, watchUpgradeInfo } from '../watcher/index.js';
@@ -308,10 +308,12 @@ export class Supervisor {
 
   /** An invalid upgrade-info.json is reported once per content, whichever path read it. */
   private reportInvalid(reason: string, text: string): void {
-    if (this.reportedInvalid === text) return;
-    this.reportedInvalid = text;
+    const key = `${reason}:${text}`;
+    if (this.reportedInvalid === key) return;
+    this.reportedInvalid = key;
+    const { code, hint } = upgradeInfoError(this.layout.upgradeInfoFile, reason);
     this.logger.error(
-      { file: this.layout.upgradeInfoFile, reason },
+      { file: this.layout.upgradeInfoFile, reason, code, hint },
       'ignoring invalid upgrade-info.json: %s; supervision goes on — the node (or whoever wrote the file) must write a valid plan',
       reason,
     );

@@ -9,14 +9,14 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { backupBeforeUpgrade, pruneBackups } from '../backup/index.js';
 import type { Config } from '../config/index.js';
 import type { DownloadUpgradeOptions } from '../download/index.js';
 import { ChainvisorError, ExitCode } from '../errors/index.js';
 import type { EventBus } from '../events/index.js';
-import { type Layout, binaryPath, checkNodeBinary, isFile, planRecordPath, readCurrentDir, switchCurrent, writeFileAtomic } from '../layout/index.js';
+import { type Layout, binaryPath, checkNodeBinary, isFile, isFsError, layoutFsError, planRecordPath, readCurrentDir, switchCurrent, writeFileAtomic } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { type Plan, serializePlan } from '../plan/index.js';
-import { backupData } from './backup.js';
 import { runCustomPreUpgrade, runPreUpgrade } from './pre-upgrade.js';
 
 export type DownloadFn = (options: DownloadUpgradeOptions) => Promise<{ binary: string }>;
@@ -46,7 +46,9 @@ export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext,
   if (!config.allowDownloadBinaries && config.customPreUpgrade === '' && !(await isFile(binary))) {
     throw await missingBinary(plan, binary, ctx);
   }
-  if (!config.unsafeSkipBackup) await backupData({ dataDir: layout.dataDir, backupDir: config.dataBackupDir, logger });
+  if (!config.unsafeSkipBackup) {
+    await backupBeforeUpgrade({ upgrade: { name: plan.name, height: plan.height }, config, layout, logger, signal, ...(ctx.events ? { events: ctx.events } : {}) });
+  }
   signal.throwIfAborted();
 
   if (config.customPreUpgrade !== '') {
@@ -67,7 +69,7 @@ export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext,
   // The plan record (upgrades/<name>/upgrade-info.json) is written while pre-upgrade runs: it is read
   // only through `current`, so it means nothing until the switch, and writing it (with its fsync) in the
   // shadow of pre-upgrade takes it off the switch's critical path.
-  const record = writeFileAtomic(planRecordPath(layout, dir), serializePlan(plan), 0o644);
+  const record = recordPlan(planRecordPath(layout, dir), plan);
   const [preUpgrade, recorded] = await Promise.allSettled([runPreUpgrade({ binary, maxRetries: config.preUpgradeMaxRetries, logger }), record]);
   if (preUpgrade.status === 'rejected') throw preUpgrade.reason;
   if (recorded.status === 'rejected') throw recorded.reason;
@@ -75,6 +77,8 @@ export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext,
 
   await switchCurrent(layout, dir);
   logger.info({ event: 'upgrade-applied', upgrade: plan.name, height: plan.height, current: dir }, 'upgrade applied: current now points at the new binary');
+  // CHAINVISOR_BACKUP_KEEP: old backups go only once the upgrade they could undo is behind us.
+  if (!config.unsafeSkipBackup) await pruneBackups({ config, layout, logger });
 }
 
 async function missingBinary(plan: Plan, binary: string, ctx: UpgradeContext): Promise<ChainvisorError> {
@@ -91,6 +95,30 @@ async function missingBinary(plan: Plan, binary: string, ctx: UpgradeContext): P
 
 /** cosmovisor marks the binary executable rather than refusing it; so does chainvisor. */
 async function makeExecutable(binary: string): Promise<void> {
-  const { mode } = await fs.stat(binary);
-  if ((mode & 0o111) !== 0o111) await fs.chmod(binary, mode | 0o111);
+  try {
+    const { mode } = await fs.stat(binary);
+    if ((mode & 0o111) !== 0o111) await fs.chmod(binary, mode | 0o111);
+  } catch (error) {
+    throw isFsError(error) ? layoutFsError(binary, 'make executable', error, ExitCode.upgradeFailed) : error;
+  }
+}
+
+/**
+ * The plan kept beside the new binary (`current/upgrade-info.json`). A full disk or a folder in the
+ * way fails the upgrade (79) before the switch, naming the file; `current` is not touched.
+ */
+async function recordPlan(file: string, plan: Plan): Promise<void> {
+  try {
+    await writeFileAtomic(file, serializePlan(plan), 0o644);
+  } catch (error) {
+    if (!isFsError(error)) throw error;
+    throw new ChainvisorError('CHAINVISOR_RECORD_FAILED', `could not record the plan of upgrade "${plan.name}" in ${file}: ${error.message}`, {
+      hint:
+        error.code === 'ENOSPC' || error.code === 'EDQUOT'
+          ? 'free disk space on that filesystem and start chainvisor again; the upgrade is applied at start-up'
+          : `make ${file} a writable file (move aside whatever is there) and start chainvisor again; the upgrade is applied at start-up`,
+      exitCode: ExitCode.upgradeFailed,
+      cause: error,
+    });
+  }
 }

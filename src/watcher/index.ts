@@ -11,7 +11,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isErrno } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import { type Plan, readUpgradeInfo } from '../plan/index.js';
+import { type Plan, readUpgradeInfo, upgradeInfoError } from '../plan/index.js';
 
 export interface WatchOptions {
   /** `$DAEMON_HOME`; must exist. `data/` may appear later. */
@@ -40,7 +40,7 @@ export interface UpgradeInfoWatcher {
 export function watchUpgradeInfo(options: WatchOptions): UpgradeInfoWatcher {
   const { file, logger } = options;
   const settleMs = options.settleMs ?? 2000;
-  let lastText: string | undefined; // last content reported, valid or not
+  let lastKey: string | undefined; // last content reported, valid or not (with its reason)
   let lastStat = '';
   let closed = false;
   let running: Promise<void> | undefined;
@@ -53,15 +53,17 @@ export function watchUpgradeInfo(options: WatchOptions): UpgradeInfoWatcher {
     const read = await readUpgradeInfo(file);
     if (closed) return;
     if (read.status === 'missing') {
-      lastText = undefined;
+      lastKey = undefined;
       unsettledSince = undefined;
       return;
     }
-    if (read.text === lastText) return;
+    // A FIFO then a folder have no text: the reason tells them apart.
+    const key = read.status === 'valid' ? `valid:${read.text}` : `invalid:${read.reason}:${read.text}`;
+    if (key === lastKey) return;
     if (read.status === 'valid') {
       unsettledSince = undefined;
       retries = 0;
-      lastText = read.text;
+      lastKey = key;
       options.onPlan(read.plan);
       return;
     }
@@ -77,9 +79,12 @@ export function watchUpgradeInfo(options: WatchOptions): UpgradeInfoWatcher {
     }
     unsettledSince = undefined;
     retries = 0;
-    lastText = read.text;
+    lastKey = key;
     if (options.onInvalid) options.onInvalid(read.reason, read.text);
-    else logger.error({ file, reason: read.reason }, 'ignoring invalid upgrade-info.json: %s', read.reason);
+    else {
+      const error = upgradeInfoError(file, read.reason);
+      logger.error({ file, reason: read.reason, code: error.code, hint: error.hint }, 'ignoring invalid upgrade-info.json: %s', read.reason);
+    }
   }
 
   function check(): Promise<void> {
@@ -123,6 +128,7 @@ export function watchUpgradeInfo(options: WatchOptions): UpgradeInfoWatcher {
   }, Math.max(1, options.pollIntervalMs));
 
   let watcher: FSWatcher | undefined;
+  const followUps = new Set<NodeJS.Timeout>();
   let ready: Promise<void> = Promise.resolve();
   if (options.mode === 'auto') {
     const dataDir = path.dirname(file);
@@ -137,7 +143,14 @@ export function watchUpgradeInfo(options: WatchOptions): UpgradeInfoWatcher {
     const onEvent = (p: string) => {
       if (p === file || p === dataDir) void check();
     };
-    watcher.on('add', onEvent).on('change', onEvent).on('unlink', onEvent).on('addDir', onEvent);
+    // A `data/` created after the start is watched only once chokidar has seen it: a file the node
+    // writes in that window raises no event of its own. Look again a little later, whatever the poll interval.
+    const onDataDir = (p: string) => {
+      if (p !== dataDir) return;
+      void check();
+      for (const ms of [100, 1000]) followUps.add(setTimeout(() => void check(), ms).unref());
+    };
+    watcher.on('add', onEvent).on('change', onEvent).on('unlink', onEvent).on('addDir', onDataDir);
     watcher.on('error', (error: unknown) => {
       logger.warn(
         { err: error, pollIntervalMs: options.pollIntervalMs },
@@ -157,6 +170,7 @@ export function watchUpgradeInfo(options: WatchOptions): UpgradeInfoWatcher {
       closed = true;
       clearInterval(poll);
       clearTimeout(retry);
+      for (const timer of followUps) clearTimeout(timer);
       await watcher?.close();
       await running;
     },

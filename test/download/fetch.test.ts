@@ -277,3 +277,55 @@ test('the caller can cancel a download', async (t) => {
   setImmediate(() => controller.abort(new Error('shutting down')));
   await assert.rejects(pending, { code: 'CHAINVISOR_DOWNLOAD_ABORTED' });
 });
+
+test('an answer that is not HTTP is retried like a network error', async (t) => {
+  const s = await server(t);
+  s.route('/simd', { body, faults: [{ kind: 'garbage' }, { kind: 'garbage' }] });
+  const { fetch, log } = await setup(t);
+  const result = await fetch(s.url('/simd'));
+  assert.equal(result.attempts, 3);
+  assert.equal(result.checksum.hex, sha256(body));
+  assert.match(log.text(), /not valid HTTP \(HPE_/);
+});
+
+test('an answer that is never HTTP: a coded error after the retries, not a bug', async (t) => {
+  const s = await server(t);
+  s.route('/simd', { body, always: { kind: 'garbage' } });
+  const { fetch } = await setup(t, { retries: 2 });
+  await assert.rejects(fetch(s.url('/simd')), { code: 'CHAINVISOR_DOWNLOAD_FAILED', attempts: 3, message: /is not valid HTTP \(HPE_/ });
+  assert.equal(s.requests.length, 3);
+});
+
+test('a redirect to another scheme (file://, ftp://) is refused, even with file URLs allowed', async (t) => {
+  const s = await server(t);
+  s.route('/to-file', { always: { kind: 'redirect', to: 'file:///etc/passwd' } });
+  s.route('/to-ftp', { always: { kind: 'redirect', to: 'ftp://127.0.0.1/simd' } });
+  const { fetch } = await setup(t, { policy: { allowInsecureHttp: false, allowFileUrls: true } });
+  await assert.rejects(fetch(s.url('/to-file')), { code: 'CHAINVISOR_REDIRECT_REFUSED', message: /a redirect to file is never followed/ });
+  await assert.rejects(fetch(s.url('/to-ftp')), { code: 'CHAINVISOR_REDIRECT_REFUSED', message: /a redirect to ftp is never followed/ });
+  assert.equal(s.requests.length, 2, 'not retried');
+});
+
+test('CHAINVISOR_DOWNLOAD_DEADLINE: a trickling body ends with a coded error naming the URL and the bytes', async (t) => {
+  const s = await server(t);
+  s.route('/simd', { body, always: { kind: 'trickle', bytes: 16, everyMs: 20 } });
+  const { fetch } = await setup(t, { deadlineMs: 500 });
+  const url = s.url('/simd?sig=secret').replace('http://', 'http://user:hunter2@');
+  const error = await fetch(url).then(
+    () => assert.fail('the trickle finished within the deadline'),
+    (e: unknown) => e as Error & { code: string; exitCode: number; bytes: number },
+  );
+  assert.equal(error.code, 'CHAINVISOR_DOWNLOAD_DEADLINE');
+  assert.equal(error.exitCode, 79);
+  assert.match(error.message, new RegExp(`from http://\\*\\*\\*@127\\.0\\.0\\.1:\\d+/simd\\?… did not finish within CHAINVISOR_DOWNLOAD_DEADLINE \\(500 ms\\): \\d+ of ${body.length} bytes received`));
+  assert.doesNotMatch(error.message, /hunter2|secret/);
+  assert.ok(error.bytes > 0 && error.bytes < body.length, `some bytes arrived: ${error.bytes}`);
+});
+
+test('CHAINVISOR_DOWNLOAD_DEADLINE covers the retries and their backoff', async (t) => {
+  const s = await server(t);
+  s.route('/simd', { body, always: { kind: 'status', status: 503 } });
+  // Ten retries one second apart would take ten seconds; the deadline ends it during a backoff.
+  const { fetch } = await setup(t, { deadlineMs: 300, retries: 10, backoff: { baseMs: 1000, maxMs: 1000, retryAfterCapMs: 1000 }, random: () => 1 });
+  await assert.rejects(fetch(s.url('/simd')), { code: 'CHAINVISOR_DOWNLOAD_DEADLINE', message: /0 bytes received, 1 attempt$/ });
+});

@@ -58,7 +58,7 @@ for (const haltMode of ['exit', 'stay'] as const) {
     assert.match(add.stdout, /the node is at height \d+/);
 
     const v2 = await run.nodeOf('v2');
-    await waitFor(async () => (await heightOf(v2).catch(() => 0)) >= h + 2, `v2 past ${h + 2}`);
+    await waitFor(async () => (await heightOf(v2).catch(() => 0)) >= h + 2, `v2 past ${h + 2}`, 60_000);
     assert.deepEqual(handover(run.output(), 'genesis', 'v2'), { lastOld: h, firstNew: h + 1 });
     assert.deepEqual(await batchOf(sim.home), []);
     assert.equal(await run.stop(), 0);
@@ -90,7 +90,7 @@ test('a batch edited while running: the node restarts only when the first queued
   await writeFile(path.join(sim.home, 'data', 'upgrade-info.json.batch'), JSON.stringify(edited));
   const v2 = await run.nodeOf('v2');
   assert.equal(restarts(), 2);
-  await waitFor(async () => (await heightOf(v2).catch(() => 0)) >= near + 2, `v2 past ${near + 2}`);
+  await waitFor(async () => (await heightOf(v2).catch(() => 0)) >= near + 2, `v2 past ${near + 2}`, 60_000);
   assert.deepEqual(handover(run.output(), 'genesis', 'v2'), { lastOld: near, firstNew: near + 1 });
   assert.deepEqual((await batchOf(sim.home)).map((p) => p.name), ['v3']);
   // Every block was committed once, by one binary.
@@ -111,7 +111,7 @@ test('chainvisor stopped while the node sat halted at H: the next start applies 
 
   const run = sim.run();
   const v2 = await run.nodeOf('v2');
-  await waitFor(async () => (await heightOf(v2).catch(() => 0)) >= h + 2, `v2 past ${h + 2}`);
+  await waitFor(async () => (await heightOf(v2).catch(() => 0)) >= h + 2, `v2 past ${h + 2}`, 60_000);
   const by = committedBy(run.output());
   assert.equal(Math.min(...[...by].filter(([, v]) => v === 'v2').map(([height]) => height)), h + 1);
   assert.equal([...by].filter(([, v]) => v === 'genesis').length, 0, 'the old binary committed nothing more');

@@ -35,7 +35,7 @@ describe('reading upgrade-info.json', () => {
       const file = path.join(dir, 'upgrade-info.json');
       assert.deepEqual(await readUpgradeInfo(file), { status: 'missing' });
       await fs.mkdir(file);
-      assert.deepEqual(await readUpgradeInfo(file), { status: 'invalid', reason: 'it is a folder, not a file', incomplete: false, text: '' });
+      assert.deepEqual(await readUpgradeInfo(file), { status: 'invalid', reason: 'it is a folder, not a regular file', incomplete: false, text: '' });
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }

@@ -79,11 +79,19 @@ export interface Chain {
   env: Record<string, string>;
   nodeFlags: string[];
   chainvisor(args: string[], extra?: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** Run before the chain's folder is removed. */
+  stops: Array<() => Promise<void>>;
 }
 
 export async function makeChain(t: TestContext, options: { blockTime?: string } = {}): Promise<Chain> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'staging-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  const stops: Array<() => Promise<void>> = [];
+  // Every chainvisor started on this chain is stopped before its home is removed (a running one
+  // rewrites its status file, and the removal would race it).
+  t.after(async () => {
+    await Promise.all(stops.map((stop) => stop()));
+    await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+  });
   const built = await buildVersions({ out: path.join(dir, 'versions'), versions: ['genesis', 'v2'] });
   const home = path.join(dir, 'home');
   const genesis = built.versions.genesis?.bin as string;
@@ -110,6 +118,7 @@ export async function makeChain(t: TestContext, options: { blockTime?: string } 
     grpc,
     env,
     nodeFlags,
+    stops,
     chainvisor: (args, extra = {}) => cli(process.execPath, [chainvisorBin, ...args], { ...process.env, ...env, ...extra }),
   };
   const r = await chain.chainvisor(['init', genesis]);
@@ -135,7 +144,7 @@ export function runChainvisor(t: TestContext, chain: Chain, extra: Record<string
   const exit = new Promise<number | null>((resolve) => run.on('exit', (code) => resolve(code)));
   let exited = false;
   void exit.then(() => (exited = true));
-  t.after(async () => {
+  const stop = async () => {
     if (!exited) {
       run.kill('SIGTERM');
       await Promise.race([exit, sleep(5000, undefined, { ref: false })]);
@@ -152,7 +161,9 @@ export function runChainvisor(t: TestContext, chain: Chain, extra: Record<string
         // already gone
       }
     }
-  });
+  };
+  chain.stops.push(stop);
+  t.after(stop);
   const running: Running = {
     output: () => output,
     events: (name) =>

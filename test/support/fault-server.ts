@@ -1,7 +1,7 @@
 /**
  * A real HTTP(S) server on 127.0.0.1, port 0, serving files with switchable faults: a status code, a
- * connection dropped mid-body, a body that stalls, redirects, a lying Content-Length, a server that
- * ignores Range. Every request is recorded so tests can assert on what the client sent (Range,
+ * connection dropped mid-body, a body that stalls or trickles, redirects, a lying Content-Length, a
+ * server that ignores Range, an answer that is not HTTP. Every request is recorded so tests can assert on what the client sent (Range,
  * If-Range, Authorization, the query string). `close()` ends every connection, stalled ones included.
  */
 import http from 'node:http';
@@ -27,7 +27,9 @@ export type Fault =
   /** Answer 200 without Content-Length (chunked), so the size is known only at the end. */
   | { kind: 'no-length' }
   /** Send the whole body slowly: `bytes` at a time, one piece every `everyMs`. */
-  | { kind: 'trickle'; bytes: number; everyMs: number };
+  | { kind: 'trickle'; bytes: number; everyMs: number }
+  /** Answer with bytes that are not HTTP at all (a garbling proxy, another protocol on the port), then close. */
+  | { kind: 'garbage' };
 
 export interface Route {
   body?: Buffer | string;
@@ -135,6 +137,9 @@ function serve(req: http.IncomingMessage, res: http.ServerResponse, route: Route
       socket.end(sent);
       return;
     }
+    case 'garbage':
+      (res.socket as Socket).end('SSH-2.0-OpenSSH_9.6\r\nthis is not an HTTP response\r\n\r\n');
+      return;
     case 'no-length':
       res.writeHead(200, { 'content-type': 'application/octet-stream' });
       res.end(body);

@@ -9,7 +9,10 @@ import {
   checkSourceBinary,
   genesis,
   installBinary,
+  isFile,
+  isFsError,
   layoutFor,
+  layoutFsError,
   switchCurrent,
   writeFileAtomic,
 } from '../../layout/index.js';
@@ -40,7 +43,11 @@ export const initCommand: Command = {
     const layout = layoutFor(config);
     await checkLayoutShape(layout);
 
-    await fs.mkdir(layout.upgradesDir, { recursive: true });
+    try {
+      await fs.mkdir(layout.upgradesDir, { recursive: true });
+    } catch (error) {
+      throw isFsError(error) ? layoutFsError(layout.upgradesDir, 'create', error) : error;
+    }
     const dest = binaryPath(layout, genesis);
     if (!values.force && (await sameContent(source, dest))) {
       writeLine(ctx.stdout, `genesis binary already installed at ${dest}`);
@@ -62,7 +69,7 @@ export const initCommand: Command = {
       const target = await fs.readlink(layout.currentLink);
       writeLine(ctx.stdout, `current already points at ${target}; left as it is`);
     } catch (error) {
-      if (!isErrno(error, 'ENOENT')) throw error;
+      if (!isErrno(error, 'ENOENT')) throw isFsError(error) ? layoutFsError(layout.currentLink, 'read', error) : error;
       await switchCurrent(layout, genesis);
       writeLine(ctx.stdout, `current -> ${genesis}`);
     }
@@ -70,7 +77,11 @@ export const initCommand: Command = {
     if (await exists(toml)) {
       writeLine(ctx.stdout, `${toml} already exists; left as it is`);
     } else {
-      await writeFileAtomic(toml, renderCosmovisorToml(config), 0o644);
+      try {
+        await writeFileAtomic(toml, renderCosmovisorToml(config), 0o644);
+      } catch (error) {
+        throw isFsError(error) ? layoutFsError(toml, 'write', error) : error;
+      }
       writeLine(ctx.stdout, `cosmovisor config.toml created at ${toml}`);
     }
     return ExitCode.ok;
@@ -83,11 +94,13 @@ async function exists(file: string): Promise<boolean> {
     return true;
   } catch (error) {
     if (isErrno(error, 'ENOENT')) return false;
-    throw error;
+    throw isFsError(error) ? layoutFsError(file, 'examine', error) : error;
   }
 }
 
 async function sameContent(a: string, b: string): Promise<boolean> {
+  // Only a regular file is read: a FIFO at the destination would block the read for good.
+  if (!(await isFile(b))) return false;
   try {
     const [x, y] = await Promise.all([fs.readFile(a), fs.readFile(b)]);
     return x.equals(y);

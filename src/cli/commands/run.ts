@@ -1,3 +1,4 @@
+import { removePartialBackups } from '../../backup/index.js';
 import { createEventBus } from '../../events/index.js';
 import type { Config } from '../../config/index.js';
 import { type Layout, ensureCurrentLink, layoutFor, removeLeftoverWorkFolders, requireHome, switchCurrent } from '../../layout/index.js';
@@ -34,7 +35,9 @@ export const runCommand: Command = {
     const lock = await acquireHomeLock({ layout, version, logger });
     try {
       await stopOrphanNode({ layout, logger, graceMs: config.shutdownGrace });
+      // What a killed chainvisor left half-done; only now, so a refused second run never touches the first's.
       await removeLeftoverWorkFolders({ parents: [layout.root, layout.upgradesDir], logger });
+      await removePartialBackups({ config, logger });
       return await supervise(ctx.args, { config, layout, logger, pretty });
     } finally {
       await lock.release();

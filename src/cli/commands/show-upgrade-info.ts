@@ -1,6 +1,7 @@
-import fs from 'node:fs/promises';
-import { ChainvisorError, isErrno } from '../../errors/index.js';
+import { ChainvisorError, ExitCode } from '../../errors/index.js';
+import { readBounded } from '../../fsread/index.js';
 import { genesis, layoutFor, planRecordPath, readCurrentDir } from '../../layout/index.js';
+import { maxUpgradeInfoBytes } from '../../plan/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
 
 export const showUpgradeInfoCommand: Command = {
@@ -17,14 +18,20 @@ export const showUpgradeInfoCommand: Command = {
         hint: `a plan the node is halting for is in ${layout.upgradeInfoFile}`,
       });
     }
-    try {
-      writeLine(ctx.stdout, (await fs.readFile(planRecordPath(layout, dir), 'utf8')).trim());
-    } catch (error) {
-      if (!isErrno(error, 'ENOENT')) throw error;
+    const record = planRecordPath(layout, dir);
+    const read = await readBounded(record, maxUpgradeInfoBytes);
+    if (read.status === 'missing') {
       throw new ChainvisorError('CHAINVISOR_NO_UPGRADE_INFO', `current points at ${dir}, which has no upgrade-info.json`, {
         hint: 'the folder was switched to by hand rather than by an upgrade',
       });
     }
+    if (read.status === 'refused') {
+      throw new ChainvisorError('CHAINVISOR_UPGRADE_INFO_INVALID', `cannot read ${record}: ${read.reason}`, {
+        hint: `it must be a regular file of at most ${maxUpgradeInfoBytes} bytes; move aside whatever is there`,
+        exitCode: ExitCode.config,
+      });
+    }
+    writeLine(ctx.stdout, read.text.trim());
     return 0;
   },
 };

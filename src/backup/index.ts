@@ -1,0 +1,13 @@
+/**
+ * Data backups before an upgrade: modes (copy, reflink, link), free-space check, crash-safe partial
+ * folders, one backup per upgrade, and pruning of old ones. See docs/backup.md.
+ */
+export { backupData, type BackupOptions, type BackupResult } from './backup.js';
+export { backupBeforeUpgrade, type BackupBeforeUpgradeOptions } from './before-upgrade.js';
+export { removePartialBackups } from './partials.js';
+export { pruneBackups } from './prune.js';
+export { backupName } from './names.js';
+export { type BackupMode, isImmutableTable } from './place.js';
+export { type RequestedMode } from './mode.js';
+export { type MadeBackup, readMadeBackups } from './record.js';
+export { type StatfsFn } from './space.js';

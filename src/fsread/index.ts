@@ -1,0 +1,2 @@
+/** Defensive reads of small files chainvisor does not write itself (see bounded.ts). */
+export { type BoundedRead, describeType, readBounded, readBoundedSync } from './bounded.js';

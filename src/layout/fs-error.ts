@@ -1,0 +1,36 @@
+/**
+ * An operating-system error met while examining the layout, translated where it happens: the path,
+ * what the error means for the operator, and exit 78 (the layout cannot work as it is). A symbolic
+ * link loop, a path that crosses a file, or a folder chainvisor may not read are things an operator
+ * fixes on disk; they never travel up to be reported as a bug.
+ */
+import { ChainvisorError, ExitCode } from '../errors/index.js';
+
+/** True for an error from a file system call (it carries an errno code such as ELOOP). */
+export function isFsError(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && /^E[A-Z0-9]+$/.test((error as NodeJS.ErrnoException).code as string);
+}
+
+const meanings: Record<string, { what: string; hint: string }> = {
+  ELOOP: { what: 'is a symbolic link loop', hint: 'remove the link or point it at a real file or folder' },
+  EACCES: { what: 'cannot be accessed (permission denied)', hint: 'give the user chainvisor runs as access to it and the folders above it' },
+  EPERM: { what: 'cannot be accessed (operation not permitted)', hint: 'give the user chainvisor runs as access to it and the folders above it' },
+  ENOTDIR: { what: 'has a file where a folder is expected on its path', hint: 'move the file aside so that every folder on the path is a folder' },
+  EEXIST: { what: 'is in the way (something already exists there)', hint: 'move it aside, then run the command again' },
+  ENOSPC: { what: 'cannot be written: the disk is full', hint: 'free disk space on that filesystem, then run the command again' },
+  EDQUOT: { what: 'cannot be written: the disk quota is exhausted', hint: 'free space or raise the quota, then run the command again' },
+  EROFS: { what: 'cannot be written: the filesystem is read-only', hint: 'mount it read-write, or point DAEMON_HOME at a writable folder' },
+  EISDIR: { what: 'is a folder where a file is expected', hint: 'move the folder aside, then run the command again' },
+  ENAMETOOLONG: { what: 'has a name that is too long', hint: 'use a shorter DAEMON_HOME or DAEMON_NAME' },
+};
+
+/** A coded error for `error` met at `file`; `action` says what was being done ("examine", "create"). */
+export function layoutFsError(file: string, action: string, error: NodeJS.ErrnoException, exitCode: number = ExitCode.config): ChainvisorError {
+  const code = error.code ?? 'EIO';
+  const meaning = meanings[code] ?? { what: `cannot be used: ${error.message}`, hint: 'check the filesystem and the permissions of the path' };
+  return new ChainvisorError('CHAINVISOR_LAYOUT_INVALID', `${file} ${meaning.what} (${code} while trying to ${action} it)`, {
+    hint: meaning.hint,
+    exitCode: exitCode as (typeof ExitCode)[keyof typeof ExitCode],
+    cause: error,
+  });
+}
