@@ -3,8 +3,9 @@
  * the next `run` before it starts its own; a stale node record (pid gone or reused) is ignored.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { layoutFor } from '../../src/layout/index.js';
 import { nodeRecordPath, readNodeRecord, runIdVariable } from '../../src/lock/index.js';
@@ -144,6 +145,16 @@ describe('chainvisor run: the node a killed chainvisor left behind', () => {
     } finally {
       other.kill('SIGKILL');
     }
+  });
+
+  test('a FIFO where the node and lock records go does not hang the start', async () => {
+    await t.cliOk(['init', await t.fakeNode({ label: 'genesis', runMs: 50, exitCode: 0 })]);
+    const layout = layoutFor({ home: t.home, name: 'simd' });
+    await fs.mkdir(layout.stateDir, { recursive: true });
+    for (const name of ['node.json', 'lock.json']) spawnSync('mkfifo', [path.join(layout.stateDir, name)]);
+    const r = await t.cli(['run', 'start']);
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.deepEqual(await t.journalLines(), ['genesis start [start]', 'genesis exit 0']);
   });
 
   test('killed between the spawn and the record of its pid: the run id in the environment finds the orphan', { skip: process.platform !== 'linux' }, async () => {
