@@ -33,6 +33,7 @@ describe('empty and writable node binaries', () => {
     assert.equal(r.exitCode, 64, r.stderr);
     assert.match(r.stderr, new RegExp(`error: ${empty} is empty \\(0 bytes\\): not a node binary`));
     assert.match(r.stderr, /hint: give the path of the built node binary/);
+    assert.match(r.stderr, /code: CHAINVISOR_BINARY_EMPTY/);
     assert.equal(await exists(path.join(t.home, 'cosmovisor')), false);
   });
 
@@ -61,6 +62,7 @@ describe('empty and writable node binaries', () => {
     const r = await t.cli(['run', 'start']);
     assert.equal(r.exitCode, 78, r.stderr);
     assert.match(r.stderr, new RegExp(`error: ${binary} is empty \\(0 bytes\\)`));
+    assert.match(r.stderr, /code: CHAINVISOR_BINARY_EMPTY/);
     assert.deepEqual(await t.journalLines(), []);
   });
 

@@ -27,7 +27,7 @@ describe('chainvisor run: one supervisor per home', () => {
       await waitFor(async () => (await t.journalLines()).some((l) => l.startsWith('genesis start')), 'the first node started');
       const second = await t.cli(['run', 'start']);
       assert.equal(second.exitCode, 82, second.stderr);
-      assert.match(second.stderr, /CHAINVISOR_HOME_LOCKED|already supervises/);
+      assert.match(second.stderr, /chainvisor: code: CHAINVISOR_HOME_LOCKED/);
       assert.match(second.stderr, new RegExp(`another chainvisor \\(pid ${first.pid}\\b`));
       assert.match(second.stderr, new RegExp(`hint: stop it first \\(kill -TERM ${first.pid}`));
       assert.deepEqual(
