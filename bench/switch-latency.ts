@@ -1,13 +1,15 @@
 /**
  * Switch latency: time from the node writing upgrade-info.json to the new binary starting.
  *
- * One chainvisor run per mode walks a chain of upgrades genesis → u1 → … → uN. Each fake node (a
- * shell script) stamps the clock (ns) just before it renames the plan into place and stays up (the
- * halt style of real nodes, so detection goes through the watcher, not the process exit); the next
- * binary stamps the clock as its first action. Backups are skipped; `pre-upgrade` runs (exit 1,
- * "not implemented"), as it does on every real upgrade.
+ * One chainvisor run per mode walks a chain of upgrades genesis → u1 → … → uN. Each fake node (a bash
+ * script) stamps the clock just before it writes the plan and stays up (the halt style of real nodes,
+ * so detection goes through the watcher, not the process exit); the next binary stamps the clock as
+ * its first action. The plan is written as the Cosmos SDK writes it (os.WriteFile: truncate and write
+ * in place), with a shell builtin, and the stamps are bash's $EPOCHREALTIME: the fake node forks no
+ * program of its own on either side, so its own cost is only its start. Backups are skipped;
+ * `pre-upgrade` runs (exit 1, "not implemented"), as it does on every real upgrade.
  *
- * The baseline is what no supervisor can avoid: forking a shell that stamps the clock. The
+ * The baseline is what no supervisor can avoid: fork+exec of bash stamping the clock. The
  * supervisor-added time is the latency minus that baseline's median.
  *
  *   npm run bench:switch -- [--upgrades 20] [--poll-interval 300ms]
@@ -33,9 +35,9 @@ const pollMs = parsedPoll.value;
 
 function nodeScript(label: string, journal: string, next: string | undefined, height: number, delayMs: number): string {
   const lines = [
-    '#!/bin/sh',
+    '#!/bin/bash',
     '[ "$1" = pre-upgrade ] && exit 1',
-    `echo "start ${label} $(date +%s%N)" >> '${journal}'`,
+    `echo "start ${label} $EPOCHREALTIME" >> '${journal}'`,
   ];
   if (next === undefined) {
     lines.push('exit 0');
@@ -44,14 +46,16 @@ function nodeScript(label: string, journal: string, next: string | undefined, he
       // Delays spread over one poll period, so that poll mode is not measured at one lucky phase.
       `sleep ${(delayMs / 1000).toFixed(3)}`,
       'D="$DAEMON_HOME/data"; mkdir -p "$D"',
-      `printf '%s' '{"name":"${next}","time":"0001-01-01T00:00:00Z","height":${height}}' > "$D/.upgrade-info.tmp"`,
-      `echo "write ${label} $(date +%s%N)" >> '${journal}'`,
-      'mv "$D/.upgrade-info.tmp" "$D/upgrade-info.json"',
+      `echo "write ${label} $EPOCHREALTIME" >> '${journal}'`,
+      `printf '%s' '{"name":"${next}","time":"0001-01-01T00:00:00Z","height":${height}}' > "$D/upgrade-info.json"`,
       'while :; do sleep 1; done',
     );
   }
   return `${lines.join('\n')}\n`;
 }
+
+/** bash's $EPOCHREALTIME ("seconds.microseconds") in ms. */
+const epochMs = (stamp: string) => Number(stamp) * 1000;
 
 async function runChain(mode: 'auto' | 'poll'): Promise<number[]> {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-bench-'));
@@ -66,6 +70,8 @@ async function runChain(mode: 'auto' | 'poll'): Promise<number[]> {
       DAEMON_POLL_INTERVAL: pollInterval,
       CHAINVISOR_WATCH: mode,
       COSMOVISOR_DISABLE_LOGS: 'true',
+      // $EPOCHREALTIME's decimal point follows the locale.
+      LC_ALL: 'C',
     };
     await fs.mkdir(home);
     const names = ['genesis', ...Array.from({ length: upgrades }, (_, i) => `u${i + 1}`)];
@@ -78,26 +84,32 @@ async function runChain(mode: 'auto' | 'poll'): Promise<number[]> {
     }
     const run = await execa(process.execPath, [chainvisor, 'run', 'start'], { env, reject: false, timeout: 120_000 });
     if (run.exitCode !== 0) throw new Error(`chainvisor exited ${run.exitCode}: ${run.stderr}`);
-    const stamps = new Map<string, bigint>();
+    const stamps = new Map<string, number>();
     for (const line of (await fs.readFile(journal, 'utf8')).trim().split('\n')) {
-      const [kind, label, ns] = line.split(' ');
-      stamps.set(`${kind} ${label}`, BigInt(ns as string));
+      const [kind, label, stamp] = line.split(' ');
+      stamps.set(`${kind} ${label}`, epochMs(stamp as string));
     }
     return names.slice(0, -1).map((name, i) => {
       const written = stamps.get(`write ${name}`);
       const started = stamps.get(`start ${names[i + 1]}`);
       if (written === undefined || started === undefined) throw new Error(`missing stamps for ${name}`);
-      return Number(started - written) / 1e6;
+      return started - written;
     });
   } finally {
     await fs.rm(root, { recursive: true, force: true });
   }
 }
 
-/** The unavoidable part: fork+exec of a shell that stamps the clock, from a shell that stamped it. */
+/** The unavoidable part: fork+exec of bash stamping the clock, from a bash that stamped it. */
 function baseline(samples: number): number[] {
-  const script = `for i in $(seq ${samples}); do a=$(date +%s%N); b=$(sh -c 'date +%s%N'); echo $((b-a)); done`;
-  return execaSync('sh', ['-c', script]).stdout.trim().split('\n').map((ns) => Number(ns) / 1e6);
+  const script = `for i in $(seq ${samples}); do a=$EPOCHREALTIME; b=$(bash -c 'echo $EPOCHREALTIME'); echo "$a $b"; done`;
+  return execaSync('bash', ['-c', script], { env: { ...process.env, LC_ALL: 'C' } })
+    .stdout.trim()
+    .split('\n')
+    .map((line) => {
+      const [a, b] = line.split(' ').map(Number) as [number, number];
+      return epochMs(String(b)) - epochMs(String(a));
+    });
 }
 
 function percentile(values: number[], p: number): number {
@@ -110,7 +122,7 @@ const fmt = (ms: number) => `${ms.toFixed(1)} ms`.padStart(10);
 const base = baseline(50);
 const baseP50 = percentile(base, 50);
 console.log(`switch latency: ${upgrades} upgrades per mode, node ${process.version}, ${os.cpus().length} cpus`);
-console.log(`baseline (fork+exec of a shell stamping the clock): p50 ${baseP50.toFixed(1)} ms\n`);
+console.log(`baseline (fork+exec of bash stamping the clock): p50 ${baseP50.toFixed(1)} ms\n`);
 console.log(`${'mode'.padEnd(26)}${'p50'.padStart(10)}${'p95'.padStart(10)}${'max'.padStart(10)}${'added p50'.padStart(12)}`);
 for (const [mode, label] of [
   ['auto', 'events (auto)'],

@@ -71,6 +71,8 @@ export class Supervisor {
   private readonly manual: ManualUpgrades;
   private readonly restarts: RestartPolicy;
   private lastUpgrade: { name: string; at: number } | undefined;
+  /** The binary the last upgrade switched to, checked by that sequence; launch() need not check it again. */
+  private switchedTo: string | undefined;
 
   constructor(options: SupervisorOptions) {
     this.config = options.config;
@@ -215,7 +217,10 @@ export class Supervisor {
   private async launch(): Promise<NodeProcess> {
     const current = await readCurrent(this.layout);
     const binary = binaryPath(this.layout, current.dir);
-    if (!(await checkNodeBinary(binary, { logger: this.logger, when: 'starting the node', exitCode: ExitCode.config }))) {
+    // Right after a switch the upgrade sequence has just checked this binary (and warned once if others can write it).
+    const checked = binary === this.switchedTo;
+    this.switchedTo = undefined;
+    if (!checked && !(await checkNodeBinary(binary, { logger: this.logger, when: 'starting the node', exitCode: ExitCode.config }))) {
       throw new ChainvisorError('CHAINVISOR_NO_BINARY', `no node binary at ${binary} (current -> ${current.dir})`, {
         hint:
           current.dir === 'genesis'
@@ -258,6 +263,7 @@ export class Supervisor {
       this.planWatcher?.crossCheck(plan);
       await this.planWatcher?.settle(plan);
       await applyUpgrade(plan, dir, this.context(), { delay: options.delay });
+      this.switchedTo = binaryPath(this.layout, dir);
     } catch (error) {
       if (!(this.stopSignal && this.abort.signal.aborted)) {
         const reason = error instanceof Error ? error.message : String(error);

@@ -42,8 +42,18 @@ export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext,
     logger.info({ ms: config.restartDelay }, 'waiting DAEMON_RESTART_DELAY');
     await sleep(config.restartDelay, undefined, { signal });
   }
+  // The plan record (upgrades/<name>/upgrade-info.json) is written, with its fsyncs, in the shadow of the
+  // steps that follow, from the moment the binary is in place: it is read only through `current`, so it
+  // means nothing until the switch, and it is awaited (and any failure surfaced) just before the switch.
+  let record: Promise<void> | undefined;
+  const startRecord = () => {
+    record ??= recordPlan(planRecordPath(layout, dir), plan);
+    record.catch(() => undefined);
+  };
+  const installed = await isFile(binary);
+  if (installed) startRecord();
   // Fail before an hour-long backup when nothing can provide the binary.
-  if (!config.allowDownloadBinaries && config.customPreUpgrade === '' && !(await isFile(binary))) {
+  if (!config.allowDownloadBinaries && config.customPreUpgrade === '' && !installed) {
     throw await missingBinary(plan, binary, ctx);
   }
   if (!config.unsafeSkipBackup) {
@@ -63,14 +73,13 @@ export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext,
     await download({ plan, config, layout, dir, logger, signal, ...(ctx.events ? { events: ctx.events } : {}) });
     signal.throwIfAborted();
   }
-  await makeExecutable(binary);
-  await checkNodeBinary(binary, { logger, when: `switching to upgrade "${plan.name}"`, exitCode: ExitCode.upgradeFailed });
-
-  // The plan record (upgrades/<name>/upgrade-info.json) is written while pre-upgrade runs: it is read
-  // only through `current`, so it means nothing until the switch, and writing it (with its fsync) in the
-  // shadow of pre-upgrade takes it off the switch's critical path.
-  const record = recordPlan(planRecordPath(layout, dir), plan);
-  const [preUpgrade, recorded] = await Promise.allSettled([runPreUpgrade({ binary, maxRetries: config.preUpgradeMaxRetries, logger }), record]);
+  startRecord();
+  const prepare = async () => {
+    // Independent checks of one file (the execute bit does not change what checkNodeBinary looks at).
+    await Promise.all([makeExecutable(binary), checkNodeBinary(binary, { logger, when: `switching to upgrade "${plan.name}"`, exitCode: ExitCode.upgradeFailed })]);
+    await runPreUpgrade({ binary, maxRetries: config.preUpgradeMaxRetries, logger });
+  };
+  const [preUpgrade, recorded] = await Promise.allSettled([prepare(), record]);
   if (preUpgrade.status === 'rejected') throw preUpgrade.reason;
   if (recorded.status === 'rejected') throw recorded.reason;
   signal.throwIfAborted();

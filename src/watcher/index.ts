@@ -1,7 +1,8 @@
 /**
  * Detection: notices the node writing `$DAEMON_HOME/data/upgrade-info.json`.
  *
- * File events (chokidar) give the speed; a stat every DAEMON_POLL_INTERVAL is the safety net for
+ * File events give the speed (chokidar, with a raw fs.watch hint on `data/` for the common case, see
+ * fast-hint.ts); a stat every DAEMON_POLL_INTERVAL is the safety net for
  * lost events, and the only mechanism with CHAINVISOR_WATCH=poll (network filesystems).
  * The node may be seen mid-write: a file that does not parse yet is re-read on a short backoff and
  * only reported as invalid once it has stayed that way. Each distinct content is reported once.
@@ -12,6 +13,7 @@ import path from 'node:path';
 import { isErrno } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { type Plan, readUpgradeInfo, upgradeInfoError } from '../plan/index.js';
+import { type FolderHint, watchFolderHint } from './fast-hint.js';
 
 export interface WatchOptions {
   /** `$DAEMON_HOME`; must exist. `data/` may appear later. */
@@ -128,6 +130,7 @@ export function watchUpgradeInfo(options: WatchOptions): UpgradeInfoWatcher {
   }, Math.max(1, options.pollIntervalMs));
 
   let watcher: FSWatcher | undefined;
+  let hint: FolderHint | undefined;
   const followUps = new Set<NodeJS.Timeout>();
   let ready: Promise<void> = Promise.resolve();
   if (options.mode === 'auto') {
@@ -143,10 +146,16 @@ export function watchUpgradeInfo(options: WatchOptions): UpgradeInfoWatcher {
     const onEvent = (p: string) => {
       if (p === file || p === dataDir) void check();
     };
+    const armHint = () => {
+      hint?.close();
+      hint = watchFolderHint(dataDir, path.basename(file), () => void check());
+    };
+    armHint();
     // A `data/` created after the start is watched only once chokidar has seen it: a file the node
     // writes in that window raises no event of its own. Look again a little later, whatever the poll interval.
     const onDataDir = (p: string) => {
       if (p !== dataDir) return;
+      armHint();
       void check();
       for (const ms of [100, 1000]) followUps.add(setTimeout(() => void check(), ms).unref());
     };
@@ -171,6 +180,7 @@ export function watchUpgradeInfo(options: WatchOptions): UpgradeInfoWatcher {
       clearInterval(poll);
       clearTimeout(retry);
       for (const timer of followUps) clearTimeout(timer);
+      hint?.close();
       await watcher?.close();
       await running;
     },
