@@ -9,6 +9,7 @@
  */
 import fs from 'node:fs/promises';
 import { ChainvisorError, ExitCode } from '../errors/index.js';
+import { formatBytes as shortBytes } from '../verify/index.js';
 import { isImmutableTable, type BackupMode } from './place.js';
 import type { Tree } from './tree.js';
 
@@ -43,13 +44,7 @@ export async function checkSpace(options: { tree: Tree; mode: BackupMode; backup
   return { needed, available };
 }
 
+/** A size for a message: "1.5 GiB (1610612736 bytes)" — both, since the operator compares it with df. */
 export function formatBytes(n: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = n;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]} (${n} bytes)`;
+  return n < 1024 ? `${n} B` : `${shortBytes(n)} (${n} bytes)`;
 }

@@ -39,6 +39,8 @@ export interface StageOptions {
   signal?: AbortSignal;
   /** Bytes received so far, after every chunk (see FetchRequest.onProgress). */
   onProgress?: (bytes: number, total: number | undefined) => void;
+  /** Uncompressed bytes written by an unpack that follows the download (zip); tar is unpacked as it arrives. */
+  onExtractProgress?: (bytes: number, total: number | undefined) => void;
   /** Filled in step by step, so a caller can tell how far a failed attempt got (check-plan's table). */
   progress?: StageProgress;
 }
@@ -123,7 +125,7 @@ async function stageWith(
   // file be unpacked).
   const unpacked =
     (await streamed.finish({ tree, name: options.name, platform })) ??
-    (await unpack({ subject, file, tree, name: options.name, platform, limits: options.limits }));
+    (await unpack({ subject, file, tree, name: options.name, platform, limits: options.limits, ...(options.onExtractProgress ? { onProgress: options.onExtractProgress } : {}) }));
   progress.unpacked = unpacked;
   logger.info({ format: unpacked.kind, entries: unpacked.entries, bytes: unpacked.bytes, binary: unpacked.from }, 'unpacked');
 

@@ -61,6 +61,8 @@ export async function downloadUpgradeBinary(options: DownloadUpgradeOptions): Pr
     const source = parseSource(picked.url, { mustHaveChecksum: config.downloadMustHaveChecksum, what: `${picked.platform} binary` });
     const upgrade = { name: plan.name, height: plan.height };
     const progress = options.events ? progressOnBus({ events: options.events, event: 'download-progress', what: source.shown, upgrade }) : undefined;
+    let extracting = false;
+    const extraction = options.events ? progressOnBus({ events: options.events, event: 'extract-progress', what: source.shown, upgrade }) : undefined;
     const staged = await stageBinary({
       source,
       platform: picked.platform,
@@ -72,7 +74,19 @@ export async function downloadUpgradeBinary(options: DownloadUpgradeOptions): Pr
       smokeTest: config.smokeTest ? (options.smokeTimeoutMs === undefined ? {} : { timeoutMs: options.smokeTimeoutMs }) : false,
       ...signalOption,
       ...(progress ? { onProgress: progress.update } : {}),
-    }).finally(() => progress?.finish());
+      ...(extraction
+        ? {
+            onExtractProgress: (bytes: number, total: number | undefined) => {
+              extracting = true;
+              extraction.update(bytes, total);
+            },
+          }
+        : {}),
+    }).finally(() => {
+      progress?.finish();
+      // Only archives unpacked after their download (zip) report it; a tar is unpacked as it arrives.
+      if (extracting) extraction?.finish();
+    });
     const target = binaryDirPath(layout, dir);
     await guardIo('install the upgrade folder', target, () => installFolder({ staged: staged.tree, target, logger }));
     const binary = binaryPath(layout, dir);

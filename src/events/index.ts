@@ -28,6 +28,8 @@ export type EventName =
   | 'backup-done'
   /** Progress of a backup copy: data `{ bytes, total, delta, done }` (as `download-progress`). */
   | 'backup-progress'
+  /** Progress of an archive unpacked after its download (zip): data as `download-progress`, in uncompressed bytes. */
+  | 'extract-progress'
   /** The chain's latest block height, from whoever polls the chain: data `{ height }`. */
   | 'chain-height';
 

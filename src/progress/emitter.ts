@@ -71,11 +71,11 @@ export function createProgressEmitter(options: { what: string; emit: (data: Prog
  */
 export function progressOnBus(options: {
   events: EventBus;
-  event: 'download-progress' | 'backup-progress';
+  event: 'download-progress' | 'backup-progress' | 'extract-progress';
   what: string;
   upgrade?: UpgradeRef;
 }): ProgressEmitter {
-  const verb = options.event === 'download-progress' ? 'downloading' : 'backing up';
+  const verb = { 'download-progress': 'downloading', 'backup-progress': 'backing up', 'extract-progress': 'extracting' }[options.event];
   return createProgressEmitter({
     what: options.what,
     emit: (data) =>

@@ -33,7 +33,7 @@ interface Transfer {
   closed: boolean;
 }
 
-const kinds = { 'download-progress': 'download', 'backup-progress': 'backup' } as const;
+const kinds = { 'download-progress': 'download', 'backup-progress': 'backup', 'extract-progress': 'extraction' } as const;
 
 export function startProgressView(options: ProgressViewOptions): () => void {
   const everyMs = options.everyMs ?? 5000;
@@ -42,7 +42,7 @@ export function startProgressView(options: ProgressViewOptions): () => void {
   const transfers = new Map<string, Transfer>();
 
   const onEvent = (event: SupervisorEvent): void => {
-    if (event.event !== 'download-progress' && event.event !== 'backup-progress') return;
+    if (!Object.hasOwn(kinds, event.event)) return;
     const data = event.data as Partial<ProgressData> | undefined;
     if (data === undefined || typeof data.bytes !== 'number') return;
     const key = `${event.event}:${data.id ?? ''}`;
@@ -56,7 +56,7 @@ export function startProgressView(options: ProgressViewOptions): () => void {
     const elapsed = (at - transfer.started) / 1000;
     const rate = elapsed > 0 ? Math.max(0, data.bytes - transfer.startBytes) / elapsed : 0;
     const eta = total !== undefined && rate > 0 ? (total - data.bytes) / rate : undefined;
-    const kind = kinds[event.event];
+    const kind = kinds[event.event as keyof typeof kinds];
     if (data.done) transfers.delete(key);
 
     if (options.tty) {

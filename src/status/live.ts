@@ -33,7 +33,7 @@ export interface BackupRecord {
 }
 
 export interface Activity {
-  kind: 'download' | 'backup';
+  kind: 'download' | 'backup' | 'extract';
   what: string;
   bytes: number;
   total: number | null;
@@ -144,9 +144,10 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
       }
       case 'download-progress':
       case 'backup-progress':
+      case 'extract-progress':
         state.activity = data.done
           ? null
-          : { kind: e.event === 'download-progress' ? 'download' : 'backup', what: str(data.what) ?? '', bytes: num(data.bytes) ?? 0, total: num(data.total) };
+          : { kind: e.event === 'download-progress' ? 'download' : e.event === 'backup-progress' ? 'backup' : 'extract', what: str(data.what) ?? '', bytes: num(data.bytes) ?? 0, total: num(data.total) };
         return true;
       default:
         return false;
@@ -156,7 +157,7 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
   const off = options.bus.on((event) => {
     if (!apply(event)) return;
     state.updated = iso(now());
-    const urgent = !['download-progress', 'backup-progress', 'chain-height'].includes(event.event);
+    const urgent = !['download-progress', 'backup-progress', 'extract-progress', 'chain-height'].includes(event.event);
     for (const listener of listeners) listener(urgent);
   });
   return {

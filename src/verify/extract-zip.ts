@@ -27,7 +27,14 @@ const S_IFLNK = 0o120000;
 const madeOnUnix = 3;
 const maxLinkTarget = 4096;
 
-export async function extractZip(subject: Subject, archive: string, into: string, limits: ExtractLimits): Promise<ExtractResult> {
+/** `onProgress` gets the uncompressed bytes written so far and the total the directory declares. */
+export async function extractZip(
+  subject: Subject,
+  archive: string,
+  into: string,
+  limits: ExtractLimits,
+  onProgress?: (bytes: number, total: number | undefined) => void,
+): Promise<ExtractResult> {
   let files: ZipFile[];
   try {
     // Loaded when needed: most releases are tar.gz, and memory stays lower without it.
@@ -39,9 +46,17 @@ export async function extractZip(subject: Subject, archive: string, into: string
   }
   const tree = createTreeWriter(subject, into, limits);
   const planned = files.map((entry) => planEntry(subject, entry, tree));
+  const total = planned.reduce((sum, item) => sum + (item.kind === 'file' ? item.entry.uncompressedSize : 0), 0);
+  let written = 0;
+  const counted = onProgress
+    ? (chunk: Buffer) => {
+        written += chunk.length;
+        onProgress(written, total);
+      }
+    : undefined;
   for (const item of planned) {
     try {
-      await writeEntry(subject, item, tree);
+      await writeEntry(subject, item, tree, counted);
     } catch (error) {
       if (error instanceof ArchiveUnsafeError || error instanceof ArchiveLimitError || error instanceof ArchiveInvalidError) throw error;
       if (isSystemError(error)) throw error;
@@ -75,7 +90,7 @@ function planEntry(subject: Subject, entry: ZipFile, tree: TreeWriter): Planned 
   return { entry, name, kind, mode: unixMode === 0 ? 0o644 : unixMode };
 }
 
-async function writeEntry(subject: Subject, item: Planned, tree: TreeWriter): Promise<void> {
+async function writeEntry(subject: Subject, item: Planned, tree: TreeWriter, counted?: (chunk: Buffer) => void): Promise<void> {
   switch (item.kind) {
     case 'dir':
       return tree.dir(item.name);
@@ -85,7 +100,14 @@ async function writeEntry(subject: Subject, item: Planned, tree: TreeWriter): Pr
       return tree.symlink(item.name, target.toString('utf8'));
     }
     case 'file':
-      await tree.file(item.name, item.mode, item.entry.stream(), item.entry.uncompressedSize);
+      await tree.file(item.name, item.mode, counted ? countChunks(item.entry.stream(), counted) : item.entry.stream(), item.entry.uncompressedSize);
       return;
+  }
+}
+
+async function* countChunks(stream: AsyncIterable<Buffer>, counted: (chunk: Buffer) => void): AsyncGenerator<Buffer> {
+  for await (const chunk of stream) {
+    counted(chunk);
+    yield chunk;
   }
 }

@@ -26,6 +26,8 @@ export interface UnpackOptions {
   /** Go platform key of the binary (`linux/amd64`, `any`), for Windows' `.exe` names. */
   platform?: string;
   limits: ExtractLimits;
+  /** Uncompressed bytes written so far, for archives unpacked after their download (zip). */
+  onProgress?: (bytes: number, total: number | undefined) => void;
 }
 
 export interface Unpacked {
@@ -64,7 +66,7 @@ export async function unpack(options: UnpackOptions): Promise<Unpacked> {
   }
 
   const result =
-    detected.format === 'zip' ? await extractZip(subject, file, tree, limits) : await extractTar(subject, file, tree, limits);
+    detected.format === 'zip' ? await extractZip(subject, file, tree, limits, options.onProgress) : await extractTar(subject, file, tree, limits);
   return finishTree({ subject, tree, name, platform: options.platform, detected, result });
 }
 

@@ -98,7 +98,8 @@ describe('run: a hostile data/upgrade-info.json', () => {
       try {
         await make(file());
         const logged = await waitForCode(output, 'the large file is reported');
-        assert.match(String(logged.reason), /too large \(\d+ bytes, over the limit of 1048576 bytes\)/);
+        // Seen whole, the size is known; caught while it is still being written, the read stops at the limit.
+        assert.match(String(logged.reason), /too large \((\d+ bytes, over|more than) the limit of 1048576 bytes\)/);
         assert.equal(run.exitCode, null, 'chainvisor still supervises the node');
       } finally {
         run.kill('SIGTERM');
