@@ -119,7 +119,7 @@ describe('backup modes', () => {
         (error: ChainvisorError) => {
           assert.equal(error.code, 'CHAINVISOR_BACKUP_NO_SPACE');
           assert.equal(error.exitCode, 81);
-          assert.match(error.message, /it needs [\d.]+ KiB \(\d+ bytes\), 40\.0 KiB \(40960 bytes\) is available; nothing was written/);
+          assert.match(error.message, /it needs [\d.]+ KiB \(\d+ bytes\), 40 KiB \(40960 bytes\) is available; nothing was written/);
           assert.match(error.hint ?? '', /DAEMON_DATA_BACKUP_DIR|UNSAFE_SKIP_BACKUP/);
           return true;
         },
