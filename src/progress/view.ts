@@ -85,7 +85,8 @@ export function startProgressView(options: ProgressViewOptions): () => void {
       },
       '%s %s: %s of %s (%s), %s/s, ETA %s',
       kind,
-      finished ? 'finished' : 'in progress',
+      // The last event of a transfer that ended short of its total (a failed or cancelled download).
+      finished ? (total !== undefined && data.bytes < total ? 'stopped' : 'finished') : 'in progress',
       formatSize(data.bytes),
       total === undefined ? 'unknown size' : formatSize(total),
       percent === undefined ? '?' : `${percent}%`,

@@ -56,6 +56,15 @@ describe('progress', () => {
     assert.equal(log.lines().filter((l) => l.event === 'backup-progress').length, 4);
   });
 
+  test('a transfer that ends short of its total is logged as stopped, not finished', () => {
+    const bus = createEventBus();
+    const log = memoryLogger();
+    startProgressView({ bus, logger: log.logger });
+    bus.emit('download-progress', { text: 'downloading', data: { id: 'd', what: 'http://mirror/x', bytes: 304, total: 65536, delta: 304, done: true } });
+    const [line] = log.lines().filter((l) => l.event === 'download-progress');
+    assert.match(String(line?.msg), /^download stopped: 304 B of 64\.0 KiB/);
+  });
+
   test('on a terminal: a bar redrawn in place, ended by a newline', () => {
     const bus = createEventBus();
     const tty = new PassThrough();
