@@ -10,6 +10,7 @@
  */
 import { constants } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
+import { pruneBackups } from '../backup/index.js';
 import { type ManualPlan, ManualUpgrades } from '../batch/index.js';
 import type { Config } from '../config/index.js';
 import { ChainvisorError, ExitCode } from '../errors/index.js';
@@ -73,6 +74,9 @@ export class Supervisor {
   private lastUpgrade: { name: string; at: number } | undefined;
   /** The binary the last upgrade switched to, checked by that sequence; launch() need not check it again. */
   private switchedTo: string | undefined;
+  /** CHAINVISOR_BACKUP_KEEP's removal of old backups, due after the last upgrade; run once the new node is up. */
+  private pruneDue = false;
+  private pruning: Promise<unknown> = Promise.resolve();
 
   constructor(options: SupervisorOptions) {
     this.config = options.config;
@@ -138,6 +142,7 @@ export class Supervisor {
     } finally {
       for (const off of handlers) off();
       this.manual.close();
+      await this.pruning;
       await this.watcher?.close();
       await this.planWatcher?.stop();
     }
@@ -146,6 +151,8 @@ export class Supervisor {
   private async loop(): Promise<number> {
     for (;;) {
       const node = await this.launch();
+      // Removing old backups (possibly hundreds of GB) never holds back the new node: it starts first.
+      this.prune();
       const startedAt = Date.now();
       const event = await new Promise<Wake>((resolve) => {
         this.wake = resolve;
@@ -207,6 +214,7 @@ export class Supervisor {
       if (manual) await this.manual.remove([manual]);
       this.lastUpgrade = { name: plan.name, at: Date.now() };
       if (!this.config.restartAfterUpgrade) {
+        this.prune();
         this.logger.info('DAEMON_RESTART_AFTER_UPGRADE is false; exiting after the switch');
         return ExitCode.ok;
       }
@@ -264,6 +272,8 @@ export class Supervisor {
       await this.planWatcher?.settle(plan);
       await applyUpgrade(plan, dir, this.context(), { delay: options.delay });
       this.switchedTo = binaryPath(this.layout, dir);
+      // CHAINVISOR_BACKUP_KEEP: old backups go only once the upgrade they could undo is behind us.
+      this.pruneDue = !this.config.unsafeSkipBackup;
     } catch (error) {
       if (!(this.stopSignal && this.abort.signal.aborted)) {
         const reason = error instanceof Error ? error.message : String(error);
@@ -334,6 +344,13 @@ export class Supervisor {
       // For example a plan name that cannot be a folder: the node has halted on it and cannot go on.
       this.wake?.({ kind: 'error', error });
     }
+  }
+
+  /** Starts the removal of old backups due after an upgrade; awaited before run() returns. It never throws. */
+  private prune(): void {
+    if (!this.pruneDue) return;
+    this.pruneDue = false;
+    this.pruning = pruneBackups({ config: this.config, layout: this.layout, logger: this.logger });
   }
 
   private onSignal(signal: NodeJS.Signals): void {

@@ -9,7 +9,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { backupBeforeUpgrade, pruneBackups } from '../backup/index.js';
+import { backupBeforeUpgrade } from '../backup/index.js';
 import type { Config } from '../config/index.js';
 import type { DownloadUpgradeOptions } from '../download/index.js';
 import { ChainvisorError, ExitCode } from '../errors/index.js';
@@ -86,8 +86,6 @@ export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext,
 
   await switchCurrent(layout, dir);
   logger.info({ event: 'upgrade-applied', upgrade: plan.name, height: plan.height, current: dir }, 'upgrade applied: current now points at the new binary');
-  // CHAINVISOR_BACKUP_KEEP: old backups go only once the upgrade they could undo is behind us.
-  if (!config.unsafeSkipBackup) await pruneBackups({ config, layout, logger });
 }
 
 async function missingBinary(plan: Plan, binary: string, ctx: UpgradeContext): Promise<ChainvisorError> {
