@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isErrno } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
+import { isProcessAlive } from '../proc/index.js';
 import { partialOwner } from './names.js';
 
 export async function removePartialBackups(options: { config: { dataBackupDir: string }; logger: Logger }): Promise<string[]> {
@@ -25,7 +26,7 @@ export async function removePartialBackups(options: { config: { dataBackupDir: s
   const removed: string[] = [];
   for (const name of names) {
     const owner = partialOwner(name);
-    if (owner === undefined || (owner.pid !== undefined && owner.pid !== process.pid && alive(owner.pid))) continue;
+    if (owner === undefined || (owner.pid !== undefined && owner.pid !== process.pid && (await isProcessAlive(owner.pid)))) continue;
     const full = path.join(backupDir, name);
     try {
       await fs.rm(full, { recursive: true, force: true });
@@ -38,11 +39,3 @@ export async function removePartialBackups(options: { config: { dataBackupDir: s
   return removed;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return isErrno(error, 'EPERM'); // alive, owned by another user
-  }
-}

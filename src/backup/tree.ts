@@ -8,6 +8,7 @@ import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ChainvisorError, ExitCode } from '../errors/index.js';
+import { describeType } from '../fsread/index.js';
 import { runPool } from './pool.js';
 
 export interface TreeEntry {
@@ -58,7 +59,7 @@ export async function readTree(dataDir: string, signal?: AbortSignal): Promise<T
       } else if (stat.isSymbolicLink()) {
         tree.symlinks.push(entryOf(rel, stat, 'symlink'));
       } else {
-        throw unsupported(path.join(dataDir, rel), `is a ${kindOf(stat)}, which a backup cannot hold`);
+        throw unsupported(path.join(dataDir, rel), `is ${describeType(stat)}, which a backup cannot hold`);
       }
     }, signal);
     level = nextLevel;
@@ -71,14 +72,6 @@ export async function readTree(dataDir: string, signal?: AbortSignal): Promise<T
 
 function entryOf(rel: string, stat: Stats, kind: TreeEntry['kind']): TreeEntry {
   return { rel, kind, size: kind === 'file' ? stat.size : 0, mode: stat.mode & 0o7777, atime: stat.atimeMs / 1000, mtime: stat.mtimeMs / 1000 };
-}
-
-function kindOf(stat: Stats): string {
-  if (stat.isFIFO()) return 'FIFO';
-  if (stat.isSocket()) return 'socket';
-  if (stat.isCharacterDevice()) return 'character device';
-  if (stat.isBlockDevice()) return 'block device';
-  return 'special file';
 }
 
 function unsupported(file: string, what: string): ChainvisorError {

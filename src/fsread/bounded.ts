@@ -31,7 +31,7 @@ export function describeType(stats: Stats): string {
   if (stats.isFile()) return 'a regular file';
   if (stats.isDirectory()) return 'a folder';
   if (stats.isSymbolicLink()) return 'a symbolic link';
-  if (stats.isFIFO()) return 'a FIFO (named pipe)';
+  if (stats.isFIFO()) return 'a FIFO';
   if (stats.isSocket()) return 'a socket';
   if (stats.isCharacterDevice()) return 'a character device';
   if (stats.isBlockDevice()) return 'a block device';

@@ -7,6 +7,7 @@ import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
+import { describeType } from '../fsread/index.js';
 import { isFsError, layoutFsError } from './fs-error.js';
 import { type Layout, binaryPath, genesis } from './paths.js';
 
@@ -23,22 +24,13 @@ function layoutError(file: string, what: string, hint: string): ChainvisorError 
   return new ChainvisorError('CHAINVISOR_LAYOUT_INVALID', `${file} ${what}`, { hint, exitCode: ExitCode.config });
 }
 
-function kindOf(stats: Stats): string {
-  if (stats.isFile()) return 'a regular file';
-  if (stats.isDirectory()) return 'a folder';
-  if (stats.isSymbolicLink()) return 'a symbolic link';
-  if (stats.isFIFO()) return 'a FIFO';
-  if (stats.isSocket()) return 'a socket';
-  return 'a device';
-}
-
 /** Throws CHAINVISOR_LAYOUT_INVALID (exit 78) for a home whose layout cannot work. */
 export async function checkLayoutShape(layout: Layout): Promise<void> {
   const binDir = path.dirname(binaryPath(layout, genesis));
   for (const folder of [layout.home, layout.root, layout.genesisDir, binDir, layout.upgradesDir]) {
     const stats = await lstatOrUndefined(folder);
     if (stats !== undefined && !stats.isDirectory() && !(stats.isSymbolicLink() && (await isDirectoryBehindLink(folder)))) {
-      throw layoutError(folder, `is ${kindOf(stats)}, not a folder`, `move it aside (mv ${folder} ${folder}.old), then run the command again`);
+      throw layoutError(folder, `is ${describeType(stats)}, not a folder`, `move it aside (mv ${folder} ${folder}.old), then run the command again`);
     }
   }
   const genesisBinary = binaryPath(layout, genesis);
@@ -50,7 +42,7 @@ export async function checkLayoutShape(layout: Layout): Promise<void> {
   if (current !== undefined && !current.isSymbolicLink()) {
     throw layoutError(
       layout.currentLink,
-      `is ${kindOf(current)}, not a link`,
+      `is ${describeType(current)}, not a link`,
       `chainvisor manages 'current' as a link to genesis or upgrades/<name>: move it aside (mv ${layout.currentLink} ${layout.currentLink}.old) and run the command again`,
     );
   }
@@ -84,7 +76,7 @@ export async function requireHome(layout: Layout): Promise<void> {
       });
     }
     if (!stats.isDirectory()) {
-      throw new ChainvisorError('CHAINVISOR_HOME_MISSING', `${name} (${folder}) is ${kindOf(stats)}, not a folder`, {
+      throw new ChainvisorError('CHAINVISOR_HOME_MISSING', `${name} (${folder}) is ${describeType(stats)}, not a folder`, {
         hint: 'point DAEMON_HOME at the node home folder (the one holding data/ and config/)',
         exitCode: ExitCode.config,
       });
