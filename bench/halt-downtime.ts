@@ -21,8 +21,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as tar from 'tar';
-import { buildVersions, hostPlatform, readAddresses } from '../src/sim/index.js';
-import { cli, proposeUpgrade } from '../test/sim/support/node-harness.js';
+import { buildVersions, hostPlatform, readAddresses } from '@chainvisor/simd';
+import { cli, proposeUpgrade } from '@chainvisor/simd/testing';
 
 const chainvisor = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
 const { values } = parseArgs({

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { execa } from 'execa';
-import { buildVersions } from '../src/sim/index.js';
+import { buildVersions } from '@chainvisor/simd';
 
 const chainvisor = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, height: { type: 'string', default: '40' } } });

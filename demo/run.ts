@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
-import { type NodeAddresses, buildVersions, readAddresses } from '../src/sim/index.js';
+import { type NodeAddresses, buildVersions, readAddresses } from '@chainvisor/simd';
 
 const run = promisify(execFile);
 const chainvisor = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');

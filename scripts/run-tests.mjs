@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs every compiled test file (dist/test/**/*.test.js) with node's test runner, on whichever node
+// Runs every compiled test file (dist/test/**/*.test.js and the simulated node's
+// packages/simd/dist/test/**/*.test.js) with node's test runner, on whichever node
 // runs this script. Node 22+ no longer accepts a folder as `node --test dist/test/`, and glob
 // support differs between versions, so the file list is built here: the same files on 20, 22, 24, 26.
 // Arguments are passed to `node --test` before the files (for example --test-concurrency=1), and
@@ -11,7 +12,7 @@ import path from 'node:path';
 const argv = process.argv.slice(2);
 const split = argv.indexOf('--');
 const flags = split === -1 ? argv : argv.slice(0, split);
-const roots = split === -1 ? ['dist/test'] : argv.slice(split + 1);
+const roots = split === -1 ? ['dist/test', 'packages/simd/dist/test'] : argv.slice(split + 1);
 
 function collect(entry, out) {
   if (statSync(entry).isDirectory()) {

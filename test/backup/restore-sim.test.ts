@@ -11,7 +11,7 @@ import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { backupData } from '../../src/backup/index.js';
 import { memoryLogger } from '../support/download-kit.js';
-import { simFixture, startNode } from '../sim/support/node-harness.js';
+import { simFixture, startNode } from '@chainvisor/simd/testing';
 
 /** The last height a node's log says it committed. */
 function lastCommitted(log: string): number {

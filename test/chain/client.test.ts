@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
 import { ChainUnavailableError, createChainClient } from '../../src/chain/index.js';
-import { proposeUpgrade, simFixture, startNode, waitFor, waitForProposal } from '../sim/support/node-harness.js';
+import { proposeUpgrade, simFixture, startNode, waitFor, waitForProposal } from '@chainvisor/simd/testing';
 
 test('reads the scheduled plan and the latest height from a running node', async (t) => {
   const sim = await simFixture(t);

@@ -8,7 +8,7 @@ import { readFile, readlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { execa } from 'execa';
-import { proposeUpgrade, waitFor, waitForProposal } from '../sim/support/node-harness.js';
+import { proposeUpgrade, waitFor, waitForProposal } from '@chainvisor/simd/testing';
 import { chainvisorSim, committedBy, handover, heightOf } from './support/chainvisor-sim.js';
 
 const batchOf = async (home: string) => JSON.parse(await readFile(path.join(home, 'data', 'upgrade-info.json.batch'), 'utf8').catch(() => '[]')) as Array<{ name: string; height: number }>;

@@ -15,8 +15,8 @@ import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { buildVersions, readAddresses, upgradeInfoFor, type BuiltVersions, type NodeAddresses } from '../../src/sim/index.js';
-import { cli, cliJson, fastFlags, proposeUpgrade, waitFor } from '../sim/support/node-harness.js';
+import { buildVersions, readAddresses, upgradeInfoFor, type BuiltVersions, type NodeAddresses } from '@chainvisor/simd';
+import { cli, cliJson, fastFlags, proposeUpgrade, waitFor } from '@chainvisor/simd/testing';
 
 const chainvisor = fileURLToPath(new URL('../../../bin/chainvisor.js', import.meta.url));
 

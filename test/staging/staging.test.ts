@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { access, readdir, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { upgradeInfoFor } from '../../src/sim/index.js';
-import { cli, proposeUpgrade, startNode, waitFor, waitForProposal } from '../sim/support/node-harness.js';
+import { upgradeInfoFor } from '@chainvisor/simd';
+import { cli, proposeUpgrade, startNode, waitFor, waitForProposal } from '@chainvisor/simd/testing';
 import { makeChain, runChainvisor, serveFiles } from './support.js';
 
 const exists = (file: string) => access(file).then(() => true, () => false);

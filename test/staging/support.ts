@@ -13,8 +13,8 @@ import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { buildVersions, readAddresses, type BuiltVersions, type NodeAddresses } from '../../src/sim/index.js';
-import { cli, waitFor } from '../sim/support/node-harness.js';
+import { buildVersions, readAddresses, type BuiltVersions, type NodeAddresses } from '@chainvisor/simd';
+import { cli, waitFor } from '@chainvisor/simd/testing';
 
 export const chainvisorBin = fileURLToPath(new URL('../../../bin/chainvisor.js', import.meta.url));
 

@@ -1,0 +1,118 @@
+/**
+ * `<home>/config/genesis.json`: chain id, accounts, the validator and the gov parameters (deposit and
+ * voting periods, auto-vote). InitChain turns it into state and stores every module's consensus
+ * version of the binary that starts the chain.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { isErrno } from '../util/errors.js';
+import { prefixed, type KVStore } from '../store/kv.js';
+import { mountStore } from '../store/stores.js';
+import { SimError } from '../util/errors.js';
+import { parseDuration } from '../util/duration.js';
+import { parseCoins } from '../util/coins.js';
+import { setParams, govStorePrefix } from '../gov/state.js';
+import type { GovParams } from '../gov/types.js';
+import { setModuleVersions } from '../upgrade/keeper.js';
+import { storePrefix as upgradeStorePrefix } from '../upgrade/keys.js';
+import type { SimVersion } from '../versions.js';
+import { genesisKeyNames, keyAddress, setAccount, setValidator } from './accounts.js';
+
+export interface Genesis {
+  genesis_time: string;
+  chain_id: string;
+  initial_height: string;
+  app_state: {
+    auth: { accounts: Array<{ name: string; address: string }> };
+    staking: { validators: Array<{ name: string; address: string; power: string }> };
+    gov: { params: GovParams };
+    upgrade: Record<string, never>;
+  };
+}
+
+export interface GenesisOptions {
+  /** Default `sim-1`. */
+  chainId?: string;
+  /** Go duration; default `10s`. */
+  votingPeriod?: string;
+  /** Go duration; default `10s`. */
+  depositPeriod?: string;
+  /** Default `10000000stake`. */
+  minDeposit?: string;
+  /** Validators vote yes on every proposal as soon as voting starts; default false. */
+  autoVote?: boolean;
+}
+
+export function defaultGenesis(options: GenesisOptions = {}): Genesis {
+  const votingPeriod = options.votingPeriod ?? '10s';
+  const depositPeriod = options.depositPeriod ?? '10s';
+  parseDuration(votingPeriod, 'voting period');
+  parseDuration(depositPeriod, 'deposit period');
+  return {
+    genesis_time: new Date().toISOString(),
+    chain_id: options.chainId ?? 'sim-1',
+    initial_height: '1',
+    app_state: {
+      auth: { accounts: genesisKeyNames.map((name) => ({ name, address: keyAddress(name) })) },
+      staking: { validators: [{ name: 'validator', address: keyAddress('validator'), power: '1000000' }] },
+      gov: {
+        params: {
+          min_deposit: parseCoins(options.minDeposit ?? '10000000stake'),
+          max_deposit_period: depositPeriod,
+          voting_period: votingPeriod,
+          quorum: '0.334',
+          threshold: '0.5',
+          veto_threshold: '0.334',
+          auto_vote: options.autoVote ?? false,
+        },
+      },
+      upgrade: {},
+    },
+  };
+}
+
+export function genesisPath(home: string): string {
+  return path.join(home, 'config', 'genesis.json');
+}
+
+export async function writeGenesis(home: string, genesis: Genesis, overwrite = false): Promise<string> {
+  const file = genesisPath(home);
+  await mkdir(path.dirname(file), { recursive: true });
+  await mkdir(path.join(home, 'data'), { recursive: true });
+  try {
+    await writeFile(file, `${JSON.stringify(genesis, null, 2)}\n`, { flag: overwrite ? 'w' : 'wx' });
+  } catch (error) {
+    if (!isErrno(error, 'EEXIST')) throw error;
+    throw new SimError('SIM_GENESIS_EXISTS', `genesis.json file already exists: ${file}`, {
+      hint: 'pass --overwrite to replace it (the chain data in <home>/data is not removed)',
+    });
+  }
+  return file;
+}
+
+export async function readGenesis(home: string): Promise<Genesis> {
+  const file = genesisPath(home);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if (!isErrno(error, 'ENOENT')) throw error;
+    throw new SimError('SIM_NO_GENESIS', `no genesis file at ${file}`, { hint: 'run `<binary> init --home <dir>` first' });
+  }
+  try {
+    const genesis = JSON.parse(text) as Genesis;
+    if (typeof genesis.chain_id !== 'string' || genesis.app_state?.gov?.params === undefined) throw new Error('missing chain_id or gov params');
+    return genesis;
+  } catch (error) {
+    throw new SimError('SIM_GENESIS_INVALID', `${file} is not a valid genesis file`, { cause: error });
+  }
+}
+
+/** InitChain: the genesis state, written into the first block's batch. */
+export function initChain(state: KVStore, genesis: Genesis, version: SimVersion): void {
+  for (const { name, address } of genesis.app_state.auth.accounts) setAccount(state, address, name);
+  for (const { address, power } of genesis.app_state.staking.validators) setValidator(state, address, Number(power));
+  setParams(prefixed(state, govStorePrefix), genesis.app_state.gov.params);
+  setModuleVersions(prefixed(state, upgradeStorePrefix), version.modules);
+  for (const module of Object.keys(version.modules)) mountStore(state, module, 0);
+}

@@ -1,0 +1,81 @@
+/**
+ * The entry point of every built binary: `runSimd({ version, name, argv })` dispatches the command
+ * line and returns the exit code. Only this function prints errors: known ones as `Error: …` with a
+ * hint, unknown ones with their stack (a bug).
+ */
+import { SimError } from './util/errors.js';
+import { simVersions } from './versions.js';
+import { UsageProblem } from './cli/args.js';
+import { helpFor } from './cli/help.js';
+import { processIO, type CliIO } from './cli/io.js';
+import { init, keys, start, status, version as versionCommand } from './cli/node-commands.js';
+import { preUpgrade } from './cli/pre-upgrade.js';
+import { runQuery } from './cli/query.js';
+import { txCommands } from './cli/tx.js';
+
+export interface RunSimdOptions {
+  /** A key of simVersions: genesis, v2, v3, v2-broken. */
+  version: string;
+  /** The binary's name; default `simd`. */
+  name?: string;
+  argv: readonly string[];
+  io?: CliIO;
+}
+
+export async function runSimd(options: RunSimdOptions): Promise<number> {
+  const io = options.io ?? processIO();
+  const name = options.name ?? 'simd';
+  const version = simVersions[options.version];
+  if (version === undefined) {
+    io.err(`Error: unknown simulated version ${JSON.stringify(options.version)}; known: ${Object.keys(simVersions).join(', ')}\n`);
+    return 1;
+  }
+  const argv = options.argv;
+  // Command words lead; flags (and the positionals between them) follow, as cobra users write them.
+  const firstFlag = argv.findIndex((a) => a.startsWith('-'));
+  const words = firstFlag === -1 ? [...argv] : argv.slice(0, firstFlag);
+  const [command, sub, leaf] = words;
+  const group = (command === 'query' || command === 'q' || command === 'tx') && leaf === undefined && sub !== 'stores';
+  if (command === undefined || command === 'help' || group || argv.includes('--help') || argv.includes('-h')) {
+    const path = command === 'help' ? words.slice(1) : words;
+    await io.out(helpFor(path, name, version.name));
+    return 0;
+  }
+  const ctx = { io, name, version };
+  const rest = (skip: number) => argv.slice(skip);
+  try {
+    switch (command) {
+      case 'init':
+        return await init(ctx, rest(1));
+      case 'start':
+        return await start(ctx, rest(1));
+      case 'status':
+        return await status(ctx, rest(1));
+      case 'version':
+        return await versionCommand(ctx, rest(1));
+      case 'keys':
+        return await keys(ctx, rest(1));
+      case 'pre-upgrade':
+        return await preUpgrade(io, version.name);
+      case 'query':
+      case 'q':
+        if (sub === 'stores') return await runQuery(ctx, 'stores', undefined, rest(2));
+        if (sub === undefined || (sub !== 'upgrade' && sub !== 'gov')) throw new UsageProblem(`unknown command "${sub ?? ''}" for "query"`);
+        return await runQuery(ctx, sub, leaf, rest(3));
+      case 'tx': {
+        const run = sub === undefined || leaf === undefined ? undefined : txCommands[sub]?.[leaf];
+        if (run === undefined) throw new UsageProblem(`unknown command "${[sub, leaf].filter(Boolean).join(' ')}" for "tx"`);
+        return await run(ctx, rest(3));
+      }
+      default:
+        throw new UsageProblem(`unknown command "${command}" for "${name}"`, `run '${name} --help' for the commands`);
+    }
+  } catch (error) {
+    if (error instanceof SimError) {
+      io.err(`Error: ${error.message}\n${error.hint === undefined ? '' : `Hint: ${error.hint}\n`}`);
+      return 1;
+    }
+    io.err(`Error (this is a bug in the simulated node): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return 1;
+  }
+}

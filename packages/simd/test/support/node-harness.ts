@@ -1,0 +1,202 @@
+/**
+ * Real processes: builds the versions into a temp dir, starts nodes on port 0, runs the CLI, waits
+ * for conditions with generous deadlines (the machine may be loaded), and cleans everything up.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestContext } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { execa } from 'execa';
+import { buildVersions, readAddresses, type BuiltVersions, type NodeAddresses } from '../../src/index.js';
+
+export const deadline = 30_000;
+
+export async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = deadline): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+export interface SimFixture {
+  dir: string;
+  built: BuiltVersions;
+  bin(version: string): string;
+  /** A fresh node home inside the fixture, initialised with `simd init` and these flags. */
+  initHome(flags?: string[]): Promise<string>;
+}
+
+export async function simFixture(t: TestContext, options: { baseUrl?: string } = {}): Promise<SimFixture> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'sim-node-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const built = await buildVersions({ out: path.join(dir, 'versions'), baseUrl: options.baseUrl });
+  let homes = 0;
+  const fixture: SimFixture = {
+    dir,
+    built,
+    bin(version) {
+      const v = built.versions[version];
+      if (v === undefined) throw new Error(`no version ${version}`);
+      return v.bin;
+    },
+    async initHome(flags = ['--voting-period', '500ms', '--deposit-period', '500ms', '--auto-vote']) {
+      const home = path.join(dir, `home${++homes}`);
+      const r = await cli(fixture.bin('genesis'), ['init', 'test', '--home', home, ...flags]);
+      if (r.code !== 0) throw new Error(`init failed: ${r.stderr}`);
+      return home;
+    },
+  };
+  return fixture;
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export async function cli(bin: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  const r = await execa(bin, args, { reject: false, env, timeout: deadline });
+  return { code: r.exitCode ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Parses `-o json` output of a successful command. */
+export async function cliJson<T = Record<string, unknown>>(bin: string, args: readonly string[]): Promise<T> {
+  const r = await cli(bin, [...args, '--output', 'json']);
+  if (r.code !== 0) throw new Error(`${args.join(' ')} failed (${r.code}): ${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface SimNode {
+  proc: ChildProcess;
+  home: string;
+  bin: string;
+  /** Everything the node wrote on stderr so far. */
+  log(): string;
+  waitForLog(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  exit: Promise<Exit>;
+  addresses: NodeAddresses;
+  http(base: 'rpc' | 'api', urlPath: string): Promise<{ status: number; body: any }>;
+  height(): Promise<number>;
+  waitForHeight(height: number, timeoutMs?: number): Promise<void>;
+  /** SIGTERM, then the exit. */
+  stop(): Promise<Exit>;
+  kill9(): Promise<Exit>;
+}
+
+export const fastFlags = ['--block-time', '50ms', '--rpc.laddr', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0'];
+
+/** Spawns `<bin> start --home <home> <fast flags> <args>`; resolves once it listens, or with its exit. */
+function spawnNode(t: TestContext, bin: string, home: string, args: readonly string[], env: NodeJS.ProcessEnv) {
+  const proc = spawn(bin, ['start', '--home', home, ...fastFlags, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  proc.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const exit = new Promise<Exit>((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+  let exited = false;
+  void exit.then(() => {
+    exited = true;
+  });
+  t.after(async () => {
+    if (!exited) {
+      proc.kill('SIGKILL');
+      await exit;
+    }
+  });
+  return { proc, exit, log: () => stderr, hasExited: () => exited };
+}
+
+export async function startNode(t: TestContext, bin: string, home: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): Promise<SimNode> {
+  const { proc, exit, log, hasExited } = spawnNode(t, bin, home, args, env);
+  const addresses = await waitFor(async () => {
+    if (hasExited()) throw new Error(`the node exited before listening: ${JSON.stringify(await exit)}\n${log()}`);
+    const found = await readAddresses(home).catch(() => undefined);
+    return found?.pid === proc.pid ? found : undefined;
+  }, `${bin} to listen`);
+  const url = (base: 'rpc' | 'api') => addresses[base].replace(/^tcp:/, 'http:');
+  const node: SimNode = {
+    proc,
+    home,
+    bin,
+    log,
+    exit,
+    addresses,
+    async waitForLog(pattern, timeoutMs) {
+      return waitFor(() => pattern.exec(log()) ?? undefined, `log line ${pattern}`, timeoutMs);
+    },
+    async http(base, urlPath) {
+      const response = await fetch(`${url(base)}${urlPath}`);
+      return { status: response.status, body: await response.json() };
+    },
+    async height() {
+      const { body } = await node.http('rpc', '/status');
+      return Number(body.result.sync_info.latest_block_height);
+    },
+    async waitForHeight(height, timeoutMs) {
+      await waitFor(async () => (await node.height()) >= height, `height ${height}`, timeoutMs);
+    },
+    async stop() {
+      proc.kill('SIGTERM');
+      return exit;
+    },
+    async kill9() {
+      proc.kill('SIGKILL');
+      return exit;
+    },
+  };
+  return node;
+}
+
+/** Starts a node that is expected to stop by itself (a halt at its first block); resolves with its exit and log. */
+export async function runNodeToExit(t: TestContext, bin: string, home: string, args: readonly string[] = []): Promise<Exit & { log: string }> {
+  const { exit, log } = spawnNode(t, bin, home, args, {});
+  const result = await Promise.race([exit, sleep(deadline, undefined, { ref: false }).then(() => undefined)]);
+  if (result === undefined) throw new Error(`${bin} did not exit:\n${log()}`);
+  return { ...result, log: log() };
+}
+
+/** Submits a software-upgrade proposal through the CLI; returns the proposal id and the CLI's stderr. */
+export async function proposeUpgrade(
+  bin: string,
+  home: string,
+  options: { name: string; height: number; info?: string; extra?: string[] },
+): Promise<{ id: string; stderr: string }> {
+  const info = options.info === undefined ? [] : ['--upgrade-info', options.info];
+  const r = await cli(bin, [
+    'tx', 'upgrade', 'software-upgrade', options.name,
+    '--title', `upgrade ${options.name}`, '--summary', 'test upgrade', '--deposit', '10000000stake',
+    '--upgrade-height', String(options.height), ...info, '--from', 'validator', '--home', home, '--yes',
+    ...(options.extra ?? []),
+  ]);
+  if (r.code !== 0) throw new Error(`proposal failed (${r.code}): ${r.stdout}\n${r.stderr}`);
+  return { id: proposalIdOf(r.stdout), stderr: r.stderr };
+}
+
+export function proposalIdOf(txOutput: string): string {
+  const response = JSON.parse(txOutput) as { events: Array<{ type: string; attributes: Array<{ key: string; value: string }> }> };
+  const id = response.events.find((e) => e.type === 'submit_proposal')?.attributes.find((a) => a.key === 'proposal_id')?.value;
+  if (id === undefined) throw new Error(`no proposal id in ${txOutput}`);
+  return id;
+}
+
+export async function waitForProposal(bin: string, home: string, id: string, status: RegExp): Promise<Record<string, any>> {
+  return waitFor(async () => {
+    const proposal = await cliJson<Record<string, any>>(bin, ['query', 'gov', 'proposal', id, '--home', home]);
+    return status.test(String(proposal.status)) ? proposal : undefined;
+  }, `proposal ${id} ${status}`);
+}
+
+export async function readUpgradeInfoFile(home: string): Promise<string> {
+  return readFile(path.join(home, 'data', 'upgrade-info.json'), 'utf8');
+}
