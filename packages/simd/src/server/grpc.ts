@@ -1,6 +1,7 @@
 /**
  * The gRPC server (`--grpc.address`), plaintext, serving the protobuf query services with the real
- * messages, so any Cosmos client library (cosmjs-types' QueryClientImpl, grpcurl, …) can talk to it.
+ * messages, so any Cosmos client library (cosmjs-types' QueryClientImpl, grpcurl, …) can talk to it,
+ * and server reflection describing each of them.
  */
 import {
   logVerbosity,
@@ -17,6 +18,7 @@ import {
 import { ChainError } from '../util/errors.js';
 import { listenError } from './http.js';
 import type { QueryService } from './query-service.js';
+import { addReflection } from './reflection/index.js';
 
 const identity = (value: Buffer | Uint8Array) => Buffer.from(value);
 
@@ -50,6 +52,7 @@ export function createGrpcServer(queries: QueryService): Server {
     }
     server.addService(definition as ServiceDefinition, implementation);
   }
+  addReflection(server, Object.keys(queries.services));
   return server;
 }
 

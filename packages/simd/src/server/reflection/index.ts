@@ -1,0 +1,53 @@
+/**
+ * gRPC server reflection (`grpc.reflection.v1` and `v1alpha`) for every service the node serves, as a
+ * Cosmos node has it: `grpcurl list`/`describe` and reflection clients get each service's file and
+ * every file it imports (gogoproto, cosmos_proto, amino, google/api, tendermint types…).
+ */
+import type { Server } from '@grpc/grpc-js';
+import { ReflectionService } from '@grpc/reflection';
+import { SimError } from '../../util/errors.js';
+import { fileDescriptors } from './file-descriptors.js';
+import { readProtoSources } from './proto-sources.js';
+import { upgradeToSdk047 } from './sdk-047.js';
+
+export const reflectionServices = ['grpc.reflection.v1.ServerReflection', 'grpc.reflection.v1alpha.ServerReflection'] as const;
+
+/** The .proto file that defines each service the node can serve. */
+const serviceFiles: Readonly<Record<string, string>> = {
+  'cosmos.upgrade.v1beta1.Query': 'cosmos/upgrade/v1beta1/query.proto',
+  'cosmos.base.tendermint.v1beta1.Service': 'cosmos/base/tendermint/v1beta1/query.proto',
+  'cosmos.gov.v1.Query': 'cosmos/gov/v1/query.proto',
+  'cosmos.gov.v1beta1.Query': 'cosmos/gov/v1beta1/query.proto',
+  'grpc.reflection.v1.ServerReflection': 'grpc/reflection/v1/reflection.proto',
+  'grpc.reflection.v1alpha.ServerReflection': 'grpc/reflection/v1alpha/reflection.proto',
+};
+
+function missingDescriptor(service: string): SimError {
+  return new SimError('SIM_NO_DESCRIPTOR', `gRPC service ${service} is served but has no protobuf descriptor for reflection`, {
+    hint: 'add its .proto file to serviceFiles in server/reflection/index.ts',
+  });
+}
+
+/** The serialized FileDescriptorProtos of `services` and of every file they import, by file name. */
+export function describeServices(services: readonly string[]): Map<string, Uint8Array> {
+  const names = services.map((service) => {
+    const file = serviceFiles[service];
+    if (file === undefined) throw missingDescriptor(service);
+    return file;
+  });
+  const sources = readProtoSources([...new Set(names)]);
+  upgradeToSdk047(sources);
+  for (const service of services) {
+    if (sources.root.lookup(service) === null) throw missingDescriptor(service);
+  }
+  return fileDescriptors(sources);
+}
+
+/** Adds both reflection services to `server`, describing `served` and themselves. */
+export function addReflection(server: Pick<Server, 'addService'>, served: readonly string[]): void {
+  const services = [...served, ...reflectionServices];
+  const files = [...describeServices(services).values()].map((bytes) => Buffer.from(bytes));
+  // @grpc/reflection reads only the fileDescriptorProtos of a proto-loader package definition.
+  const definition = { files: { format: 'Protocol Buffer 3 DescriptorProto', type: {}, fileDescriptorProtos: files } };
+  new ReflectionService(definition as unknown as ConstructorParameters<typeof ReflectionService>[0], { services }).addToServer(server);
+}
