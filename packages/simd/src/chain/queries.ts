@@ -1,19 +1,22 @@
 /**
- * `cosmos.base.tendermint.v1beta1.Service` (GetLatestBlock, GetBlockByHeight, GetSyncing): how Cosmos
- * clients (and a supervisor with DAEMON_GRPC_ADDRESS) read the node's height over gRPC.
+ * `cosmos.base.tendermint.v1beta1.Service` (GetNodeInfo, GetLatestBlock, GetBlockByHeight,
+ * GetSyncing): how Cosmos clients (and a supervisor with DAEMON_GRPC_ADDRESS) read the node's identity
+ * and height over gRPC.
  */
 import {
   GetBlockByHeightRequest,
   GetBlockByHeightResponse,
   GetLatestBlockResponse,
+  GetNodeInfoResponse,
   GetSyncingResponse,
 } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
 import type { KVReader } from '../store/kv.js';
-import { notFound } from '../util/errors.js';
+import { ChainError, GrpcCode, notFound } from '../util/errors.js';
 import { toTimestamp } from '../util/time.js';
 import type { ProtoHandler } from '../upgrade/queries.js';
 import { getBlock, type BlockId, type BlockRecord } from './block.js';
 import { getCommitInfo } from './commit.js';
+import { nodeInfo, versionInfo, type NodeIdentity } from './node-info.js';
 
 export const tendermintService = 'cosmos.base.tendermint.v1beta1.Service';
 
@@ -55,8 +58,51 @@ async function blockAt(reader: KVReader, height: number): Promise<BlockRecord> {
   return block;
 }
 
-export function tendermintQueries(reader: () => KVReader): Record<string, ProtoHandler> {
+/** The SDK's checks before it asks CometBFT for a block (client/grpc/cmtservice, CometBFT's getHeight). */
+async function checkHeight(reader: KVReader, height: bigint): Promise<void> {
+  if (height > BigInt((await getCommitInfo(reader)).height)) {
+    throw new ChainError('sdk', 18, 'requested block height is bigger then the chain length', GrpcCode.invalidArgument);
+  }
+  // CometBFT's error, which the SDK passes on as a plain error: gRPC Unknown.
+  if (height <= 0n) throw new ChainError('sdk', 1, `height must be greater than 0, but got ${height}`, 2);
+}
+
+function nodeInfoProto(info: Awaited<ReturnType<typeof nodeInfo>>, identity: NodeIdentity) {
+  const version = versionInfo(identity);
   return {
+    defaultNodeInfo: {
+      protocolVersion: {
+        p2p: BigInt(info.protocol_version.p2p),
+        block: BigInt(info.protocol_version.block),
+        app: BigInt(info.protocol_version.app),
+      },
+      defaultNodeId: info.id,
+      listenAddr: info.listen_addr,
+      network: info.network,
+      version: info.version,
+      channels: Buffer.from(info.channels, 'hex'),
+      moniker: info.moniker,
+      other: { txIndex: info.other.tx_index, rpcAddress: info.other.rpc_address },
+    },
+    applicationVersion: {
+      name: version.name,
+      appName: version.app_name,
+      version: version.version,
+      gitCommit: version.git_commit,
+      buildTags: version.build_tags,
+      goVersion: version.go_version,
+      buildDeps: version.build_deps,
+      cosmosSdkVersion: version.cosmos_sdk_version,
+    },
+  };
+}
+
+export function tendermintQueries(reader: () => KVReader, identity: NodeIdentity): Record<string, ProtoHandler> {
+  return {
+    async GetNodeInfo() {
+      const info = await nodeInfo(reader(), identity);
+      return GetNodeInfoResponse.encode(GetNodeInfoResponse.fromPartial(nodeInfoProto(info, identity))).finish();
+    },
     async GetLatestBlock() {
       const kv = reader();
       const block = await blockAt(kv, (await getCommitInfo(kv)).height);
@@ -64,7 +110,9 @@ export function tendermintQueries(reader: () => KVReader): Record<string, ProtoH
     },
     async GetBlockByHeight(request) {
       const { height } = GetBlockByHeightRequest.decode(request);
-      const block = await blockAt(reader(), Number(height));
+      const kv = reader();
+      await checkHeight(kv, height);
+      const block = await blockAt(kv, Number(height));
       return GetBlockByHeightResponse.encode(GetBlockByHeightResponse.fromPartial(blockProto(block))).finish();
     },
     async GetSyncing() {

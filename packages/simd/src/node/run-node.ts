@@ -79,9 +79,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
       halt_mode: options.haltMode,
       halted: halted === undefined ? null : { kind: halted.kind, height: halted.height, message: halted.message },
     });
-    const queries = createQueryService({ reader: () => app.reader, node: state });
-    const mempool = new Mempool();
     let rpcUrl = '';
+    const identity = { chainId: app.chainId, name: options.name, version: version.name, rpcAddress: () => rpcUrl };
+    const queries = createQueryService({ reader: () => app.reader, node: state, identity });
+    const mempool = new Mempool();
     const rpcServer = createRpcServer({
       app,
       queries,

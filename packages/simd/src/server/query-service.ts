@@ -10,6 +10,7 @@ import { appliedStoreUpgrades, mountedStores } from '../store/stores.js';
 import { ChainError, GrpcCode } from '../util/errors.js';
 import { upgradeQueries, upgradeQueryService, type ProtoHandler } from '../upgrade/queries.js';
 import { tendermintQueries, tendermintService } from '../chain/queries.js';
+import type { NodeIdentity } from '../chain/node-info.js';
 import { allProposals, getParams, getProposal, govStorePrefix } from '../gov/state.js';
 import { unknownProposal } from '../gov/errors.js';
 
@@ -36,11 +37,11 @@ function unknownPath(path: string): ChainError {
   return new ChainError('sdk', 6, `unknown query path ${JSON.stringify(path)}: unknown request`, GrpcCode.notFound);
 }
 
-export function createQueryService(options: { reader: () => KVReader; node: () => NodeState }): QueryService {
-  const { reader, node } = options;
+export function createQueryService(options: { reader: () => KVReader; node: () => NodeState; identity: NodeIdentity }): QueryService {
+  const { reader, node, identity } = options;
   const services = {
     [upgradeQueryService]: upgradeQueries(reader),
-    [tendermintService]: tendermintQueries(reader),
+    [tendermintService]: tendermintQueries(reader, identity),
   };
   const gov = () => prefixed(reader(), govStorePrefix);
   const json: Record<string, JsonHandler> = {

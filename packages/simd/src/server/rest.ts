@@ -9,10 +9,11 @@ import {
   QueryAppliedPlanRequest,
   QueryModuleVersionsRequest,
 } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
-import { GetBlockByHeightRequest, GetBlockByHeightResponse, GetLatestBlockResponse } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
+import { GetBlockByHeightRequest } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
 import { ChainError } from '../util/errors.js';
 import { upgradeJson, upgradeQueryService } from '../upgrade/queries.js';
 import { tendermintService } from '../chain/queries.js';
+import { gatewayJson } from './gateway-json.js';
 import { sendJson } from './http.js';
 import type { QueryService } from './query-service.js';
 
@@ -21,6 +22,10 @@ type Route = (match: RegExpExecArray, url: URL, queries: QueryService) => Promis
 const upgrade = (method: string) => `/${upgradeQueryService}/${method}`;
 const json = async (queries: QueryService, path: string, request: unknown = {}) =>
   JSON.parse(Buffer.from(await queries.query(path, Buffer.from(JSON.stringify(request)))).toString('utf8')) as unknown;
+
+/** A tendermint service method's answer in gateway JSON. */
+const tendermint = async (queries: QueryService, method: string, request: Uint8Array = new Uint8Array()) =>
+  gatewayJson(`${tendermintService.slice(0, tendermintService.lastIndexOf('.'))}.${method}Response`, await queries.query(`/${tendermintService}/${method}`, request));
 
 const routes: Array<[RegExp, Route]> = [
   [/^\/cosmos\/upgrade\/v1beta1\/current_plan$/, async (_m, _u, q) => upgradeJson.CurrentPlan(await q.query(upgrade('CurrentPlan'), new Uint8Array()))],
@@ -43,19 +48,17 @@ const routes: Array<[RegExp, Route]> = [
   [/^\/cosmos\/gov\/v1\/proposals$/, async (_m, _u, q) => json(q, '/sim/gov/proposals')],
   [/^\/cosmos\/gov\/v1\/params(?:\/\w+)?$/, async (_m, _u, q) => json(q, '/sim/gov/params')],
   [
-    /^\/cosmos\/base\/tendermint\/v1beta1\/blocks\/(latest|\d+)$/,
+    /^\/cosmos\/base\/tendermint\/v1beta1\/blocks\/(latest|-?\d+)$/,
     async (m, _u, q) => {
-      if (m[1] === 'latest') {
-        return GetLatestBlockResponse.toJSON(GetLatestBlockResponse.decode(await q.query(`/${tendermintService}/GetLatestBlock`, new Uint8Array())));
-      }
-      const request = GetBlockByHeightRequest.encode({ height: BigInt(m[1] as string) }).finish();
-      return GetBlockByHeightResponse.toJSON(GetBlockByHeightResponse.decode(await q.query(`/${tendermintService}/GetBlockByHeight`, request)));
+      if (m[1] === 'latest') return tendermint(q, 'GetLatestBlock');
+      return tendermint(q, 'GetBlockByHeight', GetBlockByHeightRequest.encode({ height: BigInt(m[1] as string) }).finish());
     },
   ],
-  [/^\/cosmos\/base\/tendermint\/v1beta1\/syncing$/, async () => ({ syncing: false })],
+  [/^\/cosmos\/base\/tendermint\/v1beta1\/node_info$/, async (_m, _u, q) => tendermint(q, 'GetNodeInfo')],
+  [/^\/cosmos\/base\/tendermint\/v1beta1\/syncing$/, async (_m, _u, q) => tendermint(q, 'GetSyncing')],
 ];
 
-const httpStatus: Readonly<Record<number, number>> = { 3: 400, 5: 404, 13: 500, 14: 503 };
+const httpStatus: Readonly<Record<number, number>> = { 2: 500, 3: 400, 5: 404, 13: 500, 14: 503 };
 
 export function createRestServer(queries: QueryService): http.Server {
   return http.createServer((req, res) => {

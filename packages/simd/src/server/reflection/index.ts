@@ -7,7 +7,7 @@ import type { Server } from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { SimError } from '../../util/errors.js';
 import { fileDescriptors } from './file-descriptors.js';
-import { readProtoSources } from './proto-sources.js';
+import { readProtoSources, type ProtoSources } from './proto-sources.js';
 import { upgradeToSdk047 } from './sdk-047.js';
 
 export const reflectionServices = ['grpc.reflection.v1.ServerReflection', 'grpc.reflection.v1alpha.ServerReflection'] as const;
@@ -28,8 +28,7 @@ function missingDescriptor(service: string): SimError {
   });
 }
 
-/** The serialized FileDescriptorProtos of `services` and of every file they import, by file name. */
-export function describeServices(services: readonly string[]): Map<string, Uint8Array> {
+function loadServices(services: readonly string[]): ProtoSources {
   const names = services.map((service) => {
     const file = serviceFiles[service];
     if (file === undefined) throw missingDescriptor(service);
@@ -40,7 +39,21 @@ export function describeServices(services: readonly string[]): Map<string, Uint8
   for (const service of services) {
     if (sources.root.lookup(service) === null) throw missingDescriptor(service);
   }
-  return fileDescriptors(sources);
+  sources.root.resolveAll();
+  return sources;
+}
+
+/** The serialized FileDescriptorProtos of `services` and of every file they import, by file name. */
+export function describeServices(services: readonly string[]): Map<string, Uint8Array> {
+  return fileDescriptors(loadServices(services));
+}
+
+let allTypes: ProtoSources['root'] | undefined;
+
+/** Every message type of the services the node can serve (for rendering them as JSON), loaded once. */
+export function protoTypes(): ProtoSources['root'] {
+  allTypes ??= loadServices(Object.keys(serviceFiles)).root;
+  return allTypes;
 }
 
 /** Adds both reflection services to `server`, describing `served` and themselves. */

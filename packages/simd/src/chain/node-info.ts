@@ -1,0 +1,63 @@
+/**
+ * What the node says about itself: CometBFT's node info (RPC `status`, and `default_node_info` of the
+ * tendermint service's GetNodeInfo) and the application's version info (GetNodeInfo's
+ * `application_version`, the fields of `version --long`). One source, so every interface agrees.
+ */
+import { prefixed, type KVReader } from '../store/kv.js';
+import { sha256 } from '../util/bytes.js';
+import { getProtocolVersion } from '../upgrade/keeper.js';
+import { storePrefix as upgradeStorePrefix } from '../upgrade/keys.js';
+
+/** The CometBFT release the node's answers follow, and the Cosmos SDK release that goes with it. */
+export const cometVersion = '0.38.12';
+export const cosmosSdkVersion = 'v0.50.10';
+
+export interface NodeIdentity {
+  chainId: string;
+  /** The binary's name (`simd`): the moniker and `app_name`. */
+  name: string;
+  /** The binary's version (`genesis`, `v2`, …). */
+  version: string;
+  /** The RPC listen address, once bound (`tcp://127.0.0.1:26657`). */
+  rpcAddress(): string;
+}
+
+/** CometBFT's DefaultNodeInfo in its JSON form (RPC `status.node_info`). */
+export interface NodeInfoJson {
+  protocol_version: { p2p: string; block: string; app: string };
+  id: string;
+  listen_addr: string;
+  network: string;
+  version: string;
+  channels: string;
+  moniker: string;
+  other: { tx_index: string; rpc_address: string };
+}
+
+export async function nodeInfo(reader: KVReader, identity: Omit<NodeIdentity, 'version'>): Promise<NodeInfoJson> {
+  const protocol = await getProtocolVersion(prefixed(reader, upgradeStorePrefix));
+  return {
+    protocol_version: { p2p: '8', block: '11', app: String(protocol) },
+    id: sha256('simd/node', identity.chainId).toString('hex').slice(0, 40),
+    listen_addr: 'tcp://0.0.0.0:26656',
+    network: identity.chainId,
+    version: cometVersion,
+    channels: '40202122233038606100',
+    moniker: identity.name,
+    other: { tx_index: 'on', rpc_address: identity.rpcAddress() },
+  };
+}
+
+/** The SDK's version.Info (GetNodeInfo `application_version`); `go_version` names the Node.js runtime. */
+export function versionInfo(identity: NodeIdentity) {
+  return {
+    name: 'sim',
+    app_name: identity.name,
+    version: identity.version,
+    git_commit: '',
+    build_tags: '',
+    go_version: `node ${process.version}`,
+    build_deps: [] as Array<{ path: string; version: string; sum: string }>,
+    cosmos_sdk_version: cosmosSdkVersion,
+  };
+}
