@@ -13,6 +13,7 @@ import {
 import type { KVReader } from '../store/kv.js';
 import { ChainError, GrpcCode, notFound } from '../util/errors.js';
 import { toTimestamp } from '../util/time.js';
+import { addressPrefix, bech32Encode } from '../util/bech32.js';
 import type { ProtoHandler } from '../upgrade/queries.js';
 import { getBlock, type BlockId, type BlockRecord } from './block.js';
 import { getCommitInfo } from './commit.js';
@@ -48,7 +49,8 @@ function blockProto(block: BlockRecord) {
   return {
     blockId: blockId(block.block_id),
     block: { header: { ...header, proposerAddress: hex(h.proposer_address) }, ...rest },
-    sdkBlock: { header: { ...header, proposerAddress: h.proposer_address }, ...rest },
+    // The SDK's own Header (sdk_block) gives the proposer as a consensus address, in bech32.
+    sdkBlock: { header: { ...header, proposerAddress: bech32Encode(`${addressPrefix}valcons`, hex(h.proposer_address)) }, ...rest },
   };
 }
 

@@ -1,0 +1,109 @@
+/**
+ * gRPC server reflection against a running node, with grpc-js-reflection-client (v1 and v1alpha):
+ * the listed services, descriptors that resolve every type, and calls made through clients built
+ * only from the reflected descriptors.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { credentials, type Client, type ServiceClientConstructor, type GrpcObject } from '@grpc/grpc-js';
+import { loadFileDescriptorSetFromBuffer } from '@grpc/proto-loader';
+import { loadPackageDefinition } from '@grpc/grpc-js';
+import { GrpcReflection } from 'grpc-js-reflection-client';
+import protobuf from 'protobufjs';
+import descriptor from 'protobufjs/ext/descriptor/index.js';
+import { simFixture, startNode } from '../support/node-harness.js';
+
+/**
+ * The FileDescriptorSet of `symbol` exactly as reflection serves it: the file, then every file it
+ * imports, fetched by name as grpcurl does. (The client's own Descriptor re-encodes the set through
+ * protobufjs, which repeats each gogoproto option extension on the extended descriptor.proto type;
+ * proto-loader then refuses the duplicate, against this node as against any Cosmos node.)
+ */
+async function reflectedSet(reflection: GrpcReflection, symbol: string): Promise<Buffer> {
+  const raw = reflection as unknown as {
+    getProtoDescriptorBySymbol(symbol: string): Promise<Uint8Array[]>;
+    getProtoDescriptorByFileName(name: string): Promise<Uint8Array[]>;
+  };
+  const files = new Map<string, protobuf.Message>();
+  const add = async (list: Uint8Array[]): Promise<void> => {
+    for (const bytes of list) {
+      const file = descriptor.FileDescriptorProto.decode(bytes);
+      const { name, dependency } = file as unknown as { name: string; dependency: string[] };
+      if (files.has(name)) continue;
+      files.set(name, file);
+      for (const imported of dependency) if (!files.has(imported)) await add(await raw.getProtoDescriptorByFileName(imported));
+    }
+  };
+  await add(await raw.getProtoDescriptorBySymbol(symbol));
+  return Buffer.from(descriptor.FileDescriptorSet.encode({ file: [...files.values()] } as unknown as protobuf.Message).finish());
+}
+
+function serviceConstructor(pkg: GrpcObject, name: string): ServiceClientConstructor {
+  let node: unknown = pkg;
+  for (const part of name.split('.')) node = (node as GrpcObject)[part];
+  return node as ServiceClientConstructor;
+}
+
+async function unary(client: Client, method: string, request: object): Promise<any> {
+  return new Promise((resolve, reject) => {
+    (client as unknown as Record<string, Function>)[method]?.(request, (error: Error | null, value: unknown) => (error ? reject(error) : resolve(value)));
+  });
+}
+
+test('reflection lists every served service and describes them so clients can call them, v1 and v1alpha', async (t) => {
+  const fx = await simFixture(t);
+  const home = await fx.initHome();
+  const node = await startNode(t, fx.bin('genesis'), home);
+  await node.waitForHeight(2);
+
+  for (const version of ['v1', 'v1alpha']) {
+    const reflection = new GrpcReflection(node.addresses.grpc, credentials.createInsecure(), {}, version);
+    const services = await reflection.listServices();
+    for (const expected of [
+      'cosmos.upgrade.v1beta1.Query',
+      'cosmos.base.tendermint.v1beta1.Service',
+      'grpc.reflection.v1.ServerReflection',
+      'grpc.reflection.v1alpha.ServerReflection',
+    ]) {
+      assert.ok(services.includes(expected), `${version}: ${expected} in ${services.join(', ')}`);
+    }
+    // Every listed service resolves, with all the files it imports.
+    for (const service of services) {
+      const descriptor = await reflection.getDescriptorBySymbol(service);
+      assert.ok(descriptor.getProtobufJsRoot().lookupService(service), `${version}: ${service} described`);
+    }
+
+    // describe <message>: the SDK 0.47 shape, with the types it uses from other files.
+    // (protobufjs, which the client builds its Root with, names fields in camelCase.)
+    const latest = (await reflection.getDescriptorBySymbol('cosmos.base.tendermint.v1beta1.GetLatestBlockResponse')).getProtobufJsRoot();
+    const response = latest.lookupType('cosmos.base.tendermint.v1beta1.GetLatestBlockResponse');
+    assert.deepEqual(response.fieldsArray.map((f) => [f.name, f.id, f.resolve().resolvedType?.fullName]), [
+      ['blockId', 1, '.tendermint.types.BlockID'],
+      ['block', 2, '.tendermint.types.Block'],
+      ['sdkBlock', 3, '.cosmos.base.tendermint.v1beta1.Block'],
+    ]);
+    assert.equal(latest.lookupType('cosmos.base.tendermint.v1beta1.Header').fields.proposerAddress?.type, 'string');
+
+    // Calls through clients built from the reflected descriptors alone.
+    const options = { keepCase: true, longs: String, enums: String, defaults: true };
+    const upgradeSet = await reflectedSet(reflection, 'cosmos.upgrade.v1beta1.Query');
+    const Upgrade = serviceConstructor(loadPackageDefinition(loadFileDescriptorSetFromBuffer(upgradeSet, options)), 'cosmos.upgrade.v1beta1.Query');
+    const upgrade = new Upgrade(node.addresses.grpc, credentials.createInsecure());
+    t.after(() => upgrade.close());
+    assert.deepEqual(await unary(upgrade, 'CurrentPlan', {}), { plan: null });
+    assert.equal((await unary(upgrade, 'Authority', {})).address, 'cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn');
+
+    const tmSet = await reflectedSet(reflection, 'cosmos.base.tendermint.v1beta1.Service');
+    const Tendermint = serviceConstructor(loadPackageDefinition(loadFileDescriptorSetFromBuffer(tmSet, options)), 'cosmos.base.tendermint.v1beta1.Service');
+    const tendermint = new Tendermint(node.addresses.grpc, credentials.createInsecure());
+    t.after(() => tendermint.close());
+    const info = await unary(tendermint, 'GetNodeInfo', {});
+    assert.equal(info.default_node_info.network, 'sim-1');
+    assert.equal(info.default_node_info.other.rpc_address, node.addresses.rpc);
+    assert.equal(info.application_version.version, 'genesis');
+    const block = await unary(tendermint, 'GetLatestBlock', {});
+    assert.equal(block.sdk_block.header.chain_id, 'sim-1');
+    assert.match(block.sdk_block.header.proposer_address, /^cosmosvalcons1/);
+  }
+  assert.equal((await node.stop()).code, 0);
+});
