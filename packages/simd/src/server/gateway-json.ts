@@ -36,7 +36,8 @@ function message(type: protobuf.Type, value: Decoded): unknown {
     }
     default: {
       const out: Decoded = {};
-      for (const field of type.fieldsArray) {
+      // The gateway writes fields in field-number order.
+      for (const field of [...type.fieldsArray].sort((a, b) => a.id - b.id)) {
         if (field.declaringField !== null) continue;
         out[field.name] = fieldValue(field, value[field.name]);
       }
