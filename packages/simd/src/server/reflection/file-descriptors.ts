@@ -74,10 +74,7 @@ function messageProto(type: protobuf.Type, syntax: Syntax): Record<string, unkno
   return {
     name: type.name,
     // Extensions declared elsewhere show up on the extended type too (as `.pkg.name`): not its own fields.
-    field: type.fieldsArray
-      .filter((f) => f.declaringField === null)
-      .sort((a, b) => a.id - b.id)
-      .map((field) => fieldProto(field, syntax, oneofs)),
+    field: type.fieldsArray.filter((f) => f.declaringField === null).map((field) => fieldProto(field, syntax, oneofs)),
     extension: nested.filter((n): n is protobuf.Field => n instanceof protobuf.Field).map((f) => fieldProto(f, syntax, [])),
     nestedType: nested.filter((n): n is protobuf.Type => n instanceof protobuf.Type).map((t) => messageProto(t, syntax)),
     enumType: nested.filter((n): n is protobuf.Enum => n instanceof protobuf.Enum).map(enumProto),

@@ -105,10 +105,12 @@ function tendermintService(sources: ProtoSources): void {
   const sdkBlock = { sdk_block: { type: '.cosmos.base.tendermint.v1beta1.Block', id: 3 } };
   addFields(root, 'cosmos.base.tendermint.v1beta1.GetLatestBlockResponse', sdkBlock);
   addFields(root, 'cosmos.base.tendermint.v1beta1.GetBlockByHeightResponse', sdkBlock);
-  const nodeInfo = root.lookupType('cosmos.base.tendermint.v1beta1.GetNodeInfoResponse');
-  const old = nodeInfo.fields.node_info;
-  if (old !== undefined) nodeInfo.remove(old);
-  nodeInfo.add(new protobuf.Field('default_node_info', 1, '.tendermint.p2p.DefaultNodeInfo'));
+  // Redefined rather than patched, so that its fields keep their declaration order.
+  removeNested(root, ['cosmos.base.tendermint.v1beta1.GetNodeInfoResponse']);
+  defineType(pkg, queryFile, 'GetNodeInfoResponse', {
+    default_node_info: { type: '.tendermint.p2p.DefaultNodeInfo', id: 1 },
+    application_version: { type: 'VersionInfo', id: 2 },
+  });
   defineType(pkg, queryFile, 'ABCIQueryRequest', {
     data: { type: 'bytes', id: 1 },
     path: { type: 'string', id: 2 },
