@@ -1,7 +1,7 @@
 /**
- * What the node says about itself: CometBFT's node info (RPC `status`, and `default_node_info` of the
- * tendermint service's GetNodeInfo) and the application's version info (GetNodeInfo's
- * `application_version`, the fields of `version --long`). One source, so every interface agrees.
+ * What the node says about itself: CometBFT's node info (`default_node_info` of the tendermint
+ * service's GetNodeInfo, the same values as RPC `status.node_info`) and the application's version
+ * info (GetNodeInfo's `application_version`, the fields of `version --long`).
  */
 import { prefixed, type KVReader } from '../store/kv.js';
 import { sha256 } from '../util/bytes.js';

@@ -7,7 +7,6 @@ import http from 'node:http';
 import type { App, CheckResult } from '../chain/app.js';
 import { proposerAddress } from '../chain/app.js';
 import { blockMeta, cometBlock, getBlock, type BlockRecord, type TxResult } from '../chain/block.js';
-import { nodeInfo } from '../chain/node-info.js';
 import { txHash } from '../chain/tx.js';
 import { ChainError } from '../util/errors.js';
 import { sha256 } from '../util/bytes.js';
@@ -78,8 +77,18 @@ const methods: Record<string, Method> = {
     const { app } = backend;
     const latest = app.lastBlock;
     const earliest = latest === undefined ? undefined : await getBlock(app.reader, 1);
+    const protocol = await getProtocolVersion(prefixed(app.reader, upgradeStorePrefix));
     return {
-      node_info: await nodeInfo(app.reader, { chainId: app.chainId, name: backend.name, rpcAddress: backend.rpcAddress }),
+      node_info: {
+        protocol_version: { p2p: '8', block: '11', app: String(protocol) },
+        id: sha256('simd/node', app.chainId).toString('hex').slice(0, 40),
+        listen_addr: 'tcp://0.0.0.0:26656',
+        network: app.chainId,
+        version: '0.38.12',
+        channels: '40202122233038606100',
+        moniker: backend.name,
+        other: { tx_index: 'on', rpc_address: backend.rpcAddress() },
+      },
       sync_info: {
         latest_block_hash: latest?.block_id.hash ?? '',
         latest_app_hash: latest?.header.app_hash ?? '',
