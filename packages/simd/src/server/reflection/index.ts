@@ -22,6 +22,15 @@ const serviceFiles: Readonly<Record<string, string>> = {
   'grpc.reflection.v1alpha.ServerReflection': 'grpc/reflection/v1alpha/reflection.proto',
 };
 
+/**
+ * Files described without their services being served: the messages a served answer carries in an
+ * Any (a proposal's MsgSoftwareUpgrade, MsgVote…), so a reflection client can resolve those too.
+ */
+const typeFiles: Readonly<Record<string, readonly string[]>> = {
+  'cosmos.gov.v1.Query': ['cosmos/upgrade/v1beta1/tx.proto', 'cosmos/gov/v1/tx.proto'],
+  'cosmos.gov.v1beta1.Query': ['cosmos/upgrade/v1beta1/tx.proto', 'cosmos/gov/v1beta1/tx.proto'],
+};
+
 function missingDescriptor(service: string): SimError {
   return new SimError('SIM_NO_DESCRIPTOR', `gRPC service ${service} is served but has no protobuf descriptor for reflection`, {
     hint: 'add its .proto file to serviceFiles in server/reflection/index.ts',
@@ -34,7 +43,7 @@ function loadServices(services: readonly string[]): ProtoSources {
     if (file === undefined) throw missingDescriptor(service);
     return file;
   });
-  const sources = readProtoSources([...new Set(names)]);
+  const sources = readProtoSources([...new Set([...names, ...services.flatMap((service) => typeFiles[service] ?? [])])]);
   upgradeToSdk047(sources);
   for (const service of services) {
     if (sources.root.lookup(service) === null) throw missingDescriptor(service);

@@ -144,7 +144,10 @@ function tendermintService(sources: ProtoSources): void {
   files.set(queryFile, { ...query, imports: [...query.imports, 'amino/amino.proto', typesFile] });
 }
 
-/** SDK 0.47 `cosmos/gov/v1`: Proposal's title, summary and proposer; Params; QueryParamsResponse.params. */
+/**
+ * SDK 0.47 `cosmos/gov/v1`: Proposal's title, summary and proposer; Params; QueryParamsResponse.params;
+ * MsgSubmitProposal's title and summary.
+ */
 function govV1(sources: ProtoSources): void {
   const { root, files } = sources;
   const govFile = 'cosmos/gov/v1/gov.proto';
@@ -166,6 +169,9 @@ function govV1(sources: ProtoSources): void {
     burn_proposal_deposit_prevote: { type: 'bool', id: 14 },
     burn_vote_veto: { type: 'bool', id: 15 },
   });
+  if (files.has('cosmos/gov/v1/tx.proto')) {
+    addFields(root, 'cosmos.gov.v1.MsgSubmitProposal', { title: { type: 'string', id: 5 }, summary: { type: 'string', id: 6 } });
+  }
   if (files.has('cosmos/gov/v1/query.proto')) {
     addFields(root, 'cosmos.gov.v1.QueryParamsResponse', { params: { type: '.cosmos.gov.v1.Params', id: 4 } });
   }
