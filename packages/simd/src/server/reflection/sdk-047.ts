@@ -137,10 +137,7 @@ function tendermintService(sources: ProtoSources): void {
   defineType(pkg, queryFile, 'ProofOp', { type: { type: 'string', id: 1 }, key: { type: 'bytes', id: 2 }, data: { type: 'bytes', id: 3 } });
   defineType(pkg, queryFile, 'ProofOps', { ops: { type: 'ProofOp', id: 1, rule: 'repeated' } });
   const service = root.lookupService('cosmos.base.tendermint.v1beta1.Service');
-  const abciQuery = new protobuf.Method('ABCIQuery', 'rpc', 'ABCIQueryRequest', 'ABCIQueryResponse', false, false, {
-    '(google.api.http).get': '/cosmos/base/tendermint/v1beta1/abci_query',
-  });
-  service.add(abciQuery);
+  service.add(new protobuf.Method('ABCIQuery', 'rpc', 'ABCIQueryRequest', 'ABCIQueryResponse'));
   files.set(queryFile, { ...query, imports: [...query.imports, 'amino/amino.proto', typesFile] });
 }
 
