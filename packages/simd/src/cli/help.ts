@@ -85,6 +85,7 @@ Usage:
   {bin} query stores
 
 Flags:
+      --height int      use a specific height to query state at (this can error if the node is pruning state)
       --node string     RPC of the node (default: from <home>/config/addresses.json)
   -o, --output string   json or text (default "text"; applied always prints JSON)
 `,

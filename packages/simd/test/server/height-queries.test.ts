@@ -115,6 +115,14 @@ test('a plan is seen at the heights it was scheduled, not before nor after its c
   const latest = await abci.queryAbci(currentPlan, request);
   assert.ok(latest.height >= cancelledHeight);
 
+  // The CLI's --height.
+  const cliAt = await cli(bin, ['query', 'upgrade', 'plan', '--height', String(scheduledHeight), '--home', home, '--output', 'json']);
+  assert.equal(cliAt.code, 0, cliAt.stderr);
+  assert.equal(JSON.parse(cliAt.stdout).name, 'v2');
+  const cliAfter = await cli(bin, ['query', 'upgrade', 'plan', '--height', String(cancelledHeight), '--home', home]);
+  assert.equal(cliAfter.code, 1);
+  assert.match(cliAfter.stderr, /no upgrade scheduled/);
+
   // A future height: ErrInvalidHeight (sdk 26), gRPC UNKNOWN, REST 500, no height in the answer.
   const future = String(Number(restLatest.height) + 1000);
   const grpcFuture = await grpcCurrentPlan(client, future);
