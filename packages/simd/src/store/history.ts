@@ -150,7 +150,7 @@ export function historicalReader(db: OrderedReader, latest: KVReader, height: nu
       return undefined;
     },
     async range(prefix) {
-      if (!isVersioned(prefix) && prefix.length >= 2) return latest.range(prefix);
+      if (!isVersioned(prefix)) return latest.range(prefix);
       const found: Array<[Buffer, Buffer]> = [];
       let stem: Buffer | undefined;
       let current: Buffer | undefined;

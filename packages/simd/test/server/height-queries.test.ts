@@ -11,7 +11,8 @@ import { test } from 'node:test';
 import { Client, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { QueryClient } from '@cosmjs/stargate';
 import { Comet38Client } from '@cosmjs/tendermint-rpc';
-import { QueryCurrentPlanRequest, QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
+import { QueryCurrentPlanRequest, QueryCurrentPlanResponse, QueryModuleVersionsRequest } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
+import { GetLatestBlockResponse } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
 import { cli, proposalIdOf, proposeUpgrade, simFixture, startNode, waitFor, waitForProposal, type SimNode } from '../support/node-harness.js';
 
 const currentPlan = '/cosmos.upgrade.v1beta1.Query/CurrentPlan';
@@ -23,24 +24,25 @@ interface GrpcAnswer {
   error?: ServiceError;
 }
 
-/** CurrentPlan over grpc-js, with `x-cosmos-block-height` when given; the response's header height. */
-function grpcCurrentPlan(client: Client, height?: string): Promise<GrpcAnswer> {
+/** A unary call over grpc-js, with `x-cosmos-block-height` when given; the response's header height. */
+function grpcUnary<T>(client: Client, method: string, data: Uint8Array, decode: (b: Buffer) => T, height?: string) {
   const metadata = new Metadata();
   if (height !== undefined) metadata.set('x-cosmos-block-height', height);
-  return new Promise((resolve) => {
+  return new Promise<{ value?: T; height?: string; error?: ServiceError }>((resolve) => {
     let echoed: string | undefined;
-    const call = client.makeUnaryRequest(
-      currentPlan,
-      (x: Uint8Array) => Buffer.from(x),
-      (b: Buffer) => QueryCurrentPlanResponse.decode(b),
-      request,
-      metadata,
-      (error, value) => resolve(error ? { error, height: echoed } : { plan: value?.plan?.name ?? '', height: echoed }),
+    const call = client.makeUnaryRequest(method, (x: Uint8Array) => Buffer.from(x), decode, data, metadata, (error, value) =>
+      resolve(error ? { error, height: echoed } : { value, height: echoed }),
     );
     call.on('metadata', (md: Metadata) => {
       echoed = md.get('x-cosmos-block-height')[0]?.toString();
     });
   });
+}
+
+/** CurrentPlan: the plan's name ('' for none) and the height echoed, or the error. */
+async function grpcCurrentPlan(client: Client, height?: string): Promise<GrpcAnswer> {
+  const { value, height: echoed, error } = await grpcUnary(client, currentPlan, request, (b) => QueryCurrentPlanResponse.decode(b), height);
+  return error ? { error, height: echoed } : { plan: value?.plan?.name ?? '', height: echoed };
 }
 
 async function restCurrentPlan(node: SimNode, height?: string) {
@@ -104,6 +106,20 @@ test('a plan is seen at the heights it was scheduled, not before nor after its c
   const restLatest = await restCurrentPlan(node);
   assert.deepEqual(restLatest.body, { plan: null });
   assert.ok(Number(restLatest.height) >= cancelledHeight);
+
+  // A query failing at an accepted height still carries it; blocks come from the block store at any height.
+  const missing = await grpcUnary(
+    client,
+    '/cosmos.upgrade.v1beta1.Query/ModuleVersions',
+    QueryModuleVersionsRequest.encode({ moduleName: 'nosuch' }).finish(),
+    (b) => b,
+    String(scheduledHeight),
+  );
+  assert.ok(missing.error !== undefined);
+  assert.equal(missing.height, String(scheduledHeight));
+  const latestBlock = await grpcUnary(client, '/cosmos.base.tendermint.v1beta1.Service/GetLatestBlock', new Uint8Array(), (b) => GetLatestBlockResponse.decode(b), String(beforeHeight));
+  assert.equal(latestBlock.height, String(beforeHeight));
+  assert.ok(Number(latestBlock.value?.block?.header?.height) >= cancelledHeight);
 
   // ABCI (CosmJS QueryClient over Comet38Client): answered at that height, which the response names.
   const atScheduled = await abci.queryAbci(currentPlan, request, scheduledHeight);
