@@ -9,6 +9,7 @@ import path from 'node:path';
 import { App } from '../chain/app.js';
 import { readGenesis } from '../chain/genesis.js';
 import { openDatabase } from '../store/db.js';
+import type { PruningOptions } from '../store/pruning.js';
 import type { SimLogger } from '../util/log.js';
 import type { SimVersion } from '../versions.js';
 import type { ChainHalt } from '../upgrade/halt.js';
@@ -38,6 +39,8 @@ export interface NodeOptions {
   skipHeights: readonly number[];
   /** 0 = none. */
   haltHeight: number;
+  /** Which past states are kept for queries at a height (`--pruning`). */
+  pruning: PruningOptions;
   log: SimLogger;
 }
 
@@ -59,7 +62,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 
-  const db = await openDatabase(path.join(home, 'data'));
+  const db = await openDatabase(path.join(home, 'data'), { pruning: options.pruning });
   const servers: Array<() => Promise<void>> = [];
   try {
     const app = await App.open({
@@ -81,7 +84,13 @@ export async function runNode(options: NodeOptions): Promise<number> {
     });
     let rpcUrl = '';
     const identity = { chainId: app.chainId, name: options.name, version: version.name, rpcAddress: () => rpcUrl };
-    const queries = createQueryService({ reader: () => app.reader, node: state, identity });
+    const queries = createQueryService({
+      reader: () => app.reader,
+      node: state,
+      heights: () => ({ latest: app.lastHeight, earliest: db.earliestHeight() }),
+      readerAt: (height) => db.readerAt(height),
+      identity,
+    });
     const mempool = new Mempool();
     const rpcServer = createRpcServer({
       app,
@@ -109,6 +118,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
       version: version.name,
       chain_id: app.chainId,
       height: app.lastHeight,
+      pruning: options.pruning.strategy,
       rpc: rpcUrl,
       grpc: grpcAddr,
       api: apiUrl,

@@ -1,10 +1,12 @@
 /**
  * The gRPC server (`--grpc.address`), plaintext, serving the protobuf query services with the real
  * messages, so any Cosmos client library (cosmjs-types' QueryClientImpl, grpcurl, …) can talk to it,
- * and server reflection describing each of them.
+ * and server reflection describing each of them. As baseapp's interceptor: request metadata `x-cosmos-block-height` selects the height, and every
+ * answer whose height was accepted carries `x-cosmos-block-height` in its header metadata.
  */
 import {
   logVerbosity,
+  Metadata,
   Server,
   ServerCredentials,
   status,
@@ -18,6 +20,7 @@ import {
 import { ChainError } from '../util/errors.js';
 import { listenError } from './http.js';
 import type { QueryService } from './query-service.js';
+import { blockHeightHeader, grpcMessageOf, parseHeightHeader } from './query-height.js';
 import { addReflection } from './reflection/index.js';
 
 const identity = (value: Buffer | Uint8Array) => Buffer.from(value);
@@ -29,9 +32,10 @@ export function createGrpcServer(queries: QueryService): Server {
   for (const [service, methods] of Object.entries(queries.services)) {
     const definition: Record<string, MethodDefinition<Buffer, Buffer>> = {};
     const implementation: UntypedServiceImplementation = {};
-    for (const [method, handler] of Object.entries(methods)) {
+    for (const method of Object.keys(methods)) {
+      const path = `/${service}/${method}`;
       definition[method] = {
-        path: `/${service}/${method}`,
+        path,
         requestStream: false,
         responseStream: false,
         requestSerialize: identity,
@@ -40,14 +44,23 @@ export function createGrpcServer(queries: QueryService): Server {
         responseDeserialize: identity,
       };
       implementation[method] = (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
-        handler(call.request).then(
-          (response) => callback(null, Buffer.from(response)),
-          (error: unknown) =>
-            callback({
-              code: error instanceof ChainError ? error.grpcCode : status.INTERNAL,
-              details: error instanceof Error ? error.message : String(error),
-            }),
-        );
+        const fail = (error: unknown) =>
+          callback({
+            code: error instanceof ChainError ? error.grpcCode : status.INTERNAL,
+            details: error instanceof ChainError ? grpcMessageOf(error) : error instanceof Error ? error.message : String(error),
+          });
+        let height: number;
+        try {
+          const asked = call.metadata.get(blockHeightHeader);
+          height = queries.heightFor(asked.length === 1 ? parseHeightHeader(String(asked[0])) : 0);
+        } catch (error) {
+          fail(error);
+          return;
+        }
+        const header = new Metadata();
+        header.set(blockHeightHeader, String(height));
+        call.sendMetadata(header);
+        queries.query(path, call.request, height).then((response) => callback(null, Buffer.from(response)), fail);
       };
     }
     server.addService(definition as ServiceDefinition, implementation);

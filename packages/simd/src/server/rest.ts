@@ -2,7 +2,8 @@
  * The REST API server (`--api.address`), grpc-gateway style: the upgrade queries under
  * `/cosmos/upgrade/v1beta1/`, gov proposals under `/cosmos/gov/v1/`, blocks under
  * `/cosmos/base/tendermint/v1beta1/`. Answers are the protobuf responses rendered as JSON, and errors
- * `{"code": <gRPC code>, "message": …, "details": []}`.
+ * `{"code": <gRPC code>, "message": …, "details": []}`. As the SDK's gateway, the request header
+ * `x-cosmos-block-height` selects the height and the answer carries `Grpc-Metadata-X-Cosmos-Block-Height`.
  */
 import http from 'node:http';
 import {
@@ -16,6 +17,7 @@ import { tendermintService } from '../chain/queries.js';
 import { gatewayJson } from './gateway-json.js';
 import { sendJson } from './http.js';
 import type { QueryService } from './query-service.js';
+import { blockHeightHeader, grpcMessageOf, parseHeightHeader, restBlockHeightHeader } from './query-height.js';
 
 type Route = (match: RegExpExecArray, url: URL, queries: QueryService) => Promise<unknown>;
 
@@ -60,6 +62,11 @@ const routes: Array<[RegExp, Route]> = [
 
 const httpStatus: Readonly<Record<number, number>> = { 2: 500, 3: 400, 5: 404, 13: 500, 14: 503 };
 
+/** The queries of one request, all at the height it was answered at. */
+function atHeight(queries: QueryService, height: number): QueryService {
+  return { ...queries, query: (path, data, at = height) => queries.query(path, data, at) };
+}
+
 export function createRestServer(queries: QueryService): http.Server {
   return http.createServer((req, res) => {
     void (async () => {
@@ -72,14 +79,17 @@ export function createRestServer(queries: QueryService): http.Server {
         for (const [pattern, route] of routes) {
           const match = pattern.exec(url.pathname);
           if (match !== null) {
-            sendJson(res, 200, await route(match, url, queries));
+            const asked = req.headersDistinct[blockHeightHeader];
+            const height = queries.heightFor(asked?.length === 1 ? parseHeightHeader(asked[0] as string) : 0);
+            res.setHeader(restBlockHeightHeader, String(height));
+            sendJson(res, 200, await route(match, url, atHeight(queries, height)));
             return;
           }
         }
         sendJson(res, 501, { code: 12, message: 'Not Implemented', details: [] });
       } catch (error) {
         if (error instanceof ChainError) {
-          sendJson(res, httpStatus[error.grpcCode] ?? 500, { code: error.grpcCode, message: error.message, details: [] });
+          sendJson(res, httpStatus[error.grpcCode] ?? 500, { code: error.grpcCode, message: grpcMessageOf(error), details: [] });
         } else {
           sendJson(res, 500, { code: 13, message: error instanceof Error ? error.message : String(error), details: [] });
         }

@@ -10,14 +10,15 @@ import descriptor from 'protobufjs/ext/descriptor/index.js';
 import { createQueryService } from '../../src/server/query-service.js';
 import { describeServices, reflectionServices } from '../../src/server/reflection/index.js';
 
+const unread = () => {
+  throw new Error('not read');
+};
 const served = Object.keys(
   createQueryService({
-    reader: () => {
-      throw new Error('not read');
-    },
-    node: () => {
-      throw new Error('not read');
-    },
+    reader: unread,
+    node: unread,
+    heights: unread,
+    readerAt: unread,
     identity: { chainId: 'sim-1', name: 'simd', version: 'genesis', rpcAddress: () => '' },
   }).services,
 );
