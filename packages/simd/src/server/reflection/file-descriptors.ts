@@ -31,7 +31,20 @@ const scalarTypes: Readonly<Record<string, number>> = {
 const packable = new Set(Object.keys(scalarTypes).filter((t) => t !== 'string' && t !== 'bytes'));
 
 const absolute = (object: protobuf.ReflectionObject) => object.fullName; // protobufjs writes it as `.pkg.Name`
-const jsonName = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+/** protoc's json_name: underscores dropped, the character after each one upper-cased. */
+function jsonName(name: string): string {
+  let out = '';
+  let upper = false;
+  for (const char of name) {
+    if (char === '_') {
+      upper = true;
+    } else {
+      out += upper ? char.toUpperCase() : char;
+      upper = false;
+    }
+  }
+  return out;
+}
 
 function fieldProto(field: protobuf.Field, syntax: Syntax, oneofs: protobuf.OneOf[]): Record<string, unknown> {
   if (field instanceof protobuf.MapField) throw new Error(`map field ${field.fullName} is not supported by the descriptor builder`);
