@@ -1,41 +1,46 @@
 /**
  * gRPC server reflection against a running node, with grpc-js-reflection-client (v1 and v1alpha):
- * the listed services, descriptors that resolve every type, and calls made through clients built
- * only from the reflected descriptors.
+ * the listed services, descriptors that resolve every type and keep their options, and calls made
+ * through clients built only from the reflected descriptors.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { credentials, type Client, type ServiceClientConstructor, type GrpcObject } from '@grpc/grpc-js';
+import { credentials, loadPackageDefinition, type Client, type GrpcObject, type ServiceClientConstructor } from '@grpc/grpc-js';
 import { loadFileDescriptorSetFromBuffer } from '@grpc/proto-loader';
-import { loadPackageDefinition } from '@grpc/grpc-js';
 import { GrpcReflection } from 'grpc-js-reflection-client';
 import protobuf from 'protobufjs';
 import descriptor from 'protobufjs/ext/descriptor/index.js';
 import { simFixture, startNode } from '../support/node-harness.js';
 
 /**
- * The FileDescriptorSet of `symbol` exactly as reflection serves it: the file, then every file it
+ * The files of `symbol` exactly as reflection serves them: the file, then every file it
  * imports, fetched by name as grpcurl does. (The client's own Descriptor re-encodes the set through
  * protobufjs, which repeats each gogoproto option extension on the extended descriptor.proto type;
  * proto-loader then refuses the duplicate, against this node as against any Cosmos node.)
  */
-async function reflectedSet(reflection: GrpcReflection, symbol: string): Promise<Buffer> {
+async function reflectedFiles(reflection: GrpcReflection, symbol: string): Promise<Map<string, Uint8Array>> {
   const raw = reflection as unknown as {
     getProtoDescriptorBySymbol(symbol: string): Promise<Uint8Array[]>;
     getProtoDescriptorByFileName(name: string): Promise<Uint8Array[]>;
   };
-  const files = new Map<string, protobuf.Message>();
+  const files = new Map<string, Uint8Array>();
   const add = async (list: Uint8Array[]): Promise<void> => {
     for (const bytes of list) {
-      const file = descriptor.FileDescriptorProto.decode(bytes);
-      const { name, dependency } = file as unknown as { name: string; dependency: string[] };
+      const { name, dependency } = descriptor.FileDescriptorProto.decode(bytes) as unknown as { name: string; dependency: string[] };
       if (files.has(name)) continue;
-      files.set(name, file);
+      files.set(name, bytes);
       for (const imported of dependency) if (!files.has(imported)) await add(await raw.getProtoDescriptorByFileName(imported));
     }
   };
   await add(await raw.getProtoDescriptorBySymbol(symbol));
-  return Buffer.from(descriptor.FileDescriptorSet.encode({ file: [...files.values()] } as unknown as protobuf.Message).finish());
+  return files;
+}
+
+/** A FileDescriptorSet of these serialized files (its field 1, repeated). */
+function descriptorSet(files: Map<string, Uint8Array>): Buffer {
+  const writer = protobuf.Writer.create();
+  for (const bytes of files.values()) writer.uint32(10).bytes(bytes);
+  return Buffer.from(writer.finish());
 }
 
 function serviceConstructor(pkg: GrpcObject, name: string): ServiceClientConstructor {
@@ -84,16 +89,28 @@ test('reflection lists every served service and describes them so clients can ca
     ]);
     assert.equal(latest.lookupType('cosmos.base.tendermint.v1beta1.Header').fields.proposerAddress?.type, 'string');
 
+    // The files keep their options: the gateway route of each method, gogoproto's field options.
+    const upgradeFiles = await reflectedFiles(reflection, 'cosmos.upgrade.v1beta1.Query');
+    const upgradeSet = descriptorSet(upgradeFiles);
+    // Read with the served descriptor.proto, whose options types carry the served extensions.
+    const clientRoot = (protobuf.Root as unknown as { fromDescriptor(set: unknown): protobuf.Root }).fromDescriptor(descriptor.FileDescriptorSet.decode(upgradeSet));
+    const fileType = clientRoot.lookupType('google.protobuf.FileDescriptorProto');
+    const described = (name: string) => fileType.toObject(fileType.decode(upgradeFiles.get(name) as Uint8Array)) as any;
+    assert.deepEqual(described('cosmos/upgrade/v1beta1/query.proto').service[0].method[0].options, {
+      '.google.api.http': { get: '/cosmos/upgrade/v1beta1/current_plan' },
+    });
+    const plan = described('cosmos/upgrade/v1beta1/upgrade.proto').message_type.find((m: { name: string }) => m.name === 'Plan');
+    assert.equal(plan.field.find((f: { name: string }) => f.name === 'time').options['.gogoproto.nullable'], false);
+
     // Calls through clients built from the reflected descriptors alone.
     const options = { keepCase: true, longs: String, enums: String, defaults: true };
-    const upgradeSet = await reflectedSet(reflection, 'cosmos.upgrade.v1beta1.Query');
     const Upgrade = serviceConstructor(loadPackageDefinition(loadFileDescriptorSetFromBuffer(upgradeSet, options)), 'cosmos.upgrade.v1beta1.Query');
     const upgrade = new Upgrade(node.addresses.grpc, credentials.createInsecure());
     t.after(() => upgrade.close());
     assert.deepEqual(await unary(upgrade, 'CurrentPlan', {}), { plan: null });
     assert.equal((await unary(upgrade, 'Authority', {})).address, 'cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn');
 
-    const tmSet = await reflectedSet(reflection, 'cosmos.base.tendermint.v1beta1.Service');
+    const tmSet = descriptorSet(await reflectedFiles(reflection, 'cosmos.base.tendermint.v1beta1.Service'));
     const Tendermint = serviceConstructor(loadPackageDefinition(loadFileDescriptorSetFromBuffer(tmSet, options)), 'cosmos.base.tendermint.v1beta1.Service');
     const tendermint = new Tendermint(node.addresses.grpc, credentials.createInsecure());
     t.after(() => tendermint.close());

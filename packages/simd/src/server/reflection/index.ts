@@ -65,11 +65,29 @@ export function protoTypes(): ProtoSources['root'] {
   return allTypes;
 }
 
+interface ReflectionInternals {
+  files?: Record<string, object>;
+  fileEncodings?: Map<object, Uint8Array>;
+}
+
 /** Adds both reflection services to `server`, describing `served` and themselves. */
 export function addReflection(server: Pick<Server, 'addService'>, served: readonly string[]): void {
   const services = [...served, ...reflectionServices];
-  const files = [...describeServices(services).values()].map((bytes) => Buffer.from(bytes));
+  const built = describeServices(services);
   // @grpc/reflection reads only the fileDescriptorProtos of a proto-loader package definition.
+  const files = [...built.values()].map((bytes) => Buffer.from(bytes));
   const definition = { files: { format: 'Protocol Buffer 3 DescriptorProto', type: {}, fileDescriptorProtos: files } };
-  new ReflectionService(definition as unknown as ConstructorParameters<typeof ReflectionService>[0], { services }).addToServer(server);
+  const reflection = new ReflectionService(definition as unknown as ConstructorParameters<typeof ReflectionService>[0], { services });
+  // It re-encodes each file with protobufjs's descriptor types, which drop the options' extensions
+  // (gogoproto, google.api.http…): serve the files as built. Were its internals to change, the files
+  // would go out without those options, still complete for resolving every type.
+  const internals = reflection as unknown as { v1?: ReflectionInternals; v1Alpha?: ReflectionInternals };
+  for (const version of [internals.v1, internals.v1Alpha]) {
+    if (version?.files === undefined || !(version.fileEncodings instanceof Map)) continue;
+    for (const [name, file] of Object.entries(version.files)) {
+      const bytes = built.get(name);
+      if (bytes !== undefined) version.fileEncodings.set(file, bytes);
+    }
+  }
+  reflection.addToServer(server);
 }

@@ -17,6 +17,8 @@ export interface ProtoFile {
   readonly syntax: 'proto2' | 'proto3';
   /** Import paths, in the file's order. */
   readonly imports: string[];
+  /** The file's own options, as protobufjs's parsedOptions (protobufjs merges them into the package). */
+  readonly options: Array<Record<string, unknown>>;
 }
 
 export interface ProtoSources {
@@ -47,6 +49,17 @@ function sourcePath(name: string): string {
   return join(packageDir(`@protobufs/${top}`), ...rest);
 }
 
+/** A file's top-level `option name = value;` lines. */
+function fileOptions(source: string): Array<Record<string, unknown>> {
+  const options: Array<Record<string, unknown>> = [];
+  for (const [, name, raw] of source.matchAll(/^option\s+(\(?[\w.]+\)?)\s*=\s*("(?:[^"\\]|\\.)*"|[\w.+-]+)\s*;/gm)) {
+    const text = raw as string;
+    const value = text.startsWith('"') ? (JSON.parse(text) as string) : text === 'true' ? true : text === 'false' ? false : /^-?\d+$/.test(text) ? Number(text) : text;
+    options.push({ [name as string]: value });
+  }
+  return options;
+}
+
 /** Reads `names` and, transitively, what they import. */
 export function readProtoSources(names: readonly string[]): ProtoSources {
   const sources: ProtoSources = { root: new protobuf.Root(), files: new Map() };
@@ -65,7 +78,7 @@ export function readMore(sources: ProtoSources, names: readonly string[]): void 
       const parsed = protobuf.parse(source, root, { keepCase: true, alternateCommentMode: false });
       const syntax = /^\s*syntax\s*=\s*"proto2"/m.test(source) ? 'proto2' : 'proto3';
       const imports = [...(parsed.imports ?? []), ...(parsed.weakImports ?? [])];
-      files.set(name, { name, package: parsed.package ?? '', syntax, imports });
+      files.set(name, { name, package: parsed.package ?? '', syntax, imports, options: fileOptions(source) });
     } finally {
       parser.filename = null;
     }

@@ -93,6 +93,7 @@ function tendermintService(sources: ProtoSources): void {
     name: typesFile,
     package: 'cosmos.base.tendermint.v1beta1',
     syntax: 'proto3',
+    options: [{ go_package: 'github.com/cosmos/cosmos-sdk/client/grpc/tmservice' }],
     imports: [
       'gogoproto/gogo.proto',
       'tendermint/types/types.proto',
@@ -137,7 +138,8 @@ function tendermintService(sources: ProtoSources): void {
   defineType(pkg, queryFile, 'ProofOp', { type: { type: 'string', id: 1 }, key: { type: 'bytes', id: 2 }, data: { type: 'bytes', id: 3 } });
   defineType(pkg, queryFile, 'ProofOps', { ops: { type: 'ProofOp', id: 1, rule: 'repeated' } });
   const service = root.lookupService('cosmos.base.tendermint.v1beta1.Service');
-  service.add(new protobuf.Method('ABCIQuery', 'rpc', 'ABCIQueryRequest', 'ABCIQueryResponse'));
+  const http = { '(google.api.http)': { get: '/cosmos/base/tendermint/v1beta1/abci_query' } };
+  service.add(new protobuf.Method('ABCIQuery', 'rpc', 'ABCIQueryRequest', 'ABCIQueryResponse', false, false, undefined, undefined, [http]));
   files.set(queryFile, { ...query, imports: [...query.imports, 'amino/amino.proto', typesFile] });
 }
 
