@@ -6,7 +6,6 @@ import {
   logVerbosity,
   Server,
   ServerCredentials,
-  status,
   type MethodDefinition,
   type sendUnaryData,
   type ServerUnaryCall,
@@ -14,8 +13,9 @@ import {
   setLogVerbosity,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
-import { ChainError } from '../util/errors.js';
 import { listenError } from './http.js';
+import { grpcStatusOf } from './query-errors.js';
+import { grpcGoUnknownMethodWords } from './grpc-unknown.js';
 import type { QueryService } from './query-service.js';
 
 const identity = (value: Buffer | Uint8Array) => Buffer.from(value);
@@ -24,6 +24,7 @@ export function createGrpcServer(queries: QueryService): Server {
   // grpc-js would print its own copy of bind errors; ours (listenError) names the flag and the fix.
   setLogVerbosity(logVerbosity.NONE);
   const server = new Server();
+  grpcGoUnknownMethodWords(server);
   for (const [service, methods] of Object.entries(queries.services)) {
     const definition: Record<string, MethodDefinition<Buffer, Buffer>> = {};
     const implementation: UntypedServiceImplementation = {};
@@ -40,11 +41,10 @@ export function createGrpcServer(queries: QueryService): Server {
       implementation[method] = (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
         handler(call.request).then(
           (response) => callback(null, Buffer.from(response)),
-          (error: unknown) =>
-            callback({
-              code: error instanceof ChainError ? error.grpcCode : status.INTERNAL,
-              details: error instanceof Error ? error.message : String(error),
-            }),
+          (error: unknown) => {
+            const { code, message } = grpcStatusOf(error);
+            callback({ code, details: message });
+          },
         );
       };
     }

@@ -7,11 +7,12 @@
 import type { KVReader } from '../store/kv.js';
 import { prefixed } from '../store/kv.js';
 import { appliedStoreUpgrades, mountedStores } from '../store/stores.js';
-import { ChainError, GrpcCode } from '../util/errors.js';
+import { ChainError } from '../util/errors.js';
 import { upgradeQueries, upgradeQueryService, type ProtoHandler } from '../upgrade/queries.js';
 import { tendermintQueries, tendermintService } from '../chain/queries.js';
 import { allProposals, getParams, getProposal, govStorePrefix } from '../gov/state.js';
 import { unknownProposal } from '../gov/errors.js';
+import { grpcRoutedError, unknownQueryPath } from './query-errors.js';
 
 /** What the running node says about itself (`/sim/node`). */
 export interface NodeState {
@@ -31,10 +32,6 @@ export interface QueryService {
 }
 
 type JsonHandler = (request: Record<string, unknown>) => Promise<unknown>;
-
-function unknownPath(path: string): ChainError {
-  return new ChainError('sdk', 6, `unknown query path ${JSON.stringify(path)}: unknown request`, GrpcCode.notFound);
-}
 
 export function createQueryService(options: { reader: () => KVReader; node: () => NodeState }): QueryService {
   const { reader, node } = options;
@@ -66,10 +63,16 @@ export function createQueryService(options: { reader: () => KVReader; node: () =
       const match = /^\/([\w.]+)\/(\w+)$/.exec(path);
       if (match !== null) {
         const handler = (services as Record<string, Record<string, ProtoHandler>>)[match[1] as string]?.[match[2] as string];
-        if (handler !== undefined) return handler(data);
+        if (handler !== undefined) {
+          try {
+            return await handler(data);
+          } catch (error) {
+            throw grpcRoutedError(error);
+          }
+        }
       }
       const handler = Object.hasOwn(json, path) ? json[path] : undefined;
-      if (handler === undefined) throw unknownPath(path);
+      if (handler === undefined) throw unknownQueryPath();
       const text = Buffer.from(data).toString('utf8');
       let request: Record<string, unknown> = {};
       if (text.trim() !== '') {

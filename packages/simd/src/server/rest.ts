@@ -8,13 +8,16 @@ import http from 'node:http';
 import {
   QueryAppliedPlanRequest,
   QueryModuleVersionsRequest,
+  QueryUpgradedConsensusStateRequest,
 } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
 import { GetBlockByHeightRequest, GetBlockByHeightResponse, GetLatestBlockResponse } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
-import { ChainError } from '../util/errors.js';
+import { ChainError, StatusError } from '../util/errors.js';
 import { upgradeJson, upgradeQueryService } from '../upgrade/queries.js';
 import { tendermintService } from '../chain/queries.js';
 import { sendJson } from './http.js';
+import { pathInt64 } from './gateway-params.js';
 import type { QueryService } from './query-service.js';
+import { grpcStatusOf, httpStatusFromCode } from './query-errors.js';
 
 type Route = (match: RegExpExecArray, url: URL, queries: QueryService) => Promise<unknown>;
 
@@ -38,6 +41,13 @@ const routes: Array<[RegExp, Route]> = [
       return upgradeJson.ModuleVersions(await q.query(upgrade('ModuleVersions'), request));
     },
   ],
+  [
+    /^\/cosmos\/upgrade\/v1beta1\/upgraded_consensus_state\/([^/]+)$/,
+    async (m, _u, q) => {
+      const request = QueryUpgradedConsensusStateRequest.encode({ lastHeight: pathInt64(m[1] as string, 'last_height') }).finish();
+      return upgradeJson.UpgradedConsensusState(await q.query(upgrade('UpgradedConsensusState'), request));
+    },
+  ],
   [/^\/cosmos\/upgrade\/v1beta1\/authority$/, async (_m, _u, q) => upgradeJson.Authority(await q.query(upgrade('Authority'), new Uint8Array()))],
   [/^\/cosmos\/gov\/v1\/proposals\/(\d+)$/, async (m, _u, q) => json(q, '/sim/gov/proposal', { proposal_id: m[1] })],
   [/^\/cosmos\/gov\/v1\/proposals$/, async (_m, _u, q) => json(q, '/sim/gov/proposals')],
@@ -55,7 +65,8 @@ const routes: Array<[RegExp, Route]> = [
   [/^\/cosmos\/base\/tendermint\/v1beta1\/syncing$/, async () => ({ syncing: false })],
 ];
 
-const httpStatus: Readonly<Record<number, number>> = { 3: 400, 5: 404, 13: 500, 14: 503 };
+/** grpc-gateway v1's answer to a path or method it has no route for (its ErrUnknownURI). */
+const notImplemented = { code: 12, message: 'Not Implemented', details: [] };
 
 export function createRestServer(queries: QueryService): http.Server {
   return http.createServer((req, res) => {
@@ -63,7 +74,7 @@ export function createRestServer(queries: QueryService): http.Server {
       try {
         const url = new URL(req.url ?? '/', 'http://localhost');
         if (req.method !== 'GET') {
-          sendJson(res, 405, { code: 12, message: `method ${req.method ?? ''} not allowed`, details: [] });
+          sendJson(res, 501, notImplemented);
           return;
         }
         for (const [pattern, route] of routes) {
@@ -73,13 +84,12 @@ export function createRestServer(queries: QueryService): http.Server {
             return;
           }
         }
-        sendJson(res, 501, { code: 12, message: 'Not Implemented', details: [] });
+        sendJson(res, 501, notImplemented);
       } catch (error) {
-        if (error instanceof ChainError) {
-          sendJson(res, httpStatus[error.grpcCode] ?? 500, { code: error.grpcCode, message: error.message, details: [] });
-        } else {
-          sendJson(res, 500, { code: 13, message: error instanceof Error ? error.message : String(error), details: [] });
-        }
+        // The gateway reaches the handlers through gRPC: the body is the gRPC status.
+        const { code, message } =
+          error instanceof ChainError || error instanceof StatusError ? grpcStatusOf(error) : { code: 13, message: error instanceof Error ? error.message : String(error) };
+        sendJson(res, httpStatusFromCode(code), { code, message, details: [] });
       }
     })();
   });

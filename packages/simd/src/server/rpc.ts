@@ -15,6 +15,7 @@ import { storePrefix as upgradeStorePrefix } from '../upgrade/keys.js';
 import { prefixed } from '../store/kv.js';
 import { readBody, sendJson } from './http.js';
 import type { QueryService } from './query-service.js';
+import { UnknownQueryPath } from './query-errors.js';
 
 export interface Broadcast {
   check: CheckResult;
@@ -131,6 +132,7 @@ const methods: Record<string, Method> = {
     } catch (error) {
       if (!(error instanceof ChainError)) throw error;
       Object.assign(response, { code: error.abciCode, codespace: error.codespace, log: error.message });
+      if (error instanceof UnknownQueryPath) response.height = '0';
     }
     return { response };
   },

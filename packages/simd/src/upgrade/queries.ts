@@ -9,6 +9,8 @@ import {
   QueryCurrentPlanResponse,
   QueryModuleVersionsRequest,
   QueryModuleVersionsResponse,
+  QueryUpgradedConsensusStateRequest,
+  QueryUpgradedConsensusStateResponse,
 } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
 import { govAddress } from '../chain/accounts.js';
 import { prefixed, type KVReader } from '../store/kv.js';
@@ -34,6 +36,11 @@ export function upgradeQueries(reader: () => KVReader): Record<string, ProtoHand
       const { name } = QueryAppliedPlanRequest.decode(request);
       const height = await getDoneHeight(kv(), name);
       return QueryAppliedPlanResponse.encode({ height: BigInt(height) }).finish();
+    },
+    // IBC's upgraded consensus states are never stored here: the SDK answers an empty response then.
+    async UpgradedConsensusState(request) {
+      QueryUpgradedConsensusStateRequest.decode(request);
+      return QueryUpgradedConsensusStateResponse.encode({ upgradedConsensusState: new Uint8Array() }).finish();
     },
     async ModuleVersions(request) {
       const { moduleName } = QueryModuleVersionsRequest.decode(request);
@@ -68,5 +75,9 @@ export const upgradeJson = {
       version: m.version.toString(),
     })),
   }),
+  UpgradedConsensusState: (bytes: Uint8Array): { upgraded_consensus_state: string | null } => {
+    const { upgradedConsensusState } = QueryUpgradedConsensusStateResponse.decode(bytes);
+    return { upgraded_consensus_state: upgradedConsensusState.length === 0 ? null : Buffer.from(upgradedConsensusState).toString('base64') };
+  },
   Authority: (bytes: Uint8Array): { address: string } => ({ address: QueryAuthorityResponse.decode(bytes).address }),
 } as const;
