@@ -1,7 +1,9 @@
 /**
  * Every query the node answers, by ABCI path. Protobuf services (`/cosmos.upgrade.v1beta1.Query/…`,
- * `/cosmos.base.tendermint.v1beta1.Service/…`) take and return the real protobuf messages; the
- * simulation's own paths (`/sim/…`: gov proposals, stores, node state) take and return JSON.
+ * `/cosmos.gov.v1.Query/…`, `/cosmos.gov.v1beta1.Query/…`, `/cosmos.base.tendermint.v1beta1.Service/…`)
+ * take and return the real protobuf messages; the simulation's own paths (`/sim/…`: gov proposals and
+ * their grpc-gateway JSON, stores, node state) take and return JSON. A handler's error carries both its
+ * gRPC status and what baseapp makes of it over ABCI (query-errors.ts).
  * gRPC serves the protobuf services, REST renders them as JSON, the CLI reaches all over RPC.
  */
 import type { KVReader } from '../store/kv.js';
@@ -10,8 +12,9 @@ import { appliedStoreUpgrades, mountedStores } from '../store/stores.js';
 import { ChainError } from '../util/errors.js';
 import { upgradeQueries, upgradeQueryService, type ProtoHandler } from '../upgrade/queries.js';
 import { tendermintQueries, tendermintService } from '../chain/queries.js';
-import { allProposals, getParams, getProposal, govStorePrefix } from '../gov/state.js';
-import { unknownProposal } from '../gov/errors.js';
+import { allProposals, getParams, govStorePrefix } from '../gov/state.js';
+import { govGatewayQueries, govQueries } from '../gov/queries.js';
+import { createGovViews } from '../gov/query-views.js';
 import { grpcRoutedError, unknownQueryPath } from './query-errors.js';
 
 /** What the running node says about itself (`/sim/node`). */
@@ -38,14 +41,14 @@ export function createQueryService(options: { reader: () => KVReader; node: () =
   const services = {
     [upgradeQueryService]: upgradeQueries(reader),
     [tendermintService]: tendermintQueries(reader),
+    ...govQueries(reader),
   };
+  const views = createGovViews(reader);
   const gov = () => prefixed(reader(), govStorePrefix);
   const json: Record<string, JsonHandler> = {
     '/sim/gov/proposal': async (request) => {
       const id = String(request.proposal_id ?? '');
-      const proposal = /^\d+$/.test(id) ? await getProposal(gov(), id) : undefined;
-      if (proposal === undefined) throw unknownProposal(id);
-      return { proposal };
+      return { proposal: await views.proposal({ proposalId: /^\d+$/.test(id) ? BigInt(id) : 0n }) };
     },
     '/sim/gov/proposals': async () => ({ proposals: await allProposals(gov()) }),
     '/sim/gov/params': async () => ({ params: await getParams(gov()) }),
@@ -56,6 +59,7 @@ export function createQueryService(options: { reader: () => KVReader; node: () =
       ),
     }),
     '/sim/node': async () => node(),
+    ...govGatewayQueries(reader),
   };
   return {
     services,
@@ -82,7 +86,11 @@ export function createQueryService(options: { reader: () => KVReader; node: () =
           throw new ChainError('sdk', 6, `query ${path} expects JSON data`);
         }
       }
-      return Buffer.from(JSON.stringify(await handler(request)));
+      try {
+        return Buffer.from(JSON.stringify(await handler(request)));
+      } catch (error) {
+        throw grpcRoutedError(error);
+      }
     },
   };
 }

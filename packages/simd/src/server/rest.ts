@@ -1,8 +1,10 @@
 /**
  * The REST API server (`--api.address`), grpc-gateway style: the upgrade queries under
- * `/cosmos/upgrade/v1beta1/`, gov proposals under `/cosmos/gov/v1/`, blocks under
- * `/cosmos/base/tendermint/v1beta1/`. Answers are the protobuf responses rendered as JSON, and errors
- * `{"code": <gRPC code>, "message": …, "details": []}`.
+ * `/cosmos/upgrade/v1beta1/`, the gov queries under `/cosmos/gov/v1/` and `/cosmos/gov/v1beta1/`
+ * (rest-gov.ts), blocks under `/cosmos/base/tendermint/v1beta1/`. Answers are the protobuf responses
+ * rendered as JSON; errors are the gRPC status, `{"code": <gRPC code>, "message": …, "details": []}`, with
+ * the HTTP status the gateway derives from the code; a path or method without a route is
+ * `{"code": 12, "message": "Not Implemented"}` (501).
  */
 import http from 'node:http';
 import {
@@ -16,14 +18,13 @@ import { upgradeJson, upgradeQueryService } from '../upgrade/queries.js';
 import { tendermintService } from '../chain/queries.js';
 import { sendJson } from './http.js';
 import { pathInt64 } from './gateway-params.js';
+import { govRoutes } from './rest-gov.js';
 import type { QueryService } from './query-service.js';
 import { grpcStatusOf, httpStatusFromCode } from './query-errors.js';
 
 type Route = (match: RegExpExecArray, url: URL, queries: QueryService) => Promise<unknown>;
 
 const upgrade = (method: string) => `/${upgradeQueryService}/${method}`;
-const json = async (queries: QueryService, path: string, request: unknown = {}) =>
-  JSON.parse(Buffer.from(await queries.query(path, Buffer.from(JSON.stringify(request)))).toString('utf8')) as unknown;
 
 const routes: Array<[RegExp, Route]> = [
   [/^\/cosmos\/upgrade\/v1beta1\/current_plan$/, async (_m, _u, q) => upgradeJson.CurrentPlan(await q.query(upgrade('CurrentPlan'), new Uint8Array()))],
@@ -49,9 +50,7 @@ const routes: Array<[RegExp, Route]> = [
     },
   ],
   [/^\/cosmos\/upgrade\/v1beta1\/authority$/, async (_m, _u, q) => upgradeJson.Authority(await q.query(upgrade('Authority'), new Uint8Array()))],
-  [/^\/cosmos\/gov\/v1\/proposals\/(\d+)$/, async (m, _u, q) => json(q, '/sim/gov/proposal', { proposal_id: m[1] })],
-  [/^\/cosmos\/gov\/v1\/proposals$/, async (_m, _u, q) => json(q, '/sim/gov/proposals')],
-  [/^\/cosmos\/gov\/v1\/params(?:\/\w+)?$/, async (_m, _u, q) => json(q, '/sim/gov/params')],
+  ...govRoutes,
   [
     /^\/cosmos\/base\/tendermint\/v1beta1\/blocks\/(latest|\d+)$/,
     async (m, _u, q) => {
