@@ -1,11 +1,16 @@
 /**
  * The gov data as the protobuf messages of cosmjs-types: `cosmos.gov.v1` and the legacy `cosmos.gov.v1beta1`
  * (the SDK's v3 conversion: the first message as `content`, unset times as Go's zero time, decimals as
- * their 10¹⁸ integers).
+ * their 10¹⁸ integers). cosmjs-types 0.9 has SDK 0.47's gov v1; the fields v0.50 added to Proposal and
+ * Params are appended to those messages' bytes under their v0.50 field numbers, so clients built with
+ * v0.50's protos read them and older ones skip them.
  */
 import * as v1 from 'cosmjs-types/cosmos/gov/v1/gov.js';
 import * as v1beta1 from 'cosmjs-types/cosmos/gov/v1beta1/gov.js';
 import type { PageResponse as PageResponseProto } from 'cosmjs-types/cosmos/base/query/v1beta1/pagination.js';
+import { BinaryWriter } from 'cosmjs-types/binary.js';
+import { Coin } from 'cosmjs-types/cosmos/base/v1beta1/coin.js';
+import { Duration } from 'cosmjs-types/google/protobuf/duration.js';
 import { durationProto, legacyDec, legacyDecAtomics, timestampProto, zeroTime } from './encoding.js';
 import { messageToAny } from './messages.js';
 import type { PageResponse } from './paginate.js';
@@ -115,4 +120,31 @@ export function legacyParamsV1beta1(p: GovParams, type: ParamsType) {
         ? { quorum: dec(p.quorum), threshold: dec(p.threshold), vetoThreshold: dec(p.veto_threshold) }
         : { quorum: new Uint8Array(), threshold: new Uint8Array(), vetoThreshold: new Uint8Array() },
   };
+}
+
+/** A v1 Proposal's bytes, with v0.50's `expedited` (16) and `failed_reason` (17) when set. */
+export function proposalV1Bytes(p: Proposal): Uint8Array {
+  const writer = v1.Proposal.encode(proposalV1(p));
+  if (p.expedited) writer.uint32(128).bool(true);
+  if (p.failed_reason !== '') writer.uint32(138).string(p.failed_reason);
+  return writer.finish();
+}
+
+/**
+ * A v1 Params' bytes, with v0.50's fields at their defaults: proposal_cancel_ratio (8), expedited_voting_period
+ * (10), expedited_threshold (11), expedited_min_deposit (12), min_deposit_ratio (16).
+ */
+export function paramsV1Bytes(p: GovParams): Uint8Array {
+  const writer = v1.Params.encode(paramsV1(p));
+  writer.uint32(66).string(legacyDec('0.5'));
+  Duration.encode({ seconds: 86_400n, nanos: 0 }, writer.uint32(82).fork()).ldelim();
+  writer.uint32(90).string(legacyDec('0.667'));
+  Coin.encode({ denom: p.min_deposit[0]?.denom ?? 'stake', amount: '50000000' }, writer.uint32(98).fork()).ldelim();
+  writer.uint32(130).string(legacyDec('0.01'));
+  return writer.finish();
+}
+
+/** Appends `bytes` as the length-delimited field `field` of the message being written. */
+export function appendMessage(writer: BinaryWriter, field: number, bytes: Uint8Array): BinaryWriter {
+  return writer.uint32((field << 3) | 2).bytes(bytes);
 }

@@ -28,11 +28,13 @@ function v1Handlers(views: GovViews): Record<string, ProtoHandler> {
   return {
     async Proposal(bytes) {
       const proposal = await views.proposal(q1.QueryProposalRequest.decode(bytes));
-      return q1.QueryProposalResponse.encode({ proposal: pb.proposalV1(proposal) }).finish();
+      return pb.appendMessage(q1.QueryProposalResponse.encode({}), 1, pb.proposalV1Bytes(proposal)).finish();
     },
     async Proposals(bytes) {
       const { proposals, pagination } = await views.proposals(q1.QueryProposalsRequest.decode(bytes));
-      return q1.QueryProposalsResponse.encode({ proposals: proposals.map(pb.proposalV1), pagination: pb.pageProto(pagination) }).finish();
+      const writer = q1.QueryProposalsResponse.encode({ proposals: [], pagination: pb.pageProto(pagination) });
+      for (const proposal of proposals) pb.appendMessage(writer, 1, pb.proposalV1Bytes(proposal));
+      return writer.finish();
     },
     async Vote(bytes) {
       const vote = await views.vote(q1.QueryVoteRequest.decode(bytes));
@@ -44,7 +46,7 @@ function v1Handlers(views: GovViews): Record<string, ProtoHandler> {
     },
     async Params(bytes) {
       const { params, type } = await views.params(q1.QueryParamsRequest.decode(bytes));
-      return q1.QueryParamsResponse.encode({ ...pb.legacyParamsV1(params, type), params: pb.paramsV1(params) }).finish();
+      return pb.appendMessage(q1.QueryParamsResponse.encode(pb.legacyParamsV1(params, type)), 4, pb.paramsV1Bytes(params)).finish();
     },
     async Deposit(bytes) {
       const deposit = await views.deposit(q1.QueryDepositRequest.decode(bytes));
