@@ -1,9 +1,10 @@
 /**
  * Pagination of a store collection, with the SDK's rules (types/query CollectionFilteredPaginate, v0.50):
  * `key` and `offset` exclude each other; no limit means 100 and a counted total; by key, the page starts
- * at the key and no total is given; by offset, `offset` raw entries are skipped (more than there are is
- * collections' "invalid iterator") and the total counts the offset plus the matches after it. The next
- * key is the store key of the entry following the page, whether it matches or not.
+ * at the key, the next key is the next match and no total is given; by offset, `offset` raw entries are
+ * skipped (more than there are gives an empty page), the next key is the entry after the page (counting
+ * the total, the next match) and the total counts the offset plus the matches after it. Keys are relative
+ * to the collection's prefix (votes and deposits: the address bytes under the proposal id).
  */
 import { StatusError, GrpcCode } from '../util/errors.js';
 
@@ -28,19 +29,12 @@ export interface Entry<T> {
 
 export const defaultLimit = 100n;
 
-/** collections.ErrInvalidIterator: an offset past the end. */
-export class InvalidIterator extends Error {
-  constructor() {
-    super('collections: invalid iterator');
-  }
-}
-
 /** The error every paginated gov query returns for both a key and an offset, as codes.Internal. */
 export function bothKeyAndOffset(): StatusError {
   return new StatusError(GrpcCode.internal, 'invalid request, either offset or key is expected, got both');
 }
 
-/** Pages `entries` (sorted by key, ascending) keeping those `include` accepts; throws InvalidIterator. */
+/** Pages `entries` (sorted by key, ascending) keeping those `include` accepts. */
 export function paginate<T>(
   entries: ReadonlyArray<Entry<T>>,
   request: PageRequest | undefined,
@@ -62,15 +56,17 @@ export function paginate<T>(
     ordered = ordered.filter((e) => (reverse ? Buffer.compare(e.key, key) <= 0 : Buffer.compare(e.key, key) >= 0));
     let nextKey: Buffer | null = null;
     for (const entry of ordered) {
+      if (!include(entry.value)) continue;
       if (BigInt(results.length) === limit) {
         nextKey = entry.key;
         break;
       }
-      if (include(entry.value)) results.push(entry.value);
+      results.push(entry.value);
     }
     return { results, page: { nextKey, total: 0n } };
   }
-  if (offset > BigInt(ordered.length)) throw new InvalidIterator();
+  // collections' invalid iterator, which the SDK answers with an empty page.
+  if (offset > BigInt(ordered.length)) return { results: [], page: { nextKey: null, total: 0n } };
   let count = 0n;
   let nextKey: Buffer | null = null;
   for (const entry of ordered.slice(Number(offset))) {

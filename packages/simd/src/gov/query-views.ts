@@ -14,7 +14,7 @@ import type { Coin } from '../util/coins.js';
 import { allProposals, getDeposits, getParams, getProposal, getVotes, govStorePrefix } from './state.js';
 import { tally } from './tally.js';
 import { emptyTally, proposalStatus, type GovParams, type Proposal, type TallyResult, type VoteOption } from './types.js';
-import { InvalidIterator, paginate, type Entry, type PageRequest, type PageResponse } from './paginate.js';
+import { paginate, type Entry, type PageRequest, type PageResponse } from './paginate.js';
 
 /** The fields of the gov query requests (v1 and v1beta1 alike), as cosmjs-types decodes them. */
 export interface GovRequest {
@@ -69,8 +69,8 @@ export function addressBytes(text: string): Buffer {
   return bytes;
 }
 
-/** A key of the (proposal id, address) collections: votes and deposits. */
-const pairKey = (id: bigint, address: string) => Buffer.concat([uint64BE(id), addressBytes(address)]);
+/** A key of the (proposal id, address) collections (votes, deposits) under one proposal's prefix: the address bytes. */
+const pairKey = (address: string) => addressBytes(address);
 
 const byKey = <T>(entries: Array<Entry<T>>) => entries.sort((a, b) => Buffer.compare(a.key, b.key));
 
@@ -85,12 +85,12 @@ export function createGovViews(reader: () => KVReader) {
 
   async function votesOf(id: bigint): Promise<Array<Entry<VoteView>>> {
     const votes = await getVotes(gov(), id.toString());
-    return byKey(votes.map((v) => ({ key: pairKey(id, v.voter), value: { proposal_id: id.toString(), voter: v.voter, option: v.option } })));
+    return byKey(votes.map((v) => ({ key: pairKey(v.voter), value: { proposal_id: id.toString(), voter: v.voter, option: v.option } })));
   }
 
   async function depositsOf(id: bigint): Promise<Array<Entry<DepositView>>> {
     const deposits = await getDeposits(gov(), id.toString());
-    return byKey(deposits.map((d) => ({ key: pairKey(id, d.depositor), value: { proposal_id: id.toString(), depositor: d.depositor, amount: d.amount } })));
+    return byKey(deposits.map((d) => ({ key: pairKey(d.depositor), value: { proposal_id: id.toString(), depositor: d.depositor, amount: d.amount } })));
   }
 
   /** CollectionPaginate over one proposal's entries: every error is codes.Internal. */
@@ -127,8 +127,6 @@ export function createGovViews(reader: () => KVReader) {
         const { results, page } = paginate(entries, request.pagination, include);
         return { proposals: results, pagination: page };
       } catch (error) {
-        // The keeper answers an offset past the end with an empty page and no pagination.
-        if (error instanceof InvalidIterator) return { proposals: [], pagination: null };
         if (error instanceof StatusError) throw error;
         throw new StatusError(GrpcCode.internal, error instanceof Error ? error.message : String(error));
       }
