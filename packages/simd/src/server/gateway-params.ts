@@ -69,11 +69,11 @@ export function paginationParams(url: URL): Record<string, unknown> | undefined 
   return Object.keys(page).length === 0 ? undefined : page;
 }
 
-/** A ProposalStatus query parameter: its name or number. */
-export function enumParam(url: URL, name: string, values: Readonly<Record<string, number>>): string | undefined {
+/** An enum query parameter: its name or number; anything else is `<v> is not a valid <Go type>`. */
+export function enumParam(url: URL, name: string, values: Readonly<Record<string, number>>, goType: string): string | undefined {
   const value = url.searchParams.getAll(name).at(-1);
   if (value === undefined) return undefined;
   if (Object.hasOwn(values, value)) return value;
-  if (/^-?\d+$/.test(value) && Object.values(values).includes(Number(value))) return value;
-  throw new StatusError(GrpcCode.invalidArgument, `enum ${JSON.stringify(value)} is not a valid value`);
+  if (/^[+-]?\d+$/.test(value) && Object.values(values).includes(Number(value))) return String(Number(value));
+  throw new StatusError(GrpcCode.invalidArgument, `${value} is not a valid ${goType}`);
 }

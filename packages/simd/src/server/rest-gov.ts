@@ -22,7 +22,7 @@ export const govRoutes: Array<[RegExp, Route]> = [
     /^\/cosmos\/gov\/(v1|v1beta1)\/proposals$/,
     async (m, url, q) =>
       ask(q, m[1] as string, 'Proposals', {
-        proposal_status: enumParam(url, 'proposal_status', statusNumbers),
+        proposal_status: enumParam(url, 'proposal_status', statusNumbers, `${m[1] as string}.ProposalStatus`),
         voter: url.searchParams.getAll('voter').at(-1),
         depositor: url.searchParams.getAll('depositor').at(-1),
         pagination: paginationParams(url),

@@ -116,6 +116,7 @@ test('gov queries: v1 and v1beta1 over gRPC, abci_query (CosmJS) and REST', asyn
   );
   const inDeposit = await rest('/cosmos/gov/v1/proposals?proposal_status=PROPOSAL_STATUS_DEPOSIT_PERIOD');
   assert.deepEqual([inDeposit.proposals.map((p: { id: string }) => p.id), inDeposit.pagination], [['2'], { next_key: null, total: '1' }]);
+  assert.deepEqual((await rest('/cosmos/gov/v1/proposals?proposal_status=3')).proposals.map((p: { id: string }) => p.id), ['1']);
   const limited = await rest('/cosmos/gov/v1beta1/proposals?pagination.limit=1');
   assert.deepEqual([limited.proposals.map((p: { proposal_id: string }) => p.proposal_id), limited.pagination], [['1'], { next_key: 'AAAAAAAAAAI=', total: '0' }]);
   assert.deepEqual(await rest(`/cosmos/gov/v1/proposals/2/deposits/${alice}`), {
