@@ -7,7 +7,7 @@
 import * as q1 from 'cosmjs-types/cosmos/gov/v1/query.js';
 import * as q1beta1 from 'cosmjs-types/cosmos/gov/v1beta1/query.js';
 import type { KVReader } from '../store/kv.js';
-import { GrpcCode, StatusError } from '../util/errors.js';
+import { decodeRequest, GrpcCode, StatusError } from '../util/errors.js';
 import type { ProtoHandler } from '../upgrade/queries.js';
 import * as gw from './gateway.js';
 import * as pb from './proto.js';
@@ -27,37 +27,37 @@ function legacyType(type: ParamsType): ParamsType {
 function v1Handlers(views: GovViews): Record<string, ProtoHandler> {
   return {
     async Proposal(bytes) {
-      const proposal = await views.proposal(q1.QueryProposalRequest.decode(bytes));
+      const proposal = await views.proposal(decodeRequest(q1.QueryProposalRequest, bytes));
       return pb.appendMessage(q1.QueryProposalResponse.encode({}), 1, pb.proposalV1Bytes(proposal)).finish();
     },
     async Proposals(bytes) {
-      const { proposals, pagination } = await views.proposals(q1.QueryProposalsRequest.decode(bytes));
+      const { proposals, pagination } = await views.proposals(decodeRequest(q1.QueryProposalsRequest, bytes));
       const writer = q1.QueryProposalsResponse.encode({ proposals: [], pagination: pb.pageProto(pagination) });
       for (const proposal of proposals) pb.appendMessage(writer, 1, pb.proposalV1Bytes(proposal));
       return writer.finish();
     },
     async Vote(bytes) {
-      const vote = await views.vote(q1.QueryVoteRequest.decode(bytes));
+      const vote = await views.vote(decodeRequest(q1.QueryVoteRequest, bytes));
       return q1.QueryVoteResponse.encode({ vote: pb.voteV1(vote) }).finish();
     },
     async Votes(bytes) {
-      const { votes, pagination } = await views.votes(q1.QueryVotesRequest.decode(bytes));
+      const { votes, pagination } = await views.votes(decodeRequest(q1.QueryVotesRequest, bytes));
       return q1.QueryVotesResponse.encode({ votes: votes.map(pb.voteV1), pagination: pb.pageProto(pagination) }).finish();
     },
     async Params(bytes) {
-      const { params, type } = await views.params(q1.QueryParamsRequest.decode(bytes));
+      const { params, type } = await views.params(decodeRequest(q1.QueryParamsRequest, bytes));
       return pb.appendMessage(q1.QueryParamsResponse.encode(pb.legacyParamsV1(params, type)), 4, pb.paramsV1Bytes(params)).finish();
     },
     async Deposit(bytes) {
-      const deposit = await views.deposit(q1.QueryDepositRequest.decode(bytes));
+      const deposit = await views.deposit(decodeRequest(q1.QueryDepositRequest, bytes));
       return q1.QueryDepositResponse.encode({ deposit: pb.depositProto(deposit) }).finish();
     },
     async Deposits(bytes) {
-      const { deposits, pagination } = await views.deposits(q1.QueryDepositsRequest.decode(bytes));
+      const { deposits, pagination } = await views.deposits(decodeRequest(q1.QueryDepositsRequest, bytes));
       return q1.QueryDepositsResponse.encode({ deposits: deposits.map(pb.depositProto), pagination: pb.pageProto(pagination) }).finish();
     },
     async TallyResult(bytes) {
-      const tally = await views.tallyResult(q1.QueryTallyResultRequest.decode(bytes));
+      const tally = await views.tallyResult(decodeRequest(q1.QueryTallyResultRequest, bytes));
       return q1.QueryTallyResultResponse.encode({ tally: pb.tallyV1(tally) }).finish();
     },
   };
@@ -66,35 +66,35 @@ function v1Handlers(views: GovViews): Record<string, ProtoHandler> {
 function v1beta1Handlers(views: GovViews): Record<string, ProtoHandler> {
   return {
     async Proposal(bytes) {
-      const proposal = await views.proposal(q1beta1.QueryProposalRequest.decode(bytes));
+      const proposal = await views.proposal(decodeRequest(q1beta1.QueryProposalRequest, bytes));
       return q1beta1.QueryProposalResponse.encode({ proposal: pb.proposalV1beta1(proposal) }).finish();
     },
     async Proposals(bytes) {
-      const { proposals, pagination } = await views.proposals(q1beta1.QueryProposalsRequest.decode(bytes));
+      const { proposals, pagination } = await views.proposals(decodeRequest(q1beta1.QueryProposalsRequest, bytes));
       return q1beta1.QueryProposalsResponse.encode({ proposals: proposals.map(pb.proposalV1beta1), pagination: pb.pageProto(pagination) }).finish();
     },
     async Vote(bytes) {
-      const vote = await views.vote(q1beta1.QueryVoteRequest.decode(bytes));
+      const vote = await views.vote(decodeRequest(q1beta1.QueryVoteRequest, bytes));
       return q1beta1.QueryVoteResponse.encode({ vote: pb.voteV1beta1(vote) }).finish();
     },
     async Votes(bytes) {
-      const { votes, pagination } = await views.votes(q1beta1.QueryVotesRequest.decode(bytes));
+      const { votes, pagination } = await views.votes(decodeRequest(q1beta1.QueryVotesRequest, bytes));
       return q1beta1.QueryVotesResponse.encode({ votes: votes.map(pb.voteV1beta1), pagination: pb.pageProto(pagination) }).finish();
     },
     async Params(bytes) {
-      const { params, type } = await views.params(q1beta1.QueryParamsRequest.decode(bytes));
+      const { params, type } = await views.params(decodeRequest(q1beta1.QueryParamsRequest, bytes));
       return q1beta1.QueryParamsResponse.encode(pb.legacyParamsV1beta1(params, legacyType(type))).finish();
     },
     async Deposit(bytes) {
-      const deposit = await views.deposit(q1beta1.QueryDepositRequest.decode(bytes));
+      const deposit = await views.deposit(decodeRequest(q1beta1.QueryDepositRequest, bytes));
       return q1beta1.QueryDepositResponse.encode({ deposit: pb.depositProto(deposit) }).finish();
     },
     async Deposits(bytes) {
-      const { deposits, pagination } = await views.deposits(q1beta1.QueryDepositsRequest.decode(bytes));
+      const { deposits, pagination } = await views.deposits(decodeRequest(q1beta1.QueryDepositsRequest, bytes));
       return q1beta1.QueryDepositsResponse.encode({ deposits: deposits.map(pb.depositProto), pagination: pb.pageProto(pagination) }).finish();
     },
     async TallyResult(bytes) {
-      const tally = await views.tallyResult(q1beta1.QueryTallyResultRequest.decode(bytes));
+      const tally = await views.tallyResult(decodeRequest(q1beta1.QueryTallyResultRequest, bytes));
       return q1beta1.QueryTallyResultResponse.encode({ tally: pb.tallyV1beta1(tally) }).finish();
     },
   };

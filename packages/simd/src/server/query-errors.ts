@@ -9,7 +9,7 @@
  *   with no gRPC status → `invalid request`), codespace `sdk`.
  * - REST: the HTTP status grpc-gateway derives from the gRPC code (runtime.HTTPStatusFromCode).
  */
-import { ChainError, GrpcCode, StatusError } from '../util/errors.js';
+import { ChainError, GrpcCode, RequestDecodeError, StatusError } from '../util/errors.js';
 
 const codeNames = [
   'OK', 'Canceled', 'Unknown', 'InvalidArgument', 'DeadlineExceeded', 'NotFound', 'AlreadyExists', 'PermissionDenied',
@@ -49,6 +49,7 @@ function rootFor(grpcCode: number) {
 export function grpcStatusOf(error: unknown): { code: number; message: string } {
   if (error instanceof ChainError) return { code: error.grpcCode, message: error.grpcMessage };
   if (error instanceof StatusError) return { code: error.grpcCode, message: error.message };
+  if (error instanceof RequestDecodeError) return { code: GrpcCode.internal, message: `grpc: error unmarshalling request: ${error.message}` };
   return { code: GrpcCode.unknown, message: error instanceof Error ? error.message : String(error) };
 }
 
@@ -66,8 +67,10 @@ export function grpcRoutedError(error: unknown): ChainError {
     const base = rootFor(error.grpcCode);
     return new ChainError('sdk', base.code, `${error.message}: ${base.description}`, error.grpcCode, error.grpcMessage);
   }
+  // An error without a gRPC status (a request that does not decode, as in the SDK) is `invalid request`.
   const message = error instanceof Error ? error.message : String(error);
-  return new ChainError('sdk', root.invalidRequest.code, `${message}: ${root.invalidRequest.description}`, GrpcCode.unknown, message);
+  const grpc = grpcStatusOf(error);
+  return new ChainError('sdk', root.invalidRequest.code, `${message}: ${root.invalidRequest.description}`, grpc.code, grpc.message);
 }
 
 /**

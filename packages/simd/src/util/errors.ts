@@ -99,3 +99,23 @@ export function unauthorized(message: string): ChainError {
 export function notFound(message: string): ChainError {
   return new ChainError('sdk', 38, message, GrpcCode.notFound);
 }
+
+/**
+ * A query's request bytes that are not the request message. gRPC refuses them before any handler runs
+ * (grpc-go: Internal, `grpc: error unmarshalling request: …`); over ABCI the SDK answers `invalid request`.
+ */
+export class RequestDecodeError extends Error {
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = 'RequestDecodeError';
+  }
+}
+
+/** Decodes a query request with its cosmjs-types message, throwing RequestDecodeError. */
+export function decodeRequest<T>(type: { decode(bytes: Uint8Array): T }, bytes: Uint8Array): T {
+  try {
+    return type.decode(bytes);
+  } catch (error) {
+    throw new RequestDecodeError(error);
+  }
+}

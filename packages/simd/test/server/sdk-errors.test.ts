@@ -68,6 +68,12 @@ test('query errors: codes, messages and statuses as the SDK gives them on gRPC, 
     const error = await grpcError(request());
     assert.deepEqual([error.code, error.details], [code, details]);
   }
+  // Request bytes that are not the request message: refused before the handler, as grpc-go does.
+  const garbled = new Uint8Array([0x08, 0xff]);
+  const undecodable = await grpcError(call('/cosmos.gov.v1.Query/Proposal', garbled));
+  assert.equal(undecodable.code, status.INTERNAL);
+  assert.match(undecodable.details, /^grpc: error unmarshalling request: /);
+
   // An offset past the end is an empty page (the SDK's pagination swallows collections' invalid iterator).
   const pastEnd = { key: new Uint8Array(), offset: 9n, limit: 0n, countTotal: false, reverse: false };
   const past = await govV1.Proposals({ proposalStatus: 0, voter: '', depositor: '', pagination: pastEnd });
@@ -109,6 +115,9 @@ test('query errors: codes, messages and statuses as the SDK gives them on gRPC, 
   assert.deepEqual([missingProposal.code, missingProposal.codespace, missingProposal.log], [22, 'sdk', "rpc error: code = NotFound desc = proposal 99 doesn't exist: key not found"]);
   const zero = await abci('/cosmos.gov.v1.Query/Proposal', QueryProposalRequest.encode({ proposalId: 0n }).finish());
   assert.deepEqual([zero.code, zero.codespace, zero.log], [18, 'sdk', 'rpc error: code = InvalidArgument desc = proposal id can not be 0: invalid request']);
+  const garbledAbci = await abci('/cosmos.upgrade.v1beta1.Query/ModuleVersions', garbled);
+  assert.deepEqual([garbledAbci.code, garbledAbci.codespace], [18, 'sdk']);
+  assert.match(garbledAbci.log, /: invalid request$/);
   const unknownPath = await abci('/cosmos.nope.v1.Query/Nope', new Uint8Array());
   assert.deepEqual([unknownPath.code, unknownPath.codespace, unknownPath.log, unknownPath.height], [6, 'sdk', 'unknown query path: unknown request', '0']);
 
