@@ -152,7 +152,7 @@ export class App {
     const appHash = nextAppHash(this.appHash, state.ops());
     setCommitInfo(state, { height, appHash });
     state.set(blockKey(height), Buffer.from(JSON.stringify(block)));
-    await this.options.db.commit(state.ops());
+    await this.options.db.commit(state.ops(), { height, lastHeight: this.height });
     this.height = height;
     this.appHash = appHash;
     this.last = block;

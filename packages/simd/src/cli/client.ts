@@ -58,8 +58,10 @@ export async function rpcCall(node: string, method: string, params: Record<strin
   return body.result;
 }
 
-export async function abciQuery(node: string, queryPath: string, data: Uint8Array = new Uint8Array()): Promise<Buffer> {
-  const result = (await rpcCall(node, 'abci_query', { path: queryPath, data: Buffer.from(data).toString('hex') })) as {
+/** An ABCI query at `height` (0 = latest, as `--height`). */
+export async function abciQuery(node: string, queryPath: string, data: Uint8Array = new Uint8Array(), height = 0): Promise<Buffer> {
+  const params = { path: queryPath, data: Buffer.from(data).toString('hex'), ...(height === 0 ? {} : { height: String(height) }) };
+  const result = (await rpcCall(node, 'abci_query', params)) as {
     response: { code: number; log: string; codespace: string; value: string | null };
   };
   const { response } = result;
@@ -67,6 +69,6 @@ export async function abciQuery(node: string, queryPath: string, data: Uint8Arra
   return Buffer.from(response.value ?? '', 'base64');
 }
 
-export async function queryJson<T>(node: string, queryPath: string, request: unknown = {}): Promise<T> {
-  return JSON.parse((await abciQuery(node, queryPath, Buffer.from(JSON.stringify(request)))).toString('utf8')) as T;
+export async function queryJson<T>(node: string, queryPath: string, request: unknown = {}, height = 0): Promise<T> {
+  return JSON.parse((await abciQuery(node, queryPath, Buffer.from(JSON.stringify(request)), height)).toString('utf8')) as T;
 }

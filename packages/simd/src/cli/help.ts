@@ -43,9 +43,13 @@ Flags:
       --halt-mode string               on an upgrade halt: exit (exit code 2) or stay (keep serving, no blocks) (default "exit")
       --halt-height int                commit this height, then stop (exit 0, or stay up with --halt-mode stay)
       --unsafe-skip-upgrades ints      skip the upgrades due at these heights (space- or comma-separated)
+      --pruning string                 past states kept for queries at a height: default|nothing|everything|custom (default "default")
+      --pruning-keep-recent uint       recent states kept (only with --pruning custom; at least 2)
+      --pruning-interval uint          prune every this many blocks (only with --pruning custom; at least 10)
       --log_level string               debug, info or error (default "info")
 
 The bound addresses are written to <home>/config/addresses.json once the node listens.
+The pruning settings may also come from <home>/config/app.toml (flags win).
 `,
   tx: `Transactions.
 
@@ -81,6 +85,7 @@ Usage:
   {bin} query stores
 
 Flags:
+      --height int      use a specific height to query state at (this can error if the node is pruning state)
       --node string     RPC of the node (default: from <home>/config/addresses.json)
   -o, --output string   json or text (default "text"; applied always prints JSON)
 `,

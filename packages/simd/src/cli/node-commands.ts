@@ -1,6 +1,7 @@
 /** `<bin> init`, `<bin> start`, `<bin> status`, `<bin> version`, `<bin> keys`. */
 import { defaultGenesis, writeGenesis } from '../chain/genesis.js';
 import { runNode, type HaltMode } from '../node/run-node.js';
+import { resolvePruning } from '../node/app-config.js';
 import { parseDuration } from '../util/duration.js';
 import { createSimLogger, parseLogLevel } from '../util/log.js';
 import { SimError } from '../util/errors.js';
@@ -65,6 +66,9 @@ export async function start(ctx: NodeCommandContext, argv: readonly string[]): P
       'halt-mode': 'string',
       'halt-height': 'string',
       'unsafe-skip-upgrades': 'list',
+      pruning: 'string',
+      'pruning-keep-recent': 'string',
+      'pruning-interval': 'string',
       'log_level': 'string',
       help: 'boolean',
     },
@@ -76,8 +80,14 @@ export async function start(ctx: NodeCommandContext, argv: readonly string[]): P
   if (level === undefined) throw new UsageProblem(`invalid --log_level ${JSON.stringify(strings['log_level'])}: expected debug, info or error`);
   const blockTimeMs = parseDuration(wrapDuration(strings['block-time'] ?? '1s', '--block-time'));
   const skipHeights = (lists['unsafe-skip-upgrades'] ?? []).map((h) => parseHeight(h, '--unsafe-skip-upgrades height'));
+  const home = strings.home ?? defaultHome(ctx.name);
+  const pruning = await resolvePruning(home, {
+    pruning: strings.pruning,
+    'pruning-keep-recent': strings['pruning-keep-recent'],
+    'pruning-interval': strings['pruning-interval'],
+  });
   return runNode({
-    home: strings.home ?? defaultHome(ctx.name),
+    home,
     name: ctx.name,
     version: ctx.version,
     blockTimeMs,
@@ -87,6 +97,7 @@ export async function start(ctx: NodeCommandContext, argv: readonly string[]): P
     haltMode: haltMode as HaltMode,
     skipHeights,
     haltHeight: strings['halt-height'] === undefined ? 0 : parseHeight(strings['halt-height'], '--halt-height'),
+    pruning,
     log: createSimLogger({ level }),
   });
 }

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { App } from '../chain/app.js';
 import { readGenesis } from '../chain/genesis.js';
 import { openDatabase } from '../store/db.js';
+import type { PruningOptions } from '../store/pruning.js';
 import type { SimLogger } from '../util/log.js';
 import type { SimVersion } from '../versions.js';
 import type { ChainHalt } from '../upgrade/halt.js';
@@ -38,6 +39,8 @@ export interface NodeOptions {
   skipHeights: readonly number[];
   /** 0 = none. */
   haltHeight: number;
+  /** Which past states are kept for queries at a height (`--pruning`). */
+  pruning: PruningOptions;
   log: SimLogger;
 }
 
@@ -59,7 +62,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 
-  const db = await openDatabase(path.join(home, 'data'));
+  const db = await openDatabase(path.join(home, 'data'), { pruning: options.pruning });
   const servers: Array<() => Promise<void>> = [];
   try {
     const app = await App.open({
@@ -79,7 +82,12 @@ export async function runNode(options: NodeOptions): Promise<number> {
       halt_mode: options.haltMode,
       halted: halted === undefined ? null : { kind: halted.kind, height: halted.height, message: halted.message },
     });
-    const queries = createQueryService({ reader: () => app.reader, node: state });
+    const queries = createQueryService({
+      reader: () => app.reader,
+      node: state,
+      heights: () => ({ latest: app.lastHeight, earliest: db.earliestHeight() }),
+      readerAt: (height) => db.readerAt(height),
+    });
     const mempool = new Mempool();
     let rpcUrl = '';
     const rpcServer = createRpcServer({
@@ -108,6 +116,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
       version: version.name,
       chain_id: app.chainId,
       height: app.lastHeight,
+      pruning: options.pruning.strategy,
       rpc: rpcUrl,
       grpc: grpcAddr,
       api: apiUrl,

@@ -1,9 +1,12 @@
 /**
  * The gRPC server (`--grpc.address`), plaintext, serving the protobuf query services with the real
  * messages, so any Cosmos client library (cosmjs-types' QueryClientImpl, grpcurl, …) can talk to it.
+ * As baseapp's interceptor: request metadata `x-cosmos-block-height` selects the height, and every
+ * answer whose height was accepted carries `x-cosmos-block-height` in its header metadata.
  */
 import {
   logVerbosity,
+  Metadata,
   Server,
   ServerCredentials,
   type MethodDefinition,
@@ -17,6 +20,7 @@ import { listenError } from './http.js';
 import { grpcStatusOf } from './query-errors.js';
 import { grpcGoUnknownMethodWords } from './grpc-unknown.js';
 import type { QueryService } from './query-service.js';
+import { blockHeightHeader, parseHeightHeader } from './query-height.js';
 
 const identity = (value: Buffer | Uint8Array) => Buffer.from(value);
 
@@ -28,9 +32,10 @@ export function createGrpcServer(queries: QueryService): Server {
   for (const [service, methods] of Object.entries(queries.services)) {
     const definition: Record<string, MethodDefinition<Buffer, Buffer>> = {};
     const implementation: UntypedServiceImplementation = {};
-    for (const [method, handler] of Object.entries(methods)) {
+    for (const method of Object.keys(methods)) {
+      const path = `/${service}/${method}`;
       definition[method] = {
-        path: `/${service}/${method}`,
+        path,
         requestStream: false,
         responseStream: false,
         requestSerialize: identity,
@@ -39,13 +44,22 @@ export function createGrpcServer(queries: QueryService): Server {
         responseDeserialize: identity,
       };
       implementation[method] = (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
-        handler(call.request).then(
-          (response) => callback(null, Buffer.from(response)),
-          (error: unknown) => {
-            const { code, message } = grpcStatusOf(error);
-            callback({ code, details: message });
-          },
-        );
+        const fail = (error: unknown) => {
+          const { code, message } = grpcStatusOf(error);
+          callback({ code, details: message });
+        };
+        let height: number;
+        try {
+          const asked = call.metadata.get(blockHeightHeader);
+          height = queries.heightFor(asked.length === 1 ? parseHeightHeader(String(asked[0])) : 0);
+        } catch (error) {
+          fail(error);
+          return;
+        }
+        const header = new Metadata();
+        header.set(blockHeightHeader, String(height));
+        call.sendMetadata(header);
+        queries.query(path, call.request, height).then((response) => callback(null, Buffer.from(response)), fail);
       };
     }
     server.addService(definition as ServiceDefinition, implementation);

@@ -5,6 +5,8 @@
  * their grpc-gateway JSON, stores, node state) take and return JSON. A handler's error carries both its
  * gRPC status and what baseapp makes of it over ABCI (query-errors.ts).
  * gRPC serves the protobuf services, REST renders them as JSON, the CLI reaches all over RPC.
+ * A query can ask for a past height (query-height.ts): the module stores are then read as committed
+ * at that height; the block service always answers from the block store, as CometBFT does.
  */
 import type { KVReader } from '../store/kv.js';
 import { prefixed } from '../store/kv.js';
@@ -16,6 +18,7 @@ import { allProposals, getParams, govStorePrefix } from '../gov/state.js';
 import { govGatewayQueries, govQueries } from '../gov/queries.js';
 import { createGovViews } from '../gov/query-views.js';
 import { grpcRoutedError, unknownQueryPath } from './query-errors.js';
+import { queryHeight, type HeightRange } from './query-height.js';
 
 /** What the running node says about itself (`/sim/node`). */
 export interface NodeState {
@@ -30,21 +33,35 @@ export interface NodeState {
 export interface QueryService {
   /** Protobuf services for gRPC: service name → method name → handler. */
   readonly services: Readonly<Record<string, Readonly<Record<string, ProtoHandler>>>>;
-  /** Answers an ABCI query path; throws ChainError. */
-  query(path: string, data: Uint8Array): Promise<Uint8Array>;
+  /**
+   * Answers an ABCI query path at `height` (0 = latest; checked with heightFor); throws ChainError.
+   * An unknown path fails before the height is looked at.
+   */
+  query(path: string, data: Uint8Array, height?: number): Promise<Uint8Array>;
+  /** True when `path` is a query this node answers. */
+  knows(path: string): boolean;
+  /** The height a query asking for `requested` (0 = latest) is answered at; throws the SDK's height errors. */
+  heightFor(requested: number): number;
 }
 
 type JsonHandler = (request: Record<string, unknown>) => Promise<unknown>;
 
-export function createQueryService(options: { reader: () => KVReader; node: () => NodeState }): QueryService {
-  const { reader, node } = options;
-  const services = {
-    [upgradeQueryService]: upgradeQueries(reader),
-    [tendermintService]: tendermintQueries(reader),
-    ...govQueries(reader),
-  };
-  const views = createGovViews(reader);
+export interface QueryServiceOptions {
+  /** The latest committed state. */
+  reader: () => KVReader;
+  node: () => NodeState;
+  /** The last committed height and the first one still kept. */
+  heights: () => HeightRange;
+  /** The state as committed at a kept height below the latest. */
+  readerAt: (height: number) => KVReader;
+}
+
+type ProtoServices = Record<string, Record<string, ProtoHandler>>;
+
+/** The queries answered from `reader`: the module stores as committed at one height. */
+function stateQueries(reader: () => KVReader, node: () => NodeState) {
   const gov = () => prefixed(reader(), govStorePrefix);
+  const views = createGovViews(reader);
   const json: Record<string, JsonHandler> = {
     '/sim/gov/proposal': async (request) => {
       const id = String(request.proposal_id ?? '');
@@ -61,12 +78,37 @@ export function createQueryService(options: { reader: () => KVReader; node: () =
     '/sim/node': async () => node(),
     ...govGatewayQueries(reader),
   };
+  const proto: ProtoServices = { [upgradeQueryService]: upgradeQueries(reader), ...govQueries(reader) };
+  return { proto, json };
+}
+
+export function createQueryService(options: QueryServiceOptions): QueryService {
+  const { reader: latest, node, heights, readerAt } = options;
+  const atLatest = stateQueries(latest, node);
+  const services: ProtoServices = {
+    ...atLatest.proto,
+    // Blocks come from the block store whatever the height asked (CometBFT answers them, not the state).
+    [tendermintService]: tendermintQueries(latest),
+  };
+  const protoMethod = (path: string) => /^\/([\w.]+)\/(\w+)$/.exec(path);
+  const knows = (path: string) => {
+    const match = protoMethod(path);
+    if (match !== null && services[match[1] as string]?.[match[2] as string] !== undefined) return true;
+    return Object.hasOwn(atLatest.json, path);
+  };
+  const heightFor = (requested: number) => queryHeight(requested, heights());
   return {
     services,
-    async query(path, data) {
-      const match = /^\/([\w.]+)\/(\w+)$/.exec(path);
+    knows,
+    heightFor,
+    async query(path, data, requested = 0) {
+      if (!knows(path)) throw unknownQueryPath();
+      const height = heightFor(requested);
+      const at = height === heights().latest ? atLatest : stateQueries(() => readerAt(height), node);
+      const match = protoMethod(path);
       if (match !== null) {
-        const handler = (services as Record<string, Record<string, ProtoHandler>>)[match[1] as string]?.[match[2] as string];
+        const [service, method] = [match[1] as string, match[2] as string];
+        const handler = at.proto[service]?.[method] ?? services[service]?.[method];
         if (handler !== undefined) {
           try {
             return await handler(data);
@@ -75,8 +117,7 @@ export function createQueryService(options: { reader: () => KVReader; node: () =
           }
         }
       }
-      const handler = Object.hasOwn(json, path) ? json[path] : undefined;
-      if (handler === undefined) throw unknownQueryPath();
+      const handler = at.json[path] as JsonHandler;
       const text = Buffer.from(data).toString('utf8');
       let request: Record<string, unknown> = {};
       if (text.trim() !== '') {

@@ -4,7 +4,8 @@
  * (rest-gov.ts), blocks under `/cosmos/base/tendermint/v1beta1/`. Answers are the protobuf responses
  * rendered as JSON; errors are the gRPC status, `{"code": <gRPC code>, "message": …, "details": []}`, with
  * the HTTP status the gateway derives from the code; a path or method without a route is
- * `{"code": 12, "message": "Not Implemented"}` (501).
+ * `{"code": 12, "message": "Not Implemented"}` (501). As the SDK's gateway, the request header
+ * `x-cosmos-block-height` selects the height and the answer carries `Grpc-Metadata-X-Cosmos-Block-Height`.
  */
 import http from 'node:http';
 import {
@@ -21,6 +22,7 @@ import { pathInt64 } from './gateway-params.js';
 import { govRoutes } from './rest-gov.js';
 import type { QueryService } from './query-service.js';
 import { grpcStatusOf, httpStatusFromCode } from './query-errors.js';
+import { blockHeightHeader, parseHeightHeader, restBlockHeightHeader } from './query-height.js';
 
 type Route = (match: RegExpExecArray, url: URL, queries: QueryService) => Promise<unknown>;
 
@@ -67,6 +69,11 @@ const routes: Array<[RegExp, Route]> = [
 /** grpc-gateway v1's answer to a path or method it has no route for (its ErrUnknownURI). */
 const notImplemented = { code: 12, message: 'Not Implemented', details: [] };
 
+/** The queries of one request, all at the height it was answered at. */
+function atHeight(queries: QueryService, height: number): QueryService {
+  return { ...queries, query: (path, data, at = height) => queries.query(path, data, at) };
+}
+
 export function createRestServer(queries: QueryService): http.Server {
   return http.createServer((req, res) => {
     void (async () => {
@@ -79,7 +86,10 @@ export function createRestServer(queries: QueryService): http.Server {
         for (const [pattern, route] of routes) {
           const match = pattern.exec(url.pathname);
           if (match !== null) {
-            sendJson(res, 200, await route(match, url, queries));
+            const asked = req.headersDistinct[blockHeightHeader];
+            const height = queries.heightFor(asked?.length === 1 ? parseHeightHeader(asked[0] as string) : 0);
+            res.setHeader(restBlockHeightHeader, String(height));
+            sendJson(res, 200, await route(match, url, atHeight(queries, height)));
             return;
           }
         }

@@ -15,7 +15,6 @@ import { storePrefix as upgradeStorePrefix } from '../upgrade/keys.js';
 import { prefixed } from '../store/kv.js';
 import { readBody, sendJson } from './http.js';
 import type { QueryService } from './query-service.js';
-import { UnknownQueryPath } from './query-errors.js';
 
 export interface Broadcast {
   check: CheckResult;
@@ -125,14 +124,18 @@ const methods: Record<string, Method> = {
   async abci_query(params, backend, encoding) {
     const path = str(params.path) ?? '';
     const data = bytesParam(params, 'data', encoding, 'hex');
-    const height = String(backend.app.lastHeight);
-    const response = { code: 0, log: '', info: '', index: '0', key: null, value: null as string | null, proofOps: null, height, codespace: '' };
+    const asked = str(params.height) ?? '';
+    if (asked !== '' && !/^-?\d+$/.test(asked)) throw invalidParams(`height must be an integer, got ${JSON.stringify(asked)}`);
+    const { queries } = backend;
+    // As baseapp's Query: a refused path or height answers height 0; a failing query, the height it ran at.
+    const response = { code: 0, log: '', info: '', index: '0', key: null, value: null as string | null, proofOps: null, height: '0', codespace: '' };
     try {
-      response.value = Buffer.from(await backend.queries.query(path, data)).toString('base64');
+      const height = queries.knows(path) ? queries.heightFor(Number(asked || '0')) : 0;
+      response.height = String(height);
+      response.value = Buffer.from(await queries.query(path, data, height)).toString('base64');
     } catch (error) {
       if (!(error instanceof ChainError)) throw error;
       Object.assign(response, { code: error.abciCode, codespace: error.codespace, log: error.message });
-      if (error instanceof UnknownQueryPath) response.height = '0';
     }
     return { response };
   },
