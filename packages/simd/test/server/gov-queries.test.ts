@@ -130,6 +130,12 @@ test('gov queries: v1 and v1beta1 over gRPC, abci_query (CosmJS) and REST', asyn
   assert.deepEqual([tallying.voting_params, tallying.params.voting_period, tallying.params.max_deposit_period], [null, '0.500s', '3600s']);
   assert.deepEqual((await rest('/cosmos/gov/v1beta1/params/voting')).voting_params, { voting_period: '0.500s' });
 
+  // At the height of its submission, proposal 2 had only the validator's deposit (REST with the height header).
+  const submittedAt = String(JSON.parse(second.stdout).height);
+  const then = await fetch(`${node.addresses.api.replace(/^tcp:/, 'http:')}/cosmos/gov/v1/proposals/2/deposits`, { headers: { 'x-cosmos-block-height': submittedAt } });
+  assert.equal(then.headers.get('grpc-metadata-x-cosmos-block-height'), submittedAt);
+  assert.deepEqual(((await then.json()) as { deposits: Array<{ depositor: string }> }).deposits.map((d) => d.depositor), [validator]);
+
   // The node's own CLI still reads proposals (through its JSON query paths).
   assert.equal((await cliJson(bin, ['query', 'gov', 'proposal', '2', '--home', home])).status, 'PROPOSAL_STATUS_DEPOSIT_PERIOD');
 });
