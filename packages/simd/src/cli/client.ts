@@ -27,6 +27,16 @@ export class QueryFailed extends SimError {
   }
 }
 
+/**
+ * The error the SDK's client makes of a failed ABCI query (client/grpc_query.go sdkErrorToGRPCError),
+ * which its CLI prints: `rpc error: code = <Code> desc = <log>`.
+ */
+function queryErrorText(response: { code: number; log: string; codespace: string }): string {
+  const sdk = response.codespace === 'sdk';
+  const code = sdk && response.code === 18 ? 'InvalidArgument' : sdk && response.code === 4 ? 'Unauthenticated' : sdk && response.code === 22 ? 'NotFound' : 'Unknown';
+  return `rpc error: code = ${code} desc = ${response.log}`;
+}
+
 export async function rpcCall(node: string, method: string, params: Record<string, unknown> = {}): Promise<unknown> {
   let response: Response;
   try {
@@ -55,7 +65,7 @@ export async function abciQuery(node: string, queryPath: string, data: Uint8Arra
     response: { code: number; log: string; codespace: string; value: string | null };
   };
   const { response } = result;
-  if (response.code !== 0) throw new QueryFailed(response.log, response.code, response.codespace);
+  if (response.code !== 0) throw new QueryFailed(queryErrorText(response), response.code, response.codespace);
   return Buffer.from(response.value ?? '', 'base64');
 }
 

@@ -48,7 +48,8 @@ const upgradeCommands: Record<string, QueryCommand> = {
     arity(positionals, 1, 1, 'query upgrade applied <upgrade-name>');
     const name = positionals[0] as string;
     const { height } = upgradeJson.AppliedPlan(await abciQuery(node, upgrade('AppliedPlan'), QueryAppliedPlanRequest.encode({ name }).finish(), ctx.height));
-    if (height === '0') throw new SimError('SIM_NOT_APPLIED', `upgrade "${name}" has not been applied on this chain`);
+    // The SDK's CLI (x/upgrade/client/cli/query.go) answers a plan never applied with this error, exit 1.
+    if (height === '0') throw new SimError('SIM_NOT_APPLIED', 'no upgrade found');
     const chain = (await rpcCall(node, 'blockchain', { minHeight: height, maxHeight: height })) as { block_metas: unknown[] };
     if (chain.block_metas.length === 0) throw new SimError('SIM_NO_HEADER', `no headers returned for height ${height}`);
     return { json: chain.block_metas[0] };

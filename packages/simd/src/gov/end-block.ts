@@ -7,7 +7,7 @@
 import { event, routeOf, type MsgContext } from '../chain/msg.js';
 import { validators } from '../chain/accounts.js';
 import { prefixed } from '../store/kv.js';
-import { deleteProposal, deleteVotes, allProposals, getParams, getVotes, govStorePrefix, setProposal } from './state.js';
+import { deleteDeposits, deleteProposal, deleteVotes, allProposals, getParams, getVotes, govStorePrefix, setProposal } from './state.js';
 import { tally } from './tally.js';
 import { proposalStatus, type Proposal } from './types.js';
 
@@ -52,8 +52,9 @@ async function finishVoting(ctx: MsgContext, proposal: Proposal): Promise<void> 
       proposal.failed_reason = error instanceof Error ? error.message : String(error);
     }
   }
-  // Votes are removed once tallied, as in x/gov.
+  // Votes are removed once tallied, and deposits refunded or burnt, as in x/gov.
   await deleteVotes(gov, proposal.id);
+  await deleteDeposits(gov, proposal.id);
   setProposal(gov, proposal);
   const result = { passed: 'proposal_passed', failed: 'proposal_failed', rejected: 'proposal_rejected' } as const;
   const short = proposal.status === proposalStatus.passed ? 'passed' : proposal.status === proposalStatus.failed ? 'failed' : 'rejected';

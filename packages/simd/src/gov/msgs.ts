@@ -17,7 +17,7 @@ import {
   invalidVote,
   unknownProposal,
 } from './errors.js';
-import { getParams, getProposal, govStorePrefix, nextProposalId, setProposal, setVote } from './state.js';
+import { addDeposit, getParams, getProposal, govStorePrefix, nextProposalId, setProposal, setVote } from './state.js';
 import { emptyTally, proposalStatus, voteOptions, type AnyMsg, type Proposal, type VoteOption } from './types.js';
 
 export const msgSubmitProposalType = '/cosmos.gov.v1.MsgSubmitProposal';
@@ -120,6 +120,7 @@ const submitProposal: MsgRoute = {
       }),
     );
     ctx.log.info('proposal submitted', { module: 'x/gov', proposal: id, deposit: formatCoins(proposal.total_deposit) || '0' });
+    await addDeposit(gov, id, proposal.proposer, deposit);
     if (coversCoins(proposal.total_deposit, params.min_deposit)) await activateVoting(ctx, proposal);
     setProposal(gov, proposal);
   },
@@ -135,6 +136,7 @@ const deposit: MsgRoute = {
     const amount = coins(msg, 'amount');
     await checkDenoms(ctx, amount);
     proposal.total_deposit = addCoins(proposal.total_deposit, amount);
+    await addDeposit(prefixed(ctx.state, govStorePrefix), proposal.id, str(msg, 'depositor'), amount);
     ctx.events.push(event('proposal_deposit', { proposal_id: proposal.id, amount: formatCoins(amount) }));
     const params = await getParams(prefixed(ctx.state, govStorePrefix));
     if (proposal.status === proposalStatus.depositPeriod && coversCoins(proposal.total_deposit, params.min_deposit)) {

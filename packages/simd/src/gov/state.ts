@@ -1,6 +1,7 @@
-/** The gov module's store (`s/gov/`): params, proposals (JSON) and their votes. */
+/** The gov module's store (`s/gov/`): params, proposals (JSON), their votes and deposits. */
 import type { KVReader, KVStore } from '../store/kv.js';
 import { readUint64BE, uint64BE } from '../util/bytes.js';
+import { addCoins, type Coin } from '../util/coins.js';
 import type { GovParams, Proposal, VoteOption } from './types.js';
 
 export const govStorePrefix = 's/gov/';
@@ -9,6 +10,7 @@ const paramsKey = Buffer.from('params');
 const nextIdKey = Buffer.from('next_id');
 const proposalPrefix = Buffer.from('p/');
 const votePrefix = Buffer.from('v/');
+const depositPrefix = Buffer.from('d/');
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value));
 
@@ -43,6 +45,7 @@ export function setProposal(kv: KVStore, proposal: Proposal): void {
 export async function deleteProposal(kv: KVStore, id: string): Promise<void> {
   kv.delete(proposalKey(id));
   await deleteVotes(kv, id);
+  await deleteDeposits(kv, id);
 }
 
 export async function deleteVotes(kv: KVStore, id: string): Promise<void> {
@@ -63,4 +66,26 @@ export async function getVotes(kv: KVReader, id: string): Promise<Array<{ voter:
     voter: key.subarray(prefix.length).toString('utf8'),
     option: value.toString('utf8') as VoteOption,
   }));
+}
+
+const depositKey = (id: string, depositor: string) => Buffer.concat([depositPrefix, uint64BE(BigInt(id)), Buffer.from(depositor)]);
+
+/** Adds to what `depositor` deposited on proposal `id` (x/gov keeps one record per depositor). */
+export async function addDeposit(kv: KVStore, id: string, depositor: string, amount: readonly Coin[]): Promise<void> {
+  const bytes = await kv.get(depositKey(id, depositor));
+  const before = bytes === undefined ? [] : (JSON.parse(bytes.toString('utf8')) as Coin[]);
+  kv.set(depositKey(id, depositor), json(addCoins(before, amount)));
+}
+
+export async function getDeposits(kv: KVReader, id: string): Promise<Array<{ depositor: string; amount: Coin[] }>> {
+  const prefix = Buffer.concat([depositPrefix, uint64BE(BigInt(id))]);
+  return (await kv.range(prefix)).map(([key, value]) => ({
+    depositor: key.subarray(prefix.length).toString('utf8'),
+    amount: JSON.parse(value.toString('utf8')) as Coin[],
+  }));
+}
+
+/** Deposits are refunded or burnt, and their records removed, once a proposal leaves its deposit or voting period. */
+export async function deleteDeposits(kv: KVStore, id: string): Promise<void> {
+  for (const [key] of await kv.range(Buffer.concat([depositPrefix, uint64BE(BigInt(id))]))) kv.delete(key);
 }

@@ -9,7 +9,6 @@ import {
   Metadata,
   Server,
   ServerCredentials,
-  status,
   type MethodDefinition,
   type sendUnaryData,
   type ServerUnaryCall,
@@ -17,10 +16,11 @@ import {
   setLogVerbosity,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
-import { ChainError } from '../util/errors.js';
 import { listenError } from './http.js';
+import { grpcStatusOf } from './query-errors.js';
+import { grpcGoUnknownMethodWords } from './grpc-unknown.js';
 import type { QueryService } from './query-service.js';
-import { blockHeightHeader, grpcMessageOf, parseHeightHeader } from './query-height.js';
+import { blockHeightHeader, parseHeightHeader } from './query-height.js';
 import { addReflection } from './reflection/index.js';
 
 const identity = (value: Buffer | Uint8Array) => Buffer.from(value);
@@ -29,6 +29,7 @@ export function createGrpcServer(queries: QueryService): Server {
   // grpc-js would print its own copy of bind errors; ours (listenError) names the flag and the fix.
   setLogVerbosity(logVerbosity.NONE);
   const server = new Server();
+  grpcGoUnknownMethodWords(server);
   for (const [service, methods] of Object.entries(queries.services)) {
     const definition: Record<string, MethodDefinition<Buffer, Buffer>> = {};
     const implementation: UntypedServiceImplementation = {};
@@ -44,11 +45,10 @@ export function createGrpcServer(queries: QueryService): Server {
         responseDeserialize: identity,
       };
       implementation[method] = (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
-        const fail = (error: unknown) =>
-          callback({
-            code: error instanceof ChainError ? error.grpcCode : status.INTERNAL,
-            details: error instanceof ChainError ? grpcMessageOf(error) : error instanceof Error ? error.message : String(error),
-          });
+        const fail = (error: unknown) => {
+          const { code, message } = grpcStatusOf(error);
+          callback({ code, details: message });
+        };
         let height: number;
         try {
           const asked = call.metadata.get(blockHeightHeader);

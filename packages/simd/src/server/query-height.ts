@@ -16,17 +16,9 @@ const grpcUnknown = 2;
 
 /** An SDK error wrapped with a text: one message for ABCI, another for gRPC. */
 export class WrappedSdkError extends ChainError {
-  readonly grpcMessage: string;
-
   constructor(abciCode: number, description: string, text: string) {
-    super('sdk', abciCode, `${text}: ${description}`, grpcUnknown);
-    this.grpcMessage = `codespace sdk code ${abciCode}: ${description}: ${text}`;
+    super('sdk', abciCode, `${text}: ${description}`, grpcUnknown, `codespace sdk code ${abciCode}: ${description}: ${text}`);
   }
-}
-
-/** The message a gRPC status carries for a ChainError. */
-export function grpcMessageOf(error: ChainError): string {
-  return error instanceof WrappedSdkError ? error.grpcMessage : error.message;
 }
 
 const invalidRequest = (text: string) => new WrappedSdkError(18, 'invalid request', text);

@@ -1,7 +1,9 @@
 /**
  * Every query the node answers, by ABCI path. Protobuf services (`/cosmos.upgrade.v1beta1.Query/…`,
- * `/cosmos.base.tendermint.v1beta1.Service/…`) take and return the real protobuf messages; the
- * simulation's own paths (`/sim/…`: gov proposals, stores, node state) take and return JSON.
+ * `/cosmos.gov.v1.Query/…`, `/cosmos.gov.v1beta1.Query/…`, `/cosmos.base.tendermint.v1beta1.Service/…`)
+ * take and return the real protobuf messages; the simulation's own paths (`/sim/…`: gov proposals and
+ * their grpc-gateway JSON, stores, node state) take and return JSON. A handler's error carries both its
+ * gRPC status and what baseapp makes of it over ABCI (query-errors.ts).
  * gRPC serves the protobuf services, REST renders them as JSON, the CLI reaches all over RPC.
  * A query can ask for a past height (query-height.ts): the module stores are then read as committed
  * at that height; the block service always answers from the block store, as CometBFT does.
@@ -9,12 +11,14 @@
 import type { KVReader } from '../store/kv.js';
 import { prefixed } from '../store/kv.js';
 import { appliedStoreUpgrades, mountedStores } from '../store/stores.js';
-import { ChainError, GrpcCode } from '../util/errors.js';
+import { ChainError } from '../util/errors.js';
 import { upgradeQueries, upgradeQueryService, type ProtoHandler } from '../upgrade/queries.js';
 import { tendermintQueries, tendermintService } from '../chain/queries.js';
 import type { NodeIdentity } from '../chain/node-info.js';
-import { allProposals, getParams, getProposal, govStorePrefix } from '../gov/state.js';
-import { unknownProposal } from '../gov/errors.js';
+import { allProposals, getParams, govStorePrefix } from '../gov/state.js';
+import { govGatewayQueries, govQueries } from '../gov/queries.js';
+import { createGovViews } from '../gov/query-views.js';
+import { grpcRoutedError, unknownQueryPath } from './query-errors.js';
 import { queryHeight, type HeightRange } from './query-height.js';
 
 /** What the running node says about itself (`/sim/node`). */
@@ -43,10 +47,6 @@ export interface QueryService {
 
 type JsonHandler = (request: Record<string, unknown>) => Promise<unknown>;
 
-function unknownPath(path: string): ChainError {
-  return new ChainError('sdk', 6, `unknown query path ${JSON.stringify(path)}: unknown request`, GrpcCode.notFound);
-}
-
 export interface QueryServiceOptions {
   /** The latest committed state. */
   reader: () => KVReader;
@@ -64,12 +64,11 @@ type ProtoServices = Record<string, Record<string, ProtoHandler>>;
 /** The queries answered from `reader`: the module stores as committed at one height. */
 function stateQueries(reader: () => KVReader, node: () => NodeState) {
   const gov = () => prefixed(reader(), govStorePrefix);
+  const views = createGovViews(reader);
   const json: Record<string, JsonHandler> = {
     '/sim/gov/proposal': async (request) => {
       const id = String(request.proposal_id ?? '');
-      const proposal = /^\d+$/.test(id) ? await getProposal(gov(), id) : undefined;
-      if (proposal === undefined) throw unknownProposal(id);
-      return { proposal };
+      return { proposal: await views.proposal({ proposalId: /^\d+$/.test(id) ? BigInt(id) : 0n }) };
     },
     '/sim/gov/proposals': async () => ({ proposals: await allProposals(gov()) }),
     '/sim/gov/params': async () => ({ params: await getParams(gov()) }),
@@ -80,15 +79,17 @@ function stateQueries(reader: () => KVReader, node: () => NodeState) {
       ),
     }),
     '/sim/node': async () => node(),
+    ...govGatewayQueries(reader),
   };
-  return { upgrade: upgradeQueries(reader), json };
+  const proto: ProtoServices = { [upgradeQueryService]: upgradeQueries(reader), ...govQueries(reader) };
+  return { proto, json };
 }
 
 export function createQueryService(options: QueryServiceOptions): QueryService {
   const { reader: latest, node, heights, readerAt, identity } = options;
   const atLatest = stateQueries(latest, node);
   const services: ProtoServices = {
-    [upgradeQueryService]: atLatest.upgrade,
+    ...atLatest.proto,
     // Blocks come from the block store whatever the height asked (CometBFT answers them, not the state).
     [tendermintService]: tendermintQueries(latest, identity),
   };
@@ -104,14 +105,20 @@ export function createQueryService(options: QueryServiceOptions): QueryService {
     knows,
     heightFor,
     async query(path, data, requested = 0) {
-      if (!knows(path)) throw unknownPath(path);
+      if (!knows(path)) throw unknownQueryPath();
       const height = heightFor(requested);
       const at = height === heights().latest ? atLatest : stateQueries(() => readerAt(height), node);
       const match = protoMethod(path);
       if (match !== null) {
         const [service, method] = [match[1] as string, match[2] as string];
-        const handler = service === upgradeQueryService ? at.upgrade[method] : services[service]?.[method];
-        if (handler !== undefined) return handler(data);
+        const handler = at.proto[service]?.[method] ?? services[service]?.[method];
+        if (handler !== undefined) {
+          try {
+            return await handler(data);
+          } catch (error) {
+            throw grpcRoutedError(error);
+          }
+        }
       }
       const handler = at.json[path] as JsonHandler;
       const text = Buffer.from(data).toString('utf8');
@@ -123,7 +130,11 @@ export function createQueryService(options: QueryServiceOptions): QueryService {
           throw new ChainError('sdk', 6, `query ${path} expects JSON data`);
         }
       }
-      return Buffer.from(JSON.stringify(await handler(request)));
+      try {
+        return Buffer.from(JSON.stringify(await handler(request)));
+      } catch (error) {
+        throw grpcRoutedError(error);
+      }
     },
   };
 }

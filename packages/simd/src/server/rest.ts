@@ -1,29 +1,33 @@
 /**
  * The REST API server (`--api.address`), grpc-gateway style: the upgrade queries under
- * `/cosmos/upgrade/v1beta1/`, gov proposals under `/cosmos/gov/v1/`, blocks under
- * `/cosmos/base/tendermint/v1beta1/`. Answers are the protobuf responses rendered as JSON, and errors
- * `{"code": <gRPC code>, "message": …, "details": []}`. As the SDK's gateway, the request header
+ * `/cosmos/upgrade/v1beta1/`, the gov queries under `/cosmos/gov/v1/` and `/cosmos/gov/v1beta1/`
+ * (rest-gov.ts), blocks under `/cosmos/base/tendermint/v1beta1/`. Answers are the protobuf responses
+ * rendered as JSON; errors are the gRPC status, `{"code": <gRPC code>, "message": …, "details": []}`, with
+ * the HTTP status the gateway derives from the code; a path or method without a route is
+ * `{"code": 12, "message": "Not Implemented"}` (501). As the SDK's gateway, the request header
  * `x-cosmos-block-height` selects the height and the answer carries `Grpc-Metadata-X-Cosmos-Block-Height`.
  */
 import http from 'node:http';
 import {
   QueryAppliedPlanRequest,
   QueryModuleVersionsRequest,
+  QueryUpgradedConsensusStateRequest,
 } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
 import { GetBlockByHeightRequest } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
-import { ChainError } from '../util/errors.js';
+import { ChainError, StatusError } from '../util/errors.js';
 import { upgradeJson, upgradeQueryService } from '../upgrade/queries.js';
 import { tendermintService } from '../chain/queries.js';
 import { gatewayJson } from './gateway-json.js';
 import { sendJson } from './http.js';
+import { pathInt64 } from './gateway-params.js';
+import { govRoutes } from './rest-gov.js';
 import type { QueryService } from './query-service.js';
-import { blockHeightHeader, grpcMessageOf, parseHeightHeader, restBlockHeightHeader } from './query-height.js';
+import { grpcStatusOf, httpStatusFromCode } from './query-errors.js';
+import { blockHeightHeader, parseHeightHeader, restBlockHeightHeader } from './query-height.js';
 
 type Route = (match: RegExpExecArray, url: URL, queries: QueryService) => Promise<unknown>;
 
 const upgrade = (method: string) => `/${upgradeQueryService}/${method}`;
-const json = async (queries: QueryService, path: string, request: unknown = {}) =>
-  JSON.parse(Buffer.from(await queries.query(path, Buffer.from(JSON.stringify(request)))).toString('utf8')) as unknown;
 
 /** A tendermint service method's answer in gateway JSON. */
 const tendermint = async (queries: QueryService, method: string, request: Uint8Array = new Uint8Array()) =>
@@ -45,10 +49,15 @@ const routes: Array<[RegExp, Route]> = [
       return upgradeJson.ModuleVersions(await q.query(upgrade('ModuleVersions'), request));
     },
   ],
+  [
+    /^\/cosmos\/upgrade\/v1beta1\/upgraded_consensus_state\/([^/]+)$/,
+    async (m, _u, q) => {
+      const request = QueryUpgradedConsensusStateRequest.encode({ lastHeight: pathInt64(m[1] as string, 'last_height') }).finish();
+      return upgradeJson.UpgradedConsensusState(await q.query(upgrade('UpgradedConsensusState'), request));
+    },
+  ],
   [/^\/cosmos\/upgrade\/v1beta1\/authority$/, async (_m, _u, q) => upgradeJson.Authority(await q.query(upgrade('Authority'), new Uint8Array()))],
-  [/^\/cosmos\/gov\/v1\/proposals\/(\d+)$/, async (m, _u, q) => json(q, '/sim/gov/proposal', { proposal_id: m[1] })],
-  [/^\/cosmos\/gov\/v1\/proposals$/, async (_m, _u, q) => json(q, '/sim/gov/proposals')],
-  [/^\/cosmos\/gov\/v1\/params(?:\/\w+)?$/, async (_m, _u, q) => json(q, '/sim/gov/params')],
+  ...govRoutes,
   [
     /^\/cosmos\/base\/tendermint\/v1beta1\/blocks\/(latest|-?\d+)$/,
     async (m, _u, q) => {
@@ -60,7 +69,8 @@ const routes: Array<[RegExp, Route]> = [
   [/^\/cosmos\/base\/tendermint\/v1beta1\/syncing$/, async (_m, _u, q) => tendermint(q, 'GetSyncing')],
 ];
 
-const httpStatus: Readonly<Record<number, number>> = { 2: 500, 3: 400, 5: 404, 13: 500, 14: 503 };
+/** grpc-gateway v1's answer to a path or method it has no route for (its ErrUnknownURI). */
+const notImplemented = { code: 12, message: 'Not Implemented', details: [] };
 
 /** The queries of one request, all at the height it was answered at. */
 function atHeight(queries: QueryService, height: number): QueryService {
@@ -73,7 +83,7 @@ export function createRestServer(queries: QueryService): http.Server {
       try {
         const url = new URL(req.url ?? '/', 'http://localhost');
         if (req.method !== 'GET') {
-          sendJson(res, 405, { code: 12, message: `method ${req.method ?? ''} not allowed`, details: [] });
+          sendJson(res, 501, notImplemented);
           return;
         }
         for (const [pattern, route] of routes) {
@@ -86,13 +96,12 @@ export function createRestServer(queries: QueryService): http.Server {
             return;
           }
         }
-        sendJson(res, 501, { code: 12, message: 'Not Implemented', details: [] });
+        sendJson(res, 501, notImplemented);
       } catch (error) {
-        if (error instanceof ChainError) {
-          sendJson(res, httpStatus[error.grpcCode] ?? 500, { code: error.grpcCode, message: grpcMessageOf(error), details: [] });
-        } else {
-          sendJson(res, 500, { code: 13, message: error instanceof Error ? error.message : String(error), details: [] });
-        }
+        // The gateway reaches the handlers through gRPC: the body is the gRPC status.
+        const { code, message } =
+          error instanceof ChainError || error instanceof StatusError ? grpcStatusOf(error) : { code: 13, message: error instanceof Error ? error.message : String(error) };
+        sendJson(res, httpStatusFromCode(code), { code, message, details: [] });
       }
     })();
   });

@@ -1,10 +1,14 @@
 /** The upgrade module's registered errors (codespace `upgrade`). */
-import { ChainError, GrpcCode, invalidRequest } from '../util/errors.js';
+import { ChainError, GrpcCode, invalidRequest, wrappedError } from '../util/errors.js';
 
 export const codespace = 'upgrade';
 
+/**
+ * ModuleVersions for a module the version map lacks: ErrNoModuleVersionFound (registered without a gRPC
+ * code, so codes.Unknown) wrapped as the v0.50 keeper does (x/upgrade/keeper/grpc_query.go).
+ */
 export function moduleVersionNotFound(module: string): ChainError {
-  return new ChainError(codespace, 2, `module ${module}: module version not found`, GrpcCode.notFound);
+  return wrappedError(codespace, 2, 'module version not found', `x/upgrade: QueryModuleVersions module ${module} not found`);
 }
 
 export function planNotFound(): ChainError {

@@ -9,8 +9,11 @@ import {
   QueryCurrentPlanResponse,
   QueryModuleVersionsRequest,
   QueryModuleVersionsResponse,
+  QueryUpgradedConsensusStateRequest,
+  QueryUpgradedConsensusStateResponse,
 } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
 import { govAddress } from '../chain/accounts.js';
+import { decodeRequest } from '../util/errors.js';
 import { prefixed, type KVReader } from '../store/kv.js';
 import { getDoneHeight, getModuleVersions, getPlan } from './keeper.js';
 import { storePrefix } from './keys.js';
@@ -31,12 +34,17 @@ export function upgradeQueries(reader: () => KVReader): Record<string, ProtoHand
       ).finish();
     },
     async AppliedPlan(request) {
-      const { name } = QueryAppliedPlanRequest.decode(request);
+      const { name } = decodeRequest(QueryAppliedPlanRequest, request);
       const height = await getDoneHeight(kv(), name);
       return QueryAppliedPlanResponse.encode({ height: BigInt(height) }).finish();
     },
+    // IBC's upgraded consensus states are never stored here: the SDK answers an empty response then.
+    async UpgradedConsensusState(request) {
+      decodeRequest(QueryUpgradedConsensusStateRequest, request);
+      return QueryUpgradedConsensusStateResponse.encode({ upgradedConsensusState: new Uint8Array() }).finish();
+    },
     async ModuleVersions(request) {
-      const { moduleName } = QueryModuleVersionsRequest.decode(request);
+      const { moduleName } = decodeRequest(QueryModuleVersionsRequest, request);
       const versions = await getModuleVersions(kv());
       let entries = Object.entries(versions);
       if (moduleName !== '') {
@@ -68,5 +76,9 @@ export const upgradeJson = {
       version: m.version.toString(),
     })),
   }),
+  UpgradedConsensusState: (bytes: Uint8Array): { upgraded_consensus_state: string | null } => {
+    const { upgradedConsensusState } = QueryUpgradedConsensusStateResponse.decode(bytes);
+    return { upgraded_consensus_state: upgradedConsensusState.length === 0 ? null : Buffer.from(upgradedConsensusState).toString('base64') };
+  },
   Authority: (bytes: Uint8Array): { address: string } => ({ address: QueryAuthorityResponse.decode(bytes).address }),
 } as const;

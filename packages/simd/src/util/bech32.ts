@@ -64,3 +64,34 @@ export function moduleAddress(module: string): string {
 export function keyAddress(name: string): string {
   return bech32Encode(addressPrefix, createHash('sha256').update(`simd/key/${name}`).digest().subarray(0, 20));
 }
+
+function fromWords(words: readonly number[]): Buffer {
+  const bytes: number[] = [];
+  let acc = 0;
+  let bits = 0;
+  for (const word of words) {
+    acc = (acc << 5) | word;
+    bits += 5;
+    while (bits >= 8) {
+      bits -= 8;
+      bytes.push((acc >>> bits) & 0xff);
+    }
+  }
+  return Buffer.from(bytes);
+}
+
+/** Splits a bech32 string into its prefix and bytes; throws with the reason (in the words of Go's bech32). */
+export function bech32Decode(text: string): { hrp: string; bytes: Buffer } {
+  const fail = (reason: string) => new Error(`decoding bech32 failed: ${reason}`);
+  const lower = text.toLowerCase();
+  if (text !== lower && text !== text.toUpperCase()) throw fail('string not all lowercase or all uppercase');
+  const separator = lower.lastIndexOf('1');
+  if (separator < 1 || separator + 7 > lower.length) throw fail(`invalid separator index ${separator}`);
+  const hrp = lower.slice(0, separator);
+  const data = [...lower.slice(separator + 1)];
+  const bad = data.find((c) => !charset.includes(c));
+  if (bad !== undefined) throw fail(`invalid character not part of charset: ${bad.charCodeAt(0)}`);
+  const words = data.map((c) => charset.indexOf(c));
+  if (polymod([...hrpExpand(hrp), ...words]) !== 1) throw fail('invalid checksum');
+  return { hrp, bytes: fromWords(words.slice(0, -6)) };
+}

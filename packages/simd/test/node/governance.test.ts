@@ -21,7 +21,7 @@ test('proposals from the CLI: validation, failures, authority, re-scheduling and
   assert.match(bad.stderr, /invalid --upgrade-info:\n  - binaries.linux\/amd64: the URL has no checksum/);
   assert.match(bad.stderr, /--no-validate/);
   const none = await cli(bin, ['query', 'gov', 'proposal', '1', '--home', home]);
-  assert.match(none.stderr, /1: unknown proposal/);
+  assert.match(none.stderr, /rpc error: code = NotFound desc = rpc error: code = NotFound desc = proposal 1 doesn't exist: key not found/);
 
   // Only the gov account may execute the message: sent directly by alice it fails with code 6.
   const direct = await cli(bin, ['tx', 'upgrade', 'software-upgrade', 'v2', '--upgrade-height', '500', '--upgrade-info', info, '--from', 'alice', '--direct', '--home', home]);

@@ -66,6 +66,9 @@ test('upgrade lifecycle, halt mode exit', async (t) => {
   assert.equal(record.header.height, String(height));
   assert.equal(record.header.chain_id, 'sim-1');
   assert.equal(record.header.version.app, '1');
+  // The app version is the upgrade module's protocol version wherever the node reports it.
+  assert.equal((await upgraded.http('rpc', '/status')).body.result.node_info.protocol_version.app, '1');
+  assert.equal((await upgraded.http('rpc', '/abci_info')).body.result.response.app_version, '1');
   assert.match(record.header.time, /\.\d{9}Z$/);
   assert.match(record.block_id.hash, /^[0-9A-F]{64}$/);
   assert.equal(record.block_id.parts.total, 1);

@@ -72,16 +72,17 @@ test('REST, gRPC and CLI answer the same; RPC status and blocks', async (t) => {
   assert.deepEqual((await upgrade.ModuleVersions({ moduleName: 'gov' })).moduleVersions, [{ name: 'gov', version: 5n }]);
   assert.deepEqual(await cliJson(bin, ['query', 'upgrade', 'module_versions', 'gov', '--home', home]), { module_versions: [{ name: 'gov', version: '5' }] });
 
-  // Unknown module: the module's error on every interface.
+  // Unknown module: the SDK's wrapped ErrNoModuleVersionFound (codes.Unknown) on every interface.
+  const message = 'codespace upgrade code 2: module version not found: x/upgrade: QueryModuleVersions module nosuch not found';
   const restMissing = await node.http('api', '/cosmos/upgrade/v1beta1/module_versions?module_name=nosuch');
-  assert.equal(restMissing.status, 404);
-  assert.deepEqual(restMissing.body, { code: 5, message: 'module nosuch: module version not found', details: [] });
+  assert.equal(restMissing.status, 500);
+  assert.deepEqual(restMissing.body, { code: 2, message, details: [] });
   const grpcMissing = (await upgrade.ModuleVersions({ moduleName: 'nosuch' }).catch((e: unknown) => e)) as ServiceError;
-  assert.equal(grpcMissing.code, status.NOT_FOUND);
-  assert.equal(grpcMissing.details, 'module nosuch: module version not found');
+  assert.equal(grpcMissing.code, status.UNKNOWN);
+  assert.equal(grpcMissing.details, message);
   const cliMissing = await cli(bin, ['query', 'upgrade', 'module_versions', 'nosuch', '--home', home]);
   assert.equal(cliMissing.code, 1);
-  assert.match(cliMissing.stderr, /module nosuch: module version not found/);
+  assert.match(cliMissing.stderr, /x\/upgrade: QueryModuleVersions module nosuch not found: module version not found: unknown request/);
 
   // Applied plan of a name never applied: height 0.
   assert.deepEqual((await node.http('api', '/cosmos/upgrade/v1beta1/applied_plan/v2')).body, { height: '0' });
