@@ -122,11 +122,11 @@ export function legacyParamsV1beta1(p: GovParams, type: ParamsType) {
   };
 }
 
-/** A v1 Proposal's bytes, with v0.50's `expedited` (16) and `failed_reason` (17) when set. */
+/** A v1 Proposal's bytes, with v0.50's `expedited` (14) and `failed_reason` (15) when set. */
 export function proposalV1Bytes(p: Proposal): Uint8Array {
   const writer = v1.Proposal.encode(proposalV1(p));
-  if (p.expedited) writer.uint32(128).bool(true);
-  if (p.failed_reason !== '') writer.uint32(138).string(p.failed_reason);
+  if (p.expedited) writer.uint32((14 << 3) | 0).bool(true);
+  if (p.failed_reason !== '') writer.uint32((15 << 3) | 2).string(p.failed_reason);
   return writer.finish();
 }
 

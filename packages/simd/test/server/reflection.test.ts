@@ -11,30 +11,7 @@ import { GrpcReflection } from 'grpc-js-reflection-client';
 import protobuf from 'protobufjs';
 import descriptor from 'protobufjs/ext/descriptor/index.js';
 import { simFixture, startNode } from '../support/node-harness.js';
-
-/**
- * The files of `symbol` exactly as reflection serves them: the file, then every file it
- * imports, fetched by name as grpcurl does. (The client's own Descriptor re-encodes the set through
- * protobufjs, which repeats each gogoproto option extension on the extended descriptor.proto type;
- * proto-loader then refuses the duplicate, against this node as against any Cosmos node.)
- */
-async function reflectedFiles(reflection: GrpcReflection, symbol: string): Promise<Map<string, Uint8Array>> {
-  const raw = reflection as unknown as {
-    getProtoDescriptorBySymbol(symbol: string): Promise<Uint8Array[]>;
-    getProtoDescriptorByFileName(name: string): Promise<Uint8Array[]>;
-  };
-  const files = new Map<string, Uint8Array>();
-  const add = async (list: Uint8Array[]): Promise<void> => {
-    for (const bytes of list) {
-      const { name, dependency } = descriptor.FileDescriptorProto.decode(bytes) as unknown as { name: string; dependency: string[] };
-      if (files.has(name)) continue;
-      files.set(name, bytes);
-      for (const imported of dependency) if (!files.has(imported)) await add(await raw.getProtoDescriptorByFileName(imported));
-    }
-  };
-  await add(await raw.getProtoDescriptorBySymbol(symbol));
-  return files;
-}
+import { reflectedFiles } from '../support/reflected-files.js';
 
 /** A FileDescriptorSet of these serialized files (its field 1, repeated). */
 function descriptorSet(files: Map<string, Uint8Array>): Buffer {

@@ -8,7 +8,7 @@ import { ReflectionService } from '@grpc/reflection';
 import { SimError } from '../../util/errors.js';
 import { fileDescriptors } from './file-descriptors.js';
 import { readProtoSources, type ProtoSources } from './proto-sources.js';
-import { upgradeToSdk047 } from './sdk-047.js';
+import { upgradeToSdk050 } from './sdk-050.js';
 
 export const reflectionServices = ['grpc.reflection.v1.ServerReflection', 'grpc.reflection.v1alpha.ServerReflection'] as const;
 
@@ -44,7 +44,7 @@ function loadServices(services: readonly string[]): ProtoSources {
     return file;
   });
   const sources = readProtoSources([...new Set([...names, ...services.flatMap((service) => typeFiles[service] ?? [])])]);
-  upgradeToSdk047(sources);
+  upgradeToSdk050(sources);
   for (const service of services) {
     if (sources.root.lookup(service) === null) throw missingDescriptor(service);
   }

@@ -86,3 +86,16 @@ export function readMore(sources: ProtoSources, names: readonly string[]): void 
   };
   for (const name of names) visit(name);
 }
+
+/**
+ * Parses `text` (a `package …;` line and definitions) into `sources` as part of the already read file
+ * `file`: its objects carry that file's name, as if they had been declared in it.
+ */
+export function parseInto(sources: ProtoSources, file: string, text: string): void {
+  parser.filename = file;
+  try {
+    protobuf.parse(`syntax = "proto3";\n${text}`, sources.root, { keepCase: true, alternateCommentMode: false });
+  } finally {
+    parser.filename = null;
+  }
+}

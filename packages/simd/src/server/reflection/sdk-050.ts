@@ -1,11 +1,12 @@
 /**
  * Brings the @protobufs/* definitions (Cosmos SDK 0.46-era, Tendermint 0.35-era p2p) to what a
- * Cosmos SDK 0.47 / CometBFT 0.37 node serves — the messages cosmjs-types 0.9 encodes and this node
- * answers with. Each change is the SDK's or CometBFT's, named by its field numbers; the reflection
- * conformance test compares every reflected message with cosmjs-types, so a missing one fails there.
+ * Cosmos SDK v0.50 / CometBFT 0.38 node serves and this node answers with: SDK 0.47's messages (those
+ * of cosmjs-types 0.9) plus v0.50's gov v1 fields. Each change is the SDK's or CometBFT's, with its
+ * field numbers and options; the reflection conformance tests compare every reflected message with
+ * cosmjs-types and decode the node's own answers with the reflected types, so a gap fails there.
  */
 import protobuf from 'protobufjs';
-import { readMore, type ProtoSources } from './proto-sources.js';
+import { parseInto, readMore, type ProtoSources } from './proto-sources.js';
 
 type Fields = Record<string, { type: string; id: number; rule?: 'repeated' }>;
 
@@ -29,7 +30,8 @@ function addFields(root: protobuf.Root, typeName: string, fields: Fields): void 
 function removeNested(root: protobuf.Root, names: string[]): void {
   for (const name of names) {
     const found = root.lookup(name);
-    if (found !== null) found.parent?.remove(found);
+    // lookup also finds a like-named object elsewhere (the Query service's Params method): only that very name.
+    if (found !== null && found.fullName === `.${name}`) found.parent?.remove(found);
   }
 }
 
@@ -143,33 +145,85 @@ function tendermintService(sources: ProtoSources): void {
   files.set(queryFile, { ...query, imports: [...query.imports, 'amino/amino.proto', typesFile] });
 }
 
+/** SDK v0.50 `cosmos/gov/v1/gov.proto` Proposal: 0.47's title, summary, proposer; 0.50's expedited, failed_reason. */
+const proposalV050 = `package cosmos.gov.v1;
+message Proposal {
+  uint64 id = 1;
+  repeated google.protobuf.Any messages = 2;
+  ProposalStatus status = 3;
+  TallyResult final_tally_result = 4;
+  google.protobuf.Timestamp submit_time = 5 [(gogoproto.stdtime) = true];
+  google.protobuf.Timestamp deposit_end_time = 6 [(gogoproto.stdtime) = true];
+  repeated cosmos.base.v1beta1.Coin total_deposit = 7 [(gogoproto.nullable) = false, (amino.dont_omitempty) = true];
+  google.protobuf.Timestamp voting_start_time = 8 [(gogoproto.stdtime) = true];
+  google.protobuf.Timestamp voting_end_time = 9 [(gogoproto.stdtime) = true];
+  string metadata = 10;
+  string title = 11;
+  string summary = 12;
+  string proposer = 13 [(cosmos_proto.scalar) = "cosmos.AddressString"];
+  bool expedited = 14;
+  string failed_reason = 15;
+}`;
+
+/** SDK v0.50 `cosmos/gov/v1/gov.proto` Params (0.47's message with 0.50's cancel, expedited and min_deposit_ratio fields). */
+const paramsV050 = `package cosmos.gov.v1;
+message Params {
+  repeated cosmos.base.v1beta1.Coin min_deposit = 1 [(gogoproto.nullable) = false, (amino.dont_omitempty) = true];
+  google.protobuf.Duration max_deposit_period = 2 [(gogoproto.stdduration) = true];
+  google.protobuf.Duration voting_period = 3 [(gogoproto.stdduration) = true];
+  string quorum = 4 [(cosmos_proto.scalar) = "cosmos.Dec"];
+  string threshold = 5 [(cosmos_proto.scalar) = "cosmos.Dec"];
+  string veto_threshold = 6 [(cosmos_proto.scalar) = "cosmos.Dec"];
+  string min_initial_deposit_ratio = 7 [(cosmos_proto.scalar) = "cosmos.Dec"];
+  string proposal_cancel_ratio = 8 [(cosmos_proto.scalar) = "cosmos.Dec"];
+  string proposal_cancel_dest = 9 [(cosmos_proto.scalar) = "cosmos.AddressString"];
+  google.protobuf.Duration expedited_voting_period = 10 [(gogoproto.stdduration) = true];
+  string expedited_threshold = 11 [(cosmos_proto.scalar) = "cosmos.Dec"];
+  repeated cosmos.base.v1beta1.Coin expedited_min_deposit = 12 [(gogoproto.nullable) = false, (amino.dont_omitempty) = true];
+  bool burn_vote_quorum = 13;
+  bool burn_proposal_deposit_prevote = 14;
+  bool burn_vote_veto = 15;
+  string min_deposit_ratio = 16 [(cosmos_proto.scalar) = "cosmos.Dec"];
+}`;
+
+/** SDK v0.50 `cosmos/gov/v1/tx.proto` MsgSubmitProposal: 0.47's title and summary, 0.50's expedited. */
+const msgSubmitProposalV050 = `package cosmos.gov.v1;
+message MsgSubmitProposal {
+  option (cosmos.msg.v1.signer) = "proposer";
+  option (amino.name) = "cosmos-sdk/v1/MsgSubmitProposal";
+  repeated google.protobuf.Any messages = 1;
+  repeated cosmos.base.v1beta1.Coin initial_deposit = 2
+      [(gogoproto.nullable) = false, (amino.dont_omitempty) = true, (amino.encoding) = "legacy_coins"];
+  string proposer = 3 [(cosmos_proto.scalar) = "cosmos.AddressString"];
+  string metadata = 4;
+  string title = 5;
+  string summary = 6;
+  bool expedited = 7;
+}`;
+
+/** Adds `import` to a read file's imports (a definition given to it uses that file's types). */
+function addImport(sources: ProtoSources, file: string, imported: string): void {
+  const info = sources.files.get(file);
+  if (info !== undefined && !info.imports.includes(imported)) sources.files.set(file, { ...info, imports: [...info.imports, imported] });
+}
+
 /**
- * SDK 0.47 `cosmos/gov/v1`: Proposal's title, summary and proposer; Params; QueryParamsResponse.params;
- * MsgSubmitProposal's title and summary.
+ * SDK v0.50 `cosmos/gov/v1`: Proposal, Params and MsgSubmitProposal redefined whole, as the SDK's
+ * files declare them; QueryParamsResponse.params (0.47).
  */
 function govV1(sources: ProtoSources): void {
   const { root, files } = sources;
   const govFile = 'cosmos/gov/v1/gov.proto';
   if (!files.has(govFile)) return;
-  addFields(root, 'cosmos.gov.v1.Proposal', {
-    title: { type: 'string', id: 11 },
-    summary: { type: 'string', id: 12 },
-    proposer: { type: 'string', id: 13 },
-  });
-  defineType(namespace(root, 'cosmos.gov.v1'), govFile, 'Params', {
-    min_deposit: { type: '.cosmos.base.v1beta1.Coin', id: 1, rule: 'repeated' },
-    max_deposit_period: { type: '.google.protobuf.Duration', id: 2 },
-    voting_period: { type: '.google.protobuf.Duration', id: 3 },
-    quorum: { type: 'string', id: 4 },
-    threshold: { type: 'string', id: 5 },
-    veto_threshold: { type: 'string', id: 6 },
-    min_initial_deposit_ratio: { type: 'string', id: 7 },
-    burn_vote_quorum: { type: 'bool', id: 13 },
-    burn_proposal_deposit_prevote: { type: 'bool', id: 14 },
-    burn_vote_veto: { type: 'bool', id: 15 },
-  });
-  if (files.has('cosmos/gov/v1/tx.proto')) {
-    addFields(root, 'cosmos.gov.v1.MsgSubmitProposal', { title: { type: 'string', id: 5 }, summary: { type: 'string', id: 6 } });
+  removeNested(root, ['cosmos.gov.v1.Proposal', 'cosmos.gov.v1.Params']);
+  parseInto(sources, govFile, proposalV050);
+  parseInto(sources, govFile, paramsV050);
+  addImport(sources, govFile, 'amino/amino.proto');
+  const txFile = 'cosmos/gov/v1/tx.proto';
+  if (files.has(txFile)) {
+    removeNested(root, ['cosmos.gov.v1.MsgSubmitProposal']);
+    parseInto(sources, txFile, msgSubmitProposalV050);
+    addImport(sources, txFile, 'amino/amino.proto');
   }
   if (files.has('cosmos/gov/v1/query.proto')) {
     addFields(root, 'cosmos.gov.v1.QueryParamsResponse', { params: { type: '.cosmos.gov.v1.Params', id: 4 } });
@@ -177,10 +231,10 @@ function govV1(sources: ProtoSources): void {
 }
 
 /** Applies every change above that concerns a file in `sources`. */
-export function upgradeToSdk047(sources: ProtoSources): void {
+export function upgradeToSdk050(sources: ProtoSources): void {
   cometP2p(sources);
   tendermintService(sources);
   govV1(sources);
-  // The files the SDK 0.47 definitions import that the older ones did not (amino).
+  // The files the SDK 0.47/0.50 definitions import that the older ones did not (amino).
   readMore(sources, [...sources.files.values()].flatMap((file) => file.imports));
 }
