@@ -77,3 +77,19 @@ export function enumParam(url: URL, name: string, values: Readonly<Record<string
   if (/^[+-]?\d+$/.test(value) && Object.values(values).includes(Number(value))) return String(Number(value));
   throw new StatusError(GrpcCode.invalidArgument, `${value} is not a valid ${goType}`);
 }
+
+/** The last value of a query parameter, parsed as grpc-gateway v1 does; a bad one is InvalidArgument with Go's error text. */
+function queryParam<T>(url: URL, name: string, parse: (text: string) => T): T | undefined {
+  const value = url.searchParams.getAll(name).at(-1);
+  if (value === undefined) return undefined;
+  try {
+    return parse(value);
+  } catch (error) {
+    throw new StatusError(GrpcCode.invalidArgument, (error as Error).message);
+  }
+}
+
+export const queryInt64 = (url: URL, name: string) => queryParam(url, name, (text) => BigInt(parseGoInt(text, true)));
+export const queryBool = (url: URL, name: string) => queryParam(url, name, parseBool);
+/** A bytes query parameter: standard base64, else URL-safe base64 (runtime.Bytes). */
+export const queryBytes = (url: URL, name: string) => queryParam(url, name, (text) => Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64'));

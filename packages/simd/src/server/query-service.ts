@@ -20,6 +20,7 @@ import { govGatewayQueries, govQueries } from '../gov/queries.js';
 import { createGovViews } from '../gov/query-views.js';
 import { grpcRoutedError, unknownQueryPath } from './query-errors.js';
 import { queryHeight, type HeightRange } from './query-height.js';
+import { abciQueryMethod } from './abci-query.js';
 
 /** What the running node says about itself (`/sim/node`). */
 export interface NodeState {
@@ -43,6 +44,10 @@ export interface QueryService {
   knows(path: string): boolean;
   /** The height a query asking for `requested` (0 = latest) is answered at; throws the SDK's height errors. */
   heightFor(requested: number): number;
+  /** The last committed height and the first one still kept. */
+  heights(): HeightRange;
+  /** The module stores as committed at `height`; undefined for a height not kept (or not reached). */
+  stateAt(height: number): KVReader | undefined;
 }
 
 type JsonHandler = (request: Record<string, unknown>) => Promise<unknown>;
@@ -91,7 +96,7 @@ export function createQueryService(options: QueryServiceOptions): QueryService {
   const services: ProtoServices = {
     ...atLatest.proto,
     // Blocks come from the block store whatever the height asked (CometBFT answers them, not the state).
-    [tendermintService]: tendermintQueries(latest, identity),
+    [tendermintService]: { ...tendermintQueries(latest, identity), ABCIQuery: abciQueryMethod(() => service, identity.version) },
   };
   const protoMethod = (path: string) => /^\/([\w.]+)\/(\w+)$/.exec(path);
   const knows = (path: string) => {
@@ -100,10 +105,17 @@ export function createQueryService(options: QueryServiceOptions): QueryService {
     return Object.hasOwn(atLatest.json, path);
   };
   const heightFor = (requested: number) => queryHeight(requested, heights());
-  return {
+  const stateAt = (height: number): KVReader | undefined => {
+    const { latest: last, earliest } = heights();
+    if (height === last) return latest();
+    return earliest !== undefined && height >= earliest && height < last ? readerAt(height) : undefined;
+  };
+  const service: QueryService = {
     services,
     knows,
     heightFor,
+    heights,
+    stateAt,
     async query(path, data, requested = 0) {
       if (!knows(path)) throw unknownQueryPath();
       const height = heightFor(requested);
@@ -137,4 +149,5 @@ export function createQueryService(options: QueryServiceOptions): QueryService {
       }
     },
   };
+  return service;
 }

@@ -1,8 +1,8 @@
 /**
  * The REST API server (`--api.address`), grpc-gateway style: the upgrade queries under
  * `/cosmos/upgrade/v1beta1/`, the gov queries under `/cosmos/gov/v1/` and `/cosmos/gov/v1beta1/`
- * (rest-gov.ts), blocks under `/cosmos/base/tendermint/v1beta1/`. Answers are the protobuf responses
- * rendered as JSON; errors are the gRPC status, `{"code": <gRPC code>, "message": …, "details": []}`, with
+ * (rest-gov.ts), blocks, node info and `abci_query` under `/cosmos/base/tendermint/v1beta1/`.
+ * Answers are the protobuf responses rendered as JSON; errors are the gRPC status, `{"code": <gRPC code>, "message": …, "details": []}`, with
  * the HTTP status the gateway derives from the code; a path or method without a route is
  * `{"code": 12, "message": "Not Implemented"}` (501). As the SDK's gateway, the request header
  * `x-cosmos-block-height` selects the height and the answer carries `Grpc-Metadata-X-Cosmos-Block-Height`.
@@ -13,13 +13,13 @@ import {
   QueryModuleVersionsRequest,
   QueryUpgradedConsensusStateRequest,
 } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
-import { GetBlockByHeightRequest } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
+import { ABCIQueryRequest, GetBlockByHeightRequest } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
 import { ChainError, StatusError } from '../util/errors.js';
 import { upgradeJson, upgradeQueryService } from '../upgrade/queries.js';
 import { tendermintService } from '../chain/queries.js';
 import { gatewayJson } from './gateway-json.js';
 import { sendJson } from './http.js';
-import { pathInt64 } from './gateway-params.js';
+import { pathInt64, queryBool, queryBytes, queryInt64 } from './gateway-params.js';
 import { govRoutes } from './rest-gov.js';
 import type { QueryService } from './query-service.js';
 import { grpcStatusOf, httpStatusFromCode } from './query-errors.js';
@@ -67,6 +67,18 @@ const routes: Array<[RegExp, Route]> = [
   ],
   [/^\/cosmos\/base\/tendermint\/v1beta1\/node_info$/, async (_m, _u, q) => tendermint(q, 'GetNodeInfo')],
   [/^\/cosmos\/base\/tendermint\/v1beta1\/syncing$/, async (_m, _u, q) => tendermint(q, 'GetSyncing')],
+  [
+    /^\/cosmos\/base\/tendermint\/v1beta1\/abci_query$/,
+    async (_m, url, q) => {
+      const request = {
+        data: queryBytes(url, 'data') ?? new Uint8Array(),
+        path: url.searchParams.getAll('path').at(-1) ?? '',
+        height: queryInt64(url, 'height') ?? 0n,
+        prove: queryBool(url, 'prove') ?? false,
+      };
+      return tendermint(q, 'ABCIQuery', ABCIQueryRequest.encode(request).finish());
+    },
+  ],
 ];
 
 /** grpc-gateway v1's answer to a path or method it has no route for (its ErrUnknownURI). */

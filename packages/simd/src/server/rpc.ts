@@ -8,7 +8,7 @@ import type { App, CheckResult } from '../chain/app.js';
 import { proposerAddress } from '../chain/app.js';
 import { blockMeta, cometBlock, getBlock, type BlockRecord, type TxResult } from '../chain/block.js';
 import { txHash } from '../chain/tx.js';
-import { ChainError } from '../util/errors.js';
+import { abciQuery } from './abci-query.js';
 import { sha256 } from '../util/bytes.js';
 import { getProtocolVersion } from '../upgrade/keeper.js';
 import { storePrefix as upgradeStorePrefix } from '../upgrade/keys.js';
@@ -126,18 +126,12 @@ const methods: Record<string, Method> = {
     const data = bytesParam(params, 'data', encoding, 'hex');
     const asked = str(params.height) ?? '';
     if (asked !== '' && !/^-?\d+$/.test(asked)) throw invalidParams(`height must be an integer, got ${JSON.stringify(asked)}`);
-    const { queries } = backend;
-    // As baseapp's Query: a refused path or height answers height 0; a failing query, the height it ran at.
-    const response = { code: 0, log: '', info: '', index: '0', key: null, value: null as string | null, proofOps: null, height: '0', codespace: '' };
-    try {
-      const height = queries.knows(path) ? queries.heightFor(Number(asked || '0')) : 0;
-      response.height = String(height);
-      response.value = Buffer.from(await queries.query(path, data, height)).toString('base64');
-    } catch (error) {
-      if (!(error instanceof ChainError)) throw error;
-      Object.assign(response, { code: error.abciCode, codespace: error.codespace, log: error.message });
-    }
-    return { response };
+    const prove = params.prove === true || str(params.prove) === 'true';
+    // baseapp's Query (abci-query.ts): a refused path or height answers height 0; a failing query, the height it ran at.
+    const answer = await abciQuery(backend.queries, { path, data, height: Number(asked || '0'), prove }, backend.app.version.name);
+    const bytes = (value: Uint8Array | undefined) => (value === undefined ? null : Buffer.from(value).toString('base64'));
+    const { code, log, info, index, key, value, height, codespace } = answer;
+    return { response: { code, log, info, index: String(index), key: bytes(key), value: bytes(value), proofOps: null, height: String(height), codespace } };
   },
 
   async block(params, backend) {
