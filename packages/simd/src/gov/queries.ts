@@ -26,6 +26,10 @@ function legacyType(type: ParamsType): ParamsType {
 
 function v1Handlers(views: GovViews): Record<string, ProtoHandler> {
   return {
+    // SDK v0.50: the chain's constitution, empty in the simulation (a QueryConstitutionResponse with no field set).
+    async Constitution() {
+      return new Uint8Array();
+    },
     async Proposal(bytes) {
       const proposal = await views.proposal(decodeRequest(q1.QueryProposalRequest, bytes));
       return pb.appendMessage(q1.QueryProposalResponse.encode({}), 1, pb.proposalV1Bytes(proposal)).finish();

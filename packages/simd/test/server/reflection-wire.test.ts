@@ -92,6 +92,7 @@ test('every field of the node answers is described by the reflected descriptors 
 
   const id = BigInt(failed.id);
   const calls: Array<[string, Uint8Array]> = [
+    ['/cosmos.gov.v1.Query/Constitution', new Uint8Array()],
     ['/cosmos.gov.v1.Query/Proposal', govV1.QueryProposalRequest.encode({ proposalId: id }).finish()],
     ['/cosmos.gov.v1.Query/Proposals', govV1.QueryProposalsRequest.encode(govV1.QueryProposalsRequest.fromPartial({})).finish()],
     ...['voting', 'deposit', 'tallying'].map((paramsType): [string, Uint8Array] => ['/cosmos.gov.v1.Query/Params', govV1.QueryParamsRequest.encode({ paramsType }).finish()]),
@@ -122,7 +123,7 @@ test('every field of the node answers is described by the reflected descriptors 
   assert.deepEqual(gaps, []);
 
   // The v0.50 fields arrived and decode by their names with the reflected types.
-  const proposal = root.lookupType('cosmos.gov.v1.QueryProposalResponse').decode(await grpc.call(calls[0]![0], calls[0]![1])) as any;
+  const proposal = root.lookupType('cosmos.gov.v1.QueryProposalResponse').decode(await grpc.call(calls[1]![0], calls[1]![1])) as any;
   assert.deepEqual([proposal.proposal.failed_reason, proposal.proposal.expedited], ['name cannot be empty', false]);
   const params = root.lookupType('cosmos.gov.v1.QueryParamsResponse').decode(await grpc.call('/cosmos.gov.v1.Query/Params', govV1.QueryParamsRequest.encode({ paramsType: 'tallying' }).finish())) as any;
   assert.deepEqual(

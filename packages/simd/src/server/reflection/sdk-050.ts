@@ -201,6 +201,13 @@ message MsgSubmitProposal {
   bool expedited = 7;
 }`;
 
+/** SDK v0.50 `cosmos/gov/v1/query.proto`: the Constitution query's messages. */
+const constitutionV050 = `package cosmos.gov.v1;
+message QueryConstitutionRequest {}
+message QueryConstitutionResponse {
+  string constitution = 1;
+}`;
+
 /** Adds `import` to a read file's imports (a definition given to it uses that file's types). */
 function addImport(sources: ProtoSources, file: string, imported: string): void {
   const info = sources.files.get(file);
@@ -209,7 +216,7 @@ function addImport(sources: ProtoSources, file: string, imported: string): void 
 
 /**
  * SDK v0.50 `cosmos/gov/v1`: Proposal, Params and MsgSubmitProposal redefined whole, as the SDK's
- * files declare them; QueryParamsResponse.params (0.47).
+ * files declare them; QueryParamsResponse.params (0.47); the Constitution query (0.50).
  */
 function govV1(sources: ProtoSources): void {
   const { root, files } = sources;
@@ -225,8 +232,13 @@ function govV1(sources: ProtoSources): void {
     parseInto(sources, txFile, msgSubmitProposalV050);
     addImport(sources, txFile, 'amino/amino.proto');
   }
-  if (files.has('cosmos/gov/v1/query.proto')) {
+  const queryFile = 'cosmos/gov/v1/query.proto';
+  if (files.has(queryFile)) {
     addFields(root, 'cosmos.gov.v1.QueryParamsResponse', { params: { type: '.cosmos.gov.v1.Params', id: 4 } });
+    parseInto(sources, queryFile, constitutionV050);
+    const http = { '(google.api.http)': { get: '/cosmos/gov/v1/constitution' } };
+    const method = new protobuf.Method('Constitution', 'rpc', 'QueryConstitutionRequest', 'QueryConstitutionResponse', false, false, undefined, undefined, [http]);
+    root.lookupService('cosmos.gov.v1.Query').add(method);
   }
 }
 
