@@ -24,6 +24,7 @@ import { govAddress, hasAccount } from './accounts.js';
 import { blockKey, getBlock, makeBlock, type BlockRecord, type TxResult } from './block.js';
 import { getCommitInfo, nextAppHash, setCommitInfo } from './commit.js';
 import { initChain, type Genesis } from './genesis.js';
+import { indexBlock } from './tx-index.js';
 import { routeOf, type MsgContext, type MsgRoute } from './msg.js';
 import { decodeTx, txHash } from './tx.js';
 
@@ -48,8 +49,10 @@ export interface CheckResult {
 
 export const routes: Readonly<Record<string, MsgRoute>> = { ...upgradeRoutes, ...govRoutes };
 
+/** The validator's ed25519 consensus key (simulated), and its address: the first 20 bytes of the key's sha256, as CometBFT derives it. */
+export const validatorPubKey = sha256('simd/consensus/validator');
 /** The validator's consensus address (the proposer of every block). */
-export const proposerAddress = hexUpper(sha256('simd/consensus/validator').subarray(0, 20));
+export const proposerAddress = hexUpper(sha256(validatorPubKey).subarray(0, 20));
 
 export class App {
   readonly version: SimVersion;
@@ -152,6 +155,7 @@ export class App {
     const appHash = nextAppHash(this.appHash, state.ops());
     setCommitInfo(state, { height, appHash });
     state.set(blockKey(height), Buffer.from(JSON.stringify(block)));
+    indexBlock(state, block);
     await this.options.db.commit(state.ops());
     this.height = height;
     this.appHash = appHash;
