@@ -10,7 +10,7 @@ import type { RpcBackend } from './backend.js';
 import { finalizeBlockResponse } from './blocks.js';
 import { serverError, success, failure, type RpcId, type RpcResponse } from './jsonrpc.js';
 import { matches, parseQuery, type Condition, type EventMap } from './query.js';
-import { execTxResult } from './shapes.js';
+import { execTxResultInEvent } from './shapes.js';
 import { txEventMap } from './txs.js';
 
 /** CometBFT's defaults: max_subscription_clients, max_subscriptions_per_client, the query length limit. */
@@ -115,7 +115,7 @@ export async function blockEvents(backend: RpcBackend, block: BlockRecord): Prom
     },
   ];
   block.results.forEach((result, index) => {
-    const txResult = { height: header.height, ...(index === 0 ? {} : { index }), tx: block.txs[index], result: execTxResult(result) };
+    const txResult = { height: header.height, ...(index === 0 ? {} : { index }), tx: block.txs[index], result: execTxResultInEvent(result) };
     messages.push({ data: { type: 'tendermint/event/Tx', value: { TxResult: txResult } }, events: txEventMap(result, header.height) });
   });
   return messages;

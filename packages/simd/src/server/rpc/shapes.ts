@@ -26,6 +26,20 @@ export function execTxResult(result?: { code: number; log: string; codespace: st
   };
 }
 
+/**
+ * The same result inside a Tx event: there CometBFT's encoder reaches it by value, not through its
+ * jsonpb marshaller, so zero fields are left out (a successful transaction has no `code`).
+ */
+export function execTxResultInEvent(result: { code: number; log: string; codespace: string; events: readonly Event[] }): unknown {
+  const events = result.events.map((e) => (e.attributes.length === 0 ? { type: e.type } : abciEvents([e])[0]));
+  return {
+    ...(result.code === 0 ? {} : { code: result.code }),
+    ...(result.log === '' ? {} : { log: result.log }),
+    ...(events.length === 0 ? {} : { events }),
+    ...(result.codespace === '' ? {} : { codespace: result.codespace }),
+  };
+}
+
 /** `abci.ResponseCheckTx`. */
 export function checkTxResult(check: CheckResult): unknown {
   return { code: check.code, data: null, log: check.log, info: '', gas_wanted: '0', gas_used: '0', events: [], codespace: check.codespace };
