@@ -112,6 +112,8 @@ test('CosmJS subscribes to NewBlock, NewBlockHeader and Tx over /websocket', asy
   clients.push(t37);
   const [header37] = await take(t37.subscribeNewBlockHeader(), 1);
   assert.ok((header37?.height ?? 0) > Number(height));
+  const [block37] = await take(t37.subscribeNewBlock(), 1);
+  assert.equal(block37?.header.chainId, 'sim-1');
 
   disconnectAll();
   assert.equal((await node.stop()).code, 0);

@@ -74,6 +74,11 @@ export class EventBus {
     this.clients.clear();
   }
 
+  /** True when nobody listens (publishing can be skipped). */
+  get idle(): boolean {
+    return this.clients.size === 0;
+  }
+
   publish(messages: readonly EventMessage[]): void {
     for (const message of messages) {
       for (const client of this.clients.values()) {

@@ -71,7 +71,7 @@ async function handleHttp(req: http.IncomingMessage, res: http.ServerResponse, b
     return sendJson(res, status, response);
   }
   if (path === '/websocket') {
-    return sendText(res, 400, "Bad Request\n");
+    return sendText(res, 400, 'Bad Request\n');
   }
   const name = path.slice(1);
   if (websocketOnly.has(name)) return sendJson(res, 404, failure(-1, methodNotFound()));
@@ -102,7 +102,7 @@ export function createRpcServer(backend: RpcBackend): RpcServer {
   return {
     http: server,
     async publish(block) {
-      bus.publish(await blockEvents(backend, block));
+      if (!bus.idle) bus.publish(await blockEvents(backend, block));
     },
     async closeSockets() {
       bus.close();

@@ -39,7 +39,7 @@ async function candidates(backend: RpcBackend, conditions: readonly Condition[])
   return found;
 }
 
-async function broadcastParam(params: Params): Promise<Buffer> {
+function txParam(params: Params): Buffer {
   return params.bytes('tx', 'base64') ?? Buffer.alloc(0);
 }
 
@@ -71,24 +71,24 @@ export const txMethods: Record<string, RpcMethod> = {
     return { txs: hits.slice(skip, skip + size).map((h) => resultTx(h.block, h.index)), total_count: String(hits.length) };
   }),
 
-  check_tx: method(['tx'], async (params, backend) => checkTxResult(await backend.app.checkTx(await broadcastParam(params)))),
+  check_tx: method(['tx'], async (params, backend) => checkTxResult(await backend.app.checkTx(txParam(params)))),
 
   broadcast_tx_async: method(['tx'], async (params, backend) => {
-    const tx = await broadcastParam(params);
+    const tx = txParam(params);
     const { committed } = await backend.broadcast(tx);
     committed?.catch(() => undefined);
     return { code: 0, data: '', log: '', codespace: '', hash: txHash(tx) };
   }),
 
   broadcast_tx_sync: method(['tx'], async (params, backend) => {
-    const tx = await broadcastParam(params);
+    const tx = txParam(params);
     const { check, committed } = await backend.broadcast(tx);
     committed?.catch(() => undefined);
     return { code: check.code, data: '', log: check.log, codespace: check.codespace, hash: txHash(tx) };
   }),
 
   broadcast_tx_commit: method(['tx'], async (params, backend) => {
-    const tx = await broadcastParam(params);
+    const tx = txParam(params);
     const { check, committed } = await backend.broadcast(tx);
     if (committed === undefined) return { check_tx: checkTxResult(check), tx_result: execTxResult(), hash: txHash(tx), height: '0' };
     const { result, height } = await committed;
