@@ -142,7 +142,8 @@ test('websocket frames: CometBFT envelopes, query filters, errors, and the close
   socket.send({ jsonrpc: '2.0', id: 2, method: 'subscribe', params: { query: "tm.event='Tx' AND submit_proposal.proposal_id='1'" } });
   socket.send({ jsonrpc: '2.0', id: 3, method: 'subscribe', params: { query: "tm.event='NewBlock'" } });
   assert.deepEqual(await socket.frame((f) => f.id === 2, 'the subscribe answer'), { jsonrpc: '2.0', id: 2, result: {} });
-  socket.send({ jsonrpc: '2.0', id: 4, method: 'subscribe', params: { query: "tm.event='NewBlock'" } });
+  // Another spelling of the same query is the same subscription.
+  socket.send({ jsonrpc: '2.0', id: 4, method: 'subscribe', params: { query: "tm.event = 'NewBlock'" } });
   assert.deepEqual((await socket.frame((f) => f.id === 4, 'the second subscribe answer')).error, {
     code: -32603,
     message: 'Internal error',

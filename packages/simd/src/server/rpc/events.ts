@@ -9,7 +9,7 @@ import { cometBlockBody, type BlockRecord } from '../../chain/block.js';
 import type { RpcBackend } from './backend.js';
 import { finalizeBlockResponse } from './blocks.js';
 import { serverError, success, failure, type RpcId, type RpcResponse } from './jsonrpc.js';
-import { matches, parseQuery, type Condition, type EventMap } from './query.js';
+import { matches, parseQuery, queryKey, type Condition, type EventMap } from './query.js';
 import { execTxResultInEvent } from './shapes.js';
 import { txEventMap } from './txs.js';
 
@@ -43,17 +43,16 @@ export class EventBus {
     if (client !== undefined && client.subscriptions.size >= maxPerClient) throw new Error(`max_subscriptions_per_client ${maxPerClient} reached`);
     if (query.length > maxQueryLength) throw new Error('maximum query length exceeded');
     const conditions = parseQuery(query);
-    const normalized = query.trim();
-    if (client?.subscriptions.has(normalized)) throw new Error('already subscribed');
+    if (client?.subscriptions.has(queryKey(conditions))) throw new Error('already subscribed');
     const entry = client ?? { send, subscriptions: new Map() };
-    entry.subscriptions.set(normalized, { query, conditions, id });
+    entry.subscriptions.set(queryKey(conditions), { query, conditions, id });
     this.clients.set(key, entry);
   }
 
   unsubscribe(key: object, query: string): void {
-    parseQuery(query);
+    const conditions = parseQuery(query);
     const client = this.clients.get(key);
-    if (client === undefined || !client.subscriptions.delete(query.trim())) throw new Error('subscription not found');
+    if (client === undefined || !client.subscriptions.delete(queryKey(conditions))) throw new Error('subscription not found');
     if (client.subscriptions.size === 0) this.clients.delete(key);
   }
 

@@ -80,9 +80,10 @@ export const infoMethods: Record<string, RpcMethod> = {
     };
   }),
 
-  net_info: method([], async (_params, backend) => ({
+  // CometBFT lists `Listener(@<p2p.external_address>)`, empty by default.
+  net_info: method([], async () => ({
     listening: true,
-    listeners: [`Listener(@${nodeId(backend)}@0.0.0.0:26656)`],
+    listeners: ['Listener(@)'],
     n_peers: '0',
     peers: [],
   })),

@@ -35,6 +35,11 @@ export function parseQuery(text: string): Condition[] {
   });
 }
 
+/** The query's canonical text: two spellings of one query are one subscription (`tm.event = 'Tx'`, `tm.event='Tx'`). */
+export function queryKey(conditions: readonly Condition[]): string {
+  return conditions.map((c) => (c.op === 'EXISTS' ? `${c.key} EXISTS` : `${c.key} ${c.op} ${c.kind === 'string' ? `'${c.value}'` : c.value}`)).join(' AND ');
+}
+
 function compare(actual: number, op: Op, expected: number): boolean {
   switch (op) {
     case '=':
