@@ -21,7 +21,7 @@ import { upgradeRoutes } from '../upgrade/msgs.js';
 import { govRoutes } from '../gov/msgs.js';
 import { govEndBlock } from '../gov/end-block.js';
 import { govAddress, hasAccount } from './accounts.js';
-import { blockKey, getBlock, makeBlock, type BlockRecord, type TxResult } from './block.js';
+import { blockKey, endBlockEvents, getBlock, makeBlock, type BlockRecord, type TxResult } from './block.js';
 import { getCommitInfo, nextAppHash, setCommitInfo } from './commit.js';
 import { initChain, type Genesis } from './genesis.js';
 import { indexBlock } from './tx-index.js';
@@ -139,7 +139,8 @@ export class App {
 
     const results: TxResult[] = [];
     for (const tx of txs) results.push(await this.deliverTx(state, height, timeMs, tx));
-    await govEndBlock(this.context(state, height, timeMs));
+    const endBlock = this.context(state, height, timeMs);
+    await govEndBlock(endBlock);
 
     const block = makeBlock({
       chainId: this.chainId,
@@ -150,6 +151,7 @@ export class App {
       last: this.last,
       txs,
       results,
+      events: endBlockEvents(endBlock.events),
       proposerAddress,
     });
     const appHash = nextAppHash(this.appHash, state.ops());

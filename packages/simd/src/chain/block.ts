@@ -46,6 +46,8 @@ export interface BlockRecord {
   /** Base64 transactions. */
   txs: string[];
   results: TxResult[];
+  /** The block's own FinalizeBlock events (end-block); absent in blocks stored before they were kept. */
+  events?: Event[];
   /** The header time in nanoseconds since the epoch, as a decimal string. */
   time_nanos: string;
 }
@@ -84,6 +86,7 @@ export interface MakeBlockInput {
   last: BlockRecord | undefined;
   txs: Buffer[];
   results: TxResult[];
+  events?: Event[];
   proposerAddress: string;
 }
 
@@ -116,8 +119,14 @@ export function makeBlock(input: MakeBlockInput): BlockRecord {
     num_txs: String(txs.length),
     txs,
     results: input.results,
+    events: input.events ?? [],
     time_nanos: input.timeNanos.toString(),
   };
+}
+
+/** End-block events as the SDK reports them in FinalizeBlock: each with a `mode: EndBlock` attribute. */
+export function endBlockEvents(events: readonly Event[]): Event[] {
+  return events.map((e) => ({ type: e.type, attributes: [...e.attributes, { key: 'mode', value: 'EndBlock' }] }));
 }
 
 export function blockMeta(block: BlockRecord): BlockMeta {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { connectComet, isComet38Client, type Comet38Client } from '@cosmjs/tendermint-rpc';
 import { StargateClient } from '@cosmjs/stargate';
-import { cli, proposeUpgrade, simFixture, startNode } from '../support/node-harness.js';
+import { cli, proposalIdOf, simFixture, startNode, waitForProposal } from '../support/node-harness.js';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex').toUpperCase();
 
@@ -27,7 +27,8 @@ test('CosmJS Comet38Client and StargateClient read the node over HTTP', async (t
   assert.equal(proposal.code, 0, proposal.stderr);
   const { txhash, height: txHeightText } = JSON.parse(proposal.stdout) as { txhash: string; height: string };
   const txHeight = Number(txHeightText);
-  await node.waitForHeight(txHeight + 1);
+  // The validator votes yes at once; the proposal passes in an end-block, a block-level event.
+  await waitForProposal(bin, home, proposalIdOf(proposal.stdout), /PASSED/);
 
   const client = (await connectComet(rpcUrl)) as Comet38Client;
   t.after(() => client.disconnect());
@@ -107,6 +108,16 @@ test('CosmJS Comet38Client and StargateClient read the node over HTTP', async (t
   const blocks = await client.blockSearch({ query: 'block.height>=2 AND block.height<=4', order_by: 'asc' });
   assert.equal(blocks.totalCount, 3);
   assert.deepEqual(blocks.blocks.map((b) => b.block.header.height), [2, 3, 4]);
+  const passed = await client.blockSearch({ query: "active_proposal.proposal_result='proposal_passed'" });
+  assert.equal(passed.totalCount, 1);
+  const passedHeight = passed.blocks[0]?.block.header.height as number;
+  assert.ok(passedHeight > txHeight);
+  const endBlock = (await client.blockResults(passedHeight)).finalizeBlockEvents.find((e) => e.type === 'active_proposal');
+  assert.deepEqual(endBlock?.attributes, [
+    { key: 'proposal_id', value: '1' },
+    { key: 'proposal_result', value: 'proposal_passed' },
+    { key: 'mode', value: 'EndBlock' },
+  ]);
 
   assert.deepEqual(await client.numUnconfirmedTxs(), { total: 0, totalBytes: 0 });
   assert.equal(await client.health(), null);

@@ -7,8 +7,8 @@ import { getCommitInfo } from '../../chain/commit.js';
 import { findBlockHeight } from '../../chain/tx-index.js';
 import { method, type RpcBackend, type RpcMethod } from './backend.js';
 import { heightParam, orderParam, pageOf } from './params.js';
-import { matches, parseQuery, rangeOf } from './query.js';
-import { consensusParamUpdates, execTxResult } from './shapes.js';
+import { flattenEvents, matches, parseQuery, rangeOf } from './query.js';
+import { abciEvents, consensusParamUpdates, execTxResult } from './shapes.js';
 
 const emptyBlockId: BlockId = { hash: '', parts: { total: 0, hash: '' } };
 
@@ -32,7 +32,7 @@ export async function appHashAfter(backend: RpcBackend, block: BlockRecord): Pro
 /** `abci.ResponseFinalizeBlock` of a block (block_results and the NewBlock event). */
 export async function finalizeBlockResponse(backend: RpcBackend, block: BlockRecord) {
   return {
-    events: [] as unknown[],
+    events: abciEvents(block.events ?? []),
     tx_results: block.results.map((r) => execTxResult(r)),
     validator_updates: null,
     consensus_param_updates: consensusParamUpdates(Number(block.header.version.app)),
@@ -98,13 +98,17 @@ export const blockMethods: Record<string, RpcMethod> = {
     };
   }),
 
-  // Blocks carry no FinalizeBlock events here, so `block.height` conditions are all a search can match.
+  // Matched on `block.height` and the block's FinalizeBlock events.
   block_search: method(['query', 'page', 'per_page', 'order_by'], async (params, backend) => {
     const conditions = parseQuery(params.string('query') ?? '');
     const order = orderParam(params, 'desc');
     const [low, high] = rangeOf(conditions, 'block.height', 1, backend.app.lastHeight);
+    const byEvents = conditions.some((c) => c.key !== 'block.height');
     const heights: number[] = [];
-    for (let h = low; h <= high; h++) if (matches(conditions, { 'block.height': [String(h)] })) heights.push(h);
+    for (let h = low; h <= high; h++) {
+      const events = byEvents ? flattenEvents((await getBlock(backend.app.reader, h))?.events ?? []) : {};
+      if (matches(conditions, { ...events, 'block.height': [String(h)] })) heights.push(h);
+    }
     if (order === 'desc') heights.reverse();
     const { skip, size } = pageOf(params, heights.length);
     const blocks = [];

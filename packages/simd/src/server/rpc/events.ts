@@ -9,7 +9,7 @@ import { cometBlockBody, type BlockRecord } from '../../chain/block.js';
 import type { RpcBackend } from './backend.js';
 import { finalizeBlockResponse } from './blocks.js';
 import { serverError, success, failure, type RpcId, type RpcResponse } from './jsonrpc.js';
-import { matches, parseQuery, queryKey, type Condition, type EventMap } from './query.js';
+import { flattenEvents, matches, parseQuery, queryKey, type Condition, type EventMap } from './query.js';
 import { execTxResultInEvent } from './shapes.js';
 import { txEventMap } from './txs.js';
 
@@ -110,7 +110,7 @@ export async function blockEvents(backend: RpcBackend, block: BlockRecord): Prom
           },
         },
       },
-      events: { 'tm.event': ['NewBlock'] },
+      events: { ...flattenEvents(block.events ?? []), 'tm.event': ['NewBlock'] },
     },
     { data: { type: 'tendermint/event/NewBlockHeader', value: { header } }, events: { 'tm.event': ['NewBlockHeader'] } },
     {
