@@ -86,7 +86,8 @@ async function handleHttp(req: http.IncomingMessage, res: http.ServerResponse, b
 
 export function createRpcServer(backend: RpcBackend): RpcServer {
   const bus = new EventBus();
-  const sockets = new WebSocketServer({ noServer: true });
+  // CometBFT's rpc.max_body_bytes (1 MB) also limits a websocket message.
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: 1_000_000 });
   const server = http.createServer((req, res) => {
     handleHttp(req, res, backend).catch((error: unknown) => {
       if (!res.headersSent) sendJson(res, 500, failure(-1, asRpcError(error)));
