@@ -4,6 +4,7 @@
  * transactions, and unknown methods fail as CometBFT fails them.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { connectComet, isComet38Client, type Comet38Client } from '@cosmjs/tendermint-rpc';
 import { StargateClient } from '@cosmjs/stargate';
@@ -119,6 +120,13 @@ test('CosmJS Comet38Client and StargateClient read the node over HTTP', async (t
     { key: 'mode', value: 'EndBlock' },
   ]);
 
+  const garbage = Buffer.from('not a transaction');
+  const rejected = await client.broadcastTxSync({ tx: garbage });
+  assert.equal(rejected.code, 2);
+  assert.equal(rejected.codespace, 'sdk');
+  assert.match(rejected.log ?? '', /^tx parse error/);
+  assert.equal(hex(rejected.hash), createHash('sha256').update(garbage).digest('hex').toUpperCase());
+  assert.deepEqual((await client.broadcastTxAsync({ tx: garbage })).hash, rejected.hash);
   assert.deepEqual(await client.numUnconfirmedTxs(), { total: 0, totalBytes: 0 });
   assert.equal(await client.health(), null);
 
@@ -190,6 +198,17 @@ test('RPC errors: unknown methods, websocket-only methods over HTTP, bad heights
   assert.equal(JSON.parse(Buffer.from(chunk.data, 'base64').toString('utf8')).chain_id, 'sim-1');
   assert.equal((await node.http('rpc', '/consensus_params')).body.result.consensus_params.version.app, '0');
   assert.deepEqual((await node.http('rpc', '/unconfirmed_txs')).body.result, { n_txs: '0', total: '0', total_bytes: '0', txs: [] });
+  // A quoted URI argument is the bytes of the string.
+  assert.deepEqual((await node.http('rpc', '/check_tx?tx="not a transaction"')).body.result, {
+    code: 2,
+    data: null,
+    log: 'tx parse error',
+    info: '',
+    gas_wanted: '0',
+    gas_used: '0',
+    events: [],
+    codespace: 'sdk',
+  });
 
   assert.equal((await node.stop()).code, 0);
 });
