@@ -57,7 +57,8 @@ async function jsonRpc(body: string, backend: RpcBackend): Promise<{ status: num
     }
   }
   if (responses.length === 0) return { status: 200 };
-  return { status: 200, response: responses.length === 1 && !Array.isArray(parsed) ? responses[0] : responses };
+  // As CometBFT: one answer is written as an object, even for a batch of one.
+  return { status: 200, response: responses.length === 1 ? responses[0] : responses };
 }
 
 async function handleHttp(req: http.IncomingMessage, res: http.ServerResponse, backend: RpcBackend): Promise<void> {
