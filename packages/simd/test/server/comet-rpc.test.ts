@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { connectComet, isComet38Client, type Comet38Client } from '@cosmjs/tendermint-rpc';
+import { Comet38Client, connectComet, HttpBatchClient, isComet38Client } from '@cosmjs/tendermint-rpc';
 import { StargateClient } from '@cosmjs/stargate';
 import { cli, proposalIdOf, simFixture, startNode, waitForProposal } from '../support/node-harness.js';
 
@@ -129,6 +129,14 @@ test('CosmJS Comet38Client and StargateClient read the node over HTTP', async (t
   assert.deepEqual((await client.broadcastTxAsync({ tx: garbage })).hash, rejected.hash);
   assert.deepEqual(await client.numUnconfirmedTxs(), { total: 0, totalBytes: 0 });
   assert.equal(await client.health(), null);
+
+  // CosmJS's batching client sends JSON-RPC arrays.
+  const batched = await Comet38Client.create(new HttpBatchClient(rpcUrl, { batchSizeLimit: 3, dispatchInterval: 5 }));
+  t.after(() => batched.disconnect());
+  const [batchStatus, batchBlock, batchResults] = await Promise.all([batched.status(), batched.block(2), batched.blockResults(txHeight)]);
+  assert.equal(batchStatus.nodeInfo.network, 'sim-1');
+  assert.deepEqual(batchBlock.blockId, block2.blockId);
+  assert.equal(batchResults.results.length, 1);
 
   const stargate = await StargateClient.connect(rpcUrl);
   t.after(() => stargate.disconnect());
