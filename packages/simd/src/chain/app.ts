@@ -21,9 +21,10 @@ import { upgradeRoutes } from '../upgrade/msgs.js';
 import { govRoutes } from '../gov/msgs.js';
 import { govEndBlock } from '../gov/end-block.js';
 import { govAddress, hasAccount } from './accounts.js';
-import { blockKey, getBlock, makeBlock, type BlockRecord, type TxResult } from './block.js';
+import { blockKey, endBlockEvents, getBlock, makeBlock, type BlockRecord, type TxResult } from './block.js';
 import { getCommitInfo, nextAppHash, setCommitInfo } from './commit.js';
 import { initChain, type Genesis } from './genesis.js';
+import { indexBlock } from './tx-index.js';
 import { routeOf, type MsgContext, type MsgRoute } from './msg.js';
 import { decodeTx, txHash } from './tx.js';
 
@@ -48,8 +49,10 @@ export interface CheckResult {
 
 export const routes: Readonly<Record<string, MsgRoute>> = { ...upgradeRoutes, ...govRoutes };
 
+/** The validator's ed25519 consensus key (simulated), and its address: the first 20 bytes of the key's sha256, as CometBFT derives it. */
+export const validatorPubKey = sha256('simd/consensus/validator');
 /** The validator's consensus address (the proposer of every block). */
-export const proposerAddress = hexUpper(sha256('simd/consensus/validator').subarray(0, 20));
+export const proposerAddress = hexUpper(sha256(validatorPubKey).subarray(0, 20));
 
 export class App {
   readonly version: SimVersion;
@@ -136,7 +139,8 @@ export class App {
 
     const results: TxResult[] = [];
     for (const tx of txs) results.push(await this.deliverTx(state, height, timeMs, tx));
-    await govEndBlock(this.context(state, height, timeMs));
+    const endBlock = this.context(state, height, timeMs);
+    await govEndBlock(endBlock);
 
     const block = makeBlock({
       chainId: this.chainId,
@@ -147,11 +151,13 @@ export class App {
       last: this.last,
       txs,
       results,
+      events: endBlockEvents(endBlock.events),
       proposerAddress,
     });
     const appHash = nextAppHash(this.appHash, state.ops());
     setCommitInfo(state, { height, appHash });
     state.set(blockKey(height), Buffer.from(JSON.stringify(block)));
+    indexBlock(state, block);
     await this.options.db.commit(state.ops(), { height, lastHeight: this.height });
     this.height = height;
     this.appHash = appHash;

@@ -46,6 +46,8 @@ export interface BlockRecord {
   /** Base64 transactions. */
   txs: string[];
   results: TxResult[];
+  /** The block's own FinalizeBlock events (end-block); absent in blocks stored before they were kept. */
+  events?: Event[];
   /** The header time in nanoseconds since the epoch, as a decimal string. */
   time_nanos: string;
 }
@@ -84,6 +86,7 @@ export interface MakeBlockInput {
   last: BlockRecord | undefined;
   txs: Buffer[];
   results: TxResult[];
+  events?: Event[];
   proposerAddress: string;
 }
 
@@ -100,7 +103,8 @@ export function makeBlock(input: MakeBlockInput): BlockRecord {
     validators_hash: validatorSetHash,
     next_validators_hash: validatorSetHash,
     consensus_hash: consensusParamsHash,
-    app_hash: input.appHash.length === 0 ? '' : hexUpper(input.appHash),
+    // The first block carries the application hash after InitChain, which is never empty.
+    app_hash: hexUpper(input.appHash.length === 0 ? sha256('') : input.appHash),
     last_results_hash: last === undefined ? emptyHash : hexUpper(sha256(JSON.stringify(last.results.map((r) => [r.code, r.log])))),
     evidence_hash: emptyHash,
     proposer_address: input.proposerAddress,
@@ -115,28 +119,47 @@ export function makeBlock(input: MakeBlockInput): BlockRecord {
     num_txs: String(txs.length),
     txs,
     results: input.results,
+    events: input.events ?? [],
     time_nanos: input.timeNanos.toString(),
   };
+}
+
+/** End-block events as the SDK reports them in FinalizeBlock: each with a `mode: EndBlock` attribute. */
+export function endBlockEvents(events: readonly Event[]): Event[] {
+  return events.map((e) => ({ type: e.type, attributes: [...e.attributes, { key: 'mode', value: 'EndBlock' }] }));
 }
 
 export function blockMeta(block: BlockRecord): BlockMeta {
   return { block_id: block.block_id, block_size: block.block_size, header: block.header, num_txs: block.num_txs };
 }
 
+/**
+ * The commit for a block: the one validator's precommit (BlockIDFlagCommit). `time` is the vote's
+ * time; with one validator, CometBFT's BFT time makes it the next block's header time.
+ */
+export function cometCommit(height: string, blockId: BlockId, validator: string, time: string): unknown {
+  if (blockId.hash === '') return { height, round: 0, block_id: blockId, signatures: [] };
+  const signature = Buffer.concat([sha256('simd/precommit', blockId.hash), sha256('simd/precommit/2', blockId.hash)]);
+  return {
+    height,
+    round: 0,
+    block_id: blockId,
+    signatures: [{ block_id_flag: 2, validator_address: validator, timestamp: time, signature: signature.toString('base64') }],
+  };
+}
+
+/** A CometBFT `types.Block` as JSON (the `/block` result's `block`, the NewBlock event's). */
+export function cometBlockBody(block: BlockRecord): unknown {
+  const { header } = block;
+  return {
+    header,
+    data: { txs: block.txs },
+    evidence: { evidence: [] },
+    last_commit: cometCommit(String(Math.max(0, Number(header.height) - 1)), header.last_block_id, header.proposer_address, header.time),
+  };
+}
+
 /** The `/block` RPC result. */
 export function cometBlock(block: BlockRecord): unknown {
-  return {
-    block_id: block.block_id,
-    block: {
-      header: block.header,
-      data: { txs: block.txs },
-      evidence: { evidence: [] },
-      last_commit: {
-        height: String(Math.max(0, Number(block.header.height) - 1)),
-        round: 0,
-        block_id: block.header.last_block_id,
-        signatures: [],
-      },
-    },
-  };
+  return { block_id: block.block_id, block: cometBlockBody(block) };
 }

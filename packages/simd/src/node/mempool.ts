@@ -17,6 +17,11 @@ export class Mempool {
     return new Promise((resolve, reject) => this.entries.push({ tx, resolve, reject }));
   }
 
+  /** The transactions waiting, oldest first (`unconfirmed_txs`). */
+  pending(): Buffer[] {
+    return this.entries.map((e) => e.tx);
+  }
+
   /** Everything waiting, removed from the pool, for the next block. */
   take(): Entry[] {
     const taken = this.entries;

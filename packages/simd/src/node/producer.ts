@@ -4,6 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App } from '../chain/app.js';
+import type { BlockRecord } from '../chain/block.js';
 import { ChainHalt } from '../upgrade/halt.js';
 import { nowNanos } from '../util/time.js';
 import type { Mempool } from './mempool.js';
@@ -14,16 +15,19 @@ export interface ProducerOptions {
   blockTimeMs: number;
   /** Aborted to stop after the block in progress. */
   signal: AbortSignal;
+  /** Told of each committed block (the RPC server publishes its events). */
+  onCommit?: (block: BlockRecord) => Promise<void>;
 }
 
 /** Resolves with the halt that stopped production, or undefined when stopped by the signal. */
 export async function produceBlocks(options: ProducerOptions): Promise<ChainHalt | undefined> {
-  const { app, mempool, blockTimeMs, signal } = options;
+  const { app, mempool, blockTimeMs, signal, onCommit } = options;
   while (!signal.aborted) {
     const started = Date.now();
     const entries = mempool.take();
+    let block: BlockRecord;
     try {
-      const block = await app.produceBlock(nowNanos(), entries.map((e) => e.tx));
+      block = await app.produceBlock(nowNanos(), entries.map((e) => e.tx));
       mempool.settle(entries, block);
     } catch (error) {
       const reason = error instanceof Error ? error : new Error(String(error));
@@ -31,6 +35,7 @@ export async function produceBlocks(options: ProducerOptions): Promise<ChainHalt
       if (error instanceof ChainHalt) return error;
       throw error;
     }
+    await onCommit?.(block);
     const wait = blockTimeMs - (Date.now() - started);
     try {
       await sleep(Math.max(0, wait), undefined, { signal });

@@ -14,7 +14,7 @@ import type { SimLogger } from '../util/log.js';
 import type { SimVersion } from '../versions.js';
 import type { ChainHalt } from '../upgrade/halt.js';
 import { createQueryService, type NodeState } from '../server/query-service.js';
-import { createRpcServer } from '../server/rpc.js';
+import { createRpcServer } from '../server/rpc/index.js';
 import { createRestServer } from '../server/rest.js';
 import { bindGrpc, closeGrpc, createGrpcServer } from '../server/grpc.js';
 import { closeServer, formatHostPort, listen, parseListenAddress } from '../server/http.js';
@@ -92,10 +92,12 @@ export async function runNode(options: NodeOptions): Promise<number> {
       identity,
     });
     const mempool = new Mempool();
-    const rpcServer = createRpcServer({
+    const rpc = createRpcServer({
       app,
       queries,
       name: options.name,
+      genesis,
+      unconfirmed: () => mempool.pending(),
       rpcAddress: () => rpcUrl,
       broadcast: async (tx) => {
         if (halted !== undefined || controller.signal.aborted) {
@@ -106,9 +108,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
         return check.code === 0 ? { check, committed: mempool.add(tx) } : { check };
       },
     });
+    const rpcServer = rpc.http;
     const restServer = createRestServer(queries);
     const grpcServer = createGrpcServer(queries);
-    servers.push(() => closeServer(rpcServer), () => closeServer(restServer), () => closeGrpc(grpcServer));
+    servers.push(() => rpc.closeSockets(), () => closeServer(rpcServer), () => closeServer(restServer), () => closeGrpc(grpcServer));
 
     rpcUrl = `tcp://${formatHostPort(rpcListen.host, await listen(rpcServer, rpcListen, '--rpc.laddr'))}`;
     const apiUrl = `tcp://${formatHostPort(apiListen.host, await listen(restServer, apiListen, '--api.address'))}`;
@@ -126,7 +129,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
     // Written after the log line: whoever sees the file can rely on the line being out.
     await writeAddresses(home, { rpc: rpcUrl, grpc: grpcAddr, api: apiUrl, pid: process.pid, version: version.name });
 
-    halted = await produceBlocks({ app, mempool, blockTimeMs: options.blockTimeMs, signal: controller.signal });
+    halted = await produceBlocks({ app, mempool, blockTimeMs: options.blockTimeMs, signal: controller.signal, onCommit: (block) => rpc.publish(block) });
     if (halted === undefined) return nodeExitCode.ok;
     if (halted.kind === 'halt-height') log.info(`halting node: ${halted.message}`, { module: 'server', last_height: app.lastHeight });
     if (options.haltMode === 'stay' && !controller.signal.aborted) {

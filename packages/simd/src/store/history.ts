@@ -5,8 +5,8 @@
  * The key is escaped (0x00 → 0x00 0xFF, then the 0x00 0x01 terminator) so that version entries sort
  * by key, then height, and every key under a prefix stays under the escaped prefix. Reading key K at
  * height H is one reverse seek to the newest version ≤ H; a range at H walks the versions under the
- * prefix. `h/earliest` is the first height that can be read, `h/through` the last one versioned. Block records (`b/…`) belong to the
- * block store, not to the state: they are not versioned and read the same at every height.
+ * prefix. `h/earliest` is the first height that can be read, `h/through` the last one versioned. Block records (`b/…`) and their
+ * indexes (`ix/…`) belong to the block store, not to the state: they are not versioned and read the same at every height.
  */
 import type { BatchOp, KVReader } from './kv.js';
 import { readUint64BE, uint64BE } from '../util/bytes.js';
@@ -29,7 +29,8 @@ const throughKey = Buffer.from('h/through');
 /** Keys that are not state: block records, and history's own entries. */
 export function isVersioned(key: Uint8Array): boolean {
   const k = Buffer.from(key);
-  return !(k[1] === 0x2f && (k[0] === 0x62 || k[0] === 0x76 || k[0] === 0x68)); // b/ v/ h/
+  if (k[1] === 0x2f && (k[0] === 0x62 || k[0] === 0x76 || k[0] === 0x68)) return false; // b/ v/ h/
+  return !(k[0] === 0x69 && k[1] === 0x78 && k[2] === 0x2f); // ix/: the block store's tx and block-hash indexes
 }
 
 function escape(key: Uint8Array): Buffer {

@@ -1,0 +1,31 @@
+/** What the RPC methods work on (the running node), and the shape of a method. */
+import type { App, CheckResult } from '../../chain/app.js';
+import type { TxResult } from '../../chain/block.js';
+import type { Genesis } from '../../chain/genesis.js';
+import type { QueryService } from '../query-service.js';
+import type { Params } from './params.js';
+
+export interface Broadcast {
+  check: CheckResult;
+  /** Resolves when the block including the transaction is committed (absent when check failed). */
+  committed?: Promise<{ height: number; result: TxResult }>;
+}
+
+export interface RpcBackend {
+  app: App;
+  queries: QueryService;
+  name: string;
+  genesis: Genesis;
+  rpcAddress(): string;
+  broadcast(tx: Buffer): Promise<Broadcast>;
+  /** Transactions waiting for the next block, oldest first. */
+  unconfirmed(): readonly Buffer[];
+}
+
+export interface RpcMethod {
+  /** Argument names, in order (JSON-RPC accepts positional params). */
+  args: readonly string[];
+  run(params: Params, backend: RpcBackend): Promise<unknown>;
+}
+
+export const method = (args: readonly string[], run: RpcMethod['run']): RpcMethod => ({ args, run });

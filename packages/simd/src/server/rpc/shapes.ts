@@ -1,0 +1,79 @@
+/**
+ * JSON renderings of CometBFT and ABCI types that several methods and events share, field for field
+ * as CometBFT 0.38 writes them: ABCI results through jsonpb with defaults (`data: null`, `events: []`,
+ * 64-bit integers as strings), CometBFT types through its own encoder.
+ */
+import { proposerAddress, validatorPubKey, type CheckResult } from '../../chain/app.js';
+import type { Event } from '../../chain/msg.js';
+import type { Genesis } from '../../chain/genesis.js';
+
+/** ABCI events; the SDK marks every attribute for indexing. */
+export function abciEvents(events: readonly Event[]): unknown[] {
+  return events.map((e) => ({ type: e.type, attributes: e.attributes.map((a) => ({ key: a.key, value: a.value, index: true })) }));
+}
+
+/** `abci.ExecTxResult` (also the empty one of a transaction that never ran). */
+export function execTxResult(result?: { code: number; log: string; codespace: string; events: readonly Event[] }): unknown {
+  return {
+    code: result?.code ?? 0,
+    data: null,
+    log: result?.log ?? '',
+    info: '',
+    gas_wanted: '0',
+    gas_used: '0',
+    events: abciEvents(result?.events ?? []),
+    codespace: result?.codespace ?? '',
+  };
+}
+
+/**
+ * The same result inside a Tx event: there CometBFT's encoder reaches it by value, not through its
+ * jsonpb marshaller, so zero fields are left out (a successful transaction has no `code`).
+ */
+export function execTxResultInEvent(result: { code: number; log: string; codespace: string; events: readonly Event[] }): unknown {
+  const events = result.events.map((e) => (e.attributes.length === 0 ? { type: e.type } : abciEvents([e])[0]));
+  return {
+    ...(result.code === 0 ? {} : { code: result.code }),
+    ...(result.log === '' ? {} : { log: result.log }),
+    ...(events.length === 0 ? {} : { events }),
+    ...(result.codespace === '' ? {} : { codespace: result.codespace }),
+  };
+}
+
+/** `abci.ResponseCheckTx`. */
+export function checkTxResult(check: CheckResult): unknown {
+  return { code: check.code, data: null, log: check.log, info: '', gas_wanted: '0', gas_used: '0', events: [], codespace: check.codespace };
+}
+
+export function validatorPower(genesis: Genesis): string {
+  return genesis.app_state.staking.validators[0]?.power ?? '1000000';
+}
+
+export const pubKey = { type: 'tendermint/PubKeyEd25519', value: validatorPubKey.toString('base64') };
+
+/** `types.Validator`: the chain's one validator. */
+export function validator(genesis: Genesis): unknown {
+  return { address: proposerAddress, pub_key: pubKey, voting_power: validatorPower(genesis), proposer_priority: '0' };
+}
+
+/** `types.ConsensusParams`: CometBFT's defaults, which `simd init` writes, with the app version. */
+export function consensusParams(appVersion: number): unknown {
+  return {
+    block: { max_bytes: '22020096', max_gas: '-1' },
+    evidence: { max_age_num_blocks: '100000', max_age_duration: '172800000000000', max_bytes: '1048576' },
+    validator: { pub_key_types: ['ed25519'] },
+    version: { app: String(appVersion) },
+    abci: { vote_extensions_enable_height: '0' },
+  };
+}
+
+/** The protobuf `ConsensusParams` the SDK returns from every FinalizeBlock (zero fields left out). */
+export function consensusParamUpdates(appVersion: number): unknown {
+  return {
+    block: { max_bytes: '22020096', max_gas: '-1' },
+    evidence: { max_age_num_blocks: '100000', max_age_duration: '172800000000000', max_bytes: '1048576' },
+    validator: { pub_key_types: ['ed25519'] },
+    version: appVersion === 0 ? {} : { app: String(appVersion) },
+    abci: {},
+  };
+}
