@@ -90,6 +90,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
       heights: () => ({ latest: app.lastHeight, earliest: db.earliestHeight() }),
       readerAt: (height) => db.readerAt(height),
       identity,
+      genesis,
     });
     const mempool = new Mempool();
     const rpc = createRpcServer({

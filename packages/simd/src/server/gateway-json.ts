@@ -1,7 +1,8 @@
 /**
  * Protobuf responses in the JSON of the SDK's grpc-gateway (the REST API): proto field names, every
  * field present (defaults included, unset messages as null), 64-bit integers as strings, bytes in
- * base64, enums by name, Timestamps in RFC 3339, Durations as "<seconds>s", Any as {"@type", …}.
+ * base64 (empty ones as null), enums by name, Timestamps in RFC 3339, Durations as "<seconds>s", Any as
+ * {"@type", …}.
  */
 import protobuf from 'protobufjs';
 import { protoTypes } from './reflection/index.js';
@@ -59,6 +60,8 @@ function fieldValue(field: protobuf.Field, value: unknown): unknown {
   field.resolve();
   if (field.repeated) return ((value as unknown[] | undefined) ?? []).map((item) => scalar(field, item));
   if (field.resolvedType instanceof protobuf.Type && (value === undefined || value === null)) return null;
+  // Empty bytes are absent on the wire: Go unmarshals them as a nil slice, which encoding/json writes as null.
+  if (field.type === 'bytes' && ((value as Uint8Array | undefined) ?? []).length === 0) return null;
   return scalar(field, value);
 }
 

@@ -4,6 +4,7 @@
  * <name>, error: strconv.ParseUint: parsing "<v>": invalid syntax` (InvalidArgument, HTTP 400); query
  * parameters named by their field path (`pagination.limit`), unknown ones ignored.
  */
+import type { PageRequest } from 'cosmjs-types/cosmos/base/query/v1beta1/pagination.js';
 import { GrpcCode, StatusError } from '../util/errors.js';
 
 /** Go's strconv.ParseInt/ParseUint with base 0; returns the decimal text, throws Go's error text. */
@@ -93,3 +94,16 @@ export const queryInt64 = (url: URL, name: string) => queryParam(url, name, (tex
 export const queryBool = (url: URL, name: string) => queryParam(url, name, parseBool);
 /** A bytes query parameter: standard base64, else URL-safe base64 (runtime.Bytes). */
 export const queryBytes = (url: URL, name: string) => queryParam(url, name, (text) => Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64'));
+
+/** The `pagination.*` query parameters as a PageRequest message (undefined when none is given). */
+export function pageRequestParam(url: URL): PageRequest | undefined {
+  const page = paginationParams(url);
+  if (page === undefined) return undefined;
+  return {
+    key: page.key === undefined ? new Uint8Array() : Buffer.from(page.key as string, 'base64'),
+    offset: BigInt((page.offset as string | undefined) ?? 0),
+    limit: BigInt((page.limit as string | undefined) ?? 0),
+    countTotal: page.count_total === true,
+    reverse: page.reverse === true,
+  };
+}

@@ -21,6 +21,8 @@ import { createGovViews } from '../gov/query-views.js';
 import { grpcRoutedError, unknownQueryPath } from './query-errors.js';
 import { queryHeight, type HeightRange } from './query-height.js';
 import { abciQueryMethod } from './abci-query.js';
+import { validatorSetQueries } from './validator-sets.js';
+import type { Genesis } from '../chain/genesis.js';
 
 /** What the running node says about itself (`/sim/node`). */
 export interface NodeState {
@@ -62,6 +64,8 @@ export interface QueryServiceOptions {
   readerAt: (height: number) => KVReader;
   /** Who the node is (GetNodeInfo). */
   identity: NodeIdentity;
+  /** The genesis the chain started from (its validator: GetLatestValidatorSet, GetValidatorSetByHeight). */
+  genesis: Genesis;
 }
 
 type ProtoServices = Record<string, Record<string, ProtoHandler>>;
@@ -91,12 +95,16 @@ function stateQueries(reader: () => KVReader, node: () => NodeState) {
 }
 
 export function createQueryService(options: QueryServiceOptions): QueryService {
-  const { reader: latest, node, heights, readerAt, identity } = options;
+  const { reader: latest, node, heights, readerAt, identity, genesis } = options;
   const atLatest = stateQueries(latest, node);
   const services: ProtoServices = {
     ...atLatest.proto,
     // Blocks come from the block store whatever the height asked (CometBFT answers them, not the state).
-    [tendermintService]: { ...tendermintQueries(latest, identity), ABCIQuery: abciQueryMethod(() => service, identity.version) },
+    [tendermintService]: {
+      ...tendermintQueries(latest, identity),
+      ...validatorSetQueries({ genesis, latest: () => heights().latest }),
+      ABCIQuery: abciQueryMethod(() => service, identity.version),
+    },
   };
   const protoMethod = (path: string) => /^\/([\w.]+)\/(\w+)$/.exec(path);
   const knows = (path: string) => {

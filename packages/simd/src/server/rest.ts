@@ -1,7 +1,7 @@
 /**
  * The REST API server (`--api.address`), grpc-gateway style: the upgrade queries under
  * `/cosmos/upgrade/v1beta1/`, the gov queries under `/cosmos/gov/v1/` and `/cosmos/gov/v1beta1/`
- * (rest-gov.ts), blocks, node info and `abci_query` under `/cosmos/base/tendermint/v1beta1/`.
+ * (rest-gov.ts), blocks, validator sets, node info and `abci_query` under `/cosmos/base/tendermint/v1beta1/`.
  * Answers are the protobuf responses rendered as JSON; errors are the gRPC status, `{"code": <gRPC code>, "message": …, "details": []}`, with
  * the HTTP status the gateway derives from the code; a path or method without a route is
  * `{"code": 12, "message": "Not Implemented"}` (501). As the SDK's gateway, the request header
@@ -13,13 +13,18 @@ import {
   QueryModuleVersionsRequest,
   QueryUpgradedConsensusStateRequest,
 } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
-import { ABCIQueryRequest, GetBlockByHeightRequest } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
+import {
+  ABCIQueryRequest,
+  GetBlockByHeightRequest,
+  GetLatestValidatorSetRequest,
+  GetValidatorSetByHeightRequest,
+} from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
 import { ChainError, StatusError } from '../util/errors.js';
 import { upgradeJson, upgradeQueryService } from '../upgrade/queries.js';
 import { tendermintService } from '../chain/queries.js';
 import { gatewayJson } from './gateway-json.js';
 import { sendJson } from './http.js';
-import { pathInt64, queryBool, queryBytes, queryInt64 } from './gateway-params.js';
+import { pageRequestParam, pathInt64, queryBool, queryBytes, queryInt64 } from './gateway-params.js';
 import { govRoutes } from './rest-gov.js';
 import type { QueryService } from './query-service.js';
 import { grpcStatusOf, httpStatusFromCode } from './query-errors.js';
@@ -67,6 +72,17 @@ const routes: Array<[RegExp, Route]> = [
   ],
   [/^\/cosmos\/base\/tendermint\/v1beta1\/node_info$/, async (_m, _u, q) => tendermint(q, 'GetNodeInfo')],
   [/^\/cosmos\/base\/tendermint\/v1beta1\/syncing$/, async (_m, _u, q) => tendermint(q, 'GetSyncing')],
+  [
+    /^\/cosmos\/base\/tendermint\/v1beta1\/validatorsets\/latest$/,
+    async (_m, url, q) => tendermint(q, 'GetLatestValidatorSet', GetLatestValidatorSetRequest.encode({ pagination: pageRequestParam(url) }).finish()),
+  ],
+  [
+    /^\/cosmos\/base\/tendermint\/v1beta1\/validatorsets\/([^/]+)$/,
+    async (m, url, q) => {
+      const request = { height: pathInt64(m[1] as string, 'height'), pagination: pageRequestParam(url) };
+      return tendermint(q, 'GetValidatorSetByHeight', GetValidatorSetByHeightRequest.encode(request).finish());
+    },
+  ],
   [
     /^\/cosmos\/base\/tendermint\/v1beta1\/abci_query$/,
     async (_m, url, q) => {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import protobuf from 'protobufjs';
 import descriptor from 'protobufjs/ext/descriptor/index.js';
+import { defaultGenesis } from '../../src/chain/genesis.js';
 import { createQueryService } from '../../src/server/query-service.js';
 import { describeServices, reflectionServices } from '../../src/server/reflection/index.js';
 
@@ -20,6 +21,7 @@ const served = Object.keys(
     heights: unread,
     readerAt: unread,
     identity: { chainId: 'sim-1', name: 'simd', version: 'genesis', rpcAddress: () => '' },
+    genesis: defaultGenesis(),
   }).services,
 );
 

@@ -12,7 +12,7 @@ import { GrpcReflection } from 'grpc-js-reflection-client';
 import protobuf from 'protobufjs';
 import * as govV1 from 'cosmjs-types/cosmos/gov/v1/query.js';
 import * as govV1beta1 from 'cosmjs-types/cosmos/gov/v1beta1/query.js';
-import { GetBlockByHeightRequest } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
+import { ABCIQueryRequest, GetBlockByHeightRequest, GetValidatorSetByHeightRequest } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
 import { QueryModuleVersionsRequest } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
 import { grpcRpc } from '../support/grpc-client.js';
 import { proposeUpgrade, simFixture, startNode, waitForProposal } from '../support/node-harness.js';
@@ -108,6 +108,9 @@ test('every field of the node answers is described by the reflected descriptors 
     ['/cosmos.base.tendermint.v1beta1.Service/GetSyncing', new Uint8Array()],
     ['/cosmos.base.tendermint.v1beta1.Service/GetLatestBlock', new Uint8Array()],
     ['/cosmos.base.tendermint.v1beta1.Service/GetBlockByHeight', GetBlockByHeightRequest.encode({ height: 2n }).finish()],
+    ['/cosmos.base.tendermint.v1beta1.Service/GetLatestValidatorSet', new Uint8Array()],
+    ['/cosmos.base.tendermint.v1beta1.Service/GetValidatorSetByHeight', GetValidatorSetByHeightRequest.encode({ height: 2n }).finish()],
+    ['/cosmos.base.tendermint.v1beta1.Service/ABCIQuery', ABCIQueryRequest.encode({ path: 'app/version', data: new Uint8Array(), height: 2n, prove: false }).finish()],
   ];
   const gaps: string[] = [];
   const seen = new Set<string>();

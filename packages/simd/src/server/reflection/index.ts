@@ -24,11 +24,14 @@ const serviceFiles: Readonly<Record<string, string>> = {
 
 /**
  * Files described without their services being served: the messages a served answer carries in an
- * Any (a proposal's MsgSoftwareUpgrade, MsgVote…), so a reflection client can resolve those too.
+ * Any (a proposal's MsgSoftwareUpgrade, MsgVote…, a validator's PubKey), so a reflection client can
+ * resolve those too.
  */
 const typeFiles: Readonly<Record<string, readonly string[]>> = {
   'cosmos.gov.v1.Query': ['cosmos/upgrade/v1beta1/tx.proto', 'cosmos/gov/v1/tx.proto'],
   'cosmos.gov.v1beta1.Query': ['cosmos/upgrade/v1beta1/tx.proto', 'cosmos/gov/v1beta1/tx.proto'],
+  // A validator's pub_key.
+  'cosmos.base.tendermint.v1beta1.Service': ['cosmos/crypto/ed25519/keys.proto'],
 };
 
 function missingDescriptor(service: string): SimError {
