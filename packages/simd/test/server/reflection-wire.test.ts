@@ -133,5 +133,32 @@ test('every field of the node answers is described by the reflected descriptors 
     [params.params.proposal_cancel_ratio, params.params.expedited_voting_period.seconds.toString(), params.params.expedited_threshold, params.params.expedited_min_deposit[0].amount, params.params.min_deposit_ratio],
     ['0.500000000000000000', '86400', '0.667000000000000000', '50000000', '0.010000000000000000'],
   );
+
+  // The v0.50 fields as described: numbers, names, types and options (read with the served descriptor.proto).
+  const fileType = root.lookupType('google.protobuf.FileDescriptorProto');
+  const gov = fileType.toObject(fileType.decode(files.get('cosmos/gov/v1/gov.proto') as Uint8Array)) as any;
+  const fieldsOf = (message: string, from: number) =>
+    gov.message_type
+      .find((m: { name: string }) => m.name === message)
+      .field.filter((f: { number: number }) => f.number >= from)
+      .map((f: any) => [f.number, f.name, f.type, f.label, f.type_name ?? '', f.options ?? {}]);
+  const dec = { '.cosmos_proto.scalar': 'cosmos.Dec' };
+  const address = { '.cosmos_proto.scalar': 'cosmos.AddressString' };
+  assert.deepEqual(fieldsOf('Proposal', 13), [
+    [13, 'proposer', 9, 1, '', address],
+    [14, 'expedited', 8, 1, '', {}],
+    [15, 'failed_reason', 9, 1, '', {}],
+  ]);
+  assert.deepEqual(fieldsOf('Params', 8), [
+    [8, 'proposal_cancel_ratio', 9, 1, '', dec],
+    [9, 'proposal_cancel_dest', 9, 1, '', address],
+    [10, 'expedited_voting_period', 11, 1, '.google.protobuf.Duration', { '.gogoproto.stdduration': true }],
+    [11, 'expedited_threshold', 9, 1, '', dec],
+    [12, 'expedited_min_deposit', 11, 3, '.cosmos.base.v1beta1.Coin', { '.gogoproto.nullable': false, '.amino.dont_omitempty': true }],
+    [13, 'burn_vote_quorum', 8, 1, '', {}],
+    [14, 'burn_proposal_deposit_prevote', 8, 1, '', {}],
+    [15, 'burn_vote_veto', 8, 1, '', {}],
+    [16, 'min_deposit_ratio', 9, 1, '', dec],
+  ]);
   assert.equal((await node.stop()).code, 0);
 });

@@ -242,11 +242,34 @@ function govV1(sources: ProtoSources): void {
   }
 }
 
+/** SDK 0.47+ `cosmos/crypto/ed25519/keys.proto`: the keys' amino names (a validator's pub_key Any carries PubKey). */
+const ed25519KeysV050 = `package cosmos.crypto.ed25519;
+message PubKey {
+  option (amino.name) = "tendermint/PubKeyEd25519";
+  option (amino.message_encoding) = "key_field";
+  option (gogoproto.goproto_stringer) = false;
+  bytes key = 1 [(gogoproto.casttype) = "crypto/ed25519.PublicKey"];
+}
+message PrivKey {
+  option (amino.name) = "tendermint/PrivKeyEd25519";
+  option (amino.message_encoding) = "key_field";
+  bytes key = 1 [(gogoproto.casttype) = "crypto/ed25519.PrivateKey"];
+}`;
+
+function ed25519Keys(sources: ProtoSources): void {
+  const file = 'cosmos/crypto/ed25519/keys.proto';
+  if (!sources.files.has(file)) return;
+  removeNested(sources.root, ['cosmos.crypto.ed25519.PubKey', 'cosmos.crypto.ed25519.PrivKey']);
+  parseInto(sources, file, ed25519KeysV050);
+  addImport(sources, file, 'amino/amino.proto');
+}
+
 /** Applies every change above that concerns a file in `sources`. */
 export function upgradeToSdk050(sources: ProtoSources): void {
   cometP2p(sources);
   tendermintService(sources);
   govV1(sources);
+  ed25519Keys(sources);
   // The files the SDK 0.47/0.50 definitions import that the older ones did not (amino).
   readMore(sources, [...sources.files.values()].flatMap((file) => file.imports));
 }
