@@ -37,12 +37,15 @@ export interface AbciQueryResponse {
 
 const empty = (): AbciQueryResponse => ({ code: 0, log: '', info: '', index: 0n, key: undefined, value: undefined, height: 0, codespace: '' });
 
-/** errorsmod.Wrap(err, context) of one of the SDK's root errors, as QueryResult puts it (height 0). */
-function failure(code: number, description: string, context: string): AbciQueryResponse {
-  return { ...empty(), code, codespace: 'sdk', log: `${context}: ${description}` };
+/** errorsmod.Wrap(err, context) of a registered error, as QueryResult puts it (height 0). */
+function failure(code: number, description: string, context: string, codespace = 'sdk'): AbciQueryResponse {
+  return { ...empty(), code, codespace, log: `${context}: ${description}` };
 }
 
 const unknownRequest = (context: string) => failure(6, 'unknown request', context);
+/** The store module's own errors (cosmossdk.io/store, codespace `store`): ErrTxDecode 3, ErrUnknownRequest 4. */
+const storeTxDecode = (context: string) => failure(3, 'tx parse error', context, 'store');
+const storeUnknownRequest = (context: string) => failure(4, 'unknown request', context, 'store');
 
 /** baseapp's SplitABCIQueryPath: split on `/`, without the empty segment of a leading one. */
 export function splitAbciQueryPath(path: string): string[] {
@@ -72,10 +75,10 @@ async function storeQuery(queries: QueryService, segments: string[], request: Ab
   const subpath = rest.length === 0 ? '' : `/${rest.join('/')}`;
   const latest = queries.stateAt(queries.heights().latest);
   if (latest === undefined || !(await mountedStores(latest)).some((store) => store.name === name)) {
-    return unknownRequest(`no such store: ${name}`);
+    return storeUnknownRequest(`no such store: ${name}`);
   }
-  if (request.data.length === 0) return failure(2, 'tx parse error', 'query cannot be zero length');
-  if (subpath !== '/key' && subpath !== '/subspace') return unknownRequest(`unexpected query path: ${subpath}`);
+  if (request.data.length === 0) return storeTxDecode('query cannot be zero length');
+  if (subpath !== '/key' && subpath !== '/subspace') return storeUnknownRequest(`unexpected query path: ${subpath}`);
   const response = { ...empty(), key: request.data, height };
   const state = queries.stateAt(height);
   if (subpath === '/key') {

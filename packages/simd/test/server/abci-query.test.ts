@@ -66,9 +66,16 @@ test('ABCIQuery over gRPC and REST: cmtservice refusals, and baseapp answers equ
   assert.deepEqual([entry.code, entry.height, base64(entry.key), base64(entry.value)], [0, height, base64(upgradeEntry.key), base64(upgradeEntry.value)]);
   assert.ok(Buffer.from(entry.value).readBigUInt64BE() > 0n);
   assert.equal((await same('/store/upgrade/key', Uint8Array.of(0x09))).value.length, 0); // no such key: nil value
-  assert.deepEqual([(await same('store/upgrade/key')).code, (await same('store/upgrade/key')).log], [2, 'query cannot be zero length: tx parse error']);
-  assert.equal((await same('store/nosuch/key', Uint8Array.of(1))).log, 'no such store: nosuch: unknown request');
-  assert.equal((await same('store/upgrade/other', Uint8Array.of(1))).log, 'unexpected query path: /other: unknown request');
+  // The store module's own errors (codespace store).
+  const storeError = async (path: string, data: Uint8Array) => {
+    const answer = await same(path, data);
+    return [answer.codespace, answer.code, answer.log, answer.height];
+  };
+  assert.deepEqual(await storeError('store/upgrade/key', new Uint8Array()), ['store', 3, 'query cannot be zero length: tx parse error', 0n]);
+  assert.deepEqual(await storeError('store/nosuch/key', Uint8Array.of(1)), ['store', 4, 'no such store: nosuch: unknown request', 0n]);
+  assert.deepEqual(await storeError('store/upgrade/other', Uint8Array.of(1)), ['store', 4, 'unexpected query path: /other: unknown request', 0n]);
+  const proofAtOne = await ask('store/upgrade/key', Uint8Array.of(1), 1n, true);
+  assert.deepEqual([proofAtOne.codespace, proofAtOne.code, proofAtOne.log], ['sdk', 18, 'cannot query with proof when height <= 1; please provide a valid height: invalid request']);
 
   assert.equal((await same('p2p/filter/addr/127.0.0.1:26656')).code, 0);
   assert.equal((await same('p2p/filter')).log, 'path should be p2p filter <addr|id> <parameter>: unknown request');
