@@ -58,9 +58,48 @@ function cometP2p(sources: ProtoSources): void {
   if (info !== undefined) files.set(file, { ...info, imports: ['gogoproto/gogo.proto'] });
 }
 
+const cmtservicePackage = 'github.com/cosmos/cosmos-sdk/client/grpc/cmtservice';
+
+/** SDK v0.50 `cosmos/base/tendermint/v1beta1/types.proto`: the SDK's Block, whose Header gives the proposer in bech32. */
+const sdkBlockV050 = `package cosmos.base.tendermint.v1beta1;
+message Block {
+  Header header = 1 [(gogoproto.nullable) = false, (amino.dont_omitempty) = true];
+  .tendermint.types.Data data = 2 [(gogoproto.nullable) = false, (amino.dont_omitempty) = true];
+  .tendermint.types.EvidenceList evidence = 3 [(gogoproto.nullable) = false, (amino.dont_omitempty) = true];
+  .tendermint.types.Commit last_commit = 4;
+}
+message Header {
+  .tendermint.version.Consensus version = 1 [(gogoproto.nullable) = false, (amino.dont_omitempty) = true];
+  string chain_id = 2 [(gogoproto.customname) = "ChainID"];
+  int64 height = 3;
+  google.protobuf.Timestamp time = 4 [(gogoproto.nullable) = false, (amino.dont_omitempty) = true, (gogoproto.stdtime) = true];
+  .tendermint.types.BlockID last_block_id = 5 [(gogoproto.nullable) = false, (amino.dont_omitempty) = true];
+  bytes last_commit_hash = 6;
+  bytes data_hash = 7;
+  bytes validators_hash = 8;
+  bytes next_validators_hash = 9;
+  bytes consensus_hash = 10;
+  bytes app_hash = 11;
+  bytes last_results_hash = 12;
+  bytes evidence_hash = 13;
+  string proposer_address = 14;
+}`;
+
+/** SDK v0.50 `cosmos/base/tendermint/v1beta1/query.proto`: ABCIQuery's proofs. */
+const proofOpsV050 = `package cosmos.base.tendermint.v1beta1;
+message ProofOp {
+  string type = 1;
+  bytes key = 2;
+  bytes data = 3;
+}
+message ProofOps {
+  repeated ProofOp ops = 1 [(gogoproto.nullable) = false];
+}`;
+
 /**
- * SDK 0.47 `cosmos/base/tendermint/v1beta1`: `sdk_block` (a Header whose proposer_address is a
- * bech32 string, types.proto), GetNodeInfoResponse.default_node_info and the ABCIQuery method.
+ * SDK 0.47 `cosmos/base/tendermint/v1beta1`, with v0.50's options and Go package (cmtservice):
+ * `sdk_block` (a Header whose proposer_address is a bech32 string, types.proto),
+ * GetNodeInfoResponse.default_node_info and the ABCIQuery method.
  */
 function tendermintService(sources: ProtoSources): void {
   const { root, files } = sources;
@@ -69,33 +108,12 @@ function tendermintService(sources: ProtoSources): void {
   if (query === undefined) return;
   const typesFile = 'cosmos/base/tendermint/v1beta1/types.proto';
   const pkg = namespace(root, 'cosmos.base.tendermint.v1beta1');
-  defineType(pkg, typesFile, 'Block', {
-    header: { type: 'Header', id: 1 },
-    data: { type: '.tendermint.types.Data', id: 2 },
-    evidence: { type: '.tendermint.types.EvidenceList', id: 3 },
-    last_commit: { type: '.tendermint.types.Commit', id: 4 },
-  });
-  defineType(pkg, typesFile, 'Header', {
-    version: { type: '.tendermint.version.Consensus', id: 1 },
-    chain_id: { type: 'string', id: 2 },
-    height: { type: 'int64', id: 3 },
-    time: { type: '.google.protobuf.Timestamp', id: 4 },
-    last_block_id: { type: '.tendermint.types.BlockID', id: 5 },
-    last_commit_hash: { type: 'bytes', id: 6 },
-    data_hash: { type: 'bytes', id: 7 },
-    validators_hash: { type: 'bytes', id: 8 },
-    next_validators_hash: { type: 'bytes', id: 9 },
-    consensus_hash: { type: 'bytes', id: 10 },
-    app_hash: { type: 'bytes', id: 11 },
-    last_results_hash: { type: 'bytes', id: 12 },
-    evidence_hash: { type: 'bytes', id: 13 },
-    proposer_address: { type: 'string', id: 14 },
-  });
+  parseInto(sources, typesFile, sdkBlockV050);
   files.set(typesFile, {
     name: typesFile,
     package: 'cosmos.base.tendermint.v1beta1',
     syntax: 'proto3',
-    options: [{ go_package: 'github.com/cosmos/cosmos-sdk/client/grpc/tmservice' }],
+    options: [{ go_package: cmtservicePackage }],
     imports: [
       'gogoproto/gogo.proto',
       'tendermint/types/types.proto',
@@ -137,12 +155,13 @@ function tendermintService(sources: ProtoSources): void {
     },
     [[2, 2]],
   );
-  defineType(pkg, queryFile, 'ProofOp', { type: { type: 'string', id: 1 }, key: { type: 'bytes', id: 2 }, data: { type: 'bytes', id: 3 } });
-  defineType(pkg, queryFile, 'ProofOps', { ops: { type: 'ProofOp', id: 1, rule: 'repeated' } });
+  parseInto(sources, queryFile, proofOpsV050);
   const service = root.lookupService('cosmos.base.tendermint.v1beta1.Service');
   const http = { '(google.api.http)': { get: '/cosmos/base/tendermint/v1beta1/abci_query' } };
   service.add(new protobuf.Method('ABCIQuery', 'rpc', 'ABCIQueryRequest', 'ABCIQueryResponse', false, false, undefined, undefined, [http]));
-  files.set(queryFile, { ...query, imports: [...query.imports, 'amino/amino.proto', typesFile] });
+  // v0.50's Go package (client/grpc/cmtservice) in place of 0.46's tmservice.
+  const options = query.options.map((option) => ('go_package' in option ? { go_package: cmtservicePackage } : option));
+  files.set(queryFile, { ...query, options, imports: [...query.imports, 'amino/amino.proto', typesFile] });
 }
 
 /** SDK v0.50 `cosmos/gov/v1/gov.proto` Proposal: 0.47's title, summary, proposer; 0.50's expedited, failed_reason. */
