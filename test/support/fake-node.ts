@@ -66,7 +66,9 @@ export function fakeNodeScript(options: FakeNodeOptions): string {
   ];
   if (halt) {
     const file = '"$DAEMON_HOME/data/upgrade-info.json"';
-    lines.push(`sleep ${(halt.afterMs ?? 100) / 1000}`, 'mkdir -p "$DAEMON_HOME/data"');
+    // "halted" goes to the journal before the plan is written: chainvisor may kill the node the moment
+    // the file appears, before a line written after it.
+    lines.push(`sleep ${(halt.afterMs ?? 100) / 1000}`, `echo "$L halted" >> "$J"`, 'mkdir -p "$DAEMON_HOME/data"');
     const write = halt.write ?? 'atomic';
     if (write === 'atomic') {
       lines.push(`printf '%s' ${shellQuote(planText)} > "$DAEMON_HOME/data/.upgrade-info.tmp"`, `mv "$DAEMON_HOME/data/.upgrade-info.tmp" ${file}`);
@@ -80,7 +82,6 @@ export function fakeNodeScript(options: FakeNodeOptions): string {
         `printf '%s' ${shellQuote(planText.slice(cut))} >> ${file}`,
       );
     }
-    lines.push(`echo "$L halted" >> "$J"`);
     if (halt.style === 'exit') lines.push('exit 1');
   } else if (options.runMs !== undefined) {
     lines.push(`sleep ${options.runMs / 1000}`, `echo "$L exit ${options.exitCode ?? 0}" >> "$J"`, `exit ${options.exitCode ?? 0}`);

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { SimError } from '../util/errors.js';
 import type { BatchOp, KVReader } from './kv.js';
-import { baselineOps, earliestOp, historicalReader, pruneOps, readEarliest, throughOp, readThrough, versionOps, type OrderedReader } from './history.js';
+import { baselineOps, earliestOp, historicalReader, pruneOps, readEarliest, throughOp, readThrough, under, versionOps, type OrderedReader } from './history.js';
 import { defaultPruning, pruneHeight, type PruningOptions } from './pruning.js';
 
 export type Level = ClassicLevel<Buffer, Buffer>;
@@ -29,17 +29,6 @@ export interface Database {
    */
   commit(ops: BatchOp[], block: { height: number; lastHeight: number }): Promise<void>;
   close(): Promise<void>;
-}
-
-function prefixEnd(prefix: Buffer): Buffer | undefined {
-  const end = Buffer.from(prefix);
-  for (let i = end.length - 1; i >= 0; i--) {
-    if ((end[i] as number) < 0xff) {
-      end[i] = (end[i] as number) + 1;
-      return end.subarray(0, i + 1);
-    }
-  }
-  return undefined;
 }
 
 export interface DatabaseOptions {
@@ -68,10 +57,8 @@ export async function openDatabase(dataDir: string, options: DatabaseOptions = {
   const reader: KVReader = {
     get: async (key) => db.get(Buffer.from(key)),
     range: async (prefix) => {
-      const p = Buffer.from(prefix);
-      const end = prefixEnd(p);
       const entries: Array<[Buffer, Buffer]> = [];
-      for await (const entry of db.iterator(end === undefined ? { gte: p } : { gte: p, lt: end })) entries.push(entry);
+      for await (const entry of db.iterator(under(Buffer.from(prefix)))) entries.push(entry);
       return entries;
     },
   };

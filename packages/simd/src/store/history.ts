@@ -83,7 +83,8 @@ function prefixEnd(prefix: Buffer): Buffer | undefined {
   return undefined;
 }
 
-function under(prefix: Buffer): { gte: Buffer; lt?: Buffer } {
+/** The key range of every key starting with `prefix`, as LevelDB iterator bounds. */
+export function under(prefix: Buffer): { gte: Buffer; lt?: Buffer } {
   const end = prefixEnd(prefix);
   return end === undefined ? { gte: prefix } : { gte: prefix, lt: end };
 }

@@ -6,11 +6,11 @@
 import { proposerAddress, type App } from '../../chain/app.js';
 import { getBlock } from '../../chain/block.js';
 import type { Genesis } from '../../chain/genesis.js';
+import { nodeInfo } from '../../chain/node-info.js';
 import { prefixed } from '../../store/kv.js';
 import { getProtocolVersion } from '../../upgrade/keeper.js';
 import { storePrefix as upgradeStorePrefix } from '../../upgrade/keys.js';
-import { sha256 } from '../../util/bytes.js';
-import { method, type RpcBackend, type RpcMethod } from './backend.js';
+import { method, type RpcMethod } from './backend.js';
 import { heightParam, pageOf } from './params.js';
 import { consensusParams, pubKey, validator, validatorPower } from './shapes.js';
 
@@ -18,7 +18,6 @@ export async function appVersion(app: App): Promise<number> {
   return getProtocolVersion(prefixed(app.reader, upgradeStorePrefix));
 }
 
-const nodeId = (backend: RpcBackend) => sha256('simd/node', backend.app.chainId).toString('hex').slice(0, 40);
 const zeroTime = '1970-01-01T00:00:00Z';
 
 /** Go's RFC 3339 rendering of a time: trailing zeros of the fraction dropped. */
@@ -55,16 +54,7 @@ export const infoMethods: Record<string, RpcMethod> = {
     const latest = app.lastBlock;
     const earliest = latest === undefined ? undefined : await getBlock(app.reader, 1);
     return {
-      node_info: {
-        protocol_version: { p2p: '8', block: '11', app: String(await appVersion(app)) },
-        id: nodeId(backend),
-        listen_addr: 'tcp://0.0.0.0:26656',
-        network: app.chainId,
-        version: '0.38.12',
-        channels: '40202122233038606100',
-        moniker: backend.name,
-        other: { tx_index: 'on', rpc_address: backend.rpcAddress() },
-      },
+      node_info: await nodeInfo(app.reader, { chainId: app.chainId, name: backend.name, rpcAddress: backend.rpcAddress }),
       sync_info: {
         latest_block_hash: latest?.block_id.hash ?? '',
         latest_app_hash: latest?.header.app_hash ?? '',
