@@ -124,6 +124,8 @@ export class App {
     this.staged = undefined;
     const timeMs = Number(timeNanos / 1_000_000n);
     const upgradeKV = prefixed(state, upgradeStorePrefix);
+    // The proposer built the header before PreBlock ran: an upgrade's new version shows from the next header.
+    const headerAppVersion = await getProtocolVersion(upgradeKV);
 
     await preBlock({
       kv: upgradeKV,
@@ -146,6 +148,7 @@ export class App {
       chainId: this.chainId,
       height,
       timeNanos,
+      headerAppVersion,
       appVersion: await getProtocolVersion(upgradeKV),
       appHash: this.appHash,
       last: this.last,

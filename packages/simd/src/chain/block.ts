@@ -50,6 +50,12 @@ export interface BlockRecord {
   events?: Event[];
   /** The header time in nanoseconds since the epoch, as a decimal string. */
   time_nanos: string;
+  /**
+   * The app version the block's FinalizeBlock leaves (its consensus-param update). It differs from
+   * the header's at an upgrade height: CometBFT applies it from the next header on. Absent in blocks
+   * stored before it was kept, where the header's is the one.
+   */
+  app_version?: string;
 }
 
 /** The part of a block the `/blockchain` RPC and the `applied` query return (upgrade-module.md §2.4). */
@@ -80,6 +86,9 @@ export interface MakeBlockInput {
   chainId: string;
   height: number;
   timeNanos: bigint;
+  /** The app version in force when the block was proposed (the previous block's param update). */
+  headerAppVersion: number;
+  /** The app version after the block's own execution (an upgrade in PreBlock raises it). */
   appVersion: number;
   /** The application hash after the previous block (CometBFT puts it in the next header). */
   appHash: Buffer;
@@ -93,7 +102,7 @@ export interface MakeBlockInput {
 export function makeBlock(input: MakeBlockInput): BlockRecord {
   const { last } = input;
   const header: Header = {
-    version: { block: '11', app: String(input.appVersion) },
+    version: { block: '11', app: String(input.headerAppVersion) },
     chain_id: input.chainId,
     height: String(input.height),
     time: formatNanos(input.timeNanos),
@@ -121,7 +130,13 @@ export function makeBlock(input: MakeBlockInput): BlockRecord {
     results: input.results,
     events: input.events ?? [],
     time_nanos: input.timeNanos.toString(),
+    app_version: String(input.appVersion),
   };
+}
+
+/** The app version a block's FinalizeBlock returned in its consensus-param update. */
+export function appVersionAfter(block: BlockRecord): number {
+  return Number(block.app_version ?? block.header.version.app);
 }
 
 /** End-block events as the SDK reports them in FinalizeBlock: each with a `mode: EndBlock` attribute. */

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
+import { Comet38Client } from '@cosmjs/tendermint-rpc';
 import { cli, cliJson, proposeUpgrade, readUpgradeInfoFile, runNodeToExit, simFixture, startNode, waitForProposal } from '../support/node-harness.js';
 
 test('upgrade lifecycle, halt mode exit', async (t) => {
@@ -65,7 +66,22 @@ test('upgrade lifecycle, halt mode exit', async (t) => {
   const record = JSON.parse(applied.stdout);
   assert.equal(record.header.height, String(height));
   assert.equal(record.header.chain_id, 'sim-1');
-  assert.equal(record.header.version.app, '1');
+  // Block H was proposed before the upgrade ran: its header keeps app 0; the version its
+  // FinalizeBlock returned (1) is in the headers from H+1 on, as CometBFT's updateState applies it.
+  assert.equal(record.header.version.app, '0');
+  const comet = await Comet38Client.connect(upgraded.addresses.rpc.replace(/^tcp:/, 'http:'));
+  t.after(() => comet.disconnect());
+  assert.equal((await comet.block(height)).block.header.version.app, 0);
+  const metas = (await comet.blockchain(height - 1, height + 1)).blockMetas;
+  assert.deepEqual(metas.map((m) => [m.header.height, m.header.version.app]), [[height + 1, 1], [height, 0], [height - 1, 0]]);
+  assert.equal((await upgraded.http('rpc', `/header?height=${height}`)).body.result.header.version.app, '0');
+  const results = async (h: number) => (await upgraded.http('rpc', `/block_results?height=${h}`)).body.result;
+  assert.deepEqual((await results(height)).consensus_param_updates.version, { app: '1' });
+  assert.deepEqual((await results(height - 1)).consensus_param_updates.version, {});
+  const restHeader = async (h: number) => (await upgraded.http('api', `/cosmos/base/tendermint/v1beta1/blocks/${h}`)).body;
+  assert.equal((await restHeader(height)).block.header.version.app, '0');
+  assert.equal((await restHeader(height)).sdk_block.header.version.app, '0');
+  assert.equal((await restHeader(height + 1)).block.header.version.app, '1');
   // The app version is the upgrade module's protocol version wherever the node reports it.
   assert.equal((await upgraded.http('rpc', '/status')).body.result.node_info.protocol_version.app, '1');
   assert.equal((await upgraded.http('rpc', '/abci_info')).body.result.response.app_version, '1');

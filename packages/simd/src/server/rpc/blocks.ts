@@ -2,7 +2,7 @@
  * Block methods (CometBFT rpc/core/blocks.go): `block`, `block_by_hash`, `header`, `header_by_hash`,
  * `block_results`, `blockchain`, `commit`, `block_search`. The node keeps every block from height 1.
  */
-import { blockMeta, cometBlock, cometCommit, getBlock, type BlockId, type BlockRecord } from '../../chain/block.js';
+import { appVersionAfter, blockMeta, cometBlock, cometCommit, getBlock, type BlockId, type BlockRecord } from '../../chain/block.js';
 import { getCommitInfo } from '../../chain/commit.js';
 import { findBlockHeight } from '../../chain/tx-index.js';
 import { method, type RpcBackend, type RpcMethod } from './backend.js';
@@ -35,7 +35,7 @@ export async function finalizeBlockResponse(backend: RpcBackend, block: BlockRec
     events: abciEvents(block.events ?? []),
     tx_results: block.results.map((r) => execTxResult(r)),
     validator_updates: null,
-    consensus_param_updates: consensusParamUpdates(Number(block.header.version.app)),
+    consensus_param_updates: consensusParamUpdates(appVersionAfter(block)),
     app_hash: (await appHashAfter(backend, block)).toString('base64'),
   };
 }
