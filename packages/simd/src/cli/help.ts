@@ -10,7 +10,7 @@ Available Commands:
   start         Run the node: produce blocks, serve RPC, gRPC and REST
   tx            Transactions: upgrade proposals, gov votes and deposits
   query         Queries: upgrade plan, applied upgrades, module versions, gov proposals
-  status        Print the node's status (latest height) from its RPC
+  status        Query remote node for status
   version       Print this binary's version (--long for details)
   pre-upgrade   Hook run by the supervisor before starting this binary (exit code from SIMD_PRE_UPGRADE_EXIT)
   keys          The simulated keyring (validator, alice, bob)

@@ -102,10 +102,31 @@ export async function start(ctx: NodeCommandContext, argv: readonly string[]): P
   });
 }
 
+interface RpcStatus {
+  node_info: unknown;
+  sync_info: unknown;
+  validator_info: { address: string; pub_key: unknown; voting_power: string };
+}
+
+/**
+ * The SDK's client/rpc/status.go: the RPC status re-encoded with the legacy Amino JSON codec into
+ * a struct without JSON tags, so the keys are Go's field names, the validator address (a plain
+ * byte slice there) is base64, and 64-bit integers are strings. One compact line on stdout.
+ */
 export async function status(ctx: NodeCommandContext, argv: readonly string[]): Promise<number> {
-  const { strings } = parseArgs(argv, { flags: { home: 'string', node: 'string', output: 'string', help: 'boolean' }, aliases: { o: 'output' } });
-  const result = await rpcCall(await resolveNode(strings, ctx.name), 'status');
-  await ctx.io.out(render(result, outputFormat(strings.output, 'json')));
+  const { strings } = parseArgs(argv, { flags: { home: 'string', node: 'string', help: 'boolean' }, aliases: { n: 'node' } });
+  const result = (await rpcCall(await resolveNode(strings, ctx.name), 'status')) as RpcStatus;
+  const validator = result.validator_info;
+  const out = {
+    NodeInfo: result.node_info,
+    SyncInfo: result.sync_info,
+    ValidatorInfo: {
+      Address: Buffer.from(validator.address, 'hex').toString('base64'),
+      PubKey: validator.pub_key,
+      VotingPower: validator.voting_power,
+    },
+  };
+  await ctx.io.out(`${JSON.stringify(out)}\n`);
   return 0;
 }
 

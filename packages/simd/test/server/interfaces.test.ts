@@ -107,7 +107,21 @@ test('REST, gRPC and CLI answer the same; RPC status and blocks', async (t) => {
   assert.deepEqual(chain.block_metas.map((m: { header: { height: string } }) => m.header.height), ['3', '2', '1']);
   const tooHigh = await node.http('rpc', '/block?height=999999');
   assert.match(tooHigh.body.error.data, /must be less than or equal to the current blockchain height/);
+  // `status` prints the SDK's Amino JSON re-encoding of the RPC status on one line.
   const cliStatus = await cli(bin, ['status', '--home', home]);
-  assert.equal(JSON.parse(cliStatus.stdout).node_info.network, 'sim-1');
+  assert.equal(cliStatus.code, 0, cliStatus.stderr);
+  assert.match(cliStatus.stdout, /^\{"NodeInfo":\{[^\n]*\}$/);
+  const printed = JSON.parse(cliStatus.stdout);
+  const rpcStatus = (await node.http('rpc', '/status')).body.result;
+  assert.deepEqual(Object.keys(printed), ['NodeInfo', 'SyncInfo', 'ValidatorInfo']);
+  assert.deepEqual(printed.NodeInfo, rpcStatus.node_info);
+  assert.equal(printed.SyncInfo.earliest_block_height, '1');
+  assert.match(printed.SyncInfo.latest_block_height, /^\d+$/);
+  assert.deepEqual(printed.ValidatorInfo, {
+    Address: Buffer.from(rpcStatus.validator_info.address, 'hex').toString('base64'),
+    PubKey: { type: 'tendermint/PubKeyEd25519', value: rpcStatus.validator_info.pub_key.value },
+    VotingPower: rpcStatus.validator_info.voting_power,
+  });
+  assert.equal(typeof printed.ValidatorInfo.VotingPower, 'string');
   assert.equal((await node.stop()).code, 0);
 });
