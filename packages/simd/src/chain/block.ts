@@ -148,11 +148,27 @@ export function blockMeta(block: BlockRecord): BlockMeta {
   return { block_id: block.block_id, block_size: block.block_size, header: block.header, num_txs: block.num_txs };
 }
 
+export interface CommitSig {
+  block_id_flag: number;
+  /** Upper-case hex. */
+  validator_address: string;
+  timestamp: string;
+  /** Base64. */
+  signature: string;
+}
+
+export interface CometCommit {
+  height: string;
+  round: number;
+  block_id: BlockId;
+  signatures: CommitSig[];
+}
+
 /**
  * The commit for a block: the one validator's precommit (BlockIDFlagCommit). `time` is the vote's
  * time; with one validator, CometBFT's BFT time makes it the next block's header time.
  */
-export function cometCommit(height: string, blockId: BlockId, validator: string, time: string): unknown {
+export function cometCommit(height: string, blockId: BlockId, validator: string, time: string): CometCommit {
   if (blockId.hash === '') return { height, round: 0, block_id: blockId, signatures: [] };
   const signature = Buffer.concat([sha256('simd/precommit', blockId.hash), sha256('simd/precommit/2', blockId.hash)]);
   return {
@@ -163,15 +179,15 @@ export function cometCommit(height: string, blockId: BlockId, validator: string,
   };
 }
 
+/** The commit a block carries for its parent (`last_commit`): empty in the first block. */
+export function lastCommit(block: BlockRecord): CometCommit {
+  const { header } = block;
+  return cometCommit(String(Math.max(0, Number(header.height) - 1)), header.last_block_id, header.proposer_address, header.time);
+}
+
 /** A CometBFT `types.Block` as JSON (the `/block` result's `block`, the NewBlock event's). */
 export function cometBlockBody(block: BlockRecord): unknown {
-  const { header } = block;
-  return {
-    header,
-    data: { txs: block.txs },
-    evidence: { evidence: [] },
-    last_commit: cometCommit(String(Math.max(0, Number(header.height) - 1)), header.last_block_id, header.proposer_address, header.time),
-  };
+  return { header: block.header, data: { txs: block.txs }, evidence: { evidence: [] }, last_commit: lastCommit(block) };
 }
 
 /** The `/block` RPC result. */

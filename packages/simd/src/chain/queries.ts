@@ -15,7 +15,7 @@ import { ChainError, GrpcCode, notFound } from '../util/errors.js';
 import { toTimestamp } from '../util/time.js';
 import { addressPrefix, bech32Encode } from '../util/bech32.js';
 import type { ProtoHandler } from '../upgrade/queries.js';
-import { getBlock, type BlockId, type BlockRecord } from './block.js';
+import { getBlock, lastCommit, type BlockId, type BlockRecord } from './block.js';
 import { getCommitInfo } from './commit.js';
 import { nodeInfo, versionInfo, type NodeIdentity } from './node-info.js';
 
@@ -23,6 +23,23 @@ export const tendermintService = 'cosmos.base.tendermint.v1beta1.Service';
 
 const hex = (text: string) => Buffer.from(text, 'hex');
 const blockId = (id: BlockId) => ({ hash: hex(id.hash), partSetHeader: { total: id.parts.total, hash: hex(id.parts.hash) } });
+
+/** The block's last commit as the SDK converts CometBFT's (the same signatures as RPC `/block`). */
+function commitProto(block: BlockRecord) {
+  const commit = lastCommit(block);
+  return {
+    height: BigInt(commit.height),
+    round: commit.round,
+    blockId: blockId(commit.block_id),
+    signatures: commit.signatures.map((sig) => ({
+      blockIdFlag: sig.block_id_flag,
+      validatorAddress: hex(sig.validator_address),
+      // One validator: the vote's time is the block's own header time (see cometCommit).
+      timestamp: toTimestamp(BigInt(block.time_nanos)),
+      signature: Buffer.from(sig.signature, 'base64'),
+    })),
+  };
+}
 
 function blockProto(block: BlockRecord) {
   const h = block.header;
@@ -44,7 +61,7 @@ function blockProto(block: BlockRecord) {
   const rest = {
     data: { txs: block.txs.map((tx) => Buffer.from(tx, 'base64')) },
     evidence: { evidence: [] },
-    lastCommit: { height: BigInt(Math.max(0, Number(h.height) - 1)), round: 0, blockId: blockId(h.last_block_id), signatures: [] },
+    lastCommit: commitProto(block),
   };
   return {
     blockId: blockId(block.block_id),

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Client, credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { ServiceClientImpl } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
+import { BlockIDFlag } from 'cosmjs-types/tendermint/types/types.js';
 import { simFixture, startNode } from '../support/node-harness.js';
 
 function grpcRpc(address: string) {
@@ -73,6 +74,23 @@ test('GetNodeInfo, GetLatestBlock, GetBlockByHeight and GetSyncing over gRPC and
     assert.equal(header?.time?.seconds, BigInt(Math.floor(Date.parse(comet.block.header.time) / 1000)));
   }
   assert.equal(hex(byHeight.block?.header?.proposerAddress), comet.block.header.proposer_address);
+  // The last commit carries the validator's precommit, as in RPC `/block`.
+  const rpcSig = comet.block.last_commit.signatures[0];
+  assert.equal(comet.block.last_commit.signatures.length, 1);
+  for (const block of [byHeight.block, byHeight.sdkBlock]) {
+    const commit = block?.lastCommit;
+    assert.equal(commit?.height, 1n);
+    assert.equal(hex(commit?.blockId?.hash), comet.block.last_commit.block_id.hash);
+    assert.equal(commit?.signatures.length, 1);
+    const sig = commit?.signatures[0];
+    assert.equal(sig?.blockIdFlag, BlockIDFlag.BLOCK_ID_FLAG_COMMIT);
+    assert.equal(hex(sig?.validatorAddress), rpcSig.validator_address);
+    assert.equal(Buffer.from(sig?.signature ?? []).toString('base64'), rpcSig.signature);
+    assert.equal(sig?.timestamp?.seconds, BigInt(Math.floor(Date.parse(rpcSig.timestamp) / 1000)));
+    assert.equal(sig?.timestamp?.nanos, Number(rpcSig.timestamp.match(/\.(\d+)Z$/)?.[1]?.padEnd(9, '0') ?? 0));
+  }
+  const first = await service.GetBlockByHeight({ height: 1n });
+  assert.deepEqual(first.block?.lastCommit?.signatures, []);
   assert.match(byHeight.sdkBlock?.header?.proposerAddress ?? '', /^cosmosvalcons1[02-9ac-hj-np-z]{38}$/);
   assert.equal((await service.GetSyncing()).syncing, false);
 
@@ -121,6 +139,18 @@ test('GetNodeInfo, GetLatestBlock, GetBlockByHeight and GetSyncing over gRPC and
   assert.deepEqual(restBlock.block.data, { txs: [] });
   assert.deepEqual(restBlock.block.evidence, { evidence: [] });
   assert.equal(restBlock.block.last_commit.height, '1');
+  for (const block of [restBlock.block, restBlock.sdk_block]) {
+    const restTime: string = block.last_commit.signatures[0]?.timestamp ?? '';
+    assert.equal(restTime.replace(/\.(\d+)Z$/, (_m, d: string) => `.${d.padEnd(9, '0')}Z`), rpcSig.timestamp.replace(/\.(\d+)Z$/, (_m: string, d: string) => `.${d.padEnd(9, '0')}Z`));
+    assert.deepEqual(block.last_commit.signatures, [
+      {
+        block_id_flag: 'BLOCK_ID_FLAG_COMMIT',
+        validator_address: Buffer.from(rpcSig.validator_address, 'hex').toString('base64'),
+        timestamp: restTime,
+        signature: rpcSig.signature,
+      },
+    ]);
+  }
   const restLatest = (await node.http('api', '/cosmos/base/tendermint/v1beta1/blocks/latest')).body;
   assert.ok(BigInt(restLatest.sdk_block.header.height) >= height);
   const restAbove = await node.http('api', '/cosmos/base/tendermint/v1beta1/blocks/1000000');
