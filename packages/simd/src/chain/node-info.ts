@@ -4,7 +4,6 @@
  * info (GetNodeInfo's `application_version`, the fields of `version --long`).
  */
 import { prefixed, type KVReader } from '../store/kv.js';
-import { sha256 } from '../util/bytes.js';
 import { getProtocolVersion } from '../upgrade/keeper.js';
 import { storePrefix as upgradeStorePrefix } from '../upgrade/keys.js';
 
@@ -14,8 +13,12 @@ export const cosmosSdkVersion = 'v0.50.10';
 
 export interface NodeIdentity {
   chainId: string;
-  /** The binary's name (`simd`): the moniker and `app_name`. */
+  /** The binary's name (`simd`): `app_name`. */
   name: string;
+  /** The moniker given to `init` (config.toml). */
+  moniker: string;
+  /** CometBFT's node id, from the home's node_key.json. */
+  nodeId: string;
   /** The binary's version (`genesis`, `v2`, …). */
   version: string;
   /** The RPC listen address, once bound (`tcp://127.0.0.1:26657`). */
@@ -34,16 +37,16 @@ export interface NodeInfoJson {
   other: { tx_index: string; rpc_address: string };
 }
 
-export async function nodeInfo(reader: KVReader, identity: Omit<NodeIdentity, 'version'>): Promise<NodeInfoJson> {
+export async function nodeInfo(reader: KVReader, identity: Omit<NodeIdentity, 'version' | 'name'>): Promise<NodeInfoJson> {
   const protocol = await getProtocolVersion(prefixed(reader, upgradeStorePrefix));
   return {
     protocol_version: { p2p: '8', block: '11', app: String(protocol) },
-    id: sha256('simd/node', identity.chainId).toString('hex').slice(0, 40),
+    id: identity.nodeId,
     listen_addr: 'tcp://0.0.0.0:26656',
     network: identity.chainId,
     version: cometVersion,
     channels: '40202122233038606100',
-    moniker: identity.name,
+    moniker: identity.moniker,
     other: { tx_index: 'on', rpc_address: identity.rpcAddress() },
   };
 }

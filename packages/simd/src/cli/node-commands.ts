@@ -2,6 +2,7 @@
 import { defaultGenesis, writeGenesis } from '../chain/genesis.js';
 import { runNode, type HaltMode } from '../node/run-node.js';
 import { resolvePruning } from '../node/app-config.js';
+import { initNodeConfig } from '../node/node-config.js';
 import { parseDuration } from '../util/duration.js';
 import { createSimLogger, parseLogLevel } from '../util/log.js';
 import { SimError } from '../util/errors.js';
@@ -51,7 +52,9 @@ export async function init(ctx: NodeCommandContext, argv: readonly string[]): Pr
     autoVote: booleans['auto-vote'],
   });
   const file = await writeGenesis(home, genesis, booleans.overwrite);
-  await ctx.io.out(`${JSON.stringify({ moniker: positionals[0] ?? ctx.name, chain_id: genesis.chain_id, genesis_file: file, gov: genesis.app_state.gov.params })}\n`);
+  const moniker = positionals[0] ?? ctx.name;
+  await initNodeConfig(home, moniker);
+  await ctx.io.out(`${JSON.stringify({ moniker, chain_id: genesis.chain_id, genesis_file: file, gov: genesis.app_state.gov.params })}\n`);
   return 0;
 }
 

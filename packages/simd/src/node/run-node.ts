@@ -19,6 +19,7 @@ import { createRestServer } from '../server/rest.js';
 import { bindGrpc, closeGrpc, createGrpcServer } from '../server/grpc.js';
 import { closeServer, formatHostPort, listen, parseListenAddress } from '../server/http.js';
 import { removeAddresses, writeAddresses } from './addresses.js';
+import { readNodeConfig } from './node-config.js';
 import { Mempool } from './mempool.js';
 import { produceBlocks } from './producer.js';
 
@@ -83,7 +84,8 @@ export async function runNode(options: NodeOptions): Promise<number> {
       halted: halted === undefined ? null : { kind: halted.kind, height: halted.height, message: halted.message },
     });
     let rpcUrl = '';
-    const identity = { chainId: app.chainId, name: options.name, version: version.name, rpcAddress: () => rpcUrl };
+    const { moniker, nodeId } = await readNodeConfig(home, { name: options.name, chainId: app.chainId });
+    const identity = { chainId: app.chainId, name: options.name, moniker, nodeId, version: version.name, rpcAddress: () => rpcUrl };
     const queries = createQueryService({
       reader: () => app.reader,
       node: state,
@@ -97,6 +99,8 @@ export async function runNode(options: NodeOptions): Promise<number> {
       app,
       queries,
       name: options.name,
+      moniker,
+      nodeId,
       genesis,
       unconfirmed: () => mempool.pending(),
       rpcAddress: () => rpcUrl,

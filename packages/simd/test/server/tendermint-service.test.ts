@@ -5,6 +5,9 @@
  * CometBFT RPC.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { test } from 'node:test';
 import { Client, credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { ServiceClientImpl } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
@@ -44,6 +47,16 @@ test('GetNodeInfo, GetLatestBlock, GetBlockByHeight and GetSyncing over gRPC and
   assert.equal(nodeInfo?.network, 'sim-1');
   assert.equal(nodeInfo?.defaultNodeId, cometStatus.node_info.id);
   assert.equal(nodeInfo?.moniker, cometStatus.node_info.moniker);
+  // The moniker given to `init` (config.toml) and the id of the home's node key, as CometBFT derives it.
+  assert.equal(nodeInfo?.moniker, 'test');
+  assert.match(await readFile(path.join(home, 'config', 'config.toml'), 'utf8'), /^moniker = "test"$/m);
+  const nodeIdOf = async (h: string) => {
+    const key = JSON.parse(await readFile(path.join(h, 'config', 'node_key.json'), 'utf8')).priv_key;
+    assert.equal(key.type, 'tendermint/PrivKeyEd25519');
+    return createHash('sha256').update(Buffer.from(key.value, 'base64').subarray(32)).digest('hex').slice(0, 40);
+  };
+  assert.equal(nodeInfo?.defaultNodeId, await nodeIdOf(home));
+  assert.notEqual(await nodeIdOf(await fx.initHome()), nodeInfo?.defaultNodeId);
   assert.equal(nodeInfo?.version, cometStatus.node_info.version);
   assert.equal(nodeInfo?.listenAddr, cometStatus.node_info.listen_addr);
   assert.equal(hex(nodeInfo?.channels), cometStatus.node_info.channels);
@@ -52,7 +65,7 @@ test('GetNodeInfo, GetLatestBlock, GetBlockByHeight and GetSyncing over gRPC and
   const app = info.applicationVersion;
   assert.equal(app?.version, 'v2');
   assert.equal(app?.name, 'sim');
-  assert.equal(app?.appName, nodeInfo?.moniker);
+  assert.equal(app?.appName, path.basename(fx.bin('v2')));
   assert.match(app?.goVersion ?? '', /^node v\d+/);
   assert.match(app?.cosmosSdkVersion ?? '', /^v0\.\d+\.\d+$/);
 

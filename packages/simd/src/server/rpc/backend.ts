@@ -15,6 +15,9 @@ export interface RpcBackend {
   app: App;
   queries: QueryService;
   name: string;
+  /** The moniker and node id the home holds (status `node_info`). */
+  moniker: string;
+  nodeId: string;
   genesis: Genesis;
   rpcAddress(): string;
   broadcast(tx: Buffer): Promise<Broadcast>;

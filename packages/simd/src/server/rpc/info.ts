@@ -54,7 +54,7 @@ export const infoMethods: Record<string, RpcMethod> = {
     const latest = app.lastBlock;
     const earliest = latest === undefined ? undefined : await getBlock(app.reader, 1);
     return {
-      node_info: await nodeInfo(app.reader, { chainId: app.chainId, name: backend.name, rpcAddress: backend.rpcAddress }),
+      node_info: await nodeInfo(app.reader, { chainId: app.chainId, moniker: backend.moniker, nodeId: backend.nodeId, rpcAddress: backend.rpcAddress }),
       sync_info: {
         latest_block_hash: latest?.block_id.hash ?? '',
         latest_app_hash: latest?.header.app_hash ?? '',

@@ -1,0 +1,82 @@
+/**
+ * The node's own identity in its home, as `init` leaves it for a real node: the moniker in
+ * `config/config.toml` and the p2p key in `config/node_key.json`, whose public key gives the node id
+ * (CometBFT p2p.NodeKey.ID: the first 20 bytes of its sha256, in lower-case hex). Homes made before
+ * these files were written keep the identity they always had: the binary's name and an id derived
+ * from the chain id.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { sha256 } from '../util/bytes.js';
+import { isErrno, SimError } from '../util/errors.js';
+
+export interface NodeConfig {
+  moniker: string;
+  /** 40 lower-case hex digits. */
+  nodeId: string;
+}
+
+const configToml = (home: string) => path.join(home, 'config', 'config.toml');
+const nodeKeyJson = (home: string) => path.join(home, 'config', 'node_key.json');
+
+const keyType = 'tendermint/PrivKeyEd25519';
+
+function nodeIdOf(publicKey: Buffer): string {
+  return sha256(publicKey).subarray(0, 20).toString('hex');
+}
+
+/** A new ed25519 key in CometBFT's node_key.json form (the 64-byte private key: seed, then public key). */
+function newNodeKey(): string {
+  const jwk = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
+  const key = Buffer.concat([Buffer.from(jwk.d ?? '', 'base64url'), Buffer.from(jwk.x ?? '', 'base64url')]);
+  return `${JSON.stringify({ priv_key: { type: keyType, value: key.toString('base64') } })}\n`;
+}
+
+/**
+ * `init`: writes config.toml with the moniker (as the SDK's init does, replacing the file) and a node
+ * key unless the home has one (CometBFT LoadOrGenNodeKey keeps an existing key).
+ */
+export async function initNodeConfig(home: string, moniker: string): Promise<void> {
+  const toml = `# The simulated node's CometBFT configuration; only the moniker is read.\n\nmoniker = ${JSON.stringify(moniker)}\n`;
+  await writeFile(configToml(home), toml, { mode: 0o644 });
+  try {
+    await writeFile(nodeKeyJson(home), newNodeKey(), { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    if (!isErrno(error, 'EEXIST')) throw error;
+  }
+}
+
+async function readOptional(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if (isErrno(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+}
+
+function publicKeyOf(text: string, file: string): Buffer {
+  let value: unknown;
+  try {
+    value = (JSON.parse(text) as { priv_key?: { value?: unknown } }).priv_key?.value;
+  } catch (cause) {
+    throw new SimError('SIM_NODE_KEY_INVALID', `${file} is not JSON: ${(cause as Error).message}`, { hint: 'remove it and run init again to make a new node key' });
+  }
+  const key = typeof value === 'string' ? Buffer.from(value, 'base64') : Buffer.alloc(0);
+  if (key.length !== 64) {
+    throw new SimError('SIM_NODE_KEY_INVALID', `${file} holds no 64-byte ed25519 priv_key.value`, { hint: 'remove it and run init again to make a new node key' });
+  }
+  return key.subarray(32);
+}
+
+/** The moniker and node id of a home; `fallback` for a home `init` wrote before it kept them. */
+export async function readNodeConfig(home: string, fallback: { name: string; chainId: string }): Promise<NodeConfig> {
+  const toml = await readOptional(configToml(home));
+  const quoted = toml === undefined ? undefined : /^\s*moniker\s*=\s*("(?:[^"\\]|\\.)*")\s*$/m.exec(toml)?.[1];
+  const moniker = quoted === undefined ? fallback.name : (JSON.parse(quoted) as string);
+  const keyText = await readOptional(nodeKeyJson(home));
+  let nodeId = sha256('simd/node', fallback.chainId).toString('hex').slice(0, 40);
+  if (keyText !== undefined) nodeId = nodeIdOf(publicKeyOf(keyText, nodeKeyJson(home)));
+  return { moniker, nodeId };
+}
