@@ -11,6 +11,7 @@ import { parseArgs, parseHeight, UsageProblem, type FlagKind } from './args.js';
 import { abciQuery, queryJson, resolveNode, rpcCall } from './client.js';
 import type { CliIO } from './io.js';
 import { outputFormat, render } from './output.js';
+import { positionalUint64 } from './positional-uint.js';
 
 const queryFlags: Readonly<Record<string, FlagKind>> = {
   home: 'string',
@@ -68,7 +69,8 @@ const upgradeCommands: Record<string, QueryCommand> = {
 const govCommands: Record<string, QueryCommand> = {
   async proposal(ctx, positionals, node) {
     arity(positionals, 1, 1, 'query gov proposal <proposal-id>');
-    return (await queryJson<{ proposal: unknown }>(node, '/sim/gov/proposal', { proposal_id: positionals[0] }, ctx.height)).proposal;
+    const id = positionalUint64(positionals, 0);
+    return (await queryJson<{ proposal: unknown }>(node, '/sim/gov/proposal', { proposal_id: id.toString() }, ctx.height)).proposal;
   },
   async proposals(ctx, positionals, node) {
     arity(positionals, 0, 0, 'query gov proposals');

@@ -22,6 +22,12 @@ test('proposals from the CLI: validation, failures, authority, re-scheduling and
   assert.match(bad.stderr, /--no-validate/);
   const none = await cli(bin, ['query', 'gov', 'proposal', '1', '--home', home]);
   assert.match(none.stderr, /rpc error: code = NotFound desc = rpc error: code = NotFound desc = proposal 1 doesn't exist: key not found/);
+  // AutoCLI's uint64 positional: a bad id is refused before any query; Go's base prefixes are taken.
+  const notNumber = await cli(bin, ['query', 'gov', 'proposal', 'abc', '--home', home]);
+  assert.equal(notNumber.code, 1);
+  assert.equal(notNumber.stderr, 'Error: invalid argument "abc" for "--0" flag: strconv.ParseUint: parsing "abc": invalid syntax');
+  const hex = await cli(bin, ['query', 'gov', 'proposal', '0x1', '--home', home]);
+  assert.match(hex.stderr, /proposal 1 doesn't exist/);
 
   // Only the gov account may execute the message: sent directly by alice it fails with code 6.
   const direct = await cli(bin, ['tx', 'upgrade', 'software-upgrade', 'v2', '--upgrade-height', '500', '--upgrade-info', info, '--from', 'alice', '--direct', '--home', home]);
