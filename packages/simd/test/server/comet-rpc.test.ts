@@ -191,6 +191,19 @@ test('RPC errors: unknown methods, websocket-only methods over HTTP, bad heights
   assert.equal(batch.body[0].id, 1);
   assert.deepEqual(batch.body[0].result, {});
   assert.equal(batch.body[1].result.block.header.height, '1');
+  // cmtjson takes 64-bit integers only as strings: a JSON number is -32602 before the method runs.
+  const numeric = await post([
+    { jsonrpc: '2.0', id: 3, method: 'block', params: { height: 3 } },
+    { jsonrpc: '2.0', id: 4, method: 'blockchain', params: [1, '2'] },
+    { jsonrpc: '2.0', id: 5, method: 'block', params: { height: null } },
+  ]);
+  assert.deepEqual(numeric.body[0], {
+    jsonrpc: '2.0',
+    id: 3,
+    error: { code: -32602, message: 'Invalid params', data: 'error converting json params to arguments: invalid 64-bit integer encoding "3", expected string' },
+  });
+  assert.equal(numeric.body[1].error.data, 'error converting json params to arguments: invalid 64-bit integer encoding "1", expected string');
+  assert.match(numeric.body[2].result.block.header.height, /^\d+$/);
 
   const tooHigh = await node.http('rpc', '/block?height=999999');
   assert.equal(tooHigh.status, 500);

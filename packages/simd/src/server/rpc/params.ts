@@ -1,7 +1,7 @@
 /**
  * Method parameters, from a URI query (`/block?height=5`, `?path="/x"`, `?hash=0xAB…`) or from a
  * JSON-RPC request (named object or positional array), converted as CometBFT converts them: integers
- * as numbers or decimal strings, `[]byte` as base64 in JSON, `HexBytes` as hex in JSON, `0x…` or
+ * as decimal strings (in JSON never as numbers, which cmtjson refuses), `[]byte` as base64 in JSON, `HexBytes` as hex in JSON, `0x…` or
  * `"…"` in URIs. Also the height, page and per_page rules shared by several methods (rpc/core/env.go).
  */
 import { ParamError } from './jsonrpc.js';
@@ -33,6 +33,10 @@ export class Params {
   int(name: string): number | undefined {
     const value = this.raw(name);
     if (value === undefined) return undefined;
+    // cmtjson takes Go's int, int64, uint and uint64 only as JSON strings (libs/json/decoder.go).
+    if (this.encoding === 'json' && typeof value !== 'string') {
+      throw new ParamError(`invalid 64-bit integer encoding ${JSON.stringify(JSON.stringify(value))}, expected string`);
+    }
     const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.replace(/^"(.*)"$/, '$1') : '';
     if (!/^-?\d+$/.test(text)) throw new ParamError(`${name}: expected an integer, got ${JSON.stringify(value)}`);
     return Number(text);
