@@ -6,12 +6,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { credentials, loadPackageDefinition, type Client, type GrpcObject, type ServiceClientConstructor } from '@grpc/grpc-js';
-import { loadFileDescriptorSetFromBuffer } from '@grpc/proto-loader';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { loadFileDescriptorSetFromBuffer, loadSync } from '@grpc/proto-loader';
 import { GrpcReflection } from 'grpc-js-reflection-client';
 import protobuf from 'protobufjs';
 import descriptor from 'protobufjs/ext/descriptor/index.js';
 import { simFixture, startNode } from '../support/node-harness.js';
 import { reflectedFiles } from '../support/reflected-files.js';
+
+/** The reflection service's own .proto, as @grpc/reflection ships it. */
+const reflectionProto = path.join(path.dirname(createRequire(import.meta.url).resolve('@grpc/reflection')), '..', 'proto', 'grpc', 'reflection', 'v1', 'reflection.proto');
 
 /** A FileDescriptorSet of these serialized files (its field 1, repeated). */
 function descriptorSet(files: Map<string, Uint8Array>): Buffer {
@@ -99,5 +104,62 @@ test('reflection lists every served service and describes them so clients can ca
     assert.equal(block.sdk_block.header.chain_id, 'sim-1');
     assert.match(block.sdk_block.header.proposer_address, /^cosmosvalcons1/);
   }
+  assert.equal((await node.stop()).code, 0);
+});
+
+test('an answer carries the file and all its imports, option-only ones too; a stream does not send a file twice', async (t) => {
+  const fx = await simFixture(t);
+  const home = await fx.initHome();
+  const node = await startNode(t, fx.bin('genesis'), home);
+  const names = (list: Uint8Array[]) => list.map((bytes) => (descriptor.FileDescriptorProto.decode(bytes) as unknown as { name: string }).name);
+  const importsOf = (list: Uint8Array[]) =>
+    new Map(list.map((bytes) => {
+      const file = descriptor.FileDescriptorProto.decode(bytes) as unknown as { name: string; dependency: string[] };
+      return [file.name, file.dependency];
+    }));
+
+  for (const version of ['v1', 'v1alpha']) {
+    const reflection = new GrpcReflection(node.addresses.grpc, credentials.createInsecure(), {}, version);
+    const raw = reflection as unknown as { getProtoDescriptorBySymbol(symbol: string): Promise<Uint8Array[]> };
+    const list = await raw.getProtoDescriptorBySymbol('cosmos.upgrade.v1beta1.Query');
+    const served = names(list);
+    assert.equal(served[0], 'cosmos/upgrade/v1beta1/query.proto');
+    assert.equal(new Set(served).size, served.length, `${version}: no file twice`);
+    // Closed under imports, breadth-first from the file asked for, as grpc-go's fileDescWithDependencies.
+    const imports = importsOf(list);
+    const expected = ['cosmos/upgrade/v1beta1/query.proto'];
+    for (let i = 0; i < expected.length; i++) for (const dep of imports.get(expected[i] as string) ?? []) if (!expected.includes(dep)) expected.push(dep);
+    assert.deepEqual(served, expected, version);
+    for (const optionOnly of ['google/api/annotations.proto', 'gogoproto/gogo.proto', 'cosmos_proto/cosmos.proto']) {
+      assert.ok(served.includes(optionOnly), `${version}: ${optionOnly} in ${served.join(', ')}`);
+    }
+    const tendermint = names(await raw.getProtoDescriptorBySymbol('cosmos.base.tendermint.v1beta1.GetLatestBlockResponse'));
+    assert.equal(tendermint[0], 'cosmos/base/tendermint/v1beta1/query.proto');
+    assert.ok(tendermint.includes('amino/amino.proto'), `${version}: amino in ${tendermint.join(', ')}`);
+  }
+
+  // One stream, two requests: the second answer leaves out the files the first sent (except its own first).
+  const definition = loadSync(reflectionProto, { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true });
+  const Reflection = serviceConstructor(loadPackageDefinition(definition), 'grpc.reflection.v1.ServerReflection');
+  const client = new Reflection(node.addresses.grpc, credentials.createInsecure());
+  t.after(() => client.close());
+  const stream = (client as unknown as Record<string, () => any>).ServerReflectionInfo?.call(client);
+  const answers: Array<{ fileDescriptorResponse?: { fileDescriptorProto: Uint8Array[] } }> = [];
+  const done = new Promise<void>((resolve, reject) => {
+    stream.on('data', (answer: (typeof answers)[number]) => answers.push(answer));
+    stream.on('end', resolve);
+    stream.on('error', reject);
+  });
+  stream.write({ fileContainingSymbol: 'cosmos.upgrade.v1beta1.Query' });
+  stream.write({ fileByFilename: 'cosmos/upgrade/v1beta1/upgrade.proto' });
+  stream.write({ fileByFilename: 'cosmos/base/tendermint/v1beta1/query.proto' });
+  stream.end();
+  await done;
+  const [first, second, third] = answers.map((a) => names(a.fileDescriptorResponse?.fileDescriptorProto ?? []));
+  assert.ok(first?.includes('cosmos/upgrade/v1beta1/upgrade.proto'));
+  assert.deepEqual(second, ['cosmos/upgrade/v1beta1/upgrade.proto']);
+  assert.equal(third?.[0], 'cosmos/base/tendermint/v1beta1/query.proto');
+  for (const name of third?.slice(1) ?? []) assert.ok(!first?.includes(name), `${name} was sent before`);
+  assert.ok(third?.includes('tendermint/types/block.proto'));
   assert.equal((await node.stop()).code, 0);
 });

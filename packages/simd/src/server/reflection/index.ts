@@ -1,12 +1,14 @@
 /**
  * gRPC server reflection (`grpc.reflection.v1` and `v1alpha`) for every service the node serves, as a
  * Cosmos node has it: `grpcurl list`/`describe` and reflection clients get each service's file and
- * every file it imports (gogoproto, cosmos_proto, amino, google/api, tendermint types…).
+ * every file it imports (gogoproto, cosmos_proto, amino, google/api, tendermint types…), in the
+ * order and with the per-stream de-duplication of the SDK's reflection server (file-imports.ts).
  */
 import type { Server } from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { SimError } from '../../util/errors.js';
 import { fileDescriptors } from './file-descriptors.js';
+import { perStreamFiles, useImportGraph, type ReflectionImplementation } from './file-imports.js';
 import { readProtoSources, type ProtoSources } from './proto-sources.js';
 import { upgradeToSdk050 } from './sdk-050.js';
 
@@ -68,11 +70,6 @@ export function protoTypes(): ProtoSources['root'] {
   return allTypes;
 }
 
-interface ReflectionInternals {
-  files?: Record<string, object>;
-  fileEncodings?: Map<object, Uint8Array>;
-}
-
 /** Adds both reflection services to `server`, describing `served` and themselves. */
 export function addReflection(server: Pick<Server, 'addService'>, served: readonly string[]): void {
   const services = [...served, ...reflectionServices];
@@ -84,13 +81,16 @@ export function addReflection(server: Pick<Server, 'addService'>, served: readon
   // It re-encodes each file with protobufjs's descriptor types, which drop the options' extensions
   // (gogoproto, google.api.http…): serve the files as built. Were its internals to change, the files
   // would go out without those options, still complete for resolving every type.
-  const internals = reflection as unknown as { v1?: ReflectionInternals; v1Alpha?: ReflectionInternals };
+  const internals = reflection as unknown as { v1?: ReflectionImplementation; v1Alpha?: ReflectionImplementation };
   for (const version of [internals.v1, internals.v1Alpha]) {
-    if (version?.files === undefined || !(version.fileEncodings instanceof Map)) continue;
+    if (version === undefined) continue;
+    useImportGraph(version);
+    if (version.files === undefined || !(version.fileEncodings instanceof Map)) continue;
     for (const [name, file] of Object.entries(version.files)) {
       const bytes = built.get(name);
       if (bytes !== undefined) version.fileEncodings.set(file, bytes);
     }
   }
-  reflection.addToServer(server);
+  const names = new Map([...built].map(([name, bytes]) => [bytes, name]));
+  reflection.addToServer(perStreamFiles(server, names) as Server);
 }
