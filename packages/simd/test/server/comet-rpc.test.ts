@@ -119,6 +119,14 @@ test('CosmJS Comet38Client and StargateClient read the node over HTTP', async (t
     { key: 'proposal_result', value: 'proposal_passed' },
     { key: 'mode', value: 'EndBlock' },
   ]);
+  // An empty block: CometBFT writes the stored response's empty lists as null; CosmJS reads them as [].
+  await node.waitForHeight(passedHeight + 1);
+  const empty = (await fetch(`${rpcUrl}/block_results?height=${passedHeight + 1}`).then((r) => r.json())) as any;
+  assert.equal(empty.result.txs_results, null);
+  assert.equal(empty.result.finalize_block_events, null);
+  assert.equal(empty.result.validator_updates, null);
+  const emptyResults = await client.blockResults(passedHeight + 1);
+  assert.deepEqual([emptyResults.results, emptyResults.finalizeBlockEvents], [[], []]);
 
   const garbage = Buffer.from('not a transaction');
   const rejected = await client.broadcastTxSync({ tx: garbage });

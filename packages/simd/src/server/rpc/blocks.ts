@@ -61,10 +61,11 @@ export const blockMethods: Record<string, RpcMethod> = {
   block_results: method(['height'], async (params, backend) => {
     const block = await loadBlock(backend, heightParam(params, backend.app.lastHeight));
     const response = await finalizeBlockResponse(backend, block);
+    // The stored FinalizeBlock response decodes empty lists as nil slices, which cmtjson writes as null.
     return {
       height: block.header.height,
       txs_results: response.tx_results.length === 0 ? null : response.tx_results,
-      finalize_block_events: response.events,
+      finalize_block_events: response.events.length === 0 ? null : response.events,
       validator_updates: null,
       consensus_param_updates: response.consensus_param_updates,
       app_hash: response.app_hash,
