@@ -57,7 +57,9 @@ test('handler registered: runs with the stored versions, stores its result, prot
   assert.equal(await state.protocol(), 0);
   const block = await h.block();
   assert.equal(block.header.height, '5');
-  assert.equal(block.header.version.app, '1');
+  // Proposed before the upgrade ran: the header keeps app 0; the block's FinalizeBlock returns 1.
+  assert.equal(block.header.version.app, '0');
+  assert.equal(block.app_version, '1');
   assert.deepEqual(await state.versions(), { auth: 5, bank: 5, consensus: 1, gov: 5, newmod: 1, staking: 5, upgrade: 2 });
   assert.equal(await state.protocol(), 1);
   assert.equal(await state.plan(), undefined);
@@ -65,6 +67,7 @@ test('handler registered: runs with the stored versions, stores its result, prot
   assert.equal(h.logged(/applying upgrade "v2" at height: 5/).length, 1);
   assert.equal(h.logged(/migrating module bank from version 4 to version 5/).length, 1);
   assert.equal(h.logged(/adding a new module: newmod/).length, 1);
+  assert.equal((await h.block()).header.version.app, '1');
   await h.blocksUntil(8);
 });
 
