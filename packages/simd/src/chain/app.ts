@@ -9,11 +9,12 @@ import { Overlay, prefixed } from '../store/kv.js';
 import type { Database } from '../store/db.js';
 import type { SimLogger } from '../util/log.js';
 import { ChainError } from '../util/errors.js';
-import { hexUpper, sha256 } from '../util/bytes.js';
+import { hexUpper } from '../util/bytes.js';
 import type { SimVersion } from '../versions.js';
 import { preBlock } from '../upgrade/preblock.js';
 import { ChainHalt } from '../upgrade/halt.js';
 import { getProtocolVersion } from '../upgrade/keeper.js';
+import { consensusKey } from './consensus-key.js';
 import { storePrefix as upgradeStorePrefix } from '../upgrade/keys.js';
 import { readUpgradeInfo, writeUpgradeInfo } from '../upgrade/upgrade-info.js';
 import { applyStoreUpgrades, pendingStoreUpgrades } from '../upgrade/store-loader.js';
@@ -49,10 +50,6 @@ export interface CheckResult {
 
 export const routes: Readonly<Record<string, MsgRoute>> = { ...upgradeRoutes, ...govRoutes };
 
-/** The validator's ed25519 consensus key (simulated), and its address: the first 20 bytes of the key's sha256, as CometBFT derives it. */
-export const validatorPubKey = sha256('simd/consensus/validator');
-/** The validator's consensus address (the proposer of every block). */
-export const proposerAddress = hexUpper(sha256(validatorPubKey).subarray(0, 20));
 
 export class App {
   readonly version: SimVersion;
@@ -155,7 +152,7 @@ export class App {
       txs,
       results,
       events: endBlockEvents(endBlock.events),
-      proposerAddress,
+      proposerAddress: consensusKey(this.options.genesis).address,
     });
     const appHash = nextAppHash(this.appHash, state.ops());
     setCommitInfo(state, { height, appHash });

@@ -24,7 +24,7 @@ export interface Genesis {
   initial_height: string;
   app_state: {
     auth: { accounts: Array<{ name: string; address: string }> };
-    staking: { validators: Array<{ name: string; address: string; power: string }> };
+    staking: { validators: Array<{ name: string; address: string; power: string; /** Base64 ed25519 consensus key; absent in older homes. */ consensus_pubkey?: string }> };
     gov: { params: GovParams };
     upgrade: Record<string, never>;
   };
@@ -41,6 +41,8 @@ export interface GenesisOptions {
   minDeposit?: string;
   /** Validators vote yes on every proposal as soon as voting starts; default false. */
   autoVote?: boolean;
+  /** The validator's ed25519 consensus public key (from priv_validator_key.json). */
+  consensusPubKey?: Buffer;
 }
 
 export function defaultGenesis(options: GenesisOptions = {}): Genesis {
@@ -54,7 +56,16 @@ export function defaultGenesis(options: GenesisOptions = {}): Genesis {
     initial_height: '1',
     app_state: {
       auth: { accounts: genesisKeyNames.map((name) => ({ name, address: keyAddress(name) })) },
-      staking: { validators: [{ name: 'validator', address: keyAddress('validator'), power: '1000000' }] },
+      staking: {
+        validators: [
+          {
+            name: 'validator',
+            address: keyAddress('validator'),
+            power: '1000000',
+            ...(options.consensusPubKey === undefined ? {} : { consensus_pubkey: options.consensusPubKey.toString('base64') }),
+          },
+        ],
+      },
       gov: {
         params: {
           min_deposit: parseCoins(options.minDeposit ?? '10000000stake'),

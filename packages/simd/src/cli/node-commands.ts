@@ -2,7 +2,7 @@
 import { defaultGenesis, writeGenesis } from '../chain/genesis.js';
 import { runNode, type HaltMode } from '../node/run-node.js';
 import { resolvePruning } from '../node/app-config.js';
-import { initNodeConfig } from '../node/node-config.js';
+import { initNodeConfig, loadOrGenValidatorKey } from '../node/node-config.js';
 import { parseDuration } from '../util/duration.js';
 import { createSimLogger, parseLogLevel } from '../util/log.js';
 import { SimError } from '../util/errors.js';
@@ -44,7 +44,9 @@ export async function init(ctx: NodeCommandContext, argv: readonly string[]): Pr
   });
   if (positionals.length > 1) throw new UsageProblem('usage: init [moniker] --home <dir> [--chain-id] [--voting-period] [--deposit-period] [--auto-vote]');
   const home = strings.home ?? defaultHome(ctx.name);
+  const consensusPubKey = await loadOrGenValidatorKey(home);
   const genesis = defaultGenesis({
+    consensusPubKey,
     chainId: strings['chain-id'],
     votingPeriod: strings['voting-period'] === undefined ? undefined : wrapDuration(strings['voting-period'], '--voting-period'),
     depositPeriod: strings['deposit-period'] === undefined ? undefined : wrapDuration(strings['deposit-period'], '--deposit-period'),

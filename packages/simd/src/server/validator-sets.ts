@@ -13,7 +13,7 @@ import {
 } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
 import type { PageRequest } from 'cosmjs-types/cosmos/base/query/v1beta1/pagination.js';
 import { PubKey } from 'cosmjs-types/cosmos/crypto/ed25519/keys.js';
-import { proposerAddress, validatorPubKey } from '../chain/app.js';
+import { consensusKey } from '../chain/consensus-key.js';
 import type { Genesis } from '../chain/genesis.js';
 import { addressPrefix, bech32Encode } from '../util/bech32.js';
 import { decodeRequest, GrpcCode, StatusError } from '../util/errors.js';
@@ -51,10 +51,11 @@ function validatorSet(source: ValidatorSetSource, height: bigint | undefined, pa
     if (height <= 0n) throw cometError(`height must be greater than 0, but got ${height}`);
     if (height > latest) throw cometError(`height ${height} must be less than or equal to the current blockchain height ${latest}`);
   }
+  const key = consensusKey(source.genesis);
   const all = [
     {
-      address: bech32Encode(`${addressPrefix}valcons`, Buffer.from(proposerAddress, 'hex')),
-      pubKey: { typeUrl: '/cosmos.crypto.ed25519.PubKey', value: PubKey.encode({ key: validatorPubKey }).finish() },
+      address: bech32Encode(`${addressPrefix}valcons`, Buffer.from(key.address, 'hex')),
+      pubKey: { typeUrl: '/cosmos.crypto.ed25519.PubKey', value: PubKey.encode({ key: key.pubKey }).finish() },
       votingPower: BigInt(validatorPower(source.genesis)),
       proposerPriority: 0n,
     },

@@ -56,7 +56,15 @@ test('GetNodeInfo, GetLatestBlock, GetBlockByHeight and GetSyncing over gRPC and
     return createHash('sha256').update(Buffer.from(key.value, 'base64').subarray(32)).digest('hex').slice(0, 40);
   };
   assert.equal(nodeInfo?.defaultNodeId, await nodeIdOf(home));
-  assert.notEqual(await nodeIdOf(await fx.initHome()), nodeInfo?.defaultNodeId);
+  const other = await fx.initHome();
+  assert.notEqual(await nodeIdOf(other), nodeInfo?.defaultNodeId);
+  // The validator's consensus key is the home's priv_validator_key.json, as in CometBFT.
+  const validatorKey = async (h: string) => JSON.parse(await readFile(path.join(h, 'config', 'priv_validator_key.json'), 'utf8'));
+  const privValidator = await validatorKey(home);
+  assert.deepEqual(cometStatus.validator_info.pub_key, privValidator.pub_key);
+  assert.equal(cometStatus.validator_info.address, privValidator.address);
+  assert.equal(privValidator.address, createHash('sha256').update(Buffer.from(privValidator.pub_key.value, 'base64')).digest('hex').slice(0, 40).toUpperCase());
+  assert.notEqual((await validatorKey(other)).pub_key.value, privValidator.pub_key.value);
   assert.equal(nodeInfo?.version, cometStatus.node_info.version);
   assert.equal(nodeInfo?.listenAddr, cometStatus.node_info.listen_addr);
   assert.equal(hex(nodeInfo?.channels), cometStatus.node_info.channels);
@@ -87,6 +95,7 @@ test('GetNodeInfo, GetLatestBlock, GetBlockByHeight and GetSyncing over gRPC and
     assert.equal(header?.time?.seconds, BigInt(Math.floor(Date.parse(comet.block.header.time) / 1000)));
   }
   assert.equal(hex(byHeight.block?.header?.proposerAddress), comet.block.header.proposer_address);
+  assert.equal(comet.block.header.proposer_address, privValidator.address);
   // The last commit carries the validator's precommit, as in RPC `/block`.
   const rpcSig = comet.block.last_commit.signatures[0];
   assert.equal(comet.block.last_commit.signatures.length, 1);

@@ -3,7 +3,8 @@
  * `validators`, `consensus_params` (CometBFT rpc/core status.go, net.go, consensus.go). One validator,
  * no peers; the validator set and consensus parameters never change.
  */
-import { proposerAddress, type App } from '../../chain/app.js';
+import type { App } from '../../chain/app.js';
+import { consensusKey } from '../../chain/consensus-key.js';
 import { getBlock } from '../../chain/block.js';
 import type { Genesis } from '../../chain/genesis.js';
 import { nodeInfo } from '../../chain/node-info.js';
@@ -12,7 +13,7 @@ import { getProtocolVersion } from '../../upgrade/keeper.js';
 import { storePrefix as upgradeStorePrefix } from '../../upgrade/keys.js';
 import { method, type RpcMethod } from './backend.js';
 import { heightParam, pageOf } from './params.js';
-import { consensusParams, pubKey, validator, validatorPower } from './shapes.js';
+import { consensusParams, pubKeyJson, validator, validatorPower } from './shapes.js';
 
 export async function appVersion(app: App): Promise<number> {
   return getProtocolVersion(prefixed(app.reader, upgradeStorePrefix));
@@ -66,7 +67,7 @@ export const infoMethods: Record<string, RpcMethod> = {
         earliest_block_time: earliest?.header.time ?? zeroTime,
         catching_up: false,
       },
-      validator_info: { address: proposerAddress, pub_key: pubKey, voting_power: validatorPower(backend.genesis) },
+      validator_info: { address: consensusKey(backend.genesis).address, pub_key: pubKeyJson(backend.genesis), voting_power: validatorPower(backend.genesis) },
     };
   }),
 

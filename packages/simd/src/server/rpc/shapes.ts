@@ -3,7 +3,8 @@
  * as CometBFT 0.38 writes them: ABCI results through jsonpb with defaults (`data: null`, `events: []`,
  * 64-bit integers as strings), CometBFT types through its own encoder.
  */
-import { proposerAddress, validatorPubKey, type CheckResult } from '../../chain/app.js';
+import type { CheckResult } from '../../chain/app.js';
+import { consensusKey } from '../../chain/consensus-key.js';
 import type { Event } from '../../chain/msg.js';
 import type { Genesis } from '../../chain/genesis.js';
 
@@ -49,11 +50,13 @@ export function validatorPower(genesis: Genesis): string {
   return genesis.app_state.staking.validators[0]?.power ?? '1000000';
 }
 
-export const pubKey = { type: 'tendermint/PubKeyEd25519', value: validatorPubKey.toString('base64') };
+export function pubKeyJson(genesis: Genesis): { type: string; value: string } {
+  return { type: 'tendermint/PubKeyEd25519', value: consensusKey(genesis).pubKey.toString('base64') };
+}
 
 /** `types.Validator`: the chain's one validator. */
 export function validator(genesis: Genesis): unknown {
-  return { address: proposerAddress, pub_key: pubKey, voting_power: validatorPower(genesis), proposer_priority: '0' };
+  return { address: consensusKey(genesis).address, pub_key: pubKeyJson(genesis), voting_power: validatorPower(genesis), proposer_priority: '0' };
 }
 
 /** `types.ConsensusParams`: CometBFT's defaults, which `simd init` writes, with the app version. */
