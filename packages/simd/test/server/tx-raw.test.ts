@@ -45,6 +45,13 @@ function voteTx(voter: string, proposalId: bigint, sequence: bigint): Uint8Array
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex').toUpperCase();
 
+/** Disconnects a CosmJS websocket client and clears the reconnect its socket schedules on disconnect. */
+function disconnect(client: { disconnect(): void }): void {
+  client.disconnect();
+  const socket = (client as unknown as { client?: { socket?: { reconnectTimeout?: NodeJS.Timeout | null } } }).client?.socket;
+  if (socket?.reconnectTimeout) clearTimeout(socket.reconnectTimeout);
+}
+
 test('CosmJS decodes the node transactions; a cosmjs-types vote is accepted; wrong sequences and repeats are refused', async (t) => {
   const fx = await simFixture(t);
   const home = await fx.initHome(['--voting-period', '1h', '--deposit-period', '1h']);
@@ -90,7 +97,7 @@ test('CosmJS decodes the node transactions; a cosmjs-types vote is accepted; wro
 
   // A vote built with cosmjs-types, broadcast with broadcast_tx_sync, arrives in a Tx event.
   const ws = await Comet38Client.connect(node.addresses.rpc.replace(/^tcp:/, 'ws:'));
-  t.after(() => ws.disconnect());
+  t.after(() => disconnect(ws));
   const event = new Promise<{ tx: Uint8Array; hash: Uint8Array; result: { code: number } }>((resolve, reject) => {
     const subscription = ws.subscribeTx().subscribe({
       next: (e) => {
