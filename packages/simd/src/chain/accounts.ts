@@ -13,6 +13,18 @@ export function setAccount(kv: KVStore, address: string, name: string): void {
   kv.set(accountKey(address), Buffer.from(name));
 }
 
+const sequenceKey = (address: string) => Buffer.from(`s/auth/seq/${address}`);
+
+/** The account's sequence: how many transactions it has signed (x/auth's BaseAccount.sequence). */
+export async function getSequence(kv: KVReader, address: string): Promise<bigint> {
+  const value = await kv.get(sequenceKey(address));
+  return value === undefined ? 0n : BigInt(value.toString('utf8'));
+}
+
+export function setSequence(kv: KVStore, address: string, sequence: bigint): void {
+  kv.set(sequenceKey(address), Buffer.from(sequence.toString()));
+}
+
 export async function hasAccount(kv: KVReader, address: string): Promise<boolean> {
   return (await kv.get(accountKey(address))) !== undefined;
 }

@@ -21,13 +21,14 @@ import { applyStoreUpgrades, pendingStoreUpgrades } from '../upgrade/store-loade
 import { upgradeRoutes } from '../upgrade/msgs.js';
 import { govRoutes } from '../gov/msgs.js';
 import { govEndBlock } from '../gov/end-block.js';
-import { govAddress, hasAccount } from './accounts.js';
+import { getSequence, govAddress, hasAccount, setSequence } from './accounts.js';
+import { anteEvents, checkGas, checkSequence, gasUsed, messageEvents, txSigners, validateSignatures } from './ante.js';
 import { blockKey, endBlockEvents, getBlock, makeBlock, type BlockRecord, type TxResult } from './block.js';
 import { getCommitInfo, nextAppHash, setCommitInfo } from './commit.js';
 import { initChain, type Genesis } from './genesis.js';
 import { indexBlock } from './tx-index.js';
-import { routeOf, type MsgContext, type MsgRoute } from './msg.js';
-import { decodeTx, txHash } from './tx.js';
+import { routeOf, type Event, type MsgContext, type MsgRoute } from './msg.js';
+import { decodeTx, txHash, type Tx } from './tx.js';
 
 export interface AppOptions {
   db: Database;
@@ -46,6 +47,8 @@ export interface CheckResult {
   code: number;
   codespace: string;
   log: string;
+  gasWanted?: string;
+  gasUsed?: string;
 }
 
 export const routes: Readonly<Record<string, MsgRoute>> = { ...upgradeRoutes, ...govRoutes };
@@ -61,6 +64,8 @@ export class App {
   private height: number;
   private appHash: Buffer;
   private last: BlockRecord | undefined;
+  /** The sequences the mempool's transactions have reached since the last commit (the SDK's check state). */
+  private checkSequences = new Map<string, bigint>();
 
   private constructor(options: AppOptions, staged: Overlay, height: number, appHash: Buffer, last: BlockRecord | undefined) {
     this.options = options;
@@ -162,28 +167,37 @@ export class App {
     this.height = height;
     this.appHash = appHash;
     this.last = block;
+    this.checkSequences.clear();
     log.info('committed state', { module: 'state', height, num_txs: txs.length, app_hash: hexUpper(appHash) });
     return block;
   }
 
-  /** Stateless checks and the signer's account, before a transaction enters the mempool. */
+  /** The ante checks and the signers' accounts, before a transaction enters the mempool. */
   async checkTx(bytes: Buffer): Promise<CheckResult> {
+    let gas: { gasWanted?: string; gasUsed?: string } = {};
     try {
       const tx = decodeTx(bytes);
-      for (const msg of tx.body.messages) {
-        const route = routeOf({ routes }, msg);
-        if (route === undefined) throw new ChainError('sdk', 12, `unrecognized message type ${JSON.stringify(msg['@type'])}: unknown request`);
-        const signer = route.signer(msg);
-        if (signer !== tx.signer) {
-          throw new ChainError('sdk', 4, `signer ${tx.signer} cannot sign ${msg['@type']} for ${signer || '(empty)'}: unauthorized`);
-        }
+      gas = { gasWanted: tx.fee.gasLimit.toString() };
+      const signers = txSigners(tx, routes);
+      validateSignatures(tx, signers);
+      for (const signer of signers) {
+        // Module accounts have no keys: only the modules themselves act for them (gov runs passed proposals).
+        if (signer === govAddress) throw new ChainError('sdk', 4, `module account ${signer} cannot sign transactions: unauthorized`);
+        if (!(await hasAccount(this.reader, signer))) throw new ChainError('sdk', 9, `account ${signer} not found: unknown address`);
       }
-      // Module accounts have no keys: only the modules themselves act for them (gov runs passed proposals).
-      if (tx.signer === govAddress) throw new ChainError('sdk', 4, `module account ${tx.signer} cannot sign transactions: unauthorized`);
-      if (!(await hasAccount(this.reader, tx.signer))) throw new ChainError('sdk', 9, `account ${tx.signer} not found: unknown address`);
-      return { code: 0, codespace: '', log: '' };
+      const used = gasUsed(tx, bytes.length);
+      gas = { ...gas, gasUsed: used.toString() };
+      checkGas(tx, used);
+      const next = new Map<string, bigint>();
+      for (const [i, signer] of signers.entries()) {
+        const expected = this.checkSequences.get(signer) ?? (await getSequence(this.reader, signer));
+        checkSequence(expected, tx.signerInfos[i]?.sequence ?? 0n);
+        next.set(signer, expected + 1n);
+      }
+      for (const [signer, sequence] of next) this.checkSequences.set(signer, sequence);
+      return { code: 0, codespace: '', log: '', ...gas };
     } catch (error) {
-      if (error instanceof ChainError) return { code: error.abciCode, codespace: error.codespace, log: error.message };
+      if (error instanceof ChainError) return { code: error.abciCode, codespace: error.codespace, log: error.message, ...gas };
       throw error;
     }
   }
@@ -192,26 +206,55 @@ export class App {
     return { state, height, timeMs, log: this.options.log, events: [], routes };
   }
 
+  /** The ante handler on the block's state: signatures, gas, sequences (incremented even when a message then fails). */
+  private async ante(state: Overlay, tx: Tx, size: number): Promise<{ signers: string[]; used: bigint; events: Event[] }> {
+    const signers = txSigners(tx, routes);
+    validateSignatures(tx, signers);
+    const used = gasUsed(tx, size);
+    checkGas(tx, used);
+    for (const [i, signer] of signers.entries()) {
+      const expected = await getSequence(state, signer);
+      checkSequence(expected, tx.signerInfos[i]?.sequence ?? 0n);
+      setSequence(state, signer, expected + 1n);
+    }
+    return { signers, used, events: anteEvents(tx, signers) };
+  }
+
   private async deliverTx(state: Overlay, height: number, timeMs: number, bytes: Buffer): Promise<TxResult> {
     const hash = txHash(bytes);
-    const branch = state.branch();
-    const ctx = this.context(branch, height, timeMs);
+    let gas = { gas_wanted: '0', gas_used: '0' };
+    let events: Event[] = [];
     try {
       const tx = decodeTx(bytes);
-      for (const msg of tx.body.messages) {
+      gas = { gas_wanted: tx.fee.gasLimit.toString(), gas_used: '0' };
+      const anteBranch = state.branch();
+      const ante = await this.ante(anteBranch, tx, bytes.length);
+      anteBranch.writeTo(state);
+      gas = { ...gas, gas_used: ante.used.toString() };
+      events = ante.events;
+      const branch = state.branch();
+      const msgEvents: Event[] = [];
+      for (const [index, msg] of tx.body.messages.entries()) {
+        const ctx = this.context(branch, height, timeMs);
         const route = routeOf(ctx, msg);
-        if (route === undefined) throw new ChainError('sdk', 12, `unrecognized message type ${msg['@type']}: unknown request`);
-        await route.execute(ctx, msg);
+        try {
+          if (route === undefined) throw new ChainError('sdk', 12, `unrecognized message type ${msg['@type']}: unknown request`);
+          await route.execute(ctx, msg);
+        } catch (error) {
+          if (!(error instanceof ChainError)) throw error;
+          throw new ChainError(error.codespace, error.abciCode, `failed to execute message; message index: ${index}: ${error.message}`);
+        }
+        msgEvents.push(...messageEvents(msg['@type'], route.signer(msg), index, ctx.events));
       }
       branch.writeTo(state);
-      return { hash, code: 0, codespace: '', log: '', events: ctx.events };
+      return { hash, code: 0, codespace: '', log: '', events: [...events, ...msgEvents], ...gas };
     } catch (error) {
       const failure =
         error instanceof ChainError
           ? { code: error.abciCode, codespace: error.codespace, log: error.message }
           : { code: 1, codespace: 'undefined', log: error instanceof Error ? error.message : String(error) };
       this.options.log.info('transaction failed', { module: 'txs', hash, code: failure.code, log: failure.log });
-      return { hash, ...failure, events: [] };
+      return { hash, ...failure, events, ...gas };
     }
   }
 }

@@ -36,6 +36,9 @@ export interface TxResult {
   codespace: string;
   log: string;
   events: Event[];
+  /** The fee's gas limit and the gas the transaction used (absent in blocks stored before they were kept). */
+  gas_wanted?: string;
+  gas_used?: string;
 }
 
 export interface BlockRecord {

@@ -6,7 +6,7 @@
  */
 import { QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
 import { govAddress } from '../chain/accounts.js';
-import { encodeTx, type Tx } from '../chain/tx.js';
+import { defaultGasLimit, encodeTx, simSigned } from '../chain/tx.js';
 import { msgDepositType, msgSubmitProposalType, msgVoteType } from '../gov/msgs.js';
 import type { AnyMsg, GovParams } from '../gov/types.js';
 import { cancelUpgradeMsg, softwareUpgradeMsg } from '../upgrade/msgs.js';
@@ -85,12 +85,24 @@ interface TxContext {
   name: string;
 }
 
-/** Sends the transaction and prints the TxResponse; exit code 1 when the chain refused it. */
-async function broadcast(ctx: TxContext, strings: Record<string, string>, tx: Tx): Promise<number> {
+function gasFlag(text: string | undefined): bigint {
+  if (text === undefined || text === '') return defaultGasLimit;
+  if (!/^\d+$/.test(text)) throw new UsageProblem(`invalid --gas ${JSON.stringify(text)}: expected a number of gas units`);
+  return BigInt(text);
+}
+
+/**
+ * Builds the transaction of `messages` signed by `from` (with the account's sequence, read from the
+ * node), sends it and prints the TxResponse; exit code 1 when the chain refused it.
+ */
+async function broadcast(ctx: TxContext, strings: Record<string, string>, from: string, messages: AnyMsg[]): Promise<number> {
   const node = await resolveNode(strings, ctx.name);
   const mode = strings['broadcast-mode'] ?? 'commit';
   if (mode !== 'commit' && mode !== 'sync') throw new UsageProblem(`invalid --broadcast-mode ${JSON.stringify(mode)}: expected commit or sync`);
-  const bytes = encodeTx(tx);
+  const gasLimit = gasFlag(strings.gas);
+  const fee = parseCoinsFlag(strings.fees ?? '');
+  const { sequence } = await queryJson<{ sequence: string }>(node, '/sim/auth/account', { address: from });
+  const bytes = encodeTx(simSigned(from, messages, { sequence: BigInt(sequence), gasLimit, fee }));
   const params = { tx: bytes.toString('base64') };
   let response: TxResponse;
   if (mode === 'sync') {
@@ -116,24 +128,16 @@ async function broadcast(ctx: TxContext, strings: Record<string, string>, tx: Tx
   return 0;
 }
 
-function proposalTx(strings: Record<string, string>, from: string, messages: AnyMsg[]): Tx {
+function submitProposalMsg(strings: Record<string, string>, from: string, messages: AnyMsg[]): AnyMsg {
   return {
-    body: {
-      messages: [
-        {
-          '@type': msgSubmitProposalType,
-          messages,
-          initial_deposit: parseCoinsFlag(strings.deposit ?? ''),
-          proposer: from,
-          metadata: strings.metadata ?? '',
-          title: strings.title ?? '',
-          summary: strings.summary ?? '',
-          expedited: false,
-        },
-      ],
-      memo: '',
-    },
-    signer: from,
+    '@type': msgSubmitProposalType,
+    messages,
+    initial_deposit: parseCoinsFlag(strings.deposit ?? ''),
+    proposer: from,
+    metadata: strings.metadata ?? '',
+    title: strings.title ?? '',
+    summary: strings.summary ?? '',
+    expedited: false,
   };
 }
 
@@ -207,17 +211,17 @@ async function softwareUpgrade(ctx: TxContext, argv: readonly string[]): Promise
   const timing = await chainTiming(node);
   if (booleans.direct) {
     if (plan.height < timing.height) ctx.io.err(`WARNING: upgrade height ${plan.height} is below the current height ${timing.height}\n`);
-    return broadcast(ctx, strings, { body: { messages: [softwareUpgradeMsg(from, plan)], memo: '' }, signer: from });
+    return broadcast(ctx, strings, from, [softwareUpgradeMsg(from, plan)]);
   }
   for (const warning of heightWarnings(timing, plan.height, safetyMs)) ctx.io.err(`WARNING: ${warning}\n`);
-  return broadcast(ctx, strings, proposalTx(strings, from, [softwareUpgradeMsg(govAddress, plan)]));
+  return broadcast(ctx, strings, from, [submitProposalMsg(strings, from, [softwareUpgradeMsg(govAddress, plan)])]);
 }
 
 async function cancelSoftwareUpgrade(ctx: TxContext, argv: readonly string[]): Promise<number> {
   const { strings, booleans, positionals } = parseArgs(argv, { flags: proposalFlags, aliases });
   if (positionals.length !== 0) throw new UsageProblem('cancel-software-upgrade takes no arguments');
   const from = resolveFrom(strings.from);
-  if (booleans.direct) return broadcast(ctx, strings, { body: { messages: [cancelUpgradeMsg(from)], memo: '' }, signer: from });
+  if (booleans.direct) return broadcast(ctx, strings, from, [cancelUpgradeMsg(from)]);
   const node = await resolveNode(strings, ctx.name);
   const { plan } = QueryCurrentPlanResponse.decode(await abciQuery(node, `/${upgradeQueryService}/CurrentPlan`));
   if (plan !== undefined) {
@@ -230,7 +234,7 @@ async function cancelSoftwareUpgrade(ctx: TxContext, argv: readonly string[]): P
       );
     }
   }
-  return broadcast(ctx, strings, proposalTx(strings, from, [cancelUpgradeMsg(govAddress)]));
+  return broadcast(ctx, strings, from, [submitProposalMsg(strings, from, [cancelUpgradeMsg(govAddress)])]);
 }
 
 const voteOption: Readonly<Record<string, string>> = {
@@ -249,7 +253,7 @@ async function vote(ctx: TxContext, argv: readonly string[]): Promise<number> {
   if (mapped === undefined) throw new UsageProblem(`invalid vote option ${JSON.stringify(option)}: expected yes, no, abstain or no_with_veto`);
   const from = resolveFrom(strings.from);
   const msg = { '@type': msgVoteType, proposal_id: id, voter: from, option: mapped, metadata: strings.metadata ?? '' };
-  return broadcast(ctx, strings, { body: { messages: [msg], memo: '' }, signer: from });
+  return broadcast(ctx, strings, from, [msg]);
 }
 
 async function deposit(ctx: TxContext, argv: readonly string[]): Promise<number> {
@@ -258,7 +262,7 @@ async function deposit(ctx: TxContext, argv: readonly string[]): Promise<number>
   if (id === undefined || amount === undefined || positionals.length !== 2) throw new UsageProblem('usage: tx gov deposit <proposal-id> <amount> --from <key>');
   const from = resolveFrom(strings.from);
   const msg = { '@type': msgDepositType, proposal_id: id, depositor: from, amount: parseCoinsFlag(amount) };
-  return broadcast(ctx, strings, { body: { messages: [msg], memo: '' }, signer: from });
+  return broadcast(ctx, strings, from, [msg]);
 }
 
 export const txCommands: Readonly<Record<string, Readonly<Record<string, (ctx: TxContext, argv: readonly string[]) => Promise<number>>>>> = {

@@ -1,13 +1,13 @@
 /**
- * A proposal's messages, stored as the JSON the transaction carried (`{"@type": …, …}`), in their two
- * served forms: protobuf Any (gRPC, ABCI queries) and grpc-gateway JSON (REST). The upgrade messages
- * and the gov messages are known; another type keeps its type URL with an empty value.
+ * Messages, kept as JSON (`{"@type": …, …}`), and their protobuf Any (transactions, gRPC, ABCI queries)
+ * and grpc-gateway JSON (REST) forms. The upgrade messages and the gov messages are known; another type
+ * keeps its type URL with an empty value, and an Any of an unknown type cannot be read back.
  */
 import { Any } from 'cosmjs-types/google/protobuf/any.js';
 import { MsgCancelUpgrade, MsgSoftwareUpgrade } from 'cosmjs-types/cosmos/upgrade/v1beta1/tx.js';
-import { MsgDeposit, MsgVote } from 'cosmjs-types/cosmos/gov/v1/tx.js';
-import { voteOptionFromJSON } from 'cosmjs-types/cosmos/gov/v1/gov.js';
-import { planJson, planToProto } from '../upgrade/plan.js';
+import { MsgDeposit, MsgSubmitProposal, MsgVote } from 'cosmjs-types/cosmos/gov/v1/tx.js';
+import { voteOptionFromJSON, voteOptionToJSON } from 'cosmjs-types/cosmos/gov/v1/gov.js';
+import { planFromProto, planJson, planToProto } from '../upgrade/plan.js';
 import type { Plan } from '../upgrade/types.js';
 import type { Coin } from '../util/coins.js';
 import type { AnyMsg } from './types.js';
@@ -36,6 +36,19 @@ export function messageToAny(msg: AnyMsg): Any {
         return MsgVote.encode({ proposalId: idOf(msg), voter: text(msg.voter), option: voteOptionFromJSON(text(msg.option) || 0), metadata: text(msg.metadata) }).finish();
       case MsgDeposit.typeUrl:
         return MsgDeposit.encode({ proposalId: idOf(msg), depositor: text(msg.depositor), amount: coins(msg.amount) }).finish();
+      case MsgSubmitProposal.typeUrl: {
+        const writer = MsgSubmitProposal.encode({
+          messages: (Array.isArray(msg.messages) ? (msg.messages as AnyMsg[]) : []).map(messageToAny),
+          initialDeposit: coins(msg.initial_deposit),
+          proposer: text(msg.proposer),
+          metadata: text(msg.metadata),
+          title: text(msg.title),
+          summary: text(msg.summary),
+        });
+        // v0.50's `expedited` (7), which cosmjs-types 0.9 does not have.
+        if (msg.expedited === true) writer.uint32((7 << 3) | 0).bool(true);
+        return writer.finish();
+      }
       default:
         return new Uint8Array();
     }
@@ -57,5 +70,45 @@ export function messageJson(msg: AnyMsg): Record<string, unknown> {
       return { '@type': typeUrl, proposal_id: idOf(msg).toString(), depositor: text(msg.depositor), amount: coins(msg.amount) };
     default:
       return { ...msg };
+  }
+}
+
+/** What the SDK's decoder says of an Any whose type it does not know. */
+export class UnknownTypeUrl extends Error {}
+
+/** The JSON of a message from its Any (a transaction's message, or one inside a proposal). */
+export function messageFromAny(any: Any): AnyMsg {
+  const typeUrl = any.typeUrl;
+  switch (typeUrl) {
+    case MsgSoftwareUpgrade.typeUrl: {
+      const m = MsgSoftwareUpgrade.decode(any.value);
+      const p = planFromProto(m.plan ?? planToProto({ name: '', height: 0, info: '' }));
+      return { '@type': typeUrl, authority: m.authority, plan: { name: p.name, time: '0001-01-01T00:00:00Z', height: String(p.height), info: p.info, upgraded_client_state: null } };
+    }
+    case MsgCancelUpgrade.typeUrl:
+      return { '@type': typeUrl, authority: MsgCancelUpgrade.decode(any.value).authority };
+    case MsgVote.typeUrl: {
+      const m = MsgVote.decode(any.value);
+      return { '@type': typeUrl, proposal_id: m.proposalId.toString(), voter: m.voter, option: voteOptionToJSON(m.option), metadata: m.metadata };
+    }
+    case MsgDeposit.typeUrl: {
+      const m = MsgDeposit.decode(any.value);
+      return { '@type': typeUrl, proposal_id: m.proposalId.toString(), depositor: m.depositor, amount: m.amount.map((c) => ({ denom: c.denom, amount: c.amount })) };
+    }
+    case MsgSubmitProposal.typeUrl: {
+      const m = MsgSubmitProposal.decode(any.value);
+      return {
+        '@type': typeUrl,
+        messages: m.messages.map(messageFromAny),
+        initial_deposit: m.initialDeposit.map((c) => ({ denom: c.denom, amount: c.amount })),
+        proposer: m.proposer,
+        metadata: m.metadata,
+        title: m.title,
+        summary: m.summary,
+        expedited: false,
+      };
+    }
+    default:
+      throw new UnknownTypeUrl(`unable to resolve type URL ${typeUrl}`);
   }
 }

@@ -53,14 +53,17 @@ async function checkDenoms(ctx: MsgContext, amount: readonly Coin[]): Promise<vo
   }
 }
 
-/** Moves a proposal whose deposit is complete into its voting period. */
-async function activateVoting(ctx: MsgContext, proposal: Proposal): Promise<void> {
+/**
+ * Moves a proposal whose deposit is complete into its voting period. The message that did it says so
+ * with `<eventType>{voting_period_start: id}`, as x/gov's msg server of SDK v0.50.
+ */
+async function activateVoting(ctx: MsgContext, proposal: Proposal, eventType: 'submit_proposal' | 'proposal_deposit'): Promise<void> {
   const gov = prefixed(ctx.state, govStorePrefix);
   const params = await getParams(gov);
   proposal.status = proposalStatus.votingPeriod;
   proposal.voting_start_time = iso(ctx.timeMs);
   proposal.voting_end_time = iso(ctx.timeMs + parseDuration(params.voting_period, 'voting period'));
-  ctx.events.push(event('active_proposal', { proposal_id: proposal.id, voting_period_start: proposal.id }));
+  ctx.events.push(event(eventType, { voting_period_start: proposal.id }));
   ctx.log.info('proposal entered its voting period', { module: 'x/gov', proposal: proposal.id, voting_end: proposal.voting_end_time });
   if (params.auto_vote) {
     for (const voter of (await validators(ctx.state)).keys()) {
@@ -121,7 +124,7 @@ const submitProposal: MsgRoute = {
     );
     ctx.log.info('proposal submitted', { module: 'x/gov', proposal: id, deposit: formatCoins(proposal.total_deposit) || '0' });
     await addDeposit(gov, id, proposal.proposer, deposit);
-    if (coversCoins(proposal.total_deposit, params.min_deposit)) await activateVoting(ctx, proposal);
+    if (coversCoins(proposal.total_deposit, params.min_deposit)) await activateVoting(ctx, proposal, 'submit_proposal');
     setProposal(gov, proposal);
   },
 };
@@ -140,7 +143,7 @@ const deposit: MsgRoute = {
     ctx.events.push(event('proposal_deposit', { proposal_id: proposal.id, amount: formatCoins(amount) }));
     const params = await getParams(prefixed(ctx.state, govStorePrefix));
     if (proposal.status === proposalStatus.depositPeriod && coversCoins(proposal.total_deposit, params.min_deposit)) {
-      await activateVoting(ctx, proposal);
+      await activateVoting(ctx, proposal, 'proposal_deposit');
     }
     setProposal(prefixed(ctx.state, govStorePrefix), proposal);
   },

@@ -21,6 +21,8 @@ import { closeServer, formatHostPort, listen, parseListenAddress } from '../serv
 import { removeAddresses, writeAddresses } from './addresses.js';
 import { readNodeConfig } from './node-config.js';
 import { Mempool } from './mempool.js';
+import type { BlockRecord } from '../chain/block.js';
+import { TxCache, txInCache } from './tx-cache.js';
 import { produceBlocks } from './producer.js';
 
 export type HaltMode = 'exit' | 'stay';
@@ -95,6 +97,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
       genesis,
     });
     const mempool = new Mempool();
+    const cache = new TxCache();
     const rpc = createRpcServer({
       app,
       queries,
@@ -109,7 +112,9 @@ export async function runNode(options: NodeOptions): Promise<number> {
           const why = halted?.message ?? 'the node is shutting down';
           return { check: { code: 1, codespace: 'sim', log: `the node does not produce blocks any more: ${why}` } };
         }
+        if (!cache.push(tx)) throw new Error(txInCache);
         const check = await app.checkTx(tx);
+        if (check.code !== 0) cache.remove(tx);
         return check.code === 0 ? { check, committed: mempool.add(tx) } : { check };
       },
     });
@@ -134,7 +139,11 @@ export async function runNode(options: NodeOptions): Promise<number> {
     // Written after the log line: whoever sees the file can rely on the line being out.
     await writeAddresses(home, { rpc: rpcUrl, grpc: grpcAddr, api: apiUrl, pid: process.pid, version: version.name });
 
-    halted = await produceBlocks({ app, mempool, blockTimeMs: options.blockTimeMs, signal: controller.signal, onCommit: (block) => rpc.publish(block) });
+    const onCommit = (block: BlockRecord) => {
+      cache.update(block);
+      return rpc.publish(block);
+    };
+    halted = await produceBlocks({ app, mempool, blockTimeMs: options.blockTimeMs, signal: controller.signal, onCommit });
     if (halted === undefined) return nodeExitCode.ok;
     if (halted.kind === 'halt-height') log.info(`halting node: ${halted.message}`, { module: 'server', last_height: app.lastHeight });
     if (options.haltMode === 'stay' && !controller.signal.aborted) {

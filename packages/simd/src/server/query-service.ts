@@ -23,6 +23,7 @@ import { queryHeight, type HeightRange } from './query-height.js';
 import { abciQueryMethod } from './abci-query.js';
 import { validatorSetQueries } from './validator-sets.js';
 import type { Genesis } from '../chain/genesis.js';
+import { getSequence } from '../chain/accounts.js';
 
 /** What the running node says about itself (`/sim/node`). */
 export interface NodeState {
@@ -88,6 +89,10 @@ function stateQueries(reader: () => KVReader, node: () => NodeState) {
       ),
     }),
     '/sim/node': async () => node(),
+    '/sim/auth/account': async (request) => {
+      const address = String(request.address ?? '');
+      return { address, sequence: (await getSequence(reader(), address)).toString() };
+    },
     ...govGatewayQueries(reader),
   };
   const proto: ProtoServices = { [upgradeQueryService]: upgradeQueries(reader), ...govQueries(reader) };

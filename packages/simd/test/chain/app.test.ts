@@ -2,10 +2,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { getBlock } from '../../src/chain/block.js';
-import { encodeTx } from '../../src/chain/tx.js';
-import { softwareUpgradeMsg } from '../../src/upgrade/msgs.js';
-import { govAddress } from '../../src/chain/accounts.js';
-import { alice, openTestApp, txOf } from '../support/app-harness.js';
+import { cancelUpgradeMsg, softwareUpgradeMsg } from '../../src/upgrade/msgs.js';
+import { govAddress, keyAddress } from '../../src/chain/accounts.js';
+import { alice, openTestApp, signedBytes, txOf, type TestTx } from '../support/app-harness.js';
 
 test('each block is committed with its header chained to the previous one', async (t) => {
   const h = await openTestApp(t);
@@ -29,17 +28,25 @@ test('the store continues from the last committed height after a reopen', async 
   assert.equal(block.header.height, '6');
 });
 
-test('checkTx refuses unknown messages, wrong signers and unknown accounts', async (t) => {
+test('checkTx refuses undecodable transactions, wrong signer counts, unknown accounts and wrong sequences', async (t) => {
   const h = await openTestApp(t);
   await h.block();
-  const check = (tx: Parameters<typeof encodeTx>[0]) => h.app.checkTx(encodeTx(tx));
-  assert.equal((await check(txOf(alice, { '@type': '/cosmos.bank.v1beta1.MsgSend' }))).code, 12);
-  const wrongSigner = await check(txOf(alice, softwareUpgradeMsg('cosmos1other', { name: 'v2', height: 9, info: '' })));
-  assert.equal(wrongSigner.code, 4);
+  const check = async (tx: TestTx) => h.app.checkTx(await signedBytes(h.app, tx));
+  const bank = await check(txOf(alice, { '@type': '/cosmos.bank.v1beta1.MsgSend' }));
+  assert.deepEqual([bank.code, bank.codespace, bank.log], [2, 'sdk', 'unable to resolve type URL /cosmos.bank.v1beta1.MsgSend: tx parse error']);
+  const notProto = await h.app.checkTx(Buffer.from('not json'));
+  assert.deepEqual([notProto.code, notProto.log], [2, 'expected 2 wire type, got 6: tx parse error']);
+  // Two signers (alice and bob), one signer info.
+  const twoSigners = await check(txOf(alice, softwareUpgradeMsg(alice, { name: 'v2', height: 9, info: '' }), cancelUpgradeMsg(keyAddress('bob'))));
+  assert.deepEqual([twoSigners.code, twoSigners.log], [4, 'invalid number of signer;  expected: 2, got 1: unauthorized']);
   const unknown = 'cosmos1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqnrql8a';
   assert.match((await check(txOf(unknown, softwareUpgradeMsg(unknown, { name: 'v2', height: 9, info: '' })))).log, /not found/);
-  assert.equal((await check(txOf(alice, softwareUpgradeMsg(alice, { name: 'v2', height: 9, info: '' })))).code, 0);
-  assert.equal((await h.app.checkTx(Buffer.from('not json'))).code, 2);
+  const ok = await check(txOf(alice, softwareUpgradeMsg(alice, { name: 'v2', height: 9, info: '' })));
+  assert.equal(ok.code, 0);
+  assert.equal(ok.gasWanted, '200000');
+  // The check state has moved alice to sequence 1: the same sequence again is refused.
+  const again = await check(txOf(alice, cancelUpgradeMsg(alice)));
+  assert.deepEqual([again.code, again.codespace, again.log], [32, 'sdk', 'account sequence mismatch, expected 1, got 0: incorrect account sequence']);
   const gov = await check(txOf(govAddress, softwareUpgradeMsg(govAddress, { name: 'v2', height: 9, info: '' })));
   assert.match(gov.log, /module account cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn cannot sign transactions/);
 });

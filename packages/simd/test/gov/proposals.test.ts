@@ -80,7 +80,7 @@ test('without votes the proposal is rejected (no quorum); a yes vote of the vali
   assert.deepEqual(statuses, ['PROPOSAL_STATUS_REJECTED', 'PROPOSAL_STATUS_PASSED', 'PROPOSAL_STATUS_REJECTED', 'PROPOSAL_STATUS_REJECTED']);
   assert.deepEqual(await upgradeState(h.app.reader).plan(), { name: 'v2', height: 200, info: '' });
   const late = await h.block(vote('1', 'VOTE_OPTION_YES'));
-  assert.equal(late.results[0]?.log, '1: inactive proposal');
+  assert.equal(late.results[0]?.log, 'failed to execute message; message index: 0: 1: inactive proposal');
 });
 
 test('a cancel proposal passing removes the scheduled plan', async (t) => {
@@ -110,5 +110,5 @@ test('a proposal whose messages are not signed by the gov account is refused at 
   const block = await h.block(submit([softwareUpgradeMsg(alice, { name: 'v2', height: 100, info: '' })]));
   assert.equal(block.results[0]?.code, 16);
   assert.equal(block.results[0]?.codespace, 'gov');
-  assert.equal(block.results[0]?.log, `${alice}: expected authority account as only signer for proposal message`);
+  assert.equal(block.results[0]?.log, `failed to execute message; message index: 0: ${alice}: expected authority account as only signer for proposal message`);
 });

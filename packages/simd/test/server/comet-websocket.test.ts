@@ -169,7 +169,7 @@ test('websocket frames: CometBFT envelopes, query filters, errors, and the close
   // CometBFT's encoder leaves out the zero index of the first transaction.
   assert.deepEqual(Object.keys(event.result.data.value.TxResult), ['height', 'tx', 'result']);
   assert.equal(event.result.data.value.TxResult.height, height);
-  assert.deepEqual(Object.keys(event.result.data.value.TxResult.result), ['events']);
+  assert.deepEqual(Object.keys(event.result.data.value.TxResult.result), ['gas_wanted', 'gas_used', 'events']);
   assert.deepEqual(event.result.events['tx.hash'], [txhash]);
   assert.deepEqual(event.result.events['tx.height'], [height]);
   assert.deepEqual(event.result.events['tm.event'], ['Tx']);

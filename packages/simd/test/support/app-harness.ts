@@ -8,9 +8,9 @@ import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { App } from '../../src/chain/app.js';
 import { defaultGenesis, type Genesis, type GenesisOptions } from '../../src/chain/genesis.js';
-import { encodeTx, type Tx } from '../../src/chain/tx.js';
+import { encodeTx, simSigned } from '../../src/chain/tx.js';
 import type { BlockRecord } from '../../src/chain/block.js';
-import { govAddress, keyAddress } from '../../src/chain/accounts.js';
+import { getSequence, govAddress, keyAddress } from '../../src/chain/accounts.js';
 import { openDatabase, type Database } from '../../src/store/db.js';
 import { createSimLogger } from '../../src/util/log.js';
 import { simVersions } from '../../src/versions.js';
@@ -33,7 +33,7 @@ export interface TestApp {
   nowMs: number;
   stepMs: number;
   /** Produces one block with these transactions. */
-  block(...txs: Tx[]): Promise<BlockRecord>;
+  block(...txs: TestTx[]): Promise<BlockRecord>;
   /** Produces blocks until the last committed height is `height`. */
   blocksUntil(height: number): Promise<void>;
   /** Closes the store and opens it again with another binary version (a restart). */
@@ -42,16 +42,27 @@ export interface TestApp {
   logged(pattern: RegExp): string[];
 }
 
-export function txOf(signer: string, ...messages: AnyMsg[]): Tx {
-  return { body: { messages, memo: '' }, signer };
+/** A transaction to sign: `signer`'s placeholder key and current sequence go into its TxRaw. */
+export interface TestTx {
+  signer: string;
+  messages: AnyMsg[];
+}
+
+export function txOf(signer: string, ...messages: AnyMsg[]): TestTx {
+  return { signer, messages };
+}
+
+/** The TxRaw bytes of `tx` with the signer's committed sequence (plus `ahead`). */
+export async function signedBytes(app: App, tx: TestTx, ahead = 0n): Promise<Buffer> {
+  return encodeTx(simSigned(tx.signer, tx.messages, { sequence: (await getSequence(app.reader, tx.signer)) + ahead }));
 }
 
 /** A transaction executing MsgSoftwareUpgrade as the gov module account (what a passed proposal does). */
-export function govSchedule(name: string, height: number, info = ''): Tx {
+export function govSchedule(name: string, height: number, info = ''): TestTx {
   return txOf(govAddress, softwareUpgradeMsg(govAddress, { name, height, info }));
 }
 
-export function govCancel(): Tx {
+export function govCancel(): TestTx {
   return txOf(govAddress, cancelUpgradeMsg(govAddress));
 }
 
@@ -111,7 +122,14 @@ export async function openTestApp(
     stepMs: 100,
     async block(...txs) {
       harness.nowMs += harness.stepMs;
-      return app.produceBlock(BigInt(harness.nowMs) * 1_000_000n, txs.map(encodeTx));
+      const ahead = new Map<string, bigint>();
+      const bytes: Buffer[] = [];
+      for (const tx of txs) {
+        const n = ahead.get(tx.signer) ?? 0n;
+        ahead.set(tx.signer, n + 1n);
+        bytes.push(await signedBytes(app, tx, n));
+      }
+      return app.produceBlock(BigInt(harness.nowMs) * 1_000_000n, bytes);
     },
     async blocksUntil(height) {
       while (app.lastHeight < height) await harness.block();

@@ -27,7 +27,7 @@ test('invalid plans are refused with the module messages, nothing is stored', as
   cases.forEach(([, message], i) => {
     assert.equal(block.results[i]?.code, 18, `case ${i}`);
     assert.equal(block.results[i]?.codespace, 'sdk');
-    assert.equal(block.results[i]?.log, message);
+    assert.equal(block.results[i]?.log, `failed to execute message; message index: 0: ${message}`);
   });
   assert.equal(await upgradeState(h.app.reader).plan(), undefined);
 });
@@ -60,7 +60,7 @@ test('an upgrade already done cannot be scheduled again', async (t) => {
   assert.equal(await upgradeState(h.app.reader).done('v2'), 3);
   const block = await h.block(govSchedule('v2', 20));
   assert.equal(block.results[0]?.code, 18);
-  assert.equal(block.results[0]?.log, 'upgrade with name v2 has already been completed');
+  assert.equal(block.results[0]?.log, 'failed to execute message; message index: 0: upgrade with name v2 has already been completed');
 });
 
 test('MsgCancelUpgrade removes the scheduled plan before its height; the chain passes the height', async (t) => {
@@ -83,7 +83,7 @@ test('only the gov module account may execute the messages', async (t) => {
   for (const result of block.results) {
     assert.equal(result.code, 6);
     assert.equal(result.codespace, 'upgrade');
-    assert.equal(result.log, `expected ${govAddress} got ${alice}: expected authority account as only signer for proposal message`);
+    assert.equal(result.log, `failed to execute message; message index: 0: expected ${govAddress} got ${alice}: expected authority account as only signer for proposal message`);
   }
   assert.equal(govAddress, 'cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn');
   assert.equal(await upgradeState(h.app.reader).plan(), undefined);

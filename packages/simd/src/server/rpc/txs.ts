@@ -89,7 +89,9 @@ export const txMethods: Record<string, RpcMethod> = {
 
   broadcast_tx_commit: method(['tx'], async (params, backend) => {
     const tx = txParam(params);
-    const { check, committed } = await backend.broadcast(tx);
+    const { check, committed } = await backend.broadcast(tx).catch((error: unknown) => {
+      throw new Error(`error on broadcastTxCommit: ${error instanceof Error ? error.message : String(error)}`);
+    });
     if (committed === undefined) return { check_tx: checkTxResult(check), tx_result: execTxResult(), hash: txHash(tx), height: '0' };
     const { result, height } = await committed;
     return { check_tx: checkTxResult(check), tx_result: execTxResult(result), hash: result.hash, height: String(height) };
