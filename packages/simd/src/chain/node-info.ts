@@ -23,6 +23,11 @@ export interface NodeIdentity {
   version: string;
   /** The RPC listen address, once bound (`tcp://127.0.0.1:26657`). */
   rpcAddress(): string;
+  /**
+   * The app version (the upgrade module's protocol version) when the node started. CometBFT builds its
+   * node info once, at start: after an upgrade it keeps the old version until the node restarts.
+   */
+  appVersionAtStart: number;
 }
 
 /** CometBFT's DefaultNodeInfo in its JSON form (RPC `status.node_info`). */
@@ -37,10 +42,14 @@ export interface NodeInfoJson {
   other: { tx_index: string; rpc_address: string };
 }
 
-export async function nodeInfo(reader: KVReader, identity: Omit<NodeIdentity, 'version' | 'name'>): Promise<NodeInfoJson> {
-  const protocol = await getProtocolVersion(prefixed(reader, upgradeStorePrefix));
+/** The app version in the committed state: what the node info takes at start. */
+export async function appVersionOf(reader: KVReader): Promise<number> {
+  return getProtocolVersion(prefixed(reader, upgradeStorePrefix));
+}
+
+export function nodeInfo(identity: Omit<NodeIdentity, 'version' | 'name'>): NodeInfoJson {
   return {
-    protocol_version: { p2p: '8', block: '11', app: String(protocol) },
+    protocol_version: { p2p: '8', block: '11', app: String(identity.appVersionAtStart) },
     id: identity.nodeId,
     listen_addr: 'tcp://0.0.0.0:26656',
     network: identity.chainId,

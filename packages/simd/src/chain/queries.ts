@@ -119,7 +119,7 @@ function nodeInfoProto(info: Awaited<ReturnType<typeof nodeInfo>>, identity: Nod
 export function tendermintQueries(reader: () => KVReader, identity: NodeIdentity): Record<string, ProtoHandler> {
   return {
     async GetNodeInfo() {
-      const info = await nodeInfo(reader(), identity);
+      const info = nodeInfo(identity);
       return GetNodeInfoResponse.encode(GetNodeInfoResponse.fromPartial(nodeInfoProto(info, identity))).finish();
     },
     async GetLatestBlock() {

@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { App } from '../chain/app.js';
 import { readGenesis } from '../chain/genesis.js';
+import { appVersionOf } from '../chain/node-info.js';
 import { openDatabase } from '../store/db.js';
 import type { PruningOptions } from '../store/pruning.js';
 import type { SimLogger } from '../util/log.js';
@@ -87,7 +88,8 @@ export async function runNode(options: NodeOptions): Promise<number> {
     });
     let rpcUrl = '';
     const { moniker, nodeId } = await readNodeConfig(home, { name: options.name, chainId: app.chainId });
-    const identity = { chainId: app.chainId, name: options.name, moniker, nodeId, version: version.name, rpcAddress: () => rpcUrl };
+    const appVersionAtStart = await appVersionOf(app.reader);
+    const identity = { chainId: app.chainId, name: options.name, moniker, nodeId, version: version.name, rpcAddress: () => rpcUrl, appVersionAtStart };
     const queries = createQueryService({
       reader: () => app.reader,
       node: state,
@@ -104,6 +106,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
       name: options.name,
       moniker,
       nodeId,
+      appVersionAtStart,
       genesis,
       unconfirmed: () => mempool.pending(),
       rpcAddress: () => rpcUrl,

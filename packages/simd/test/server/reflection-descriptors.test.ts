@@ -20,7 +20,7 @@ const served = Object.keys(
     node: unread,
     heights: unread,
     readerAt: unread,
-    identity: { chainId: 'sim-1', name: 'simd', moniker: 'simd', nodeId: '', version: 'genesis', rpcAddress: () => '' },
+    identity: { chainId: 'sim-1', name: 'simd', moniker: 'simd', nodeId: '', version: 'genesis', rpcAddress: () => '', appVersionAtStart: 0 },
     genesis: defaultGenesis(),
   }).services,
 );

@@ -18,6 +18,8 @@ export interface RpcBackend {
   /** The moniker and node id the home holds (status `node_info`). */
   moniker: string;
   nodeId: string;
+  /** The app version when the node started: `node_info` keeps it until a restart, as CometBFT's. */
+  appVersionAtStart: number;
   genesis: Genesis;
   rpcAddress(): string;
   broadcast(tx: Buffer): Promise<Broadcast>;

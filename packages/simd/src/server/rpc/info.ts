@@ -55,7 +55,7 @@ export const infoMethods: Record<string, RpcMethod> = {
     const latest = app.lastBlock;
     const earliest = latest === undefined ? undefined : await getBlock(app.reader, 1);
     return {
-      node_info: await nodeInfo(app.reader, { chainId: app.chainId, moniker: backend.moniker, nodeId: backend.nodeId, rpcAddress: backend.rpcAddress }),
+      node_info: nodeInfo({ chainId: app.chainId, moniker: backend.moniker, nodeId: backend.nodeId, rpcAddress: backend.rpcAddress, appVersionAtStart: backend.appVersionAtStart }),
       sync_info: {
         latest_block_hash: latest?.block_id.hash ?? '',
         latest_app_hash: latest?.header.app_hash ?? '',
