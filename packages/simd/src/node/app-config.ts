@@ -4,32 +4,13 @@
  * the `start` flags of the same names, which win over the file, as in a Cosmos node. A missing
  * file means the defaults.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isErrno, SimError } from '../util/errors.js';
+import { SimError } from '../util/errors.js';
+import { readTomlFile, tomlText } from './toml-file.js';
 import { PruningConfigError, pruningOptions, type PruningOptions } from '../store/pruning.js';
 
 export function appTomlPath(home: string): string {
   return path.join(home, 'config', 'app.toml');
-}
-
-/** The `key = value` lines before the first `[table]` (strings unquoted, comments dropped). */
-export async function readAppTomlTop(home: string): Promise<Record<string, string>> {
-  let text: string;
-  try {
-    text = await readFile(appTomlPath(home), 'utf8');
-  } catch (error) {
-    if (isErrno(error, 'ENOENT')) return {};
-    throw error;
-  }
-  const values: Record<string, string> = {};
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line.startsWith('[')) break;
-    const match = /^([A-Za-z0-9_.-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([^#]*?))\s*(?:#.*)?$/.exec(line);
-    if (match !== null) values[match[1] as string] = match[2] ?? match[3] ?? match[4] ?? '';
-  }
-  return values;
 }
 
 function uint(text: string | undefined, name: string): number {
@@ -44,8 +25,8 @@ function uint(text: string | undefined, name: string): number {
 
 /** The pruning setting: flags first, then app.toml, then the SDK's `default`. */
 export async function resolvePruning(home: string, flags: Readonly<Record<string, string | undefined>>): Promise<PruningOptions> {
-  const file = await readAppTomlTop(home);
-  const pick = (name: string) => flags[name] ?? file[name];
+  const file = await readTomlFile(appTomlPath(home));
+  const pick = (name: string) => flags[name] ?? tomlText(file, name);
   try {
     return pruningOptions(pick('pruning') ?? 'default', uint(pick('pruning-keep-recent'), 'pruning-keep-recent'), uint(pick('pruning-interval'), 'pruning-interval'));
   } catch (error) {

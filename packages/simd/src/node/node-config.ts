@@ -12,6 +12,7 @@ import path from 'node:path';
 import { consensusAddress } from '../chain/consensus-key.js';
 import { sha256 } from '../util/bytes.js';
 import { isErrno, SimError } from '../util/errors.js';
+import { readTomlFile, tomlText } from './toml-file.js';
 
 export interface NodeConfig {
   moniker: string;
@@ -99,9 +100,7 @@ function publicKeyOf(text: string, file: string): Buffer {
 
 /** The moniker and node id of a home; `fallback` for a home `init` wrote before it kept them. */
 export async function readNodeConfig(home: string, fallback: { name: string; chainId: string }): Promise<NodeConfig> {
-  const toml = await readOptional(configToml(home));
-  const quoted = toml === undefined ? undefined : /^\s*moniker\s*=\s*("(?:[^"\\]|\\.)*")\s*$/m.exec(toml)?.[1];
-  const moniker = quoted === undefined ? fallback.name : (JSON.parse(quoted) as string);
+  const moniker = tomlText(await readTomlFile(configToml(home)), 'moniker') ?? fallback.name;
   const keyText = await readOptional(nodeKeyJson(home));
   let nodeId = sha256('simd/node', fallback.chainId).toString('hex').slice(0, 40);
   if (keyText !== undefined) nodeId = nodeIdOf(publicKeyOf(keyText, nodeKeyJson(home)));

@@ -34,6 +34,14 @@ test('init writes the moniker, a node key and a validator key, and keeps existin
 
   await writeFile(path.join(home, 'config', 'node_key.json'), '{"priv_key":{"value":"AAAA"}}');
   await assert.rejects(readNodeConfig(home, { name: 'simd', chainId: 'sim-1' }), { code: 'SIM_NODE_KEY_INVALID' });
+
+  // A config.toml that is not TOML stops the node, naming the file, rather than being read as no moniker.
+  await writeFile(path.join(home, 'config', 'config.toml'), 'moniker = [\n');
+  await assert.rejects(readNodeConfig(home, { name: 'simd', chainId: 'sim-1' }), (error: Error & { code?: string }) => {
+    assert.equal(error.code, 'SIM_CONFIG');
+    assert.match(error.message, /config\.toml is not valid TOML/);
+    return true;
+  });
 });
 
 test('a home from before these files keeps its identity: the binary name, the chain-derived id, the fixed key', async (t) => {
