@@ -83,8 +83,9 @@ describe('chainvisor run: upgrades', () => {
     await t.cliOk(['add-upgrade', 'v2', v2]);
     const r = await t.cli(['run', 'start'], { DAEMON_RESTART_DELAY: '1s' });
     assert.equal(r.exitCode, 0, r.stderr);
-    const logs = r.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; time: number });
-    const halted = logs.find((l) => l.msg === 'node halted for an upgrade');
+    const logs = r.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; time: number; event?: string });
+    // The plan is seen either as the node exits or, when the watcher is first, just before: one upgrade-detected either way.
+    const halted = logs.find((l) => l.event === 'upgrade-detected');
     const restarted = logs.filter((l) => l.msg === 'starting node')[1];
     assert.ok(halted && restarted, r.stderr);
     assert.ok(restarted.time - halted.time >= 1000, `restart came ${restarted.time - halted.time} ms after the halt`);
