@@ -76,19 +76,28 @@ export async function readBounded(file: string, maxBytes: number): Promise<Bound
     return fromErrno(error);
   }
   try {
-    const late = checkStats(await handle.stat(), maxBytes);
-    if (late !== undefined) return late;
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
+    // The check of the open descriptor and the first read go to the thread pool together (each trip
+    // there is on the path of every switch). The read is safe before the check: it is bounded, and
+    // O_NONBLOCK keeps it from waiting on whatever may have been swapped in since the stat.
+    const readChunk = async (total: number) => {
       const buffer = Buffer.allocUnsafe(Math.min(chunkBytes, maxBytes + 1 - total));
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      return { buffer, bytesRead };
+    };
+    const [stats, first] = await Promise.allSettled([handle.stat(), readChunk(0)]);
+    if (stats.status === 'rejected') throw stats.reason;
+    const late = checkStats(stats.value, maxBytes);
+    if (late !== undefined) return late;
+    if (first.status === 'rejected') throw first.reason;
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (let chunk = first.value; ; chunk = await readChunk(total)) {
+      const { buffer, bytesRead } = chunk;
       if (bytesRead === 0) break;
       chunks.push(buffer.subarray(0, bytesRead));
       total += bytesRead;
       if (total > maxBytes) return tooLarge(undefined, maxBytes);
-      // A regular file reads short only at its end: no need for the read that returns 0 (each read is a
-      // trip through the thread pool, on the path of every switch).
+      // A regular file reads short only at its end: no need for the read that returns 0.
       if (bytesRead < buffer.length) break;
     }
     return { status: 'ok', text: Buffer.concat(chunks, total).toString('utf8') };

@@ -36,19 +36,30 @@ export function warnIfWritableByOthers(file: string, stats: Stats, logger: Logge
 }
 
 /**
- * The checks before a binary runs or becomes `current`: a regular file, not empty (throws with
- * `exitCode`), a warning if others can write it. Returns false when there is no file at all.
+ * What is at `file` (links followed), or undefined when nothing is; any other failure (a link loop, a
+ * denied folder) is CHAINVISOR_LAYOUT_INVALID with `exitCode`.
  */
-export async function checkNodeBinary(file: string, options: { logger: Logger; when: string; exitCode: ExitCodeValue }): Promise<boolean> {
-  let stats: Stats;
+export async function statBinary(file: string, exitCode: ExitCodeValue): Promise<Stats | undefined> {
   try {
-    stats = await fs.stat(file);
+    return await fs.stat(file);
   } catch (error) {
-    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return false;
-    throw isFsError(error) ? layoutFsError(file, 'examine', error, options.exitCode) : error;
+    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return undefined;
+    throw isFsError(error) ? layoutFsError(file, 'examine', error, exitCode) : error;
   }
-  if (!stats.isFile()) return false;
+}
+
+/**
+ * The checks before a binary runs or becomes `current`, on what statBinary found: a regular file, not
+ * empty (throws with `exitCode`), a warning if others can write it. Returns false when there is no file.
+ */
+export function acceptNodeBinary(file: string, stats: Stats | undefined, options: { logger: Logger; when: string; exitCode: ExitCodeValue }): boolean {
+  if (stats === undefined || !stats.isFile()) return false;
   refuseEmptyBinary(file, stats, options.exitCode);
   warnIfWritableByOthers(file, stats, options.logger, options.when);
   return true;
+}
+
+/** statBinary, then acceptNodeBinary. */
+export async function checkNodeBinary(file: string, options: { logger: Logger; when: string; exitCode: ExitCodeValue }): Promise<boolean> {
+  return acceptNodeBinary(file, await statBinary(file, options.exitCode), options);
 }

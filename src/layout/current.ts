@@ -8,7 +8,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
 import { type Plan, readUpgradeInfo } from '../plan/index.js';
-import { fsyncDir, tempSibling } from './atomic.js';
+import { isProcessAlive } from '../proc/index.js';
+import { dropFolder, openFolder, syncFolder, tempSibling } from './atomic.js';
 import { isFsError, layoutFsError } from './fs-error.js';
 import { type BinaryDir, type Layout, genesis, planRecordPath } from './paths.js';
 
@@ -56,21 +57,86 @@ export async function readCurrent(layout: Layout): Promise<Current> {
 
 /** Points `current` at `dir` atomically and durably. */
 export async function switchCurrent(layout: Layout, dir: BinaryDir): Promise<void> {
+  await (await prepareSwitch(layout, dir)).commit();
+}
+
+export interface PreparedSwitch {
+  /** Renames the new link over `current` and flushes the folder: two trips through the thread pool. */
+  commit(): Promise<void>;
+  /** Removes the new link; `current` is left as it is. */
+  abandon(): Promise<void>;
+}
+
+/** Prefix of the new link made beside `current` until it is renamed over it. */
+const switchLinkPrefix = '.current.tmp-';
+
+/**
+ * The first half of switchCurrent, done ahead (while pre-upgrade runs): the new link beside `current`,
+ * and the folder opened for its flush. Nothing an operator or the node sees changes until commit().
+ */
+export async function prepareSwitch(layout: Layout, dir: BinaryDir): Promise<PreparedSwitch> {
   const temp = tempSibling(layout.currentLink);
+  const folder = openFolder(layout.root);
   try {
     await fs.symlink(dir, temp);
   } catch (error) {
+    dropFolder(folder);
     throw isFsError(error) ? layoutFsError(temp, 'create', error, ExitCode.upgradeFailed) : error;
   }
+  let settled = false;
+  return {
+    async commit() {
+      if (settled) throw new Error('switch already committed or abandoned');
+      settled = true;
+      try {
+        await fs.rename(temp, layout.currentLink);
+      } catch (error) {
+        dropFolder(folder);
+        await fs.rm(temp, { force: true });
+        throw new ChainvisorError('CHAINVISOR_SWITCH_FAILED', `could not point ${layout.currentLink} at ${dir}: ${(error as Error).message}`, {
+          hint: "if 'current' is a real folder, move it aside; chainvisor manages it as a link",
+          cause: error,
+          exitCode: ExitCode.upgradeFailed,
+        });
+      }
+      await syncFolder(folder);
+    },
+    async abandon() {
+      if (settled) return;
+      settled = true;
+      dropFolder(folder);
+      await fs.rm(temp, { force: true });
+    },
+  };
+}
+
+/**
+ * New links left beside `current` by a chainvisor killed between preparing a switch and committing it
+ * (`current` itself is whole: the old link or the new one). Removed at `run` start, unless the process
+ * that made one is alive (a concurrent `init`).
+ */
+export async function removeLeftoverSwitchLinks(layout: Layout): Promise<string[]> {
+  let names: string[];
   try {
-    await fs.rename(temp, layout.currentLink);
+    names = await fs.readdir(layout.root);
   } catch (error) {
-    await fs.rm(temp, { force: true });
-    throw new ChainvisorError('CHAINVISOR_SWITCH_FAILED', `could not point ${layout.currentLink} at ${dir}: ${(error as Error).message}`, {
-      hint: "if 'current' is a real folder, move it aside; chainvisor manages it as a link",
-      cause: error,
-      exitCode: ExitCode.upgradeFailed,
-    });
+    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return [];
+    throw isFsError(error) ? layoutFsError(layout.root, 'list', error) : error;
   }
-  await fsyncDir(layout.root);
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(switchLinkPrefix)) continue;
+    const pid = Number(/^\.current\.tmp-(\d+)-/.exec(name)?.[1]);
+    if (Number.isSafeInteger(pid) && (pid === process.pid || (await isProcessAlive(pid)))) continue;
+    const link = path.join(layout.root, name);
+    try {
+      if (!(await fs.lstat(link)).isSymbolicLink()) continue;
+      await fs.rm(link, { force: true });
+    } catch (error) {
+      if (isErrno(error, 'ENOENT')) continue;
+      throw isFsError(error) ? layoutFsError(link, 'remove', error) : error;
+    }
+    removed.push(link);
+  }
+  return removed;
 }

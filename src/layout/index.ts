@@ -1,9 +1,9 @@
 export { type Layout, type BinaryDir, genesis, layoutFor, upgradeBinaryDir, binaryDirPath, binaryPath, planRecordPath } from './paths.js';
 export { upgradeDirName, pathEscape } from './upgrade-dir.js';
-export { type Current, readCurrent, readCurrentDir, switchCurrent } from './current.js';
+export { type Current, type PreparedSwitch, prepareSwitch, readCurrent, readCurrentDir, removeLeftoverSwitchLinks, switchCurrent } from './current.js';
 export { installBinary, isFile, checkSourceBinary } from './install.js';
 export { checkLayoutShape, requireHome, ensureCurrentLink } from './shape.js';
-export { writeFileAtomic, copyFileAtomic, tempSibling, fsyncDir, replaceFile } from './atomic.js';
-export { checkNodeBinary, refuseEmptyBinary, warnIfWritableByOthers } from './binary-check.js';
+export { type StagedFile, writeFileAtomic, copyFileAtomic, stageFile, tempSibling, fsyncDir, replaceFile } from './atomic.js';
+export { acceptNodeBinary, checkNodeBinary, refuseEmptyBinary, statBinary, warnIfWritableByOthers } from './binary-check.js';
 export { type RemoveOptions, removeLeftoverWorkFolders, workFolderName, workFolderPrefix } from './work-folders.js';
 export { isFsError, layoutFsError } from './fs-error.js';

@@ -33,9 +33,12 @@ export interface NodeTracker {
   runId: string;
   /** Extra environment for the node. */
   env: Record<string, string>;
-  /** Call before spawning `binary`. */
+  /**
+   * Call before spawning `binary` (it may be called while the previous node is still stopping: its
+   * exit then leaves this record in place).
+   */
   beforeSpawn(binary: string): Promise<void>;
-  /** Call with the spawned node; the record is completed now and removed when `exited` settles. */
+  /** Call with the spawned node; the record is completed now and removed when `exited` settles, unless a newer one was begun. */
   spawned(node: { pid: number | undefined; exited: Promise<unknown> }): void;
   /** Resolves when every pending write has landed (tests, shutdown). */
   settled(): Promise<void>;
@@ -50,6 +53,8 @@ export function createNodeTracker(options: { layout: Layout; logger: Logger; run
   const runId = options.runId ?? randomBytes(12).toString('hex');
   const file = nodeRecordPath(layout);
   let record: NodeRecord | undefined;
+  // Counts beforeSpawn calls: a node's exit removes the record only if no later node's record was begun.
+  let generation = 0;
   // Writes and the removal run one after the other, so a removal never lands after the next node's record.
   let queue: Promise<void> = Promise.resolve();
   let warned = false;
@@ -72,21 +77,26 @@ export function createNodeTracker(options: { layout: Layout; logger: Logger; run
     runId,
     env: { [runIdVariable]: runId },
     beforeSpawn(binary) {
+      generation += 1;
       record = { runId, supervisorPid: process.pid, binary, startedAt: new Date().toISOString() };
       return write(record);
     },
     spawned(node) {
       const base = record;
+      const mine = generation;
       if (base !== undefined && node.pid !== undefined) {
         const pid = node.pid;
         void enqueue(async () => {
           const token = await processStartToken(pid);
           // The node may already be gone (a binary that exits at once): then there is nothing to find.
-          if (token === undefined) return;
+          // …or a later node's record was begun meanwhile, which this one must not overwrite.
+          if (token === undefined || mine !== generation) return;
           await put({ ...base, pid, startToken: token });
         });
       }
-      void node.exited.catch(() => undefined).then(() => enqueue(() => fs.rm(file, { force: true })));
+      void node.exited
+        .catch(() => undefined)
+        .then(() => enqueue(async () => (mine === generation ? fs.rm(file, { force: true }) : undefined)));
     },
     settled: () => queue,
   };

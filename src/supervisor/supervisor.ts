@@ -15,7 +15,7 @@ import { type ManualPlan, ManualUpgrades } from '../batch/index.js';
 import type { Config } from '../config/index.js';
 import { ChainvisorError, ExitCode } from '../errors/index.js';
 import { type EventBus, createEventBus } from '../events/index.js';
-import { type Layout, binaryPath, checkNodeBinary, readCurrent } from '../layout/index.js';
+import { type Current, type Layout, binaryPath, checkNodeBinary, readCurrent } from '../layout/index.js';
 import type { NodeTracker } from '../lock/index.js';
 import type { Logger } from '../log/index.js';
 import { type Plan, readUpgradeInfo, skipHeights, upgradeInfoError } from '../plan/index.js';
@@ -72,8 +72,12 @@ export class Supervisor {
   private readonly manual: ManualUpgrades;
   private readonly restarts: RestartPolicy;
   private lastUpgrade: { name: string; at: number } | undefined;
-  /** The binary the last upgrade switched to, checked by that sequence; launch() need not check it again. */
-  private switchedTo: string | undefined;
+  /** What the last upgrade switched `current` to, its binary checked by that sequence: launch() need not read or check it again. */
+  private switchedTo: Current | undefined;
+  /** What `current` was when the running node started: plans the watcher sees are judged against it. */
+  private running: Current | undefined;
+  /** The node record of the next node, begun while the upgrade sequence runs. */
+  private nextRecord: { binary: string; written: Promise<void> } | undefined;
   /** CHAINVISOR_BACKUP_KEEP's removal of old backups, due after the last upgrade; run once the new node is up. */
   private pruneDue = false;
   private pruning: Promise<unknown> = Promise.resolve();
@@ -174,6 +178,8 @@ export class Supervisor {
       let plan: Plan;
       let dir: string;
       let manual: ManualPlan | undefined;
+      // Set when the node is still stopping: the upgrade sequence begins meanwhile.
+      let stopped: Promise<unknown> | undefined;
       const detectedAt = Date.now();
       if (event.kind === 'restart') {
         this.logger.info({ reason: event.reason }, 'restarting the node with a new halt height');
@@ -186,11 +192,11 @@ export class Supervisor {
         ({ plan, dir } = { plan: event.plan, dir: this.manual.dirOf(event.plan) });
         manual = event.plan;
         this.logger.info({ event: 'upgrade-detected', upgrade: plan.name, height: plan.height }, 'manual upgrade height reached; stopping the node');
-        await node.stop({ graceMs: this.config.shutdownGrace, killAtZero: true });
+        stopped = node.stop({ graceMs: this.config.shutdownGrace, killAtZero: true });
       } else if (event.kind === 'due') {
         ({ plan, dir } = event);
         this.logger.info({ event: 'upgrade-detected', upgrade: plan.name, height: plan.height }, 'upgrade needed; stopping the node');
-        await node.stop({ graceMs: this.config.shutdownGrace, killAtZero: true });
+        stopped = node.stop({ graceMs: this.config.shutdownGrace, killAtZero: true });
       } else {
         // The node exited: did it halt for an upgrade? Only the file says so (never its output).
         const due = await this.dueFromFile();
@@ -210,7 +216,12 @@ export class Supervisor {
         );
       }
       this.manual.nodeStopped();
-      await this.upgrade(plan, dir, { delay: true, detectedAt });
+      try {
+        await this.upgrade(plan, dir, { delay: true, detectedAt, ...(stopped ? { nodeStopped: stopped } : {}) });
+      } finally {
+        // Never leave (or end chainvisor) with the node still stopping.
+        await stopped?.catch(() => undefined);
+      }
       if (manual) await this.manual.remove([manual]);
       this.lastUpgrade = { name: plan.name, at: Date.now() };
       if (!this.config.restartAfterUpgrade) {
@@ -223,12 +234,13 @@ export class Supervisor {
   }
 
   private async launch(): Promise<NodeProcess> {
-    const current = await readCurrent(this.layout);
-    const binary = binaryPath(this.layout, current.dir);
-    // Right after a switch the upgrade sequence has just checked this binary (and warned once if others can write it).
-    const checked = binary === this.switchedTo;
+    // Right after a switch the upgrade sequence has just written `current` and checked this binary (and
+    // warned once if others can write it).
+    const switched = this.switchedTo;
     this.switchedTo = undefined;
-    if (!checked && !(await checkNodeBinary(binary, { logger: this.logger, when: 'starting the node', exitCode: ExitCode.config }))) {
+    const current = switched ?? (await readCurrent(this.layout));
+    const binary = binaryPath(this.layout, current.dir);
+    if (!switched && !(await checkNodeBinary(binary, { logger: this.logger, when: 'starting the node', exitCode: ExitCode.config }))) {
       throw new ChainvisorError('CHAINVISOR_NO_BINARY', `no node binary at ${binary} (current -> ${current.dir})`, {
         hint:
           current.dir === 'genesis'
@@ -239,9 +251,12 @@ export class Supervisor {
     }
     const args = this.manual.argsFor(this.args);
     this.logger.info({ event: 'node-started', binary, args, current: current.dir }, 'starting node');
-    await this.tracker?.beforeSpawn(binary);
+    const record = this.nextRecord;
+    this.nextRecord = undefined;
+    await (record?.binary === binary ? record.written : this.tracker?.beforeSpawn(binary));
     this.node = startNode(binary, args, this.logger, this.tracker?.env);
     this.tracker?.spawned(this.node);
+    this.running = current;
     this.events.emit('node-started', { text: `node started: ${binary}`, data: { pid: this.node.pid, binary, current: current.dir } });
     const started = this.node;
     void started.exited.then(
@@ -263,15 +278,23 @@ export class Supervisor {
   }
 
   /** The upgrade sequence with its events: detected → applied (with its duration) or failed. */
-  private async upgrade(plan: Plan, dir: string, options: { delay: boolean; detectedAt: number }): Promise<void> {
+  private async upgrade(plan: Plan, dir: string, options: { delay: boolean; detectedAt: number; nodeStopped?: Promise<unknown> }): Promise<void> {
     const upgrade = { name: plan.name, height: plan.height };
     this.events.emit('upgrade-detected', { upgrade, text: `upgrade "${plan.name}" needed at height ${plan.height}` });
+    const binary = binaryPath(this.layout, dir);
+    const tracker = this.tracker;
+    // The next node's record, written beside the sequence rather than before the spawn (a file write is
+    // a few trips through the thread pool, on the path of every switch). Once the old node is down: its
+    // exit leaves the newer record in place.
+    if (tracker && this.config.restartAfterUpgrade) {
+      this.nextRecord = { binary, written: Promise.resolve(options.nodeStopped).catch(() => undefined).then(() => tracker.beforeSpawn(binary)) };
+    }
     try {
       // A download of this binary started before the halt is the same one the sequence needs: wait for it.
       this.planWatcher?.crossCheck(plan);
       await this.planWatcher?.settle(plan);
-      await applyUpgrade(plan, dir, this.context(), { delay: options.delay });
-      this.switchedTo = binaryPath(this.layout, dir);
+      await applyUpgrade(plan, dir, this.context(), { delay: options.delay, ...(options.nodeStopped ? { nodeStopped: options.nodeStopped } : {}) });
+      this.switchedTo = { dir, plan };
       // CHAINVISOR_BACKUP_KEEP: old backups go only once the upgrade they could undo is behind us.
       this.pruneDue = !this.config.unsafeSkipBackup;
     } catch (error) {
@@ -297,18 +320,20 @@ export class Supervisor {
 
   /** Reads upgrade-info.json now and returns the plan when it must be applied. */
   private async dueFromFile(): Promise<{ plan: Plan; dir: string } | undefined> {
-    const read = await readUpgradeInfo(this.layout.upgradeInfoFile);
-    if (read.status === 'missing') return undefined;
-    if (read.status === 'invalid') {
-      this.reportInvalid(read.reason, read.text);
+    // Both files at once; `current` matters (and its errors surface) only when there is a plan.
+    const [read, current] = await Promise.allSettled([readUpgradeInfo(this.layout.upgradeInfoFile), readCurrent(this.layout)]);
+    if (read.status === 'rejected') throw read.reason;
+    if (read.value.status === 'missing') return undefined;
+    if (read.value.status === 'invalid') {
+      this.reportInvalid(read.value.reason, read.value.text);
       return undefined;
     }
-    const verdict = await this.verdict(read.plan);
-    return verdict.due ? { plan: read.plan, dir: verdict.dir } : undefined;
+    if (current.status === 'rejected') throw current.reason;
+    const verdict = this.verdict(read.value.plan, current.value);
+    return verdict.due ? { plan: read.value.plan, dir: verdict.dir } : undefined;
   }
 
-  private async verdict(plan: Plan): Promise<Verdict> {
-    const current = await readCurrent(this.layout);
+  private verdict(plan: Plan, current: Current): Verdict {
     const verdict = upgradeDue(plan, current, { recase: !this.config.disableRecase, skipHeights: this.skip });
     if (!verdict.due) {
       const key = `${plan.name}@${plan.height}`;
@@ -338,7 +363,8 @@ export class Supervisor {
   /** From the watcher: a new valid plan appeared while the node runs (the stay-up halt). */
   private async onPlan(plan: Plan): Promise<void> {
     try {
-      const verdict = await this.verdict(plan);
+      // Judged against what the running node was started from (read again when no node has run yet).
+      const verdict = this.verdict(plan, this.running ?? (await readCurrent(this.layout)));
       if (verdict.due) this.wake?.({ kind: 'due', plan, dir: verdict.dir });
     } catch (error) {
       // For example a plan name that cannot be a folder: the node has halted on it and cannot go on.

@@ -1,11 +1,10 @@
 /**
- * The fast path of detection: a raw `fs.watch` on `data/` whose events only say "look now".
+ * The file events of `data/`: a raw `fs.watch` on the folder whose events only say "look now".
  *
  * chokidar reports a new file in a watched folder after listing the folder again, about 2 ms after
- * the node's rename on a 2-core machine (bench:switch); the kernel's own event arrives in well under
- * 0.1 ms. chokidar stays the watcher of record (a `data/` that appears later, lost events, ready
- * state); this hint only makes the common case faster. Its failures are silent: chokidar and the poll
- * cover them.
+ * the node's write on a 2-core machine (bench:switch); the kernel's own event arrives in well under
+ * 0.1 ms. chokidar watches the home (a `data/` that appears later or is replaced, the ready state);
+ * this watcher is re-armed on each `data/` it reports. When it cannot be armed, the poll covers.
  */
 import { type FSWatcher, watch } from 'node:fs';
 
@@ -13,8 +12,12 @@ export interface FolderHint {
   close(): void;
 }
 
-/** Calls `onHint` on each event about `name` in `folder` (or any event that names no file). */
-export function watchFolderHint(folder: string, name: string, onHint: () => void): FolderHint {
+/**
+ * Calls `onHint` on each event about `name` in `folder` (or any event that names no file). A folder
+ * that cannot be watched (no inotify watch left, no permission) is reported through `onFailure`; one
+ * that does not exist yet is not (the caller arms again when it appears).
+ */
+export function watchFolderHint(folder: string, name: string, onHint: () => void, onFailure: (error: unknown) => void): FolderHint {
   let watcher: FSWatcher | undefined;
   const close = () => {
     watcher?.close();
@@ -26,8 +29,9 @@ export function watchFolderHint(folder: string, name: string, onHint: () => void
     });
     // The folder removed or replaced: this watcher is dead; the caller re-arms it when chokidar sees a new one.
     watcher.on('error', close);
-  } catch {
-    // No such folder yet, or no inotify watch left: chokidar and the poll do the work.
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') onFailure(error);
   }
   return { close };
 }

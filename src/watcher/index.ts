@@ -1,8 +1,8 @@
 /**
  * Detection: notices the node writing `$DAEMON_HOME/data/upgrade-info.json`.
  *
- * File events give the speed (chokidar, with a raw fs.watch hint on `data/` for the common case, see
- * fast-hint.ts); a stat every DAEMON_POLL_INTERVAL is the safety net for
+ * File events give the speed (a raw fs.watch on `data/`, see fast-hint.ts, and chokidar on the home
+ * for a `data/` created or replaced later); a stat every DAEMON_POLL_INTERVAL is the safety net for
  * lost events, and the only mechanism with CHAINVISOR_WATCH=poll (network filesystems).
  * The node may be seen mid-write: a file that does not parse yet is re-read on a short backoff and
  * only reported as invalid once it has stayed that way. Each distinct content is reported once.
@@ -136,11 +136,13 @@ export function watchUpgradeInfo(options: WatchOptions): UpgradeInfoWatcher {
   if (options.mode === 'auto') {
     const dataDir = path.dirname(file);
     const home = path.resolve(options.home);
-    // Watch the home itself so that a `data/` folder created later is picked up; everything but
-    // the home, `data/` and the file is ignored, so a busy data folder costs nothing.
+    // chokidar watches the home, for a `data/` folder created (or replaced) later; the events of the
+    // folder's own files come from the hint alone (fast-hint.ts). chokidar inside `data/` as well would
+    // handle each of the node's writes there (one a block, for its signing state) in the event loop,
+    // and on a switch delays the hint's read by about a millisecond (bench:switch).
     watcher = watch(home, {
       ignoreInitial: true,
-      depth: 1,
+      depth: 0,
       ignored: (p: string) => !(p === home || p === dataDir || p === file),
     });
     const onEvent = (p: string) => {
@@ -148,7 +150,16 @@ export function watchUpgradeInfo(options: WatchOptions): UpgradeInfoWatcher {
     };
     const armHint = () => {
       hint?.close();
-      hint = watchFolderHint(dataDir, path.basename(file), () => void check());
+      hint = watchFolderHint(
+        dataDir,
+        path.basename(file),
+        () => void check(),
+        (error) =>
+          logger.warn(
+            { err: error, folder: dataDir, pollIntervalMs: options.pollIntervalMs },
+            'file events on the data folder failed; relying on polling (set CHAINVISOR_WATCH=poll to silence this)',
+          ),
+      );
     };
     armHint();
     // A `data/` created after the start is watched only once chokidar has seen it: a file the node

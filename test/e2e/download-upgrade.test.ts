@@ -66,6 +66,8 @@ describe('chainvisor run: automatic download', () => {
     const installed = path.join(t.home, 'cosmovisor', 'upgrades', 'v2');
     assert.equal((await fs.stat(path.join(installed, 'lib', 'libwasmvm.so'))).size, 512 * 1024, 'the library travelled with the binary');
     assert.deepEqual(await cosmovisorEntries(), ['current', 'genesis', 'upgrades'], 'no work folder left');
+    assert.deepEqual((await fs.readdir(installed)).filter((n) => n.startsWith('.')), [], 'no temp file left beside the plan record');
+    assert.match(await fs.readFile(path.join(installed, 'upgrade-info.json'), 'utf8'), /"name":"v2"/);
     const requests = server.requestsTo('/v2/simd.tar.gz');
     assert.equal(requests.length, 2);
     assert.match(requests[1]?.range ?? '', /^bytes=[1-9]\d*-$/, 'the second request resumed');

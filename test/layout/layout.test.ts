@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { layoutFor, readCurrent, readCurrentDir, switchCurrent, upgradeDirName } from '../../src/layout/index.js';
+import { layoutFor, prepareSwitch, readCurrent, readCurrentDir, removeLeftoverSwitchLinks, switchCurrent, upgradeDirName } from '../../src/layout/index.js';
 
 describe('upgrade folder names', () => {
   test('lower-cased and escaped like Go url.PathEscape', () => {
@@ -41,6 +41,37 @@ describe('the current link', () => {
     await switchCurrent(layout, 'upgrades/v2');
     assert.equal(await fs.readlink(layout.currentLink), 'upgrades/v2');
     assert.deepEqual((await fs.readdir(layout.root)).sort(), ['current', 'genesis', 'upgrades']);
+  });
+
+  test('a switch prepared ahead changes nothing until committed; abandoned, it leaves nothing behind', async () => {
+    const layout = layoutFor({ home, name: 'simd' });
+    await switchCurrent(layout, 'genesis');
+    const abandoned = await prepareSwitch(layout, 'upgrades/v2');
+    assert.equal(await fs.readlink(layout.currentLink), 'genesis');
+    assert.equal((await fs.readdir(layout.root)).filter((n) => n.startsWith('.current.tmp-')).length, 1);
+    await abandoned.abandon();
+    assert.deepEqual((await fs.readdir(layout.root)).sort(), ['current', 'genesis', 'upgrades']);
+    const committed = await prepareSwitch(layout, 'upgrades/v2');
+    assert.equal(await fs.readlink(layout.currentLink), 'genesis');
+    await committed.commit();
+    assert.equal(await fs.readlink(layout.currentLink), 'upgrades/v2');
+    assert.deepEqual((await fs.readdir(layout.root)).sort(), ['current', 'genesis', 'upgrades']);
+    await assert.rejects(committed.commit(), /already committed/);
+  });
+
+  test('the new link of an interrupted switch is removed at start unless its maker is alive; current is untouched', async () => {
+    const layout = layoutFor({ home, name: 'simd' });
+    await switchCurrent(layout, 'genesis');
+    // A pid that cannot be running (above the kernel's pid_max of 4194304), this process's own, and a regular file.
+    const dead = path.join(layout.root, '.current.tmp-99999999-0a1b2c3d');
+    const live = path.join(layout.root, `.current.tmp-${process.ppid}-0a1b2c3d`);
+    const notLink = path.join(layout.root, '.current.tmp-99999998-0a1b2c3d');
+    await fs.symlink('upgrades/v2', dead);
+    await fs.symlink('upgrades/v2', live);
+    await fs.writeFile(notLink, 'operator data');
+    assert.deepEqual(await removeLeftoverSwitchLinks(layout), [dead]);
+    assert.deepEqual((await fs.readdir(layout.root)).sort(), ['.current.tmp-99999998-0a1b2c3d', `.current.tmp-${process.ppid}-0a1b2c3d`, 'current', 'genesis', 'upgrades'].sort());
+    assert.equal(await fs.readlink(layout.currentLink), 'genesis');
   });
 
   test("an absolute link written by cosmovisor is understood, with the plan it records", async () => {

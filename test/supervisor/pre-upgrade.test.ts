@@ -38,6 +38,10 @@ describe('chainvisor run: pre-upgrade', () => {
     assert.match(r.stderr, /pre-upgrade failed: it exited 30 \(failed\); nothing was switched/);
     assert.equal(await t.current(), 'genesis');
     assert.ok(!(await t.journalLines()).includes('v2 start [start]'));
+    // The new link made ahead of the switch is gone with it: nothing but `current` and the layout.
+    const root = path.join(t.home, 'cosmovisor');
+    assert.deepEqual((await fs.readdir(root)).filter((name) => name.startsWith('.current')), []);
+    assert.equal((await fs.readlink(path.join(root, 'current'))).replace(/\/$/, ''), 'genesis');
   });
 
   test('pre-upgrade exit 31 is retried up to DAEMON_PREUPGRADE_MAX_RETRIES', async () => {
