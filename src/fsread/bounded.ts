@@ -7,7 +7,9 @@
  *   opened with O_NONBLOCK, which returns at once, and refused by its type before any read;
  * - a device (`/dev/zero` behind a link) or a huge file would be read into memory without end; the
  *   type and the size are checked on the open descriptor, and the read stops at `maxBytes` + 1 in
- *   any case (a file that grows after the check is still bounded).
+ *   any case (a file that grows after the check is still bounded). Opening some devices does
+ *   something (a watchdog arms): a symbolic link is looked at before it is opened, so a device behind
+ *   one is refused unopened; a device node in place of the file itself can only be made by root.
  *
  * Links are followed, as cosmovisor does (a `data/` folder on another volume is common); only the
  * final file must be a regular one. Nothing here throws for what is found at the path: the caller
@@ -68,12 +70,22 @@ function tooLarge(size: number | undefined, maxBytes: number): BoundedRead {
 export async function readBounded(file: string, maxBytes: number): Promise<BoundedRead> {
   let handle: fs.FileHandle;
   try {
-    // stat first: a device or a FIFO is refused without even being opened.
-    const early = checkStats(await fs.stat(file), maxBytes);
-    if (early !== undefined) return early;
-    handle = await fs.open(file, openFlags);
+    // A name that is not a symbolic link is opened at once (one trip through the thread pool fewer, on
+    // the path of every switch): only root can make a device node, and a FIFO opened with O_NONBLOCK
+    // returns at once and is refused by its type below, before any read.
+    handle = await fs.open(file, openFlags | constants.O_NOFOLLOW);
   } catch (error) {
-    return fromErrno(error);
+    const code = (error as NodeJS.ErrnoException | null)?.code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { status: 'missing' };
+    // A link (ELOOP here), a socket (ENXIO) or anything else: looked at first, so that a device behind
+    // a link is refused without even being opened and the reason names what is there.
+    try {
+      const early = checkStats(await fs.stat(file), maxBytes);
+      if (early !== undefined) return early;
+      handle = await fs.open(file, openFlags);
+    } catch (again) {
+      return fromErrno(again);
+    }
   }
   try {
     // The check of the open descriptor and the first read go to the thread pool together (each trip

@@ -35,11 +35,19 @@ export interface NodeProcess {
   stop(options: { graceMs: number; killAtZero: boolean }): Promise<ExitStatus>;
 }
 
-/** `env` is added to chainvisor's own environment, which the node inherits. */
-export function startNode(binary: string, args: readonly string[], logger: Logger, env: Record<string, string> = {}): NodeProcess {
+/**
+ * The node's environment: chainvisor's own with `extra` added. Built once per run rather than per start
+ * (copying process.env is a tenth of a millisecond on the path of every switch).
+ */
+export function nodeEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv | undefined {
+  return Object.keys(extra).length > 0 ? { ...process.env, ...extra } : undefined;
+}
+
+/** `env` is the node's whole environment (nodeEnvironment); without it the node inherits chainvisor's. */
+export function startNode(binary: string, args: readonly string[], logger: Logger, env?: NodeJS.ProcessEnv): NodeProcess {
   // node:child_process rather than execa on this path: the node is started on every switch, and
   // execa's per-spawn work (about 2 ms here) is a fifth of the switch budget (bench:switch).
-  const child = spawn(binary, args, { stdio: 'inherit', ...(Object.keys(env).length > 0 ? { env: { ...process.env, ...env } } : {}) });
+  const child = spawn(binary, args, { stdio: 'inherit', ...(env ? { env } : {}) });
   let done = false;
   // The node never outlives a chainvisor that exits on its own (an error, the end of `run`).
   const killOnExit = () => {

@@ -23,7 +23,7 @@ import { RestartPolicy, afterNodeExit } from '../restart/index.js';
 import { type PlanWatcher, startPlanWatcher } from '../staging/index.js';
 import { type UpgradeInfoWatcher, watchUpgradeInfo } from '../watcher/index.js';
 import { type Verdict, upgradeDue } from './due.js';
-import { type ExitStatus, type NodeProcess, describeExit, exitCodeOf, startNode } from './node-process.js';
+import { type ExitStatus, type NodeProcess, describeExit, exitCodeOf, nodeEnvironment, startNode } from './node-process.js';
 import { type DownloadFn, applyUpgrade } from './upgrade.js';
 
 export interface SupervisorOptions {
@@ -61,6 +61,8 @@ export class Supervisor {
   private readonly abort = new AbortController();
   private readonly download: DownloadFn | undefined;
   private readonly tracker: NodeTracker | undefined;
+  /** The node's environment, built at its first start (nodeEnvironment). */
+  private nodeEnv: NodeJS.ProcessEnv | undefined;
   readonly events: EventBus;
   private node: NodeProcess | undefined;
   private watcher: UpgradeInfoWatcher | undefined;
@@ -254,7 +256,8 @@ export class Supervisor {
     const record = this.nextRecord;
     this.nextRecord = undefined;
     await (record?.binary === binary ? record.written : this.tracker?.beforeSpawn(binary));
-    this.node = startNode(binary, args, this.logger, this.tracker?.env);
+    this.nodeEnv ??= nodeEnvironment(this.tracker?.env);
+    this.node = startNode(binary, args, this.logger, this.nodeEnv);
     this.tracker?.spawned(this.node);
     this.running = current;
     this.events.emit('node-started', { text: `node started: ${binary}`, data: { pid: this.node.pid, binary, current: current.dir } });

@@ -15,7 +15,21 @@ import type { Config } from '../config/index.js';
 import type { DownloadUpgradeOptions } from '../download/index.js';
 import { ChainvisorError, ExitCode } from '../errors/index.js';
 import type { EventBus } from '../events/index.js';
-import { type Layout, acceptNodeBinary, binaryPath, isFsError, layoutFsError, planRecordPath, prepareSwitch, readCurrentDir, type StagedFile, stageFile, statBinary, writeFileAtomic } from '../layout/index.js';
+import {
+  type Layout,
+  type PreparedSwitch,
+  type StagedFile,
+  acceptNodeBinary,
+  binaryPath,
+  isFsError,
+  layoutFsError,
+  planRecordPath,
+  prepareSwitch,
+  readCurrentDir,
+  stageFile,
+  statBinary,
+  writeFileAtomic,
+} from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { type Plan, serializePlan } from '../plan/index.js';
 import { runCustomPreUpgrade, runPreUpgrade } from './pre-upgrade.js';
@@ -43,41 +57,68 @@ export interface ApplyOptions {
   nodeStopped?: Promise<unknown>;
 }
 
+/**
+ * What the sequence begins at once, while the node is still stopping (each trip through the thread pool
+ * here would otherwise be on the path of every switch). Nothing of it is seen before the switch: the
+ * record's data sits in a temp file beside the record, the new link beside `current`.
+ */
+interface Ahead {
+  /** What is at the binary's path. */
+  looked: Promise<Stats | undefined>;
+  /** The plan record's data, on disk in a temp file: committed once the binary is known to be in place. */
+  record: Promise<StagedFile>;
+  /** The new `current` link: committed (renamed over `current`) as the last step. */
+  link: Promise<PreparedSwitch>;
+}
+
+function beginAhead(plan: Plan, dir: string, layout: Layout, binary: string): Ahead {
+  const quiet = <T>(promise: Promise<T>): Promise<T> => {
+    promise.catch(() => undefined);
+    return promise;
+  };
+  return {
+    looked: quiet(statBinary(binary, ExitCode.config)),
+    record: quiet(stageFile(planRecordPath(layout, dir), serializePlan(plan), 0o644)),
+    link: quiet(prepareSwitch(layout, dir)),
+  };
+}
+
+/** Removes what was begun and not committed (a committed part is left as it is). */
+async function dropAhead(ahead: Ahead): Promise<void> {
+  await Promise.allSettled([ahead.record.then((file) => file.abandon()), ahead.link.then((link) => link.abandon())]);
+}
+
 /** Applies `plan`, whose binary lives in `dir` (`upgrades/<name>`), once the node is stopped. */
 export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext, options: ApplyOptions): Promise<void> {
-  const { config, layout, logger, signal } = ctx;
+  const { layout, logger } = ctx;
   const binary = binaryPath(layout, dir);
   logger.info({ upgrade: plan.name, height: plan.height, dir }, 'applying upgrade');
+  const ahead = beginAhead(plan, dir, layout, binary);
+  try {
+    await sequence(plan, dir, binary, ahead, ctx, options);
+  } finally {
+    await dropAhead(ahead);
+  }
+  logger.info({ event: 'upgrade-applied', upgrade: plan.name, height: plan.height, current: dir }, 'upgrade applied: current now points at the new binary');
+}
 
-  // The plan record (upgrades/<name>/upgrade-info.json) is written, with its fsyncs, in the shadow of the
-  // steps that follow: it is read only through `current`, so it means nothing until the switch, and it is
-  // awaited (and any failure surfaced) just before the switch. Its data is written at once, beside the
-  // look at the binary, into a temp file that becomes the record only if the binary is in place
-  // (otherwise the temp file is removed and the record written after the download).
-  const recordFile = planRecordPath(layout, dir);
-  const staged = stageFile(recordFile, serializePlan(plan), 0o644);
-  staged.catch(() => undefined);
-  let record: Promise<void> | undefined;
-  const startRecord = (ahead?: Promise<StagedFile>) => {
-    record ??= recordPlan(recordFile, plan, ahead);
-    record.catch(() => undefined);
-  };
-  // Looked at while the node stops (each step here is on the path of every switch).
-  const looked = statBinary(binary, ExitCode.config).then((stats) => {
-    if (stats?.isFile()) startRecord(staged);
-    else void staged.then((file) => file.abandon()).catch(() => undefined);
-    return stats;
-  });
-  looked.catch(() => void staged.then((file) => file.abandon()).catch(() => undefined));
+async function sequence(plan: Plan, dir: string, binary: string, ahead: Ahead, ctx: UpgradeContext, options: ApplyOptions): Promise<void> {
+  const { config, layout, logger, signal } = ctx;
   let stats: Stats | undefined;
   try {
-    stats = await looked;
+    stats = await ahead.looked;
   } finally {
     await options.nodeStopped;
   }
-  const installed = stats?.isFile() === true;
+  // The plan record (upgrades/<name>/upgrade-info.json) is committed, with its flushes, in the shadow of
+  // the steps that follow, from the moment the binary is in place: it is read only through `current`, so
+  // it means nothing until the switch, and it is awaited (and any failure surfaced) just before the switch.
+  let record = stats?.isFile() ? recordPlan(planRecordPath(layout, dir), plan, ahead.record) : undefined;
+  record?.catch(() => undefined);
+  // No binary yet: its folder is left as it was (a download must find an empty leftover folder empty).
+  if (record === undefined) await ahead.record.then((file) => file.abandon(), () => undefined);
   // Fail before an hour-long backup when nothing can provide the binary.
-  if (!config.allowDownloadBinaries && config.customPreUpgrade === '' && !installed) {
+  if (!config.allowDownloadBinaries && config.customPreUpgrade === '' && stats?.isFile() !== true) {
     throw await missingBinary(plan, binary, ctx);
   }
   // Any step that takes time may change what is at the path: it is looked at again after one.
@@ -108,10 +149,7 @@ export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext,
     signal.throwIfAborted();
     stats = await statBinary(binary, ExitCode.upgradeFailed);
   }
-  startRecord();
-  // The new `current` link is made beside the old one while pre-upgrade runs; renamed over it only if all went well.
-  const switching = prepareSwitch(layout, dir);
-  switching.catch(() => undefined);
+  record ??= recordPlan(planRecordPath(layout, dir), plan);
   const prepare = async (found: Stats | undefined) => {
     if (!acceptNodeBinary(binary, found, { logger, when: `switching to upgrade "${plan.name}"`, exitCode: ExitCode.upgradeFailed })) {
       throw new ChainvisorError('CHAINVISOR_UPGRADE_BINARY_MISSING', `${binary} is not a regular file; current was not switched`, {
@@ -123,18 +161,11 @@ export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext,
     await runPreUpgrade({ binary, maxRetries: config.preUpgradeMaxRetries, logger });
   };
   const [preUpgrade, recorded] = await Promise.allSettled([prepare(stats), record]);
-  const [prepared] = await Promise.allSettled([switching]);
-  try {
-    if (preUpgrade.status === 'rejected') throw preUpgrade.reason;
-    if (recorded.status === 'rejected') throw recorded.reason;
-    if (prepared.status === 'rejected') throw prepared.reason;
-    signal.throwIfAborted();
-  } catch (error) {
-    if (prepared.status === 'fulfilled') await prepared.value.abandon();
-    throw error;
-  }
-  await prepared.value.commit();
-  logger.info({ event: 'upgrade-applied', upgrade: plan.name, height: plan.height, current: dir }, 'upgrade applied: current now points at the new binary');
+  if (preUpgrade.status === 'rejected') throw preUpgrade.reason;
+  if (recorded.status === 'rejected') throw recorded.reason;
+  signal.throwIfAborted();
+  // The switch: the link made ahead renamed over `current`, the folder flushed.
+  await (await ahead.link).commit();
 }
 
 async function missingBinary(plan: Plan, binary: string, ctx: UpgradeContext): Promise<ChainvisorError> {

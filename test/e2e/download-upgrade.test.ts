@@ -57,10 +57,14 @@ describe('chainvisor run: automatic download', () => {
     const archive = release();
     server.route('/v2/simd.tar.gz', { body: archive, faults: [{ kind: 'drop', afterBytes: 200_000 }] });
     await genesisHaltingFor(binariesInfo({ [hostPlatform()]: withChecksum(server.url('/v2/simd.tar.gz'), archive) }));
+    // An empty folder left by an earlier attempt: removed by the install, not moved aside.
+    await fs.mkdir(path.join(t.home, 'cosmovisor', 'upgrades', 'v2'));
 
     const r = await t.cli(['run', 'start']);
 
     assert.equal(r.exitCode, 0, `chainvisor exits with the new node's code; stderr:\n${r.stderr}`);
+    assert.match(r.stderr, /removed an empty upgrade folder/);
+    assert.deepEqual(await fs.readdir(path.join(t.home, 'cosmovisor', 'upgrades')), ['v2'], 'nothing moved aside');
     assert.deepEqual(await t.journalLines(), ['genesis start [start]', 'genesis halted', 'v2 pre-upgrade 1', 'v2 start [start]', 'v2 exit 0']);
     assert.equal(await t.current(), 'upgrades/v2');
     const installed = path.join(t.home, 'cosmovisor', 'upgrades', 'v2');

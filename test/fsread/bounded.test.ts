@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
@@ -30,21 +31,28 @@ describe('readBounded', () => {
     assert.deepEqual(await both(path.join(dir, 'none.json'), 100), { status: 'missing' });
   });
 
-  test('a FIFO, a folder, a device behind a link, a link loop: refused without blocking', async () => {
+  test('a FIFO, a folder, a socket, a device behind a link, a link loop: refused without blocking', async () => {
     execFileSync('mkfifo', [path.join(dir, 'fifo')]);
+    const socket = net.createServer();
+    await new Promise<void>((resolve) => socket.listen(path.join(dir, 'socket'), resolve));
     await fs.mkdir(path.join(dir, 'folder'));
     await fs.symlink('/dev/zero', path.join(dir, 'zero'));
     await fs.symlink('loop', path.join(dir, 'loop'));
     const reasons = {
       fifo: /FIFO/,
       folder: /a folder, not a regular file/,
+      socket: /a socket, not a regular file/,
       zero: /a character device, not a regular file/,
       loop: /symbolic link loop \(ELOOP\)/,
     };
-    for (const [name, reason] of Object.entries(reasons)) {
-      const read = await both(path.join(dir, name), 100);
-      assert.equal(read.status, 'refused', name);
-      assert.match((read as { reason: string }).reason, reason, name);
+    try {
+      for (const [name, reason] of Object.entries(reasons)) {
+        const read = await both(path.join(dir, name), 100);
+        assert.equal(read.status, 'refused', name);
+        assert.match((read as { reason: string }).reason, reason, name);
+      }
+    } finally {
+      socket.close();
     }
   });
 
