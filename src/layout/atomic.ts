@@ -56,6 +56,11 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
 export interface StagedFile {
   /** Renames the written temp file over the target and flushes the folder. */
   commit(): Promise<void>;
+  /**
+   * commit() in two steps: the rename, then `flush` (call it once) for the folder. Between the two the
+   * file is whole at its path, but a crash may still lose its new name.
+   */
+  place(): Promise<{ flush(): Promise<void> }>;
   /** Removes the temp file; the target is left as it is. */
   abandon(): Promise<void>;
 }
@@ -84,18 +89,22 @@ export async function stageFile(file: string, data: string | Uint8Array, mode = 
     throw error;
   }
   let settled = false;
+  const place = async () => {
+    if (settled) throw new Error('staged file already committed or abandoned');
+    settled = true;
+    try {
+      await Promise.all([closing, fs.rename(temp, file)]);
+    } catch (error) {
+      dropFolder(folder);
+      await fs.rm(temp, { force: true });
+      throw error;
+    }
+    return { flush: () => syncFolder(folder) };
+  };
   return {
+    place,
     async commit() {
-      if (settled) throw new Error('staged file already committed or abandoned');
-      settled = true;
-      try {
-        await Promise.all([closing, fs.rename(temp, file)]);
-      } catch (error) {
-        dropFolder(folder);
-        await fs.rm(temp, { force: true });
-        throw error;
-      }
-      await syncFolder(folder);
+      await (await place()).flush();
     },
     async abandon() {
       if (settled) return;

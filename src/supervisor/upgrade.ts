@@ -5,6 +5,10 @@
  * The switch is the last step: any failure before it leaves `current` on the old binary, and starting
  * chainvisor again redoes the sequence (start-up reconciliation). cosmovisor switches before
  * pre-upgrade, so a failed pre-upgrade left the node on a half-prepared new binary.
+ *
+ * What needs no stopped node is begun while the node is still stopping (beginAhead): the look at the
+ * binary, the record's data in a temp file, the new link beside `current`. With the binary in place,
+ * what follows the node's exit is then pre-upgrade and one rename (bench:switch measures it).
  */
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -164,8 +168,20 @@ async function sequence(plan: Plan, dir: string, binary: string, ahead: Ahead, c
   if (preUpgrade.status === 'rejected') throw preUpgrade.reason;
   if (recorded.status === 'rejected') throw recorded.reason;
   signal.throwIfAborted();
-  // The switch: the link made ahead renamed over `current`, the folder flushed.
-  await (await ahead.link).commit();
+  // The switch: the link made ahead renamed over `current`, the folder flushed; the record's folder is
+  // flushed beside it (a crash in between can lose the record's name, never `current`'s: the next start
+  // then sees `current` on this folder, which is all the record is for).
+  const link = await ahead.link;
+  const [switched, flushed] = await Promise.allSettled([link.commit(), recorded.value()]);
+  if (switched.status === 'rejected') throw switched.reason;
+  if (flushed.status === 'rejected') {
+    const error = flushed.reason as Error;
+    throw new ChainvisorError('CHAINVISOR_RECORD_FAILED', `current now points at ${dir}, but the folder of its plan record could not be flushed to disk: ${error.message}`, {
+      hint: 'the disk is failing or full: check it (dmesg, df) before starting chainvisor again; the new binary starts then',
+      exitCode: ExitCode.upgradeFailed,
+      cause: error,
+    });
+  }
 }
 
 async function missingBinary(plan: Plan, binary: string, ctx: UpgradeContext): Promise<ChainvisorError> {
@@ -191,13 +207,15 @@ async function makeExecutable(binary: string, { mode }: Stats): Promise<void> {
 }
 
 /**
- * The plan kept beside the new binary (`current/upgrade-info.json`). A full disk or a folder in the
- * way fails the upgrade (79) before the switch, naming the file; `current` is not touched.
+ * The plan kept beside the new binary (`current/upgrade-info.json`), whole at its path when this
+ * resolves; the returned function flushes its folder. A full disk or a folder in the way fails the
+ * upgrade (79) before the switch, naming the file; `current` is not touched.
  */
-async function recordPlan(file: string, plan: Plan, ahead?: Promise<StagedFile>): Promise<void> {
+async function recordPlan(file: string, plan: Plan, ahead?: Promise<StagedFile>): Promise<() => Promise<void>> {
   try {
-    if (ahead) await (await ahead).commit();
-    else await writeFileAtomic(file, serializePlan(plan), 0o644);
+    if (ahead) return (await (await ahead).place()).flush;
+    await writeFileAtomic(file, serializePlan(plan), 0o644);
+    return async () => undefined;
   } catch (error) {
     if (!isFsError(error)) throw error;
     throw new ChainvisorError('CHAINVISOR_RECORD_FAILED', `could not record the plan of upgrade "${plan.name}" in ${file}: ${error.message}`, {
