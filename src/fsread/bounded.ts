@@ -2,9 +2,9 @@
  * Reading a small file that someone else writes (the node's `upgrade-info.json`, a config file)
  * without trusting what sits at the path. Only a regular file is read, never more than `maxBytes`:
  *
- * - a FIFO would block the read for good (and with it a thread of libuv's pool, so that after a few
- *   reads every file operation of the process — and the handling of SIGTERM — waits behind it); it is
- *   opened with O_NONBLOCK, which returns at once, and refused by its type before any read;
+ * - a FIFO would block the open or the read for good (and with it a thread of libuv's pool, so that
+ *   after a few reads every file operation of the process — and the handling of SIGTERM — waits behind
+ *   it); it is opened with O_NONBLOCK, so both return at once, and refused by its type;
  * - a device (`/dev/zero` behind a link) or a huge file would be read into memory without end; the
  *   type and the size are checked on the open descriptor, and the read stops at `maxBytes` + 1 in
  *   any case (a file that grows after the check is still bounded). Opening some devices does
@@ -89,8 +89,9 @@ export async function readBounded(file: string, maxBytes: number): Promise<Bound
   }
   try {
     // The check of the open descriptor and the first read go to the thread pool together (each trip
-    // there is on the path of every switch). The read is safe before the check: it is bounded, and
-    // O_NONBLOCK keeps it from waiting on whatever may have been swapped in since the stat.
+    // there is on the path of every switch). What the first read takes from something that is not a
+    // regular file (a FIFO someone writes to, a device) is at most `maxBytes` + 1 bytes, does not wait
+    // on a FIFO (O_NONBLOCK), and is dropped: the type decides before any of it is used.
     const readChunk = async (total: number) => {
       const buffer = Buffer.allocUnsafe(Math.min(chunkBytes, maxBytes + 1 - total));
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);

@@ -61,7 +61,7 @@ export interface StagedFile {
    * file is whole at its path, but a crash may still lose its new name.
    */
   place(): Promise<{ flush(): Promise<void> }>;
-  /** Removes the temp file; the target is left as it is. */
+  /** Removes the temp file (once placed: closes what is left open); the target is left as it is. */
   abandon(): Promise<void>;
 }
 
@@ -88,18 +88,26 @@ export async function stageFile(file: string, data: string | Uint8Array, mode = 
     await fs.rm(temp, { force: true });
     throw error;
   }
-  let settled = false;
+  // staged: the temp file holds the data; placed: renamed over the target, the folder not yet flushed.
+  let state: 'staged' | 'placed' | 'done' = 'staged';
   const place = async () => {
-    if (settled) throw new Error('staged file already committed or abandoned');
-    settled = true;
+    if (state !== 'staged') throw new Error('staged file already committed or abandoned');
+    state = 'placed';
     try {
       await Promise.all([closing, fs.rename(temp, file)]);
     } catch (error) {
+      state = 'done';
       dropFolder(folder);
       await fs.rm(temp, { force: true });
       throw error;
     }
-    return { flush: () => syncFolder(folder) };
+    return {
+      flush: async () => {
+        if (state !== 'placed') return;
+        state = 'done';
+        await syncFolder(folder);
+      },
+    };
   };
   return {
     place,
@@ -107,10 +115,11 @@ export async function stageFile(file: string, data: string | Uint8Array, mode = 
       await (await place()).flush();
     },
     async abandon() {
-      if (settled) return;
-      settled = true;
-      dropFolder(folder);
-      await fs.rm(temp, { force: true });
+      const was = state;
+      state = 'done';
+      // Placed and never flushed: only the folder's descriptor is left to close.
+      if (was !== 'done') dropFolder(folder);
+      if (was === 'staged') await fs.rm(temp, { force: true });
     },
   };
 }

@@ -67,9 +67,6 @@ export interface PreparedSwitch {
   abandon(): Promise<void>;
 }
 
-/** Prefix of the new link made beside `current` until it is renamed over it. */
-const switchLinkPrefix = '.current.tmp-';
-
 /**
  * The first half of switchCurrent, done ahead (while pre-upgrade runs): the new link beside `current`,
  * and the folder opened for its flush. Nothing an operator or the node sees changes until commit().
@@ -111,32 +108,51 @@ export async function prepareSwitch(layout: Layout, dir: BinaryDir): Promise<Pre
 }
 
 /**
- * New links left beside `current` by a chainvisor killed between preparing a switch and committing it
- * (`current` itself is whole: the old link or the new one). Removed at `run` start, unless the process
- * that made one is alive (a concurrent `init`).
+ * What a chainvisor killed in the middle of a switch leaves (`current` itself is whole: the old link or
+ * the new one): the new link beside `current`, and the plan record's data in a temp file beside the
+ * record (`upgrades/<name>/.upgrade-info.json.tmp-…`), which would also keep a later download from
+ * finding an empty leftover folder empty. Removed at `run` start, with the home lock held, unless the
+ * process named in the file is alive, is not this one and made it within the last minute (a concurrent
+ * `init`). In a container chainvisor may get the same pid at every start: its own pid does not count.
  */
-export async function removeLeftoverSwitchLinks(layout: Layout): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await fs.readdir(layout.root);
-  } catch (error) {
-    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return [];
-    throw isFsError(error) ? layoutFsError(layout.root, 'list', error) : error;
-  }
+export async function removeLeftoverSwitchFiles(layout: Layout): Promise<string[]> {
   const removed: string[] = [];
-  for (const name of names) {
-    if (!name.startsWith(switchLinkPrefix)) continue;
-    const pid = Number(/^\.current\.tmp-(\d+)-/.exec(name)?.[1]);
-    if (Number.isSafeInteger(pid) && (pid === process.pid || (await isProcessAlive(pid)))) continue;
-    const link = path.join(layout.root, name);
+  const candidates: { file: string; kind: 'link' | 'file' }[] = [];
+  for (const name of await listNames(layout.root)) {
+    if (name.startsWith(`.${path.basename(layout.currentLink)}.tmp-`)) candidates.push({ file: path.join(layout.root, name), kind: 'link' });
+  }
+  // Best effort in upgrades/: a folder that cannot be listed is reported when an upgrade needs it, not here.
+  const folders = await fs.readdir(layout.upgradesDir, { withFileTypes: true }).catch(() => []);
+  for (const folder of folders) {
+    if (!folder.isDirectory()) continue;
+    const dir = path.join(layout.upgradesDir, folder.name);
+    for (const name of await fs.readdir(dir).catch(() => [])) {
+      if (name.startsWith('.upgrade-info.json.tmp-')) candidates.push({ file: path.join(dir, name), kind: 'file' });
+    }
+  }
+  for (const { file, kind } of candidates) {
     try {
-      if (!(await fs.lstat(link)).isSymbolicLink()) continue;
-      await fs.rm(link, { force: true });
+      const stats = await fs.lstat(file);
+      if (kind === 'link' ? !stats.isSymbolicLink() : !stats.isFile()) continue;
+      const pid = Number(/\.tmp-(\d+)-[0-9a-f]+$/.exec(file)?.[1]);
+      const recent = Date.now() - stats.mtimeMs < 60_000;
+      if (Number.isSafeInteger(pid) && pid !== process.pid && recent && (await isProcessAlive(pid))) continue;
+      await fs.rm(file, { force: true });
     } catch (error) {
       if (isErrno(error, 'ENOENT')) continue;
-      throw isFsError(error) ? layoutFsError(link, 'remove', error) : error;
+      throw isFsError(error) ? layoutFsError(file, 'remove', error) : error;
     }
-    removed.push(link);
+    removed.push(file);
   }
   return removed;
+}
+
+/** The names in `dir`; none when it is missing or not a folder. */
+async function listNames(dir: string): Promise<string[]> {
+  try {
+    return await fs.readdir(dir);
+  } catch (error) {
+    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return [];
+    throw isFsError(error) ? layoutFsError(dir, 'list', error) : error;
+  }
 }

@@ -1,6 +1,6 @@
 export { type Layout, type BinaryDir, genesis, layoutFor, upgradeBinaryDir, binaryDirPath, binaryPath, planRecordPath } from './paths.js';
 export { upgradeDirName, pathEscape } from './upgrade-dir.js';
-export { type Current, type PreparedSwitch, prepareSwitch, readCurrent, readCurrentDir, removeLeftoverSwitchLinks, switchCurrent } from './current.js';
+export { type Current, type PreparedSwitch, prepareSwitch, readCurrent, readCurrentDir, removeLeftoverSwitchFiles, switchCurrent } from './current.js';
 export { installBinary, isFile, checkSourceBinary } from './install.js';
 export { checkLayoutShape, requireHome, ensureCurrentLink } from './shape.js';
 export { type StagedFile, writeFileAtomic, copyFileAtomic, stageFile, tempSibling, fsyncDir, replaceFile } from './atomic.js';

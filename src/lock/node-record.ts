@@ -40,6 +40,8 @@ export interface NodeTracker {
   beforeSpawn(binary: string): Promise<void>;
   /** Call with the spawned node; the record is completed now and removed when `exited` settles, unless a newer one was begun. */
   spawned(node: { pid: number | undefined; exited: Promise<unknown> }): void;
+  /** The node whose record beforeSpawn began will not be started after all: its record is removed. */
+  notSpawned(): Promise<void>;
   /** Resolves when every pending write has landed (tests, shutdown). */
   settled(): Promise<void>;
 }
@@ -55,6 +57,7 @@ export function createNodeTracker(options: { layout: Layout; logger: Logger; run
   let record: NodeRecord | undefined;
   // Counts beforeSpawn calls: a node's exit removes the record only if no later node's record was begun.
   let generation = 0;
+  let spawnedGeneration = 0;
   // Writes and the removal run one after the other, so a removal never lands after the next node's record.
   let queue: Promise<void> = Promise.resolve();
   let warned = false;
@@ -84,6 +87,7 @@ export function createNodeTracker(options: { layout: Layout; logger: Logger; run
     spawned(node) {
       const base = record;
       const mine = generation;
+      spawnedGeneration = mine;
       if (base !== undefined && node.pid !== undefined) {
         const pid = node.pid;
         void enqueue(async () => {
@@ -97,6 +101,12 @@ export function createNodeTracker(options: { layout: Layout; logger: Logger; run
       void node.exited
         .catch(() => undefined)
         .then(() => enqueue(async () => (mine === generation ? fs.rm(file, { force: true }) : undefined)));
+    },
+    notSpawned() {
+      const mine = generation;
+      return enqueue(async () => {
+        if (mine === generation && spawnedGeneration !== mine) await fs.rm(file, { force: true });
+      });
     },
     settled: () => queue,
   };

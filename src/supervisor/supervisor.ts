@@ -147,6 +147,13 @@ export class Supervisor {
       throw error;
     } finally {
       for (const off of handlers) off();
+      // The next node's record was begun but that node never started (a failed upgrade, a stop).
+      const begun = this.nextRecord;
+      if (begun) {
+        this.nextRecord = undefined;
+        await begun.written.catch(() => undefined);
+        await this.tracker?.notSpawned();
+      }
       this.manual.close();
       await this.pruning;
       await this.watcher?.close();

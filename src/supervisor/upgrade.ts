@@ -109,11 +109,24 @@ export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext,
 async function sequence(plan: Plan, dir: string, binary: string, ahead: Ahead, ctx: UpgradeContext, options: ApplyOptions): Promise<void> {
   const { config, layout, logger, signal } = ctx;
   let stats: Stats | undefined;
+  let lookedAt = 0;
   try {
     stats = await ahead.looked;
+    lookedAt = Date.now();
   } finally {
     await options.nodeStopped;
   }
+  // What is at the path is looked at again after any step that may change it: the stop itself when it
+  // found no binary (an operator may be installing it now) or took long enough for anything to change
+  // (a grace period), the restart delay, the backup, the custom pre-upgrade script.
+  let stale = stats?.isFile() !== true || Date.now() - lookedAt > freshLookMs;
+  if (options.delay && config.restartDelay > 0) {
+    logger.info({ ms: config.restartDelay }, 'waiting DAEMON_RESTART_DELAY');
+    await sleep(config.restartDelay, undefined, { signal });
+    stale = true;
+  }
+  if (stale) stats = await statBinary(binary, ExitCode.config);
+  stale = false;
   // The plan record (upgrades/<name>/upgrade-info.json) is committed, with its flushes, in the shadow of
   // the steps that follow, from the moment the binary is in place: it is read only through `current`, so
   // it means nothing until the switch, and it is awaited (and any failure surfaced) just before the switch.
@@ -124,13 +137,6 @@ async function sequence(plan: Plan, dir: string, binary: string, ahead: Ahead, c
   // Fail before an hour-long backup when nothing can provide the binary.
   if (!config.allowDownloadBinaries && config.customPreUpgrade === '' && stats?.isFile() !== true) {
     throw await missingBinary(plan, binary, ctx);
-  }
-  // Any step that takes time may change what is at the path: it is looked at again after one.
-  let stale = false;
-  if (options.delay && config.restartDelay > 0) {
-    logger.info({ ms: config.restartDelay }, 'waiting DAEMON_RESTART_DELAY');
-    await sleep(config.restartDelay, undefined, { signal });
-    stale = true;
   }
   if (!config.unsafeSkipBackup) {
     await backupBeforeUpgrade({ upgrade: { name: plan.name, height: plan.height }, config, layout, logger, signal, ...(ctx.events ? { events: ctx.events } : {}) });
@@ -175,14 +181,21 @@ async function sequence(plan: Plan, dir: string, binary: string, ahead: Ahead, c
   const [switched, flushed] = await Promise.allSettled([link.commit(), recorded.value()]);
   if (switched.status === 'rejected') throw switched.reason;
   if (flushed.status === 'rejected') {
-    const error = flushed.reason as Error;
-    throw new ChainvisorError('CHAINVISOR_RECORD_FAILED', `current now points at ${dir}, but the folder of its plan record could not be flushed to disk: ${error.message}`, {
-      hint: 'the disk is failing or full: check it (dmesg, df) before starting chainvisor again; the new binary starts then',
-      exitCode: ExitCode.upgradeFailed,
-      cause: error,
-    });
+    // `current` is switched: the upgrade goes on. Only a crash before the disk settles could lose the
+    // record's name, and the next start then still sees `current` on this folder.
+    logger.warn(
+      { err: flushed.reason, file: planRecordPath(layout, dir) },
+      'the folder of the plan record could not be flushed to disk; the upgrade is applied — check the disk (dmesg, df)',
+    );
   }
 }
+
+/**
+ * How old the look at the binary, taken while the node stopped, may be when the sequence goes on: the
+ * stop of a staged upgrade takes about a millisecond; one that took longer (a grace period) is followed
+ * by a fresh look, so that what runs is what is there after the stop.
+ */
+const freshLookMs = 100;
 
 async function missingBinary(plan: Plan, binary: string, ctx: UpgradeContext): Promise<ChainvisorError> {
   const current = await readCurrentDir(ctx.layout);
@@ -213,7 +226,9 @@ async function makeExecutable(binary: string, { mode }: Stats): Promise<void> {
  */
 async function recordPlan(file: string, plan: Plan, ahead?: Promise<StagedFile>): Promise<() => Promise<void>> {
   try {
-    if (ahead) return (await (await ahead).place()).flush;
+    // Written ahead unless that failed (the folder was not there yet): then written now.
+    const staged = await ahead?.catch(() => undefined);
+    if (staged) return (await staged.place()).flush;
     await writeFileAtomic(file, serializePlan(plan), 0o644);
     return async () => undefined;
   } catch (error) {

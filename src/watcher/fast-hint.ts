@@ -14,8 +14,9 @@ export interface FolderHint {
 
 /**
  * Calls `onHint` on each event about `name` in `folder` (or any event that names no file). A folder
- * that cannot be watched (no inotify watch left, no permission) is reported through `onFailure`; one
- * that does not exist yet is not (the caller arms again when it appears).
+ * that cannot be watched (no inotify watch left, no permission), or a watch that fails later, is
+ * reported through `onFailure`; a folder that does not exist yet is not (the caller arms again when it
+ * appears).
  */
 export function watchFolderHint(folder: string, name: string, onHint: () => void, onFailure: (error: unknown) => void): FolderHint {
   let watcher: FSWatcher | undefined;
@@ -27,8 +28,12 @@ export function watchFolderHint(folder: string, name: string, onHint: () => void
     watcher = watch(folder, { persistent: false }, (_event, filename) => {
       if (filename === null || filename === name) onHint();
     });
-    // The folder removed or replaced: this watcher is dead; the caller re-arms it when chokidar sees a new one.
-    watcher.on('error', close);
+    // This watcher is dead (the folder removed, an inotify failure): the caller hears of it, and re-arms
+    // it when chokidar sees a new folder; the poll covers meanwhile.
+    watcher.on('error', (error) => {
+      close();
+      onFailure(error);
+    });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT' && code !== 'ENOTDIR') onFailure(error);

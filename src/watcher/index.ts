@@ -154,11 +154,15 @@ export function watchUpgradeInfo(options: WatchOptions): UpgradeInfoWatcher {
         dataDir,
         path.basename(file),
         () => void check(),
-        (error) =>
+        (error) => {
+          if (closed) return;
           logger.warn(
             { err: error, folder: dataDir, pollIntervalMs: options.pollIntervalMs },
-            'file events on the data folder failed; relying on polling (set CHAINVISOR_WATCH=poll to silence this)',
-          ),
+            'file events on the data folder failed; relying on polling until the folder is seen again (set CHAINVISOR_WATCH=poll to silence this)',
+          );
+          // The folder may be gone (removed, replaced): look now, as the poll would.
+          void check();
+        },
       );
     };
     armHint();

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { layoutFor, prepareSwitch, readCurrent, readCurrentDir, removeLeftoverSwitchLinks, switchCurrent, upgradeDirName } from '../../src/layout/index.js';
+import { layoutFor, prepareSwitch, readCurrent, readCurrentDir, removeLeftoverSwitchFiles, switchCurrent, upgradeDirName } from '../../src/layout/index.js';
 
 describe('upgrade folder names', () => {
   test('lower-cased and escaped like Go url.PathEscape', () => {
@@ -59,18 +59,28 @@ describe('the current link', () => {
     await assert.rejects(committed.commit(), /already committed/);
   });
 
-  test('the new link of an interrupted switch is removed at start unless its maker is alive; current is untouched', async () => {
+  test('what an interrupted switch left is removed at start unless a live process made it just now; current is untouched', async () => {
     const layout = layoutFor({ home, name: 'simd' });
     await switchCurrent(layout, 'genesis');
-    // A pid that cannot be running (above the kernel's pid_max of 4194304), this process's own, and a regular file.
+    // A pid that cannot be running (above the kernel's pid_max of 4194304), a live one, this process's own
+    // (a container gives chainvisor the same pid at every start), a regular file where a link was expected.
     const dead = path.join(layout.root, '.current.tmp-99999999-0a1b2c3d');
     const live = path.join(layout.root, `.current.tmp-${process.ppid}-0a1b2c3d`);
+    const own = path.join(layout.root, `.current.tmp-${process.pid}-0a1b2c3d`);
     const notLink = path.join(layout.root, '.current.tmp-99999998-0a1b2c3d');
-    await fs.symlink('upgrades/v2', dead);
-    await fs.symlink('upgrades/v2', live);
+    const record = path.join(layout.root, 'upgrades/v2/.upgrade-info.json.tmp-99999999-0a1b2c3d');
+    const liveRecord = path.join(layout.root, `upgrades/v2/.upgrade-info.json.tmp-${process.ppid}-0a1b2c3d`);
+    const oldLive = path.join(layout.root, `.current.tmp-${process.ppid}-0e0e0e0e`);
+    for (const link of [dead, live, own, oldLive]) await fs.symlink('upgrades/v2', link);
     await fs.writeFile(notLink, 'operator data');
-    assert.deepEqual(await removeLeftoverSwitchLinks(layout), [dead]);
+    await fs.writeFile(record, '{"name":"v2","height":10}');
+    await fs.writeFile(liveRecord, '{"name":"v2","height":10}');
+    // Made by a live pid, but two minutes ago: a leftover of a process that reused the pid.
+    const twoMinutesAgo = new Date(Date.now() - 120_000);
+    await fs.lutimes(oldLive, twoMinutesAgo, twoMinutesAgo);
+    assert.deepEqual((await removeLeftoverSwitchFiles(layout)).sort(), [dead, oldLive, own, record].sort());
     assert.deepEqual((await fs.readdir(layout.root)).sort(), ['.current.tmp-99999998-0a1b2c3d', `.current.tmp-${process.ppid}-0a1b2c3d`, 'current', 'genesis', 'upgrades'].sort());
+    assert.deepEqual(await fs.readdir(path.join(layout.root, 'upgrades/v2')), [path.basename(liveRecord)]);
     assert.equal(await fs.readlink(layout.currentLink), 'genesis');
   });
 

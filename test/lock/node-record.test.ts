@@ -58,4 +58,21 @@ describe('node record', () => {
     await tracker.settled();
     assert.equal(await readNodeRecord(layout), undefined, 'the last node exited: no record is left');
   });
+
+  test('a record begun for a node that is then not started (a failed upgrade) is removed', async () => {
+    const layout = layoutFor({ home, name: 'simd' });
+    const tracker = createNodeTracker({ layout, logger: createLogger({ disabled: true }), runId: 'run-2' });
+    await tracker.beforeSpawn('/bin/never');
+    assert.equal((await readNodeRecord(layout))?.binary, '/bin/never');
+    await tracker.notSpawned();
+    assert.equal(await readNodeRecord(layout), undefined);
+    // A started node's record is not touched by it.
+    const node = sleeper();
+    await tracker.beforeSpawn('/bin/started');
+    tracker.spawned(node);
+    await tracker.notSpawned();
+    assert.equal((await readNodeRecord(layout))?.pid, node.pid);
+    node.stop();
+    await node.exited;
+  });
 });

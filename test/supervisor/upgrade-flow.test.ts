@@ -91,6 +91,21 @@ describe('chainvisor run: upgrades', () => {
     assert.ok(restarted.time - halted.time >= 1000, `restart came ${restarted.time - halted.time} ms after the halt`);
   });
 
+  test('a binary installed during DAEMON_RESTART_DELAY is used (the look at it taken while the node stopped is not final)', async () => {
+    const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'stay' } });
+    const v2 = await t.fakeNode({ label: 'v2', runMs: 10 });
+    await t.cliOk(['init', genesis]);
+    const run = t.spawn(['run', 'start'], { DAEMON_RESTART_DELAY: '2s' });
+    let stderr = '';
+    run.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await waitFor(() => stderr.includes('waiting DAEMON_RESTART_DELAY'), 'the restart delay to begin');
+    await t.cliOk(['add-upgrade', 'v2', v2]);
+    const r = await run;
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.equal(await t.current(), 'upgrades/v2');
+    assert.ok((await t.journalLines()).includes('v2 start [start]'));
+  });
+
   test('DAEMON_RESTART_AFTER_UPGRADE=false switches and exits 0 without starting the new binary', async () => {
     const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'exit' } });
     const v2 = await t.fakeNode({ label: 'v2', runMs: 10 });

@@ -1,7 +1,7 @@
 import { removePartialBackups } from '../../backup/index.js';
 import { createEventBus } from '../../events/index.js';
 import type { Config } from '../../config/index.js';
-import { type Layout, ensureCurrentLink, layoutFor, removeLeftoverSwitchLinks, removeLeftoverWorkFolders, requireHome, switchCurrent } from '../../layout/index.js';
+import { type Layout, ensureCurrentLink, layoutFor, removeLeftoverSwitchFiles, removeLeftoverWorkFolders, requireHome, switchCurrent } from '../../layout/index.js';
 import { acquireHomeLock, createNodeTracker, stopOrphanNode } from '../../lock/index.js';
 import { type Logger, createLogger } from '../../log/index.js';
 import { startObservers } from '../../observe/index.js';
@@ -38,8 +38,8 @@ export const runCommand: Command = {
       // What a killed chainvisor left half-done; only now, so a refused second run never touches the first's.
       await removeLeftoverWorkFolders({ parents: [layout.root, layout.upgradesDir], logger });
       await removePartialBackups({ config, logger });
-      for (const link of await removeLeftoverSwitchLinks(layout)) {
-        logger.info({ link }, 'removed the new link of an interrupted switch (current was not changed by it): %s', link);
+      for (const file of await removeLeftoverSwitchFiles(layout)) {
+        logger.info({ file }, 'removed a file left by an interrupted switch (current was not changed by it): %s', file);
       }
       return await supervise(ctx.args, { config, layout, logger, pretty });
     } finally {
