@@ -7,11 +7,12 @@
  * derived from the chain id and a fixed validator key.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { consensusAddress } from '../chain/consensus-key.js';
 import { sha256 } from '../util/bytes.js';
 import { isErrno, SimError } from '../util/errors.js';
+import { readOptional } from '../util/read-optional.js';
 import { readTomlFile, tomlText } from './toml-file.js';
 
 export interface NodeConfig {
@@ -72,15 +73,6 @@ export async function initNodeConfig(home: string, moniker: string): Promise<voi
     await writeFile(nodeKeyJson(home), newNodeKey(), { flag: 'wx', mode: 0o600 });
   } catch (error) {
     if (!isErrno(error, 'EEXIST')) throw error;
-  }
-}
-
-async function readOptional(file: string): Promise<string | undefined> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    if (isErrno(error, 'ENOENT')) return undefined;
-    throw error;
   }
 }
 

@@ -3,19 +3,14 @@
  * project's TOML parser. A missing file is no settings; a file that is not TOML stops the node with
  * its name and the parser's position, as a Cosmos node refuses a broken config file.
  */
-import { readFile } from 'node:fs/promises';
 import { parse } from 'smol-toml';
-import { isErrno, SimError } from '../util/errors.js';
+import { SimError } from '../util/errors.js';
+import { readOptional } from '../util/read-optional.js';
 
 /** The file's top-level table, or undefined when there is no file. */
 export async function readTomlFile(file: string): Promise<Record<string, unknown> | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if (isErrno(error, 'ENOENT')) return undefined;
-    throw error;
-  }
+  const text = await readOptional(file);
+  if (text === undefined) return undefined;
   try {
     return parse(text) as Record<string, unknown>;
   } catch (error) {

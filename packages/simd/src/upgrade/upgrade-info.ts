@@ -2,11 +2,10 @@
  * `<home>/data/upgrade-info.json`: written by the node when it halts for an upgrade it cannot apply
  *, read back at start by the store loader of the next binary.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isErrno } from '../util/errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { SimError } from '../util/errors.js';
+import { readOptional } from '../util/read-optional.js';
 import { zeroTimeText } from '../util/time.js';
 import type { Plan } from './types.js';
 
@@ -29,13 +28,8 @@ export async function writeUpgradeInfo(dataDir: string, plan: Plan, height: numb
 /** The plan the previous binary halted for, or undefined when there is none. */
 export async function readUpgradeInfo(dataDir: string): Promise<Plan | undefined> {
   const file = path.join(dataDir, upgradeInfoFile);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if (isErrno(error, 'ENOENT')) return undefined;
-    throw error;
-  }
+  const text = await readOptional(file);
+  if (text === undefined) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
