@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { ChainvisorError, ExitCode } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
+import type { Standby } from '../proc/index.js';
 
 export interface ExitStatus {
   code: number | undefined;
@@ -43,11 +44,15 @@ export function nodeEnvironment(extra: Record<string, string> = {}): NodeJS.Proc
   return Object.keys(extra).length > 0 ? { ...process.env, ...extra } : undefined;
 }
 
-/** `env` is the node's whole environment (nodeEnvironment); without it the node inherits chainvisor's. */
-export function startNode(binary: string, args: readonly string[], logger: Logger, env?: NodeJS.ProcessEnv): NodeProcess {
+/**
+ * `env` is the node's whole environment (nodeEnvironment); without it the node inherits chainvisor's.
+ * `standby`, when it fits (same arguments and environment), runs the node in its waiting process instead
+ * of a fork of chainvisor (src/proc/standby.ts).
+ */
+export function startNode(binary: string, args: readonly string[], logger: Logger, env?: NodeJS.ProcessEnv, standby?: Standby): NodeProcess {
   // node:child_process rather than execa on this path: the node is started on every switch, and
   // execa's per-spawn work (about 2 ms here) is a fifth of the switch budget (bench:switch).
-  const child = spawn(binary, args, { stdio: 'inherit', ...(env ? { env } : {}) });
+  const child = standby?.take(binary, args, env) ?? spawn(binary, args, { stdio: 'inherit', ...(env ? { env } : {}) });
   let done = false;
   // The node never outlives a chainvisor that exits on its own (an error, the end of `run`).
   const killOnExit = () => {

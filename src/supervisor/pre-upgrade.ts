@@ -11,6 +11,7 @@ import type { Readable } from 'node:stream';
 import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type { Plan } from '../plan/index.js';
+import type { Standby } from '../proc/index.js';
 
 export interface CustomPreUpgradeOptions {
   script: string;
@@ -35,9 +36,9 @@ interface RunResult {
  * stdout: stdout carries the node's output only, for operators who parse it. node:child_process, not
  * execa: `pre-upgrade` runs inside every switch, where execa's per-spawn cost is measurable (bench:switch).
  */
-function runLogged(file: string, args: string[], options: { cwd?: string; logger: Logger; source: string }): Promise<RunResult> {
+function runLogged(file: string, args: string[], options: { cwd?: string; logger: Logger; source: string; standby?: Standby | undefined }): Promise<RunResult> {
   return new Promise((resolve) => {
-    const child = spawn(file, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = options.standby?.take(file, args) ?? spawn(file, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let cause: NodeJS.ErrnoException | undefined;
     child.on('error', (error: NodeJS.ErrnoException) => {
       cause ??= error;
@@ -105,12 +106,17 @@ export interface PreUpgradeOptions {
   binary: string;
   maxRetries: number;
   logger: Logger;
+  /** A standby started with the arguments `pre-upgrade` and piped output: the first attempt runs in it. */
+  standby?: Standby | undefined;
 }
 
-export async function runPreUpgrade({ binary, maxRetries, logger }: PreUpgradeOptions): Promise<void> {
+/** The arguments a pre-upgrade standby is started with. */
+export const preUpgradeArgs: readonly string[] = ['pre-upgrade'];
+
+export async function runPreUpgrade({ binary, maxRetries, logger, standby }: PreUpgradeOptions): Promise<void> {
   logger.info({ binary }, 'running pre-upgrade');
   for (let attempt = 1; ; attempt++) {
-    const result = await runLogged(binary, ['pre-upgrade'], { logger, source: 'pre-upgrade' });
+    const result = await runLogged(binary, [...preUpgradeArgs], { logger, source: 'pre-upgrade', standby: attempt === 1 ? standby : undefined });
     const code = result.exitCode;
     if (code === 0) {
       logger.info({ binary }, 'pre-upgrade succeeded');
@@ -133,7 +139,9 @@ export async function runPreUpgrade({ binary, maxRetries, logger }: PreUpgradeOp
             ? result.signal !== undefined
               ? `it was killed by ${result.signal}`
               : `it could not be started (${result.cause?.message ?? 'unknown error'})`
-            : `it exited ${code}, which is not a code of the pre-upgrade contract (0, 1, 30, 31)`;
+            : code === 126 || code === 127
+              ? `it exited ${code}, the code of a program that could not be run (not executable, not a program for this machine, or its interpreter missing: the reason is in the log above)`
+              : `it exited ${code}, which is not a code of the pre-upgrade contract (0, 1, 30, 31)`;
     throw new ChainvisorError('CHAINVISOR_PREUPGRADE_FAILED', `${binary} pre-upgrade failed: ${why}; nothing was switched`, {
       hint: "read the output of pre-upgrade in chainvisor's log above (source: pre-upgrade), fix the cause, then start chainvisor again — the upgrade is applied at start-up",
       exitCode: ExitCode.preUpgradeFailed,

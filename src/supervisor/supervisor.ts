@@ -19,11 +19,13 @@ import { type Current, type Layout, binaryPath, checkNodeBinary, readCurrent } f
 import type { NodeTracker } from '../lock/index.js';
 import type { Logger } from '../log/index.js';
 import { type Plan, readUpgradeInfo, skipHeights, upgradeInfoError } from '../plan/index.js';
+import { type Standby, startStandby } from '../proc/index.js';
 import { RestartPolicy, afterNodeExit } from '../restart/index.js';
 import { type PlanWatcher, startPlanWatcher } from '../staging/index.js';
 import { type UpgradeInfoWatcher, watchUpgradeInfo } from '../watcher/index.js';
 import { type Verdict, upgradeDue } from './due.js';
 import { type ExitStatus, type NodeProcess, describeExit, exitCodeOf, nodeEnvironment, startNode } from './node-process.js';
+import { preUpgradeArgs } from './pre-upgrade.js';
 import { type DownloadFn, applyUpgrade } from './upgrade.js';
 
 export interface SupervisorOptions {
@@ -61,8 +63,12 @@ export class Supervisor {
   private readonly abort = new AbortController();
   private readonly download: DownloadFn | undefined;
   private readonly tracker: NodeTracker | undefined;
-  /** The node's environment, built at its first start (nodeEnvironment). */
+  /** The node's environment, built at its first start (nodeEnvironment), and the running node's arguments. */
   private nodeEnv: NodeJS.ProcessEnv | undefined;
+  private nodeArgs: readonly string[] | undefined;
+  /** The next switch's programs, forked ahead (readyStandbys). */
+  private readonly standbys: { preUpgrade?: Standby; node?: Standby } = {};
+  private standbyTimer: NodeJS.Timeout | undefined;
   readonly events: EventBus;
   private node: NodeProcess | undefined;
   private watcher: UpgradeInfoWatcher | undefined;
@@ -147,6 +153,9 @@ export class Supervisor {
       throw error;
     } finally {
       for (const off of handlers) off();
+      clearTimeout(this.standbyTimer);
+      this.standbys.preUpgrade?.dismiss();
+      this.standbys.node?.dismiss();
       // The next node's record was begun but that node never started (a failed upgrade, a stop).
       const begun = this.nextRecord;
       if (begun) {
@@ -166,6 +175,7 @@ export class Supervisor {
       const node = await this.launch();
       // Removing old backups (possibly hundreds of GB) never holds back the new node: it starts first.
       this.prune();
+      this.readyStandbys();
       const startedAt = Date.now();
       const event = await new Promise<Wake>((resolve) => {
         this.wake = resolve;
@@ -264,7 +274,10 @@ export class Supervisor {
     this.nextRecord = undefined;
     await (record?.binary === binary ? record.written : this.tracker?.beforeSpawn(binary));
     this.nodeEnv ??= nodeEnvironment(this.tracker?.env);
-    this.node = startNode(binary, args, this.logger, this.nodeEnv);
+    // A standby runs the node only right after a switch, where pre-upgrade has just run this very file: a
+    // binary that cannot be run is then reported by the spawn, as at any other start.
+    this.node = startNode(binary, args, this.logger, this.nodeEnv, switched ? this.standbys.node : undefined);
+    this.nodeArgs = args;
     this.tracker?.spawned(this.node);
     this.running = current;
     this.events.emit('node-started', { text: `node started: ${binary}`, data: { pid: this.node.pid, binary, current: current.dir } });
@@ -303,7 +316,11 @@ export class Supervisor {
       // A download of this binary started before the halt is the same one the sequence needs: wait for it.
       this.planWatcher?.crossCheck(plan);
       await this.planWatcher?.settle(plan);
-      await applyUpgrade(plan, dir, this.context(), { delay: options.delay, ...(options.nodeStopped ? { nodeStopped: options.nodeStopped } : {}) });
+      await applyUpgrade(plan, dir, this.context(), {
+        delay: options.delay,
+        ...(options.nodeStopped ? { nodeStopped: options.nodeStopped } : {}),
+        ...(this.standbys.preUpgrade ? { preUpgradeStandby: this.standbys.preUpgrade } : {}),
+      });
       this.switchedTo = { dir, plan };
       // CHAINVISOR_BACKUP_KEEP: old backups go only once the upgrade they could undo is behind us.
       this.pruneDue = !this.config.unsafeSkipBackup;
@@ -382,6 +399,28 @@ export class Supervisor {
     }
   }
 
+  /**
+   * Forks the next switch's two programs ahead (src/proc/standby.ts), once the node has had a moment to
+   * start: each fork blocks chainvisor's event loop for about 1.5 ms, which a switch then does not pay.
+   * One that does not fit when it is needed (the node's arguments changed, the shell was killed) is
+   * dismissed and the program spawned as before.
+   */
+  private readyStandbys(): void {
+    clearTimeout(this.standbyTimer);
+    this.standbyTimer = setTimeout(() => {
+      if (this.stopSignal) return;
+      if (!this.standbys.preUpgrade?.usable) this.standbys.preUpgrade = startStandby({ args: preUpgradeArgs, stdio: 'pipe-output' });
+      const args = this.nodeArgs;
+      if (this.config.restartAfterUpgrade && args && !this.standbys.node?.fits(args, this.nodeEnv)) {
+        this.standbys.node?.dismiss();
+        this.standbys.node = startStandby({ args, stdio: 'inherit', env: this.nodeEnv });
+      }
+      const pids = [this.standbys.preUpgrade.pid, this.standbys.node?.pid];
+      this.logger.debug({ pids }, "next switch's pre-upgrade and node forked ahead (waiting shells named chainvisor-standby)");
+    }, standbyDelayMs);
+    this.standbyTimer.unref();
+  }
+
   /** Starts the removal of old backups due after an upgrade; awaited before run() returns. It never throws. */
   private prune(): void {
     if (!this.pruneDue) return;
@@ -417,6 +456,9 @@ export class Supervisor {
     this.wake?.({ kind: 'stop' });
   }
 }
+
+/** How long after a node's start its next switch's standbys are forked (out of the way of its start). */
+const standbyDelayMs = 100;
 
 function signalNumber(signal: NodeJS.Signals): number {
   return constants.signals[signal] ?? 0;

@@ -36,6 +36,7 @@ import {
 } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { type Plan, serializePlan } from '../plan/index.js';
+import type { Standby } from '../proc/index.js';
 import { runCustomPreUpgrade, runPreUpgrade } from './pre-upgrade.js';
 
 export type DownloadFn = (options: DownloadUpgradeOptions) => Promise<{ binary: string }>;
@@ -59,6 +60,8 @@ export interface ApplyOptions {
    * its plan record begun meanwhile, and nothing else runs before it resolves.
    */
   nodeStopped?: Promise<unknown>;
+  /** Runs `pre-upgrade` without forking chainvisor when it fits (src/proc/standby.ts). */
+  preUpgradeStandby?: Standby;
 }
 
 /**
@@ -168,7 +171,7 @@ async function sequence(plan: Plan, dir: string, binary: string, ahead: Ahead, c
       });
     }
     await makeExecutable(binary, found as Stats);
-    await runPreUpgrade({ binary, maxRetries: config.preUpgradeMaxRetries, logger });
+    await runPreUpgrade({ binary, maxRetries: config.preUpgradeMaxRetries, logger, standby: options.preUpgradeStandby });
   };
   const [preUpgrade, recorded] = await Promise.allSettled([prepare(stats), record]);
   if (preUpgrade.status === 'rejected') throw preUpgrade.reason;
