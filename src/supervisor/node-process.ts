@@ -52,7 +52,8 @@ export function nodeEnvironment(extra: Record<string, string> = {}): NodeJS.Proc
 export function startNode(binary: string, args: readonly string[], logger: Logger, env?: NodeJS.ProcessEnv, standby?: Standby): NodeProcess {
   // node:child_process rather than execa on this path: the node is started on every switch, and
   // execa's per-spawn work (about 2 ms here) is a fifth of the switch budget (bench:switch).
-  const child = standby?.take(binary, args, env) ?? spawn(binary, args, { stdio: 'inherit', ...(env ? { env } : {}) });
+  const taken = standby?.take(binary, args, env);
+  const child = taken ?? spawn(binary, args, { stdio: 'inherit', ...(env ? { env } : {}) });
   let done = false;
   // The node never outlives a chainvisor that exits on its own (an error, the end of `run`).
   const killOnExit = () => {
@@ -62,6 +63,14 @@ export function startNode(binary: string, args: readonly string[], logger: Logge
   const exited = new Promise<ExitStatus>((resolve, reject) => {
     child.once('exit', (code, signal) => {
       done = true;
+      // A spawn reports a binary it cannot run as an error; a standby's shell says why on stderr and exits so.
+      if (taken && (code === 126 || code === 127)) {
+        logger.error(
+          { binary, code },
+          'the node exited %d, the code of a program that could not be run (not executable, not a program for this machine, or its interpreter missing): the reason is on the line above',
+          code,
+        );
+      }
       process.off('exit', killOnExit);
       resolve({ code: code ?? undefined, signal: signal ?? undefined });
     });

@@ -106,17 +106,14 @@ export interface PreUpgradeOptions {
   binary: string;
   maxRetries: number;
   logger: Logger;
-  /** A standby started with the arguments `pre-upgrade` and piped output: the first attempt runs in it. */
+  /** A standby with piped output (src/proc/standby.ts): the first attempt runs in it. */
   standby?: Standby | undefined;
 }
-
-/** The arguments a pre-upgrade standby is started with. */
-export const preUpgradeArgs: readonly string[] = ['pre-upgrade'];
 
 export async function runPreUpgrade({ binary, maxRetries, logger, standby }: PreUpgradeOptions): Promise<void> {
   logger.info({ binary }, 'running pre-upgrade');
   for (let attempt = 1; ; attempt++) {
-    const result = await runLogged(binary, [...preUpgradeArgs], { logger, source: 'pre-upgrade', standby: attempt === 1 ? standby : undefined });
+    const result = await runLogged(binary, ['pre-upgrade'], { logger, source: 'pre-upgrade', standby: attempt === 1 ? standby : undefined });
     const code = result.exitCode;
     if (code === 0) {
       logger.info({ binary }, 'pre-upgrade succeeded');

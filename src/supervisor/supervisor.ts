@@ -25,7 +25,6 @@ import { type PlanWatcher, startPlanWatcher } from '../staging/index.js';
 import { type UpgradeInfoWatcher, watchUpgradeInfo } from '../watcher/index.js';
 import { type Verdict, upgradeDue } from './due.js';
 import { type ExitStatus, type NodeProcess, describeExit, exitCodeOf, nodeEnvironment, startNode } from './node-process.js';
-import { preUpgradeArgs } from './pre-upgrade.js';
 import { type DownloadFn, applyUpgrade } from './upgrade.js';
 
 export interface SupervisorOptions {
@@ -63,9 +62,8 @@ export class Supervisor {
   private readonly abort = new AbortController();
   private readonly download: DownloadFn | undefined;
   private readonly tracker: NodeTracker | undefined;
-  /** The node's environment, built at its first start (nodeEnvironment), and the running node's arguments. */
+  /** The node's environment, built at its first start (nodeEnvironment). */
   private nodeEnv: NodeJS.ProcessEnv | undefined;
-  private nodeArgs: readonly string[] | undefined;
   /** The next switch's programs, forked ahead (readyStandbys). */
   private readonly standbys: { preUpgrade?: Standby; node?: Standby } = {};
   private standbyTimer: NodeJS.Timeout | undefined;
@@ -184,6 +182,8 @@ export class Supervisor {
         if (this.stopSignal) resolve({ kind: 'stop' });
       });
       this.wake = undefined;
+      // A node that halts at once: the standbys are not forked in the middle of its switch.
+      clearTimeout(this.standbyTimer);
 
       if (event.kind === 'stop' || (this.stopSignal && event.kind === 'exited')) {
         const status = await node.exited;
@@ -277,7 +277,6 @@ export class Supervisor {
     // A standby runs the node only right after a switch, where pre-upgrade has just run this very file: a
     // binary that cannot be run is then reported by the spawn, as at any other start.
     this.node = startNode(binary, args, this.logger, this.nodeEnv, switched ? this.standbys.node : undefined);
-    this.nodeArgs = args;
     this.tracker?.spawned(this.node);
     this.running = current;
     this.events.emit('node-started', { text: `node started: ${binary}`, data: { pid: this.node.pid, binary, current: current.dir } });
@@ -402,21 +401,25 @@ export class Supervisor {
   /**
    * Forks the next switch's two programs ahead (src/proc/standby.ts), once the node has had a moment to
    * start: each fork blocks chainvisor's event loop for about 1.5 ms, which a switch then does not pay.
-   * One that does not fit when it is needed (the node's arguments changed, the shell was killed) is
-   * dismissed and the program spawned as before.
+   * One that cannot be used when it is needed (the shell was killed) is dismissed and the program
+   * spawned as before.
    */
   private readyStandbys(): void {
     clearTimeout(this.standbyTimer);
     this.standbyTimer = setTimeout(() => {
       if (this.stopSignal) return;
-      if (!this.standbys.preUpgrade?.usable) this.standbys.preUpgrade = startStandby({ args: preUpgradeArgs, stdio: 'pipe-output' });
-      const args = this.nodeArgs;
-      if (this.config.restartAfterUpgrade && args && !this.standbys.node?.fits(args, this.nodeEnv)) {
-        this.standbys.node?.dismiss();
-        this.standbys.node = startStandby({ args, stdio: 'inherit', env: this.nodeEnv });
+      try {
+        if (!this.standbys.preUpgrade?.usable) this.standbys.preUpgrade = startStandby({ stdio: 'pipe-output' });
+        if (this.config.restartAfterUpgrade && !this.standbys.node?.fits(this.nodeEnv)) {
+          this.standbys.node?.dismiss();
+          this.standbys.node = startStandby({ stdio: 'inherit', env: this.nodeEnv });
+        }
+        const pids = [this.standbys.preUpgrade.pid, this.standbys.node?.pid];
+        this.logger.debug({ pids }, "next switch's pre-upgrade and node forked ahead (waiting shells named chainvisor-standby)");
+      } catch (error) {
+        // Only a speed-up: never a reason to disturb the running node.
+        this.logger.warn({ err: error }, 'could not fork the next switch\'s programs ahead; they will be started at the switch');
       }
-      const pids = [this.standbys.preUpgrade.pid, this.standbys.node?.pid];
-      this.logger.debug({ pids }, "next switch's pre-upgrade and node forked ahead (waiting shells named chainvisor-standby)");
     }, standbyDelayMs);
     this.standbyTimer.unref();
   }

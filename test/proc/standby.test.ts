@@ -24,7 +24,7 @@ async function startTicks(pid: number): Promise<number> {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
 }
 
-describe('standby: a program forked ahead, run on demand', () => {
+describe('standby: a program forked ahead, run on demand', { skip: process.platform !== 'linux' && 'reads /proc' }, () => {
   let root: string;
   let marker: string;
   /** A program that records its pid, arguments, one variable and whether fd 3 is open, then exits 5. */
@@ -50,9 +50,12 @@ describe('standby: a program forked ahead, run on demand', () => {
 
   test('a taken standby runs the program in its own pid, with its arguments and environment, fd 3 closed, output piped', async () => {
     const env = { ...process.env, STANDBY_VAR: 'from the standby' };
-    const standby = startStandby({ args: ['start', 'two words', ''], stdio: 'pipe-output', env });
+    const standby = startStandby({ stdio: 'pipe-output', env });
     assert.ok(standby.pid, 'the shell started');
     await new Promise((resolve) => setTimeout(resolve, 50));
+    const cmdline = (await fs.readFile(`/proc/${standby.pid}/cmdline`, 'utf8')).split('\0');
+    assert.equal(cmdline.at(-2), 'chainvisor-standby', 'the waiting shell shows its name last…');
+    assert.ok(!cmdline.includes('start'), '…and nothing of the program');
     await assert.rejects(fs.access(marker), 'nothing runs before take()');
     const child = standby.take(program, ['start', 'two words', ''], env);
     assert.ok(child, 'taken');
@@ -72,7 +75,7 @@ describe('standby: a program forked ahead, run on demand', () => {
   });
 
   test('the program keeps the start time of the shell, forked before it was needed', async () => {
-    const standby = startStandby({ args: [], stdio: 'pipe-output' });
+    const standby = startStandby({ stdio: 'pipe-output' });
     const forked = await startTicks(standby.pid as number);
     await new Promise((resolve) => setTimeout(resolve, 120));
     const child = standby.take(program, []);
@@ -84,7 +87,7 @@ describe('standby: a program forked ahead, run on demand', () => {
   });
 
   test('a dismissed standby exits 0 and runs nothing', async () => {
-    const standby = startStandby({ args: [], stdio: 'pipe-output' });
+    const standby = startStandby({ stdio: 'pipe-output' });
     const pid = standby.pid as number;
     standby.dismiss();
     await waitFor(async () => !(await isProcessAlive(pid)), 'the shell exits', 5000);
@@ -93,16 +96,16 @@ describe('standby: a program forked ahead, run on demand', () => {
     await assert.rejects(fs.access(marker), 'the program never ran');
   });
 
-  test('other arguments, another environment, a relative path or a path with a newline: not taken, and the shell exits', async () => {
+  test('another environment, a relative path, a path or an argument with a newline: not taken, and the shell exits', async () => {
     const env = { ...process.env };
     for (const [file, args, takeEnv] of [
-      [program, ['other'], env],
       [program, [], { ...env }],
       ['bins/program', [], env],
       [`${program}\nsecond line`, [], env],
+      [program, ['one\ntwo'], env],
     ] as const) {
-      const standby = startStandby({ args: [], stdio: 'pipe-output', env });
-      assert.equal(standby.fits([], env), true);
+      const standby = startStandby({ stdio: 'pipe-output', env });
+      assert.equal(standby.fits(env), true);
       assert.equal(standby.take(file, args, takeEnv), undefined, `${JSON.stringify(file)} ${JSON.stringify(args)}`);
       await waitFor(async () => !(await isProcessAlive(standby.pid as number)), 'the shell exits', 5000);
     }
@@ -110,17 +113,69 @@ describe('standby: a program forked ahead, run on demand', () => {
   });
 
   test('a standby killed before its use is not used', async () => {
-    const standby = startStandby({ args: [], stdio: 'pipe-output' });
+    const standby = startStandby({ stdio: 'pipe-output' });
     process.kill(standby.pid as number, 'SIGTERM');
     await waitFor(async () => !standby.usable, 'the standby sees its shell gone', 5000);
     assert.equal(standby.take(program, []), undefined);
     await assert.rejects(fs.access(marker));
   });
 
+  test('a standby that died moments ago (not yet reaped) is not used: its exit would pass for the program\'s', async () => {
+    const standby = startStandby({ stdio: 'pipe-output' });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    process.kill(standby.pid as number, 'SIGKILL');
+    // The event loop is held, so the exit is not seen yet: only a look at the process itself tells.
+    const until = Date.now() + 100;
+    while (Date.now() < until) {
+      // busy
+    }
+    assert.equal(standby.usable, true, 'the exit event has not been handled');
+    assert.equal(standby.take(program, []), undefined);
+    await assert.rejects(fs.access(marker));
+  });
+
+  test('an environment a shell would not pass on unchanged gets no standby; one without PWD gets none added', async () => {
+    const { PWD: _pwd, ...noPwd } = process.env;
+    assert.equal(startStandby({ stdio: 'pipe-output', env: { ...noPwd, 'ODD-NAME': 'x' } }).usable, false, 'a name that is not a shell name');
+    assert.equal(startStandby({ stdio: 'pipe-output', env: { ...noPwd, PWD: root } }).usable, false, 'a PWD that is not the working folder');
+    const standby = startStandby({ stdio: 'pipe-output', env: noPwd });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const child = standby.take('/usr/bin/env', ['-0'], noPwd);
+    assert.ok(child);
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => (out += d));
+    const closed = once(child, 'close');
+    await exited(child);
+    await closed;
+    const shown = Object.fromEntries(
+      out
+        .split('\0')
+        .filter((entry) => entry !== '')
+        .map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
+    );
+    // bash as /bin/sh adds SHLVL=0 when it is not set (README); dash adds nothing.
+    if (noPwd.SHLVL === undefined && (await fs.realpath('/bin/sh')).endsWith('bash')) delete shown.SHLVL;
+    assert.deepEqual(shown, noPwd, 'the program gets exactly the environment given');
+  });
+
+  test('out of file descriptors: no standby, and no exception', async () => {
+    const code = `const fs = await import('node:fs'); const { startStandby } = await import(${JSON.stringify(procIndex)});
+      try { for (;;) fs.openSync('/dev/null', 'r'); } catch {}
+      let result; try { const s = startStandby({ stdio: 'pipe-output' }); result = s.usable ? 'usable' : 'gone'; } catch (e) { result = 'threw ' + e.message; }
+      fs.writeSync(1, result);`;
+    const owner = spawn('/bin/sh', ['-c', 'ulimit -n 64 && exec "$0" --input-type=module -e "$1"', process.execPath, code], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    owner.stdout?.on('data', (d: Buffer) => (out += d));
+    const closed = once(owner, 'close');
+    assert.deepEqual(await exited(owner), { code: 0, signal: null });
+    await closed;
+    assert.equal(out, 'gone');
+  });
+
   test('a program the shell cannot run exits 126 or 127 with the reason on its stderr', async () => {
     const notAProgram = path.join(root, 'not-a-program');
     await fs.writeFile(notAProgram, Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, ...new Array(56).fill(0)]), { mode: 0o755 });
-    const standby = startStandby({ args: ['pre-upgrade'], stdio: 'pipe-output' });
+    const standby = startStandby({ stdio: 'pipe-output' });
     const child = standby.take(notAProgram, ['pre-upgrade']);
     assert.ok(child);
     const closed = once(child, 'close');
@@ -135,7 +190,7 @@ describe('standby: a program forked ahead, run on demand', () => {
   test('when chainvisor is killed (SIGKILL), its waiting standby exits without running anything', async () => {
     const owner = spawn(
       process.execPath,
-      ['--input-type=module', '-e', `const { startStandby } = await import(${JSON.stringify(procIndex)}); const s = startStandby({ args: [], stdio: 'inherit' }); console.log(s.pid); setInterval(() => {}, 1000);`],
+      ['--input-type=module', '-e', `const { startStandby } = await import(${JSON.stringify(procIndex)}); const s = startStandby({ stdio: 'inherit' }); console.log(s.pid); setInterval(() => {}, 1000);`],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     const [line] = (await once(owner.stdout as NodeJS.ReadableStream, 'data')) as [Buffer];
@@ -150,7 +205,7 @@ describe('standby: a program forked ahead, run on demand', () => {
   test('a waiting standby does not keep its owner alive', async () => {
     const owner = spawn(
       process.execPath,
-      ['--input-type=module', '-e', `const { startStandby } = await import(${JSON.stringify(procIndex)}); startStandby({ args: [], stdio: 'pipe-output' }); startStandby({ args: [], stdio: 'inherit' });`],
+      ['--input-type=module', '-e', `const { startStandby } = await import(${JSON.stringify(procIndex)}); startStandby({ stdio: 'pipe-output' }); startStandby({ stdio: 'inherit' });`],
       { stdio: 'ignore' },
     );
     const timer = setTimeout(() => owner.kill('SIGKILL'), 10_000);

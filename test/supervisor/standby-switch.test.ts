@@ -36,7 +36,7 @@ async function standbysOf(parent: number): Promise<number[]> {
 const uptimeTicks = `$(cut -d' ' -f1 /proc/uptime | tr -d .)`;
 const startTicks = `$(s=$(cat /proc/$$/stat); s=\${s##*) }; set -- $s; shift 19; echo $1)`;
 
-describe('chainvisor run: the switch uses processes forked ahead', () => {
+describe('chainvisor run: the switch uses processes forked ahead', { skip: process.platform !== 'linux' && 'reads /proc' }, () => {
   let t: TestHome;
   let trigger: string;
   beforeEach(async () => {
@@ -133,6 +133,18 @@ describe('chainvisor run: the switch uses processes forked ahead', () => {
     assert.match(r.all ?? '', /pre-upgrade failed: it exited 12[67], the code of a program that could not be run/);
     assert.match(r.all ?? '', /Exec format error/, "the shell's reason, copied from pre-upgrade's output");
     assert.equal(await t.current(), 'genesis');
+  });
+
+  test('a binary gone between pre-upgrade and the node start: the exit 127 is reported as a program that could not be run', async () => {
+    const installed = path.join(t.home, 'cosmovisor/upgrades/v2/bin/simd');
+    await fs.writeFile(installed, '#!/bin/sh\n[ "$1" = pre-upgrade ] && { rm -f "$0"; exit 0; }\nexit 0\n', { mode: 0o755 });
+    const run = t.spawn(['run', 'start']);
+    await waitFor(async () => (await standbysOf(run.pid as number)).length === 2, 'two standbys wait beside the node');
+    await fs.writeFile(trigger, '');
+    const r = await run;
+    assert.equal(r.exitCode, 127, r.all);
+    assert.match(r.all ?? '', /not found/, "the shell's reason");
+    assert.match(r.all ?? '', /the node exited 127, the code of a program that could not be run/);
   });
 
   test('chainvisor stopped with the node: its waiting standbys end too, having run nothing', async () => {
