@@ -7,6 +7,7 @@
  * `ps -o lstart=` gives the start time to the second, and the environment is not readable.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import { isErrno } from '../errors/index.js';
 
@@ -20,15 +21,38 @@ const userHz = 100;
 
 /** True while `pid` is a running process (a zombie — exited, not yet reaped — counts as gone). */
 export async function isProcessAlive(pid: number): Promise<boolean> {
+  if (!signalable(pid)) return false;
+  if (!linux) return true;
+  return running(await readStat(pid));
+}
+
+/**
+ * isProcessAlive without yielding to the event loop, for a look that must be the last thing before
+ * acting on the process (a standby about to be told its program).
+ */
+export function isProcessAliveNow(pid: number): boolean {
+  if (!signalable(pid)) return false;
+  if (!linux) return true;
+  try {
+    return running(parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8')));
+  } catch (error) {
+    if (isErrno(error, 'ENOENT') || isErrno(error, 'ESRCH')) return false;
+    throw error;
+  }
+}
+
+/** Whether a signal could reach `pid`: it exists (EPERM: it belongs to another user). */
+function signalable(pid: number): boolean {
   if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
+    return true;
   } catch (error) {
-    // EPERM: it exists but belongs to another user.
-    if (!isErrno(error, 'EPERM')) return false;
+    return isErrno(error, 'EPERM');
   }
-  if (!linux) return true;
-  const stat = await readStat(pid);
+}
+
+function running(stat: Stat | undefined): boolean {
   return stat !== undefined && stat.state !== 'Z' && stat.state !== 'X';
 }
 
@@ -110,6 +134,10 @@ async function readStat(pid: number): Promise<Stat | undefined> {
     if (isErrno(error, 'ENOENT') || isErrno(error, 'ESRCH')) return undefined;
     throw error;
   }
+  return parseStat(text);
+}
+
+function parseStat(text: string): Stat | undefined {
   // "pid (comm) state ppid …": comm may hold spaces and parentheses, so split after the last ')'.
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   // fields[0] is field 3 (state); field 22 (starttime) is fields[19].

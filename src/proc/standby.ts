@@ -17,6 +17,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import type { Socket } from 'node:net';
 import path from 'node:path';
+import { isProcessAliveNow } from './identity.js';
 
 /**
  * fd 3 brings the program's path, the number of arguments and the arguments, a line each; it is closed
@@ -138,22 +139,12 @@ function shellFor(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /**
- * Whether the shell is still there to run the program, looked at just before it is told: one that died
- * moments ago is a zombie until the event loop reaps it, and its exit would pass for the program's.
+ * Looked at just before the shell is told: one that died moments ago is a zombie until the event loop
+ * reaps it, and its exit would pass for the program's. A look that fails counts as gone (a spawn then).
  */
 function stillWaiting(pid: number): boolean {
-  if (process.platform !== 'linux') {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  }
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state !== 'Z' && state !== 'X';
+    return isProcessAliveNow(pid);
   } catch {
     return false;
   }

@@ -46,7 +46,7 @@ export function nodeEnvironment(extra: Record<string, string> = {}): NodeJS.Proc
 
 /**
  * `env` is the node's whole environment (nodeEnvironment); without it the node inherits chainvisor's.
- * `standby`, when it fits (same arguments and environment), runs the node in its waiting process instead
+ * `standby`, when it fits (started with this environment), runs the node in its waiting process instead
  * of a fork of chainvisor (src/proc/standby.ts).
  */
 export function startNode(binary: string, args: readonly string[], logger: Logger, env?: NodeJS.ProcessEnv, standby?: Standby): NodeProcess {

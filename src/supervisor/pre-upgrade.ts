@@ -36,9 +36,15 @@ interface RunResult {
  * stdout: stdout carries the node's output only, for operators who parse it. node:child_process, not
  * execa: `pre-upgrade` runs inside every switch, where execa's per-spawn cost is measurable (bench:switch).
  */
-function runLogged(file: string, args: string[], options: { cwd?: string; logger: Logger; source: string; standby?: Standby | undefined }): Promise<RunResult> {
+function runLogged(
+  file: string,
+  args: string[],
+  options: { cwd?: string; logger: Logger; source: string; standby?: Standby | undefined },
+): Promise<RunResult> {
   return new Promise((resolve) => {
-    const child = options.standby?.take(file, args) ?? spawn(file, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A standby runs the program in chainvisor's own working folder: not used when another is asked for.
+    const standby = options.cwd === undefined ? options.standby : undefined;
+    const child = standby?.take(file, args) ?? spawn(file, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let cause: NodeJS.ErrnoException | undefined;
     child.on('error', (error: NodeJS.ErrnoException) => {
       cause ??= error;

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { isProcessAlive, startStandby } from '../../src/proc/index.js';
+import { isProcessAlive, processStartToken, startStandby } from '../../src/proc/index.js';
 import { waitFor } from '../support/home.js';
 
 const procIndex = path.resolve(fileURLToPath(import.meta.url), '../../../src/proc/index.js');
@@ -16,12 +16,6 @@ async function exited(child: ChildProcess): Promise<{ code: number | null; signa
   if (child.exitCode !== null || child.signalCode !== null) return { code: child.exitCode, signal: child.signalCode };
   const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
   return { code, signal };
-}
-
-/** The start time of `pid` in clock ticks since boot (field 22 of /proc/<pid>/stat). */
-async function startTicks(pid: number): Promise<number> {
-  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
 }
 
 describe('standby: a program forked ahead, run on demand', { skip: process.platform !== 'linux' && 'reads /proc' }, () => {
@@ -76,7 +70,8 @@ describe('standby: a program forked ahead, run on demand', { skip: process.platf
 
   test('the program keeps the start time of the shell, forked before it was needed', async () => {
     const standby = startStandby({ stdio: 'pipe-output' });
-    const forked = await startTicks(standby.pid as number);
+    // On Linux the start token is the start time in clock ticks since boot.
+    const forked = Number(await processStartToken(standby.pid as number));
     await new Promise((resolve) => setTimeout(resolve, 120));
     const child = standby.take(program, []);
     assert.ok(child);
