@@ -73,6 +73,8 @@ export class Supervisor {
   private planWatcher: PlanWatcher | undefined;
   private stopSignal: NodeJS.Signals | undefined;
   private wake: ((event: Wake) => void) | undefined;
+  /** Set while a node's exit waits for a stop signal on its way (stopSignalWithin). */
+  private stopArrived: (() => void) | undefined;
   private readonly reportedSkips = new Set<string>();
   private reportedInvalid: string | undefined;
   private readonly manual: ManualUpgrades;
@@ -221,6 +223,13 @@ export class Supervisor {
         const due = await this.dueFromFile();
         manual = due ? undefined : this.manual.haltedOnExit(event.status);
         if (!due && !manual) {
+          // A stop sent to the whole process group (Ctrl-C, systemd's KillMode=control-group) reaches the
+          // node and chainvisor together, and the node's exit can be seen before chainvisor's own signal:
+          // that exit is an orderly stop, never a crash, an after-upgrade event or a restart.
+          if (await this.stopSignalWithin(groupSignalSettleMs)) {
+            this.logger.info({ event: 'node-stopped', node: describeExit(event.status) }, 'node stopped; chainvisor exits with its status');
+            return exitCodeOf(event.status);
+          }
           const { code, signal } = event.status;
           const exit = { code, signal, pid: node.pid, ranMs: Date.now() - startedAt, described: describeExit(event.status) };
           const next = await afterNodeExit(exit, { policy: this.restarts, restartMax: this.config.restartMax, events: this.events, logger: this.logger, signal: this.abort.signal, lastUpgrade: this.lastUpgrade });
@@ -431,6 +440,21 @@ export class Supervisor {
     this.pruning = pruneBackups({ config: this.config, layout: this.layout, logger: this.logger });
   }
 
+  /** True once a stop signal has arrived, waiting up to `ms` for one that is on its way. */
+  private async stopSignalWithin(ms: number): Promise<boolean> {
+    if (this.stopSignal) return true;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      this.stopArrived = done;
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    this.stopArrived = undefined;
+    return this.stopSignal !== undefined;
+  }
+
   private onSignal(signal: NodeJS.Signals): void {
     const node = this.node;
     if (signal === 'SIGHUP') {
@@ -457,8 +481,16 @@ export class Supervisor {
       }
     }
     this.wake?.({ kind: 'stop' });
+    this.stopArrived?.();
   }
 }
+
+/**
+ * How long a node's exit waits for chainvisor's own stop signal before it is judged a failure. A signal
+ * to the group is delivered to both processes at once, so it arrives within microseconds to a few
+ * milliseconds of the node's exit (seen in 2 of 8 group SIGTERMs); a crash's restart waits this much longer.
+ */
+const groupSignalSettleMs = 250;
 
 /** How long after a node's start its next switch's standbys are forked (out of the way of its start). */
 const standbyDelayMs = 100;
