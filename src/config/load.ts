@@ -122,9 +122,9 @@ function parseValue(spec: SettingSpec, text: string): Parsed<unknown> {
     case 'bool':
       return parseBool(text);
     case 'duration':
-      return withinTimerRange(parseDuration(text), spec.minMs);
+      return atLeast(withinTimerRange(parseDuration(text)), spec.min, 'ms');
     case 'count':
-      return parseCount(text);
+      return atLeast(parseCount(text), spec.min, '');
     case 'bytes':
       return parseBytes(text);
     case 'enum':
@@ -141,15 +141,18 @@ function parseValue(spec: SettingSpec, text: string): Parsed<unknown> {
  */
 export const maxTimerMs = 2 ** 31 - 1;
 
-function withinTimerRange(parsed: Parsed<number>, minMs: number | undefined): Parsed<number> {
+function withinTimerRange(parsed: Parsed<number>): Parsed<number> {
   if (!parsed.ok) return parsed;
   if (parsed.value > maxTimerMs) {
     return { ok: false, message: `is longer than chainvisor can wait (at most ${maxTimerMs} ms, about 24.8 days); use 596h or less` };
   }
-  if (minMs !== undefined && parsed.value < minMs) {
-    return { ok: false, message: `must be at least ${minMs}ms; a shorter interval keeps a CPU core busy for nothing` };
-  }
   return parsed;
+}
+
+/** A setting's minimum (SettingBase.min), with the reason a smaller value is refused. */
+function atLeast(parsed: Parsed<number>, min: SettingSpec['min'], unit: string): Parsed<number> {
+  if (!parsed.ok || min === undefined || parsed.value >= min.value) return parsed;
+  return { ok: false, message: `must be at least ${min.value}${unit}: ${min.why}` };
 }
 
 /** Config files are a few KiB; anything over 1 MiB (or not a regular file) is refused, never read whole. */

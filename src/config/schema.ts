@@ -17,8 +17,11 @@ interface SettingBase {
   readonly values?: readonly string[];
   /** Shown instead of the default in docs when the default is derived from another setting. */
   readonly defaultDoc?: string;
-  /** For durations: the smallest value accepted, in ms (every duration is also capped at Node's timer limit). */
-  readonly minMs?: number;
+  /**
+   * The smallest value accepted (durations in ms; every duration is also capped at Node's timer limit), and
+   * why a smaller one is refused: a value that would break every upgrade is refused by `config`, never met at the halt.
+   */
+  readonly min?: { readonly value: number; readonly why: string };
   /** `chainvisor config` hides the value (`secret`) or the credentials in its URLs (`urls`). */
   readonly redact?: 'secret' | 'urls';
 }
@@ -76,7 +79,7 @@ export const settings = {
     env: 'DAEMON_POLL_INTERVAL',
     kind: 'duration',
     default: '300ms',
-    minMs: 10,
+    min: { value: 10, why: 'a shorter interval keeps a CPU core busy for nothing' },
     description: 'Polling period for `data/upgrade-info.json`: the safety net beside file events, or the only check with `CHAINVISOR_WATCH=poll`.',
   },
   unsafeSkipBackup: {
@@ -196,13 +199,14 @@ export const settings = {
     env: 'CHAINVISOR_DOWNLOAD_TIMEOUT',
     kind: 'duration',
     default: '30s',
+    min: { value: 100, why: '0 would turn every timeout off (a server that accepts and never answers would hold the halted node until CHAINVISOR_DOWNLOAD_DEADLINE), and less than 100ms fails every download' },
     description: 'Connect and response-header timeout, and the longest pause allowed while the body streams.',
   },
   downloadDeadline: {
     env: 'CHAINVISOR_DOWNLOAD_DEADLINE',
     kind: 'duration',
     default: '1h',
-    minMs: 1000,
+    min: { value: 1000, why: 'a shorter deadline fails every download' },
     description:
       'Longest time fetching one file of an upgrade (its binary or archive, or the Info document) may take, retries and backoff included; past it the upgrade fails (exit 79) with `CHAINVISOR_DOWNLOAD_DEADLINE`, naming the URL and the bytes received. Guards against a server that trickles a few bytes at a time, which the stall timeout never catches.',
   },
@@ -216,6 +220,7 @@ export const settings = {
     env: 'CHAINVISOR_EXTRACT_MAX_ENTRIES',
     kind: 'count',
     default: '10000',
+    min: { value: 1, why: '0 would refuse every archive at the halt' },
     description: 'Most entries an archive may hold.',
   },
   smokeTest: {
@@ -273,7 +278,7 @@ export const settings = {
     kind: 'duration',
     default: '10s',
     description:
-      "How often `run` reads the scheduled upgrade plan and the latest height from the node's gRPC (`DAEMON_GRPC_ADDRESS`), to stage the binary before the halt; every 5 blocks instead on chains faster than that (at most once a second), and every second until the node first answers. `0s` turns plan watching off.",
+      "How often `run` reads the scheduled upgrade plan and the latest height from the node's gRPC (`DAEMON_GRPC_ADDRESS`), to stage the binary before the halt; every 5 blocks instead on chains faster than that (at most once a second); until the node answers after a start, after 1, 2, 4 … seconds up to this interval (a node without gRPC is reported once, and costs no staging). `0s` turns plan watching off.",
   },
   stageWarnBlocks: {
     env: 'CHAINVISOR_STAGE_WARN_BLOCKS',

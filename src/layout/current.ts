@@ -29,7 +29,7 @@ export async function readCurrentDir(layout: Layout): Promise<BinaryDir> {
     if (isErrno(error, 'EINVAL')) {
       throw new ChainvisorError('CHAINVISOR_CURRENT_NOT_LINK', `${layout.currentLink} is not a symbolic link`, {
         hint: `move it aside; chainvisor manages 'current' as a link to genesis or upgrades/<name>`,
-        exitCode: ExitCode.upgradeFailed,
+        exitCode: ExitCode.config,
       });
     }
     throw isFsError(error) ? layoutFsError(layout.currentLink, 'read', error) : error;
@@ -42,7 +42,7 @@ export async function readCurrentDir(layout: Layout): Promise<BinaryDir> {
     throw new ChainvisorError(
       'CHAINVISOR_CURRENT_OUTSIDE',
       `${layout.currentLink} points to ${target}, which is not genesis or a folder under ${layout.upgradesDir}`,
-      { hint: "point it at 'genesis' or 'upgrades/<name>' (for example: ln -sfn genesis current)", exitCode: ExitCode.upgradeFailed },
+      { hint: "point it at 'genesis' or 'upgrades/<name>' (for example: ln -sfn genesis current)", exitCode: ExitCode.config },
     );
   }
   return parts.join('/');
