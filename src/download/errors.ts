@@ -64,7 +64,7 @@ export class RedirectError extends ChainvisorError {
 
   constructor(url: string, reason: string, chain: readonly string[]) {
     super('CHAINVISOR_REDIRECT_REFUSED', `refusing the redirects of ${url}: ${reason} (${chain.join(' -> ')})`, {
-      hint: 'the server or the URL in the Info is misconfigured; use the final, direct https URL in the Info',
+      hint: `the server or the URL in the Info is misconfigured: the Info must give the final, direct https URL; for an Info already on chain, get the binary from the chain's release and install it with 'chainvisor add-upgrade <name> <path>'`,
       exitCode: ExitCode.upgradeFailed,
     });
     this.name = 'RedirectError';

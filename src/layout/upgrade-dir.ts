@@ -22,9 +22,26 @@ export function pathEscape(segment: string): string {
 export function upgradeDirName(planName: string, options: { recase: boolean }): string {
   if (planName === '' || planName === '.' || planName === '..' || /[\u0000-\u001f\u007f]/.test(planName)) {
     throw new ChainvisorError('CHAINVISOR_BAD_PLAN_NAME', `the upgrade name ${JSON.stringify(planName)} cannot be used as a folder name`, {
-      hint: 'names must be non-empty, not "." or "..", and free of control characters; the plan on chain must be corrected',
+      hint: `no folder under upgrades/ can hold this upgrade's binary: names must be non-empty, not "." or "..", and free of control characters. The name comes from the chain's upgrade proposal and cannot be changed here: tell the chain's developers, who must schedule the upgrade again under a valid name`,
       exitCode: ExitCode.upgradeFailed,
     });
   }
-  return pathEscape(options.recase ? planName.toLowerCase() : planName);
+  const dir = pathEscape(options.recase ? planName.toLowerCase() : planName);
+  const bytes = Buffer.byteLength(dir);
+  if (bytes > maxNameBytes) {
+    throw new ChainvisorError(
+      'CHAINVISOR_BAD_PLAN_NAME',
+      `the upgrade name ${JSON.stringify(planName)} (${[...planName].length} characters) makes a folder name of ${bytes} bytes under upgrades/, more than the ${maxNameBytes} a file name may have`,
+      {
+        hint:
+          "no folder can hold this upgrade's binary, so neither add-upgrade nor a download can install it. The name comes from the chain's upgrade proposal and " +
+          `cannot be changed here (COSMOVISOR_DISABLE_RECASE does not shorten it): tell the chain's developers, who must schedule the upgrade again under a shorter name (at most ${maxNameBytes} bytes once escaped: letters, digits and -_.~ count one byte, other characters 3 to 12)`,
+        exitCode: ExitCode.upgradeFailed,
+      },
+    );
+  }
+  return dir;
 }
+
+/** The longest file name Linux filesystems (ext4, XFS, btrfs, tmpfs) and macOS accept, in bytes. */
+const maxNameBytes = 255;

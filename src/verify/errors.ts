@@ -22,7 +22,7 @@ export class ChecksumFormatError extends ChainvisorError {
 
   constructor(value: string, reason: string) {
     super('CHAINVISOR_CHECKSUM_INVALID', `invalid checksum ${JSON.stringify(value)}: ${reason}`, {
-      hint: 'write it as checksum=<algorithm>:<hex>, for example checksum=sha256:<64 hex digits> (sha256 or sha512; sha1 and md5 are accepted for compatibility)',
+      hint: `the Info must write it as checksum=<algorithm>:<hex>, for example checksum=sha256:<64 hex digits> (sha256 or sha512; sha1 and md5 are accepted for compatibility); for an Info already on chain, get the binary from the chain's release and install it with 'chainvisor add-upgrade <name> <path>'`,
       exitCode: ExitCode.upgradeFailed,
     });
     this.name = 'ChecksumFormatError';
@@ -60,7 +60,7 @@ export class ChecksumMismatchError extends ChainvisorError {
 export class UnknownFormatError extends ChainvisorError {
   constructor(subject: Subject, detail: string) {
     super('CHAINVISOR_UNKNOWN_FORMAT', `the ${describe(subject)} is not a supported archive or executable: ${detail}`, {
-      hint: 'publish a plain executable (ELF, Mach-O, PE or a #! script), a .tar, .tar.gz/.tgz or .zip holding bin/<DAEMON_NAME> or <DAEMON_NAME>',
+      hint: `the Info must name a plain executable (ELF, Mach-O, PE or a #! script), or a .tar, .tar.gz/.tgz or .zip holding bin/<DAEMON_NAME> or <DAEMON_NAME>; nothing was installed; for an Info already on chain, get the binary from the chain's release and install it with 'chainvisor add-upgrade <name> <path>'`,
       exitCode: ExitCode.upgradeFailed,
     });
     this.name = 'UnknownFormatError';

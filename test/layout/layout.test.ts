@@ -21,6 +21,23 @@ describe('upgrade folder names', () => {
       assert.throws(() => upgradeDirName(name, { recase: true }), { code: 'CHAINVISOR_BAD_PLAN_NAME' }, JSON.stringify(name));
     }
   });
+
+  test('a name whose folder would be over 255 bytes is refused with a hint about the proposal, not the home', () => {
+    assert.equal(upgradeDirName('a'.repeat(255), { recase: true }), 'a'.repeat(255));
+    assert.equal(upgradeDirName('升'.repeat(28), { recase: true }).length, 252);
+    for (const name of ['a'.repeat(256), '升'.repeat(30)]) {
+      assert.throws(
+        () => upgradeDirName(name, { recase: true }),
+        (error: Error & { code?: string; hint?: string }) => {
+          assert.equal(error.code, 'CHAINVISOR_BAD_PLAN_NAME');
+          assert.match(error.message, /makes a folder name of (256|270) bytes under upgrades\/, more than the 255 a file name may have/);
+          assert.match(error.hint ?? '', /comes from the chain's upgrade proposal/);
+          assert.doesNotMatch(error.hint ?? '', /DAEMON_HOME or DAEMON_NAME/);
+          return true;
+        },
+      );
+    }
+  });
 });
 
 describe('the current link', () => {

@@ -22,7 +22,7 @@ export const showUpgradeInfoCommand: Command = {
     const read = await readBounded(record, maxUpgradeInfoBytes);
     if (read.status === 'missing') {
       throw new ChainvisorError('CHAINVISOR_NO_UPGRADE_INFO', `current points at ${dir}, which has no upgrade-info.json`, {
-        hint: 'the folder was switched to by hand rather than by an upgrade',
+        hint: `current was pointed at ${dir} by hand rather than by an upgrade, so there is no plan to show; the binary in use is ${dir}/bin/${config.name}`,
       });
     }
     if (read.status === 'refused') {
