@@ -8,7 +8,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isErrno } from '../errors/index.js';
-import { type Layout, writeFileAtomic } from '../layout/index.js';
+import { type Layout, makeFolders, writeFileAtomic } from '../layout/index.js';
 import type { BackupMode } from './place.js';
 
 export interface MadeBackup {
@@ -49,7 +49,7 @@ export async function readMadeBackups(layout: Layout): Promise<MadeBackup[]> {
 }
 
 export async function writeMadeBackups(layout: Layout, list: readonly MadeBackup[]): Promise<void> {
-  await fs.mkdir(layout.stateDir, { recursive: true });
+  await makeFolders(layout.stateDir);
   await writeFileAtomic(recordFile(layout), `${JSON.stringify(list, null, 2)}\n`, 0o644);
 }
 

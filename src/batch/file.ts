@@ -8,7 +8,7 @@
 import fs from 'node:fs/promises';
 import { ChainvisorError, ExitCode } from '../errors/index.js';
 import { readBounded } from '../fsread/index.js';
-import { type Layout, writeFileAtomic } from '../layout/index.js';
+import { type Layout, makeFolders, writeFileAtomic } from '../layout/index.js';
 
 export interface ManualPlan {
   name: string;
@@ -111,7 +111,7 @@ export function serializeBatch(plans: readonly ManualPlan[]): string {
 /** Replaces the queue; an empty queue removes the file (cosmovisor reads a missing file as empty). */
 export async function writeBatch(layout: Layout, plans: readonly ManualPlan[]): Promise<void> {
   try {
-    await fs.mkdir(layout.dataDir, { recursive: true });
+    await makeFolders(layout.dataDir);
     if (plans.length === 0) await fs.rm(layout.batchFile, { force: true });
     else await writeFileAtomic(layout.batchFile, serializeBatch(plans), 0o644);
   } catch (error) {

@@ -3,9 +3,24 @@
  * rename it over the target, flush the folder. A crash leaves the old file or the new one, never half.
  */
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, mkdirSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+
+/**
+ * `mkdir -p`, with the real reason when it fails: Node's asynchronous recursive mkdir reports a parent it
+ * could not create as ENOENT whatever the cause, so a filesystem out of inodes read as "ENOENT … mkdir".
+ * On that error the synchronous call (which reports ENOSPC, EACCES … as they are) runs once: an error path.
+ */
+export async function makeFolders(dir: string, mode?: number): Promise<string | undefined> {
+  const options = mode === undefined ? { recursive: true } : { recursive: true, mode };
+  try {
+    return await fs.mkdir(dir, options);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    return mkdirSync(dir, options);
+  }
+}
 
 export function tempSibling(file: string): string {
   return path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);

@@ -2,7 +2,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
-import { copyFileAtomic } from './atomic.js';
+import { copyFileAtomic, makeFolders } from './atomic.js';
 import { refuseEmptyBinary } from './binary-check.js';
 import { isFsError, layoutFsError } from './fs-error.js';
 import { type BinaryDir, type Layout, binaryPath } from './paths.js';
@@ -17,7 +17,7 @@ export async function installBinary(layout: Layout, dir: BinaryDir, source: stri
   await checkSourceBinary(source);
   const dest = binaryPath(layout, dir);
   try {
-    await fs.mkdir(path.dirname(dest), { recursive: true });
+    await makeFolders(path.dirname(dest));
   } catch (error) {
     throw isFsError(error) ? layoutFsError(path.dirname(dest), 'create', error) : error;
   }

@@ -24,7 +24,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
-import { type Layout, replaceFile } from '../layout/index.js';
+import { type Layout, makeFolders, replaceFile } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { readBounded } from '../fsread/index.js';
 import { processStartToken } from '../proc/index.js';
@@ -89,7 +89,7 @@ export async function acquireHomeLock(options: AcquireOptions): Promise<HomeLock
     logger.info({ previous: previous.pid, since: previous.startedAt }, 'took over the home lock left by a chainvisor that is no longer running (pid %d)', previous.pid);
   }
   try {
-    await fs.mkdir(layout.stateDir, { recursive: true });
+    await makeFolders(layout.stateDir);
     await replaceFile(lockRecordPath(layout), `${JSON.stringify(holder)}\n`, 0o644);
   } catch (error) {
     // The lock itself is held; the record only helps an operator name the holder.
@@ -200,7 +200,7 @@ async function socketFileAddress(layout: Layout, home: string): Promise<string> 
   const inState = path.join(layout.stateDir, 'lock.sock');
   if (Buffer.byteLength(inState) <= 100) {
     try {
-      await fs.mkdir(layout.stateDir, { recursive: true });
+      await makeFolders(layout.stateDir);
     } catch (error) {
       throw lockIoError(layout.stateDir, error);
     }

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { readBounded } from '../fsread/index.js';
-import { type Layout, isFsError, layoutFsError, replaceFile } from '../layout/index.js';
+import { type Layout, isFsError, layoutFsError, makeFolders, replaceFile } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { processStartToken } from '../proc/index.js';
 
@@ -71,7 +71,7 @@ export function createNodeTracker(options: { layout: Layout; logger: Logger; run
   };
   let folderMade = false;
   const put = async (value: NodeRecord) => {
-    if (!folderMade) await fs.mkdir(layout.stateDir, { recursive: true });
+    if (!folderMade) await makeFolders(layout.stateDir);
     folderMade = true;
     await replaceFile(file, `${JSON.stringify(value)}\n`, 0o644);
   };

@@ -64,9 +64,28 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       ignore: 'pid,hostname,module',
       singleLine: true,
     });
-    return pino({ level, base }, stream);
+    return pino({ level, base, serializers }, stream);
   }
-  return pino({ level, base }, destination({ fd, sync: true }));
+  return pino({ level, base, serializers }, destination({ fd, sync: true }));
+}
+
+const serializers = { err: serializeError };
+
+/**
+ * An error in a log line: what happened, without a stack for what chainvisor expects — an operating-system
+ * error (ENOSPC on a state file, EACCES), a coded chainvisor error, a cancellation. An operator reads
+ * those at the worst moment, and `node:internal` frames tell them nothing. Anything else is a bug, and
+ * keeps its stack for the report.
+ */
+export function serializeError(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const e = error as Error & { code?: unknown; syscall?: unknown; path?: unknown; hint?: unknown; cause?: unknown };
+  const expected = typeof e.code === 'string' || e.name === 'AbortError';
+  const out: Record<string, unknown> = { type: e.name, message: e.message };
+  for (const key of ['code', 'syscall', 'path', 'hint'] as const) if (e[key] !== undefined) out[key] = e[key];
+  if (e.cause instanceof Error) out.cause = serializeError(e.cause);
+  if (!expected) out.stack = e.stack;
+  return out;
 }
 
 /** A logger that drops everything, for commands and tests that want no output. */

@@ -7,7 +7,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { readBounded } from '../fsread/index.js';
-import { type Layout, writeFileAtomic } from '../layout/index.js';
+import { type Layout, makeFolders, writeFileAtomic } from '../layout/index.js';
 
 export interface StagedRecord {
   name: string;
@@ -40,6 +40,6 @@ export async function updateStagedRecord(layout: Layout, dir: string, record: St
   const records = await readStagedRecords(layout);
   if (record === undefined) delete records[dir];
   else records[dir] = record;
-  await fs.mkdir(layout.stateDir, { recursive: true });
+  await makeFolders(layout.stateDir);
   await writeFileAtomic(recordFile(layout), `${JSON.stringify(records, null, 2)}\n`, 0o644);
 }

@@ -10,7 +10,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isErrno } from '../errors/index.js';
 import { readBounded } from '../fsread/index.js';
-import { type Layout, writeFileAtomic } from '../layout/index.js';
+import { type Layout, makeFolders, writeFileAtomic } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import type { LiveState, LiveTracker } from './live.js';
 
@@ -62,7 +62,7 @@ export function writeStatusFile(options: { layout: Layout; tracker: LiveTracker;
     const text = `${JSON.stringify({ live: options.tracker.state() })}\n`;
     writing = writing
       .then(async () => {
-        await fs.mkdir(options.layout.stateDir, { recursive: true });
+        await makeFolders(options.layout.stateDir);
         await writeFileAtomic(file, text, 0o644);
       })
       .catch((error: unknown) => {

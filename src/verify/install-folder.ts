@@ -9,7 +9,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isErrno } from '../errors/index.js';
-import { fsyncDir } from '../layout/index.js';
+import { fsyncDir, makeFolders } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 
 export interface InstallFolderOptions {
@@ -27,7 +27,7 @@ export async function installFolder(options: InstallFolderOptions): Promise<{ re
   const { staged, target, logger } = options;
   await syncTree(staged);
   const parent = path.dirname(target);
-  await fs.mkdir(parent, { recursive: true });
+  await makeFolders(parent);
   const replaced = await clearTarget(target, logger, options.now ?? (() => new Date()));
   await fs.rename(staged, target);
   await fsyncDir(parent);

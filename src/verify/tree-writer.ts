@@ -21,6 +21,7 @@ import { createBatchWriter } from './batch-writer.js';
 import { LinkTracker, checkHardlinkTarget, checkSymlinkTarget } from './entry-path.js';
 import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject } from './errors.js';
 import { type ExtractLimits, createBudget } from './limits.js';
+import { makeFolders } from '../layout/index.js';
 
 export interface ExtractResult {
   entries: number;
@@ -56,7 +57,7 @@ export function createTreeWriter(subject: Subject, root: string, limits: Extract
   const links = new LinkTracker(subject);
   const symlinks: string[] = [];
   const abs = (name: string): string => path.join(root, ...name.split('/'));
-  const parent = (name: string): Promise<string | undefined> => fs.mkdir(path.dirname(abs(name)), { recursive: true, mode: 0o755 });
+  const parent = (name: string): Promise<string | undefined> => makeFolders(path.dirname(abs(name)), 0o755);
 
   return {
     count: () => declared.entry(),
@@ -64,7 +65,7 @@ export function createTreeWriter(subject: Subject, root: string, limits: Extract
     async dir(name) {
       if (name === '') return;
       links.add(name, 'dir');
-      await fs.mkdir(abs(name), { recursive: true, mode: 0o755 });
+      await makeFolders(abs(name), 0o755);
     },
     async file(name, mode, data, size) {
       links.add(name, 'file');

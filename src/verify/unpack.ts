@@ -14,6 +14,7 @@ import { gunzipFile } from './extract-gzip.js';
 import { findBinary } from './find-binary.js';
 import { type Format, detectFormat } from './format.js';
 import type { ExtractLimits } from './limits.js';
+import { makeFolders } from '../layout/index.js';
 
 export interface UnpackOptions {
   subject: Subject;
@@ -48,7 +49,7 @@ export async function unpack(options: UnpackOptions): Promise<Unpacked> {
   const { subject, file, tree, name, limits } = options;
   const detected = await detectFormat(file);
   if (detected.format === 'unknown') throw new UnknownFormatError(subject, detected.kind);
-  await fs.mkdir(tree, { recursive: true });
+  await makeFolders(tree);
 
   if (detected.format === 'executable' || detected.format === 'gzip') {
     const binDir = path.join(tree, 'bin');

@@ -23,11 +23,11 @@ function assertCoded(r: CliResult, exitCode: number, code: string, message: RegE
   assert.doesNotMatch(r.stderr, /unexpected error|^\s+at /m);
 }
 
-/** Tries to mount a tmpfs of `size` at `dir`; false where this host does not allow it. */
-function tryMountTmpfs(dir: string, size: string): boolean {
+/** Tries to mount a tmpfs of `size` (and at most `inodes` files) at `dir`; false where this host does not allow it. */
+function tryMountTmpfs(dir: string, size: string, inodes?: number): boolean {
   if (!isRoot) return false;
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}${inodes === undefined ? '' : `,nr_inodes=${inodes}`}`, 'tmpfs', dir], { stdio: 'ignore' });
     return true;
   } catch {
     return false;
@@ -117,6 +117,62 @@ describe('operating-system errors are coded errors', () => {
       execFileSync('umount', [mount]);
     }
   });
+
+  /** Fills the filesystem at `dir`: its bytes with one file, or its inodes with empty files. */
+  async function fill(dir: string, what: 'bytes' | 'inodes'): Promise<void> {
+    try {
+      if (what === 'inodes') {
+        for (let i = 0; ; i++) await fs.writeFile(path.join(dir, `filler-${i}`), '');
+      }
+      const filler = await fs.open(path.join(dir, 'filler'), 'w');
+      try {
+        for (;;) await filler.write(Buffer.alloc(4096));
+      } finally {
+        await filler.close();
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+    }
+  }
+
+  /** chainvisor's JSON log lines at warning level and above. */
+  function warnings(stderr: string): Array<{ msg: string; err?: Record<string, unknown> }> {
+    return stderr
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { level: number; msg: string; err?: Record<string, unknown> })
+      .filter((line) => line.level >= 40);
+  }
+
+  for (const what of ['inodes', 'bytes'] as const) {
+    test(`a disk out of ${what} under cosmovisor/.chainvisor: warnings that say ENOSPC, with no stack, and the node runs`, async (ctx) => {
+      const mount = path.join(t.root, 'small-disk');
+      await fs.mkdir(mount);
+      if (!tryMountTmpfs(mount, '512k', what === 'inodes' ? 64 : undefined)) {
+        ctx.skip('cannot mount a small tmpfs here (needs root and a host that allows mounts)');
+        return;
+      }
+      try {
+        const home = path.join(mount, 'home');
+        t.env.DAEMON_HOME = home;
+        await fs.mkdir(home);
+        await t.cliOk(['init', await t.fakeNode({ label: 'genesis', runMs: 300 })]);
+        await fill(mount, what);
+        const r = await t.cli(['run', 'start'], { CHAINVISOR_LOG_FORMAT: 'json' });
+        assert.equal(r.exitCode, 0, r.stderr);
+        assert.ok((await t.journalLines()).includes('genesis start [start]'));
+        const lines = warnings(r.stderr);
+        assert.ok(lines.some((l) => /could not write the status file/.test(l.msg)), r.stderr);
+        for (const line of lines) {
+          assert.equal(line.err?.code, 'ENOSPC', `${line.msg}: ${JSON.stringify(line.err)}`);
+          assert.equal(line.err?.stack, undefined, `a warning has no stack: ${line.msg}`);
+        }
+        assert.doesNotMatch(r.stderr, /ENOENT|node:internal/);
+      } finally {
+        execFileSync('umount', [mount]);
+      }
+    });
+  }
 
   test('an upgrade folder chainvisor may not read (EACCES): 78 naming it', { skip: isRoot ? 'permissions do not deny root' : false }, async () => {
     await homeWithDueUpgrade();

@@ -13,6 +13,7 @@ import {
   isFsError,
   layoutFor,
   layoutFsError,
+  makeFolders,
   switchCurrent,
   writeFileAtomic,
 } from '../../layout/index.js';
@@ -44,7 +45,7 @@ export const initCommand: Command = {
     await checkLayoutShape(layout);
 
     try {
-      await fs.mkdir(layout.upgradesDir, { recursive: true });
+      await makeFolders(layout.upgradesDir);
     } catch (error) {
       throw isFsError(error) ? layoutFsError(layout.upgradesDir, 'create', error) : error;
     }
