@@ -1,12 +1,18 @@
 /**
- * Idle cost of `chainvisor run` with the HTTP endpoint on: a fake node that only sleeps, a scrape of
- * /metrics, /healthz and /status every 15 s (as Prometheus would), and chainvisor's own process read
- * from /proc (Linux): resident memory (VmRSS, and its peak VmHWM) and CPU time over the measured
- * window, after a warm-up that leaves out start-up. Targets: RSS ≤ 60 MB, CPU ≤ 0.2 %.
+ * Idle cost of `chainvisor run` with the default settings, beside a node that does nothing, in two
+ * cases: a node with no gRPC listening (many validators turn it off; the plan watch cannot read the
+ * chain) and the simulated chain with its gRPC on (the plan watch reads the plan and height every
+ * CHAINVISOR_PLAN_POLL_INTERVAL). chainvisor's own process is read from /proc (Linux): CPU time of all
+ * its threads in nanoseconds (/proc/<pid>/task/*\/schedstat) over the measured window, after a warm-up
+ * that leaves out start-up, and resident memory (VmRSS, RssAnon). Target: CPU ≤ 0.1 %.
  *
- *   [DAEMON_POLL_INTERVAL=5s] npm run bench:idle -- [--seconds 60] [--scrape 15] [--endpoint on|off] [--warmup 10]
+ * `--vs <path to another checkout's bin/chainvisor.js>` measures that one too, case by case, in turn with
+ * this one, so a before/after comparison shares the machine's moment.
+ *
+ *   npm run bench:idle -- [--seconds 60] [--warmup 10] [--rounds 1] [--case all|no-grpc|grpc]
+ *                         [--endpoint on|off] [--scrape 15] [--vs ../other/bin/chainvisor.js]
  */
-import { execa } from 'execa';
+import { type ResultPromise, execa } from 'execa';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -15,21 +21,26 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { buildVersions } from '@chainvisor/simd';
 
-const chainvisor = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
+const thisBin = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '60' },
-    scrape: { type: 'string', default: '15' },
-    endpoint: { type: 'string', default: 'on' },
     warmup: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '1' },
+    case: { type: 'string', default: 'all' },
+    endpoint: { type: 'string', default: 'off' },
+    scrape: { type: 'string', default: '15' },
+    vs: { type: 'string' },
   },
 });
 const seconds = Number(values.seconds);
-const scrapeEvery = Number(values.scrape);
-const endpointOn = values.endpoint !== 'off';
 const warmupMs = Number(values.warmup) * 1000;
-const clockTicks = 100; // USER_HZ on Linux
+const scrapeEvery = Number(values.scrape);
+const endpointOn = values.endpoint === 'on';
+const bins: Array<[string, string]> = [['this checkout', thisBin], ...(values.vs ? [['--vs', path.resolve(values.vs)] as [string, string]] : [])];
+const cases = values.case === 'all' ? (['no-grpc', 'grpc'] as const) : ([values.case] as Array<'no-grpc' | 'grpc'>);
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -50,66 +61,99 @@ function get(url: string): Promise<number> {
   });
 }
 
-async function procStatus(pid: number): Promise<{ rssKb: number; hwmKb: number }> {
-  const text = await fs.readFile(`/proc/${pid}/status`, 'utf8');
-  const field = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? NaN);
-  return { rssKb: field('VmRSS'), hwmKb: field('VmHWM') };
+/** CPU time of every thread of `pid`, in ns (the first field of each thread's schedstat). */
+async function cpuNs(pid: number): Promise<number> {
+  let total = 0;
+  for (const tid of await fs.readdir(`/proc/${pid}/task`)) {
+    const text = await fs.readFile(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').catch(() => '0');
+    total += Number(text.split(' ')[0]);
+  }
+  return total;
 }
 
-async function cpuTicks(pid: number): Promise<number> {
-  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]); // utime + stime
+async function memory(pid: number): Promise<{ rss: number; anon: number }> {
+  const text = await fs.readFile(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? NaN) / 1024;
+  return { rss: field('VmRSS'), anon: field('RssAnon') };
+}
+
+interface Result {
+  cpuPercent: number;
+  rssMiB: number;
+  anonMiB: number;
 }
 
 const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-idle-'));
 try {
-  const home = path.join(root, 'home');
-  const node = path.join(root, 'sleeper');
-  await fs.mkdir(home, { recursive: true });
   // Sleeps in the background and waits, so the TERM trap runs at once (and takes its sleep along).
-  await fs.writeFile(node, "#!/bin/sh\ntrap 'kill $! 2>/dev/null; exit 143' TERM\nwhile :; do sleep 3600 & wait $!; done\n", { mode: 0o755 });
-  const port = await freePort();
-  const env = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    DAEMON_HOME: home,
-    DAEMON_NAME: 'simd',
-    UNSAFE_SKIP_BACKUP: 'true',
-    CHAINVISOR_LOG_FORMAT: 'json',
-    // Compare with a slower poll (the file watcher's safety net polls every 300 ms by default).
-    ...(process.env.DAEMON_POLL_INTERVAL ? { DAEMON_POLL_INTERVAL: process.env.DAEMON_POLL_INTERVAL } : {}),
-    ...(endpointOn ? { CHAINVISOR_HTTP_ADDRESS: `127.0.0.1:${port}` } : {}),
-  };
-  await execa(process.execPath, [chainvisor, 'init', node], { env, extendEnv: false });
-  const child = execa(process.execPath, [chainvisor, 'run', 'start'], { env, extendEnv: false, reject: false, stdio: 'ignore' });
-  const pid = child.pid as number;
-  await sleep(warmupMs);
-  // One scrape before measuring: the first one compiles the handlers (a one-off, not idle cost).
-  if (endpointOn) for (const route of ['/metrics', '/healthz', '/status']) await get(`http://127.0.0.1:${port}${route}`);
-  const startTicks = await cpuTicks(pid);
-  const started = Date.now();
-  let scrapes = 0;
-  let peakRssKb = 0;
-  for (let t = 0; t < seconds; t += scrapeEvery) {
-    if (endpointOn) {
-      for (const route of ['/metrics', '/healthz', '/status']) {
-        const status = await get(`http://127.0.0.1:${port}${route}`);
-        if (route !== '/healthz' && status !== 200) throw new Error(`${route} answered ${status}`);
-      }
-      scrapes += 1;
+  const sleeper = path.join(root, 'sleeper');
+  await fs.writeFile(sleeper, "#!/bin/sh\ntrap 'kill $! 2>/dev/null; exit 143' TERM\nwhile :; do sleep 3600 & wait $!; done\n", { mode: 0o755 });
+  const simd = cases.includes('grpc') ? ((await buildVersions({ out: path.join(root, 'versions'), versions: ['genesis'] })).versions.genesis?.bin as string) : '';
+
+  async function measure(bin: string, which: 'no-grpc' | 'grpc', round: number): Promise<Result> {
+    const home = path.join(root, `home-${which}-${round}-${bins.findIndex(([, b]) => b === bin)}`);
+    await fs.mkdir(home, { recursive: true });
+    const grpcPort = await freePort();
+    const httpPort = await freePort();
+    // The defaults, but for the gRPC address: a free loopback port (nothing listens there without gRPC).
+    const env = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      DAEMON_HOME: home,
+      DAEMON_NAME: 'simd',
+      UNSAFE_SKIP_BACKUP: 'true',
+      CHAINVISOR_LOG_FORMAT: 'json',
+      DAEMON_GRPC_ADDRESS: `127.0.0.1:${grpcPort}`,
+      ...(endpointOn ? { CHAINVISOR_HTTP_ADDRESS: `127.0.0.1:${httpPort}` } : {}),
+    };
+    let nodeArgs: string[] = ['start'];
+    if (which === 'grpc') {
+      await execa(simd, ['init', 'idle', '--home', home]);
+      nodeArgs = ['start', '--home', home, '--block-time', '5s', '--grpc.address', `127.0.0.1:${grpcPort}`, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0'];
     }
-    peakRssKb = Math.max(peakRssKb, (await procStatus(pid)).rssKb);
-    await sleep(Math.min(scrapeEvery, seconds - t) * 1000);
+    await execa(process.execPath, [bin, 'init', which === 'grpc' ? simd : sleeper], { env, extendEnv: false });
+    const child: ResultPromise = execa(process.execPath, [bin, 'run', ...nodeArgs], { env, extendEnv: false, reject: false, stdio: 'ignore' });
+    const pid = child.pid as number;
+    try {
+      await sleep(warmupMs);
+      if (endpointOn) for (const route of ['/metrics', '/healthz', '/status']) await get(`http://127.0.0.1:${httpPort}${route}`);
+      const startNs = await cpuNs(pid);
+      const started = process.hrtime.bigint();
+      for (let t = 0; t < seconds; t += scrapeEvery) {
+        if (endpointOn) for (const route of ['/metrics', '/healthz', '/status']) await get(`http://127.0.0.1:${httpPort}${route}`);
+        await sleep(Math.min(scrapeEvery, seconds - t) * 1000);
+      }
+      const cpu = (await cpuNs(pid)) - startNs;
+      const wallNs = Number(process.hrtime.bigint() - started);
+      const mem = await memory(pid);
+      return { cpuPercent: (cpu / wallNs) * 100, rssMiB: mem.rss, anonMiB: mem.anon };
+    } finally {
+      child.kill('SIGTERM');
+      await child;
+    }
   }
-  const cpu = ((await cpuTicks(pid)) - startTicks) / clockTicks;
-  const wall = (Date.now() - started) / 1000;
-  const { rssKb, hwmKb } = await procStatus(pid);
-  child.kill('SIGTERM');
-  await child;
-  const mb = (kb: number): string => (kb / 1024).toFixed(1);
-  console.log(`chainvisor run, endpoint ${endpointOn ? 'on' : 'off'}, Node ${process.version}, ${wall.toFixed(0)} s measured after ${warmupMs / 1000} s warm-up, ${scrapes} scrapes`);
-  console.log(`RSS now ${mb(rssKb)} MB, highest sampled ${mb(Math.max(peakRssKb, rssKb))} MB, peak since start (VmHWM) ${mb(hwmKb)} MB   (target ≤ 60 MB)`);
-  console.log(`CPU ${((cpu / wall) * 100).toFixed(3)} % (${cpu.toFixed(2)} s of CPU in ${wall.toFixed(0)} s)   (target ≤ 0.2 %)`);
+
+  const results = new Map<string, Result[]>();
+  for (let round = 0; round < Number(values.rounds); round++) {
+    for (const which of cases) {
+      for (const [name, bin] of bins) {
+        const r = await measure(bin, which, round);
+        const key = `${which}\t${name}`;
+        results.set(key, [...(results.get(key) ?? []), r]);
+        console.error(`  round ${round + 1}, ${which}, ${name}: CPU ${r.cpuPercent.toFixed(3)} %, VmRSS ${r.rssMiB.toFixed(1)} MiB, RssAnon ${r.anonMiB.toFixed(1)} MiB`);
+      }
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+  console.log(`chainvisor run idle, default settings${endpointOn ? ` with the HTTP endpoint scraped every ${scrapeEvery} s` : ''}, Node ${process.version}, ${seconds} s measured after ${warmupMs / 1000} s, ${values.rounds} round(s); target CPU ≤ 0.1 %`);
+  console.log('case      entry          CPU % (median, min–max)   VmRSS MiB   RssAnon MiB');
+  for (const [key, rs] of results) {
+    const [which, name] = key.split('\t');
+    const cpu = rs.map((r) => r.cpuPercent);
+    console.log(
+      `${which?.padEnd(9)} ${name?.padEnd(14)} ${median(cpu).toFixed(3)} (${Math.min(...cpu).toFixed(3)}–${Math.max(...cpu).toFixed(3)})`.padEnd(57) +
+        `${median(rs.map((r) => r.rssMiB)).toFixed(1).padStart(6)}   ${median(rs.map((r) => r.anonMiB)).toFixed(1).padStart(8)}`,
+    );
+  }
 } finally {
   await fs.rm(root, { recursive: true, force: true });
 }

@@ -16,6 +16,7 @@ import type { Config } from '../config/index.js';
 import { ChainvisorError } from '../errors/index.js';
 import type { EventBus } from '../events/index.js';
 import { type Current, type Layout, upgradeBinaryDir, upgradeDirName } from '../layout/index.js';
+import { type StatPoll, pollStat } from '../fsread/index.js';
 import type { Logger } from '../log/index.js';
 import { type ManualPlan, readBatch, readQueued, writeBatch } from './file.js';
 import { type HaltArgs, haltArgs } from './halt-args.js';
@@ -66,6 +67,9 @@ export class ManualUpgrades {
   private run: RunState | undefined;
   private handlers: ManualWatchHandlers | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private filePoll: StatPoll | undefined;
+  private ticking = false;
+  private kickAgain = false;
   private ticks = 0;
   private closed = false;
   private readonly reported = new Set<string>();
@@ -114,6 +118,7 @@ export class ManualUpgrades {
   /** Starts watching the file and the node's height. */
   watch(handlers: ManualWatchHandlers): void {
     this.handlers = handlers;
+    this.filePoll = pollStat(this.options.layout.batchFile, this.options.config.pollInterval, () => this.kick(), { persistent: false });
     this.schedule();
   }
 
@@ -163,6 +168,7 @@ export class ManualUpgrades {
 
   close(): void {
     this.closed = true;
+    this.filePoll?.close();
     if (this.timer) clearTimeout(this.timer);
     this.chain.close();
   }
@@ -207,11 +213,37 @@ export class ManualUpgrades {
     return true;
   }
 
+  /**
+   * A timed tick only while something is queued (the node's height is watched) or a new content waits for
+   * its second read: with an empty queue the file's stat poll alone wakes the runner, and an idle
+   * `run` reads nothing (issue: quiet at rest).
+   */
   private schedule(): void {
-    if (this.closed) return;
+    if (this.closed || (this.queue.length === 0 && this.pending === undefined)) return;
     const ms = Math.max(this.options.config.pollInterval, minHeightPollMs);
-    this.timer = setTimeout(() => void this.tick().finally(() => this.schedule()), ms);
+    this.timer = setTimeout(() => this.kick(), ms);
     this.timer.unref();
+  }
+
+  /** Runs a tick now (the file changed, or the timer fired); one at a time. */
+  private kick(): void {
+    if (this.closed) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.ticking) {
+      this.kickAgain = true;
+      return;
+    }
+    this.ticking = true;
+    void this.tick().finally(() => {
+      this.ticking = false;
+      if (this.kickAgain) {
+        this.kickAgain = false;
+        this.kick();
+      } else {
+        this.schedule();
+      }
+    });
   }
 
   private async tick(): Promise<void> {

@@ -5,7 +5,7 @@
  * Messages are cosmjs-types' generated codecs; the channel is plaintext, as a node's gRPC port is.
  * Every call has a deadline, so a node that accepts the connection and never answers cannot hang us.
  */
-import { Client, credentials, type ServiceError } from '@grpc/grpc-js';
+import { Client, type ServiceError, credentials, status } from '@grpc/grpc-js';
 import { GetLatestBlockRequest, GetLatestBlockResponse } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
 import { QueryCurrentPlanRequest, QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
 import { ChainUnavailableError } from './errors.js';
@@ -38,22 +38,32 @@ type Codec<T> = { encode(message: T): { finish(): Uint8Array }; decode(bytes: Ui
 export function createChainClient(options: ChainClientOptions): ChainClient {
   const address = options.address.replace(/^(grpc|http|tcp):\/\//, '');
   const timeoutMs = options.timeoutMs ?? 5000;
-  const client = new Client(address, credentials.createInsecure(), {
-    // Fail fast while the node is down instead of queueing calls until it comes back.
-    'grpc.enable_retries': 0,
-    'grpc.initial_reconnect_backoff_ms': 200,
-    'grpc.max_reconnect_backoff_ms': 2000,
-  });
+  // Opened at the first call, and closed again when the node cannot be reached: an open channel to a node
+  // with no gRPC reconnects in the background every 2 s for ever, which an idle `run` paid for (issue:
+  // quiet at rest). The callers' own schedule decides when to try again.
+  let client: Client | undefined;
+  const open = (): Client =>
+    (client ??= new Client(address, credentials.createInsecure(), {
+      // Fail fast while the node is down instead of queueing calls until it comes back.
+      'grpc.enable_retries': 0,
+      'grpc.initial_reconnect_backoff_ms': 200,
+      'grpc.max_reconnect_backoff_ms': 2000,
+    }));
 
   function call<Req, Res>(method: string, request: Req, requestCodec: Codec<Req>, responseCodec: Codec<Res>, what: string): Promise<Res> {
+    const used = open();
     return new Promise((resolve, reject) => {
-      client.makeUnaryRequest<Req, Res>(
+      used.makeUnaryRequest<Req, Res>(
         method,
         (message) => Buffer.from(requestCodec.encode(message).finish()),
         (bytes) => responseCodec.decode(bytes),
         request,
         { deadline: Date.now() + timeoutMs },
         (error: ServiceError | null, response?: Res) => {
+          if (error?.code === status.UNAVAILABLE && client === used) {
+            used.close();
+            client = undefined;
+          }
           if (error !== null || response === undefined) reject(new ChainUnavailableError(address, what, error ?? new Error('empty answer')));
           else resolve(response);
         },
@@ -88,7 +98,8 @@ export function createChainClient(options: ChainClientOptions): ChainClient {
       return Number(height);
     },
     close() {
-      client.close();
+      client?.close();
+      client = undefined;
     },
   };
 }

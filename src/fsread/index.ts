@@ -1,2 +1,3 @@
 /** Defensive reads of small files chainvisor does not write itself (see bounded.ts). */
 export { type BoundedRead, describeType, readBounded, readBoundedSync } from './bounded.js';
+export { type StatPoll, pollStat } from './stat-poll.js';

@@ -3,8 +3,8 @@
  * node's gRPC (DAEMON_GRPC_ADDRESS) every CHAINVISOR_PLAN_POLL_INTERVAL, and stages the plan's binary
  * in the background as soon as it is scheduled (DAEMON_ALLOW_DOWNLOAD_BINARIES=true), retrying with
  * backoff until the height. A plan cancelled or changed on chain aborts or restages. The node is only
- * ever queried: a node not listening yet, or restarting, is retried quietly (every second until it
- * answers, then at the interval).
+ * ever queried: a node not listening yet, or restarting, is retried quietly (after 1, 2, 4 … seconds up
+ * to the interval, until it answers), and one that keeps not answering is reported once.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ChainClient, type ScheduledPlan, createChainClient } from '../chain/index.js';
@@ -58,6 +58,18 @@ export function pollInterval(configuredMs: number, blockMs: number | undefined):
   return Math.min(configuredMs, Math.max(1000, 5 * blockMs));
 }
 
+/**
+ * Until the node answers after a start: every second at first (a restarted node is read as soon as it
+ * listens), doubling up to CHAINVISOR_PLAN_POLL_INTERVAL — a node with no gRPC at all (many validators
+ * turn it off) is not asked every second for ever.
+ */
+export function unansweredWait(misses: number, configuredMs: number): number {
+  return Math.min(configuredMs, 1000 * 2 ** Math.max(0, misses - 1));
+}
+
+/** Unanswered reads after which the warning is logged: about 15 s after a start with the defaults. */
+const unreachableAfterMisses = 5;
+
 const defaultRetryDelay = (attempt: number) => Math.min(60_000, 5000 * 2 ** (attempt - 1));
 
 export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
@@ -71,13 +83,19 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
   let job: Job | undefined;
   const settled = new Set<string>();
   let answered = false;
+  // Reads the node did not answer since its last start (or since it last answered): the wait backs off.
+  let misses = 0;
+  let saidUnreachable = false;
   // Block time, estimated from the heights read: on a fast chain the plan is polled every 5 blocks.
   let sample: { height: number; at: number } | undefined;
   let blockMs: number | undefined;
   let warnedFor: string | undefined;
   // A node (re)start: read it again as soon as it answers, not an interval later.
   const offBus = events.on((event) => {
-    if (event.event === 'node-started') answered = false;
+    if (event.event === 'node-started') {
+      answered = false;
+      misses = 0;
+    }
   });
 
   const upgradeOf = (p: ScheduledPlan) => ({ name: p.name, height: p.height });
@@ -88,10 +106,24 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
       read = await client.currentPlan();
       height = await client.latestHeight();
     } catch (error) {
+      misses += 1;
       logger.debug({ err: error }, 'the node does not answer on gRPC yet; trying again');
+      // Said once per run until it answers: many validators turn gRPC off, and that costs staging.
+      if (!saidUnreachable && misses >= unreachableAfterMisses) {
+        saidUnreachable = true;
+        logger.warn(
+          { address: config.grpcAddress, reason: error instanceof Error ? error.message : String(error) },
+          "cannot reach the node's gRPC at %s: the scheduled upgrade cannot be read, so its binary is not staged before the halt (it is installed at the halt instead, from upgrades/ or by a download). Enable the node's gRPC (app.toml [grpc]) or point DAEMON_GRPC_ADDRESS at it; CHAINVISOR_PLAN_POLL_INTERVAL=0s stops asking. Asking again every %d s",
+          config.grpcAddress,
+          Math.round(config.planPollInterval / 1000),
+        );
+      }
       return;
     }
+    if (saidUnreachable) logger.info({ address: config.grpcAddress }, "the node's gRPC answers again; scheduled upgrades are staged before the halt");
     answered = true;
+    misses = 0;
+    saidUnreachable = false;
     const at = Date.now();
     if (sample !== undefined && height > sample.height) blockMs = (at - sample.at) / (height - sample.height);
     if (sample === undefined || height !== sample.height) sample = { height, at };
@@ -202,7 +234,7 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
   const loop = (async () => {
     while (!stopped.signal.aborted) {
       await tick().catch((error: unknown) => logger.warn({ err: error }, 'reading the scheduled plan failed'));
-      const wait = !answered ? Math.min(1000, config.planPollInterval) : pollInterval(config.planPollInterval, blockMs);
+      const wait = !answered ? unansweredWait(misses, config.planPollInterval) : pollInterval(config.planPollInterval, blockMs);
       try {
         await sleep(wait, undefined, { signal: stopped.signal, ref: false });
       } catch {

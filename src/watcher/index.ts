@@ -8,9 +8,8 @@
  * only reported as invalid once it has stayed that way. Each distinct content is reported once.
  */
 import { type FSWatcher, watch } from 'chokidar';
-import fs from 'node:fs/promises';
 import path from 'node:path';
-import { isErrno } from '../errors/index.js';
+import { pollStat } from '../fsread/index.js';
 import type { Logger } from '../log/index.js';
 import { type Plan, readUpgradeInfo, upgradeInfoError } from '../plan/index.js';
 import { type FolderHint, watchFolderHint } from './fast-hint.js';
@@ -43,7 +42,6 @@ export function watchUpgradeInfo(options: WatchOptions): UpgradeInfoWatcher {
   const { file, logger } = options;
   const settleMs = options.settleMs ?? 2000;
   let lastKey: string | undefined; // last content reported, valid or not (with its reason)
-  let lastStat = '';
   let closed = false;
   let running: Promise<void> | undefined;
   let again = false;
@@ -110,24 +108,8 @@ export function watchUpgradeInfo(options: WatchOptions): UpgradeInfoWatcher {
     return running;
   }
 
-  // Polling: a stat per tick; read only when something about the file changed.
-  const poll = setInterval(() => {
-    void fs.stat(file).then(
-      (s) => {
-        const key = `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
-        if (key !== lastStat) {
-          lastStat = key;
-          void check();
-        }
-      },
-      (error: unknown) => {
-        if (lastStat !== '' && (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR'))) {
-          lastStat = '';
-          void check();
-        }
-      },
-    );
-  }, Math.max(1, options.pollIntervalMs));
+  // Polling: a stat per tick, outside JavaScript; the file is read only when something about it changed.
+  const poll = pollStat(file, options.pollIntervalMs, () => void check());
 
   let watcher: FSWatcher | undefined;
   let hint: FolderHint | undefined;
@@ -192,7 +174,7 @@ export function watchUpgradeInfo(options: WatchOptions): UpgradeInfoWatcher {
     check,
     async close() {
       closed = true;
-      clearInterval(poll);
+      poll.close();
       clearTimeout(retry);
       for (const timer of followUps) clearTimeout(timer);
       hint?.close();

@@ -44,3 +44,28 @@ test('a node that is not listening is a ChainUnavailableError naming the address
   });
   assert.ok(Date.now() - started < 2500, 'bounded by the call deadline');
 });
+
+test('a node that cannot be reached is not dialled again behind the caller’s back (an idle run stays quiet)', async (t) => {
+  // Accepts and drops every connection, counting them: no gRPC answers here.
+  let connections = 0;
+  const server = net.createServer((socket) => {
+    connections += 1;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const address = `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  const client = createChainClient({ address, timeoutMs: 1000 });
+  t.after(() => client.close());
+
+  await assert.rejects(client.currentPlan(), ChainUnavailableError);
+  // A dial already on its way when the call failed may still land.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const afterCall = connections;
+  assert.ok(afterCall >= 1, 'the call dialled the node');
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  assert.equal(connections, afterCall, 'no reconnection in the background between calls');
+  // The next call dials again.
+  await assert.rejects(client.latestHeight(), ChainUnavailableError);
+  assert.ok(connections > afterCall);
+});

@@ -1,0 +1,73 @@
+/**
+ * A node whose gRPC does not answer (many validators turn it off): the plan watch backs off to
+ * CHAINVISOR_PLAN_POLL_INTERVAL instead of asking every second for ever, and says once what that costs.
+ * The client is the real one, pointed at a loopback port where nothing listens.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import net, { type AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
+import { createChainClient } from '../../src/chain/index.js';
+import { loadConfig } from '../../src/config/index.js';
+import { createEventBus } from '../../src/events/index.js';
+import { layoutFor } from '../../src/layout/index.js';
+import { startPlanWatcher, unansweredWait } from '../../src/staging/index.js';
+
+async function closedPort(): Promise<string> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return `127.0.0.1:${port}`;
+}
+
+describe('the plan watch beside a node with no gRPC', () => {
+  let root: string;
+  before(async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-unanswered-'));
+    await fs.mkdir(path.join(root, 'home/cosmovisor/genesis/bin'), { recursive: true });
+  });
+  after(async () => {
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  test('waits 1, 2, 4 … seconds between unanswered reads, up to the interval', () => {
+    assert.deepEqual([1, 2, 3, 4, 5, 6, 20].map((m) => unansweredWait(m, 10_000)), [1000, 2000, 4000, 8000, 10_000, 10_000, 10_000]);
+    assert.equal(unansweredWait(1, 300), 300);
+  });
+
+  /** Runs a plan watch for `ms` against the closed port; returns the reads it made and its log lines. */
+  async function watchFor(ms: number, interval: string): Promise<{ reads: number; lines: Array<{ level: number; msg: string }> }> {
+    const address = await closedPort();
+    const { config } = loadConfig({ env: { DAEMON_HOME: path.join(root, 'home'), DAEMON_NAME: 'simd', DAEMON_GRPC_ADDRESS: address, CHAINVISOR_PLAN_POLL_INTERVAL: interval } });
+    const real = createChainClient({ address, timeoutMs: 500 });
+    let reads = 0;
+    const client = { ...real, address, currentPlan: () => (reads++, real.currentPlan()), latestHeight: () => real.latestHeight(), close: () => real.close() };
+    const lines: Array<{ level: number; msg: string }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
+    const watcher = startPlanWatcher({ config, layout: layoutFor(config), logger, events: createEventBus(), client });
+    await sleep(ms);
+    await watcher.stop();
+    return { reads, lines };
+  }
+
+  test('a node that never answers is read at 0, 1 and 3 s, not every second', async () => {
+    const { reads, lines } = await watchFor(3500, '10s');
+    assert.equal(reads, 3);
+    assert.deepEqual(lines, [], 'nothing said before the reads have backed off to the interval');
+  });
+
+  test("says once that it cannot reach the node's gRPC, and what that costs", async () => {
+    const { reads, lines } = await watchFor(2600, '300ms');
+    assert.ok(reads >= 7, `${reads} reads`);
+    const warned = lines.filter((l) => /cannot reach the node's gRPC/.test(l.msg));
+    assert.equal(warned.length, 1, JSON.stringify(lines));
+    assert.equal(warned[0]?.level, 40);
+    assert.match(warned[0]?.msg ?? '', /is not staged before the halt/);
+    assert.match(warned[0]?.msg ?? '', /DAEMON_GRPC_ADDRESS/);
+  });
+});
