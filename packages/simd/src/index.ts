@@ -13,4 +13,4 @@ export { upgradeInfoJson } from './upgrade/upgrade-info.js';
 export { addressesPath, readAddresses } from './node/addresses.js';
 export type { NodeAddresses } from './node/addresses.js';
 export { nodeExitCode } from './node/run-node.js';
-export { govAddress } from './chain/accounts.js';
+export { govAddress } from './core/accounts.js';

@@ -16,7 +16,7 @@ import type { GovParams } from '../gov/types.js';
 import { setModuleVersions } from '../upgrade/keeper.js';
 import { storePrefix as upgradeStorePrefix } from '../upgrade/keys.js';
 import type { SimVersion } from '../versions.js';
-import { genesisKeyNames, keyAddress, setAccount, setValidator } from './accounts.js';
+import { genesisKeyNames, keyAddress, setAccount, setValidator } from '../core/accounts.js';
 
 export interface Genesis {
   genesis_time: string;

@@ -12,7 +12,7 @@ import { ABCIQueryRequest, ABCIQueryResponse } from 'cosmjs-types/cosmos/base/te
 import { mountedStores, storePrefix } from '../store/stores.js';
 import { ChainError, GrpcCode, StatusError } from '../util/errors.js';
 import type { KVReader } from '../store/kv.js';
-import type { ProtoHandler } from '../upgrade/queries.js';
+import type { ProtoHandler } from '../core/query.js';
 import type { HeightRange } from './query-height.js';
 
 /**

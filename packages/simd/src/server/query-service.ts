@@ -12,7 +12,8 @@ import type { KVReader } from '../store/kv.js';
 import { prefixed } from '../store/kv.js';
 import { appliedStoreUpgrades, mountedStores } from '../store/stores.js';
 import { ChainError } from '../util/errors.js';
-import { upgradeQueries, upgradeQueryService, type ProtoHandler } from '../upgrade/queries.js';
+import type { ProtoHandler } from '../core/query.js';
+import { upgradeQueries, upgradeQueryService } from '../upgrade/queries.js';
 import { tendermintQueries, tendermintService } from '../chain/queries.js';
 import type { NodeIdentity } from '../chain/node-info.js';
 import { allProposals, getParams, govStorePrefix } from '../gov/state.js';
@@ -23,7 +24,7 @@ import { queryHeight, type HeightRange } from './query-height.js';
 import { abciQueryMethod, type AbciQuerySource } from './abci-query.js';
 import { validatorSetQueries } from './validator-sets.js';
 import type { Genesis } from '../chain/genesis.js';
-import { getSequence } from '../chain/accounts.js';
+import { getSequence } from '../core/accounts.js';
 
 /** What the running node says about itself (`/sim/node`). */
 export interface NodeState {
