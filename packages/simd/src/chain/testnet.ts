@@ -14,6 +14,9 @@ import { openDatabase } from '../store/db.js';
 import type { PruningOptions } from '../store/pruning.js';
 import { hasAccount, removeValidators, setAccount, setValidator } from '../core/accounts.js';
 import { scheduleUpgrade } from '../upgrade/keeper.js';
+import { applyStoreUpgrades } from '../upgrade/store-loader.js';
+import type { StoreUpgrades } from '../upgrade/types.js';
+import type { SimLogger } from '../util/log.js';
 import { storePrefix as upgradeStorePrefix } from '../upgrade/keys.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { addressPrefix, bech32Encode, valAddressFromBech32 } from '../util/bech32.js';
@@ -36,8 +39,14 @@ export interface TestnetOptions {
   consensusPubKey: Buffer;
   /** The upgrade to schedule at the last committed height; undefined or '' = none. */
   triggerUpgrade?: string;
+  /**
+   * The store upgrades this binary declares for the triggered upgrade: mounted with the rewrite, for
+   * the next block (the SDK registers a running daemon's new stores in an in-place testnet).
+   */
+  storeUpgrades?: StoreUpgrades;
   /** Pruning of the history written with the rewritten state (the node's own). */
   pruning?: PruningOptions;
+  log: SimLogger;
 }
 
 export interface TestnetResult {
@@ -91,6 +100,9 @@ export async function testnetify(options: TestnetOptions): Promise<TestnetResult
       } catch (error) {
         if (!(error instanceof ChainError)) throw error;
         throw new SimError('SIM_TESTNET_BAD_UPGRADE', error.message, { hint: 'name an upgrade this chain has not applied yet in --trigger-testnet-upgrade' });
+      }
+      if (options.storeUpgrades !== undefined) {
+        await applyStoreUpgrades(state, { name: upgrade, height: height + 1, info: '' }, options.storeUpgrades, options.log);
       }
     }
     // The state at the last committed height is rewritten in place (its history entries too).

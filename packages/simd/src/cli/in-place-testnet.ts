@@ -39,15 +39,17 @@ export async function inPlaceTestnet(ctx: NodeCommandContext, argv: readonly str
     }
   }
 
+  const trigger = strings['trigger-testnet-upgrade'] ?? '';
   const result = await testnetify({
     home: node.home,
     newChainId,
     operatorAddress,
     consensusPubKey: await loadOrGenValidatorKey(node.home),
-    triggerUpgrade: strings['trigger-testnet-upgrade'],
+    triggerUpgrade: trigger,
+    storeUpgrades: trigger !== '' && Object.hasOwn(ctx.version.storeUpgrades, trigger) ? ctx.version.storeUpgrades[trigger] : undefined,
     pruning: node.pruning,
+    log: node.log,
   });
-  const trigger = strings['trigger-testnet-upgrade'] ?? '';
   node.log.info('in-place testnet: the home now runs a testnet', {
     module: 'server',
     old_chain_id: result.oldChainId,

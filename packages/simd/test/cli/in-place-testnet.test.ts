@@ -154,3 +154,20 @@ test('refusals and a "no" change nothing; --skip-confirmation halts at the next 
   assert.equal((await again.exit).code, 2);
   assert.match(again.log(), new RegExp(`starting node .*chain_id=rehearsal-2 height=${height} `));
 });
+
+test('run by the binary that has the handler, the first block of the testnet runs the triggered upgrade with its store upgrades', async (t) => {
+  const fx = await simFixture(t, { versions: ['genesis', 'v2'] });
+  const { home, height } = await homeWithBlocks(t, fx);
+  const testnet = spawnNode(t, fx.bin('v2'), home, ['rehearsal-1', operator, '--trigger-testnet-upgrade', 'v2', '--skip-confirmation'], {}, ['in-place-testnet']);
+  await waitFor(() => new RegExp(`committed state .*height=${height + 2} `).test(testnet.log()), `height ${height + 2}`);
+  assert.match(testnet.log(), new RegExp(`applying store upgrades for "v2" at height ${height + 1} .*added=newmod`));
+  assert.match(testnet.log(), new RegExp(`applying upgrade "v2" at height: ${height}\\b`));
+  await assert.rejects(access(path.join(home, 'data', 'upgrade-info.json')));
+  const stores = await cliJson<{ stores: Array<{ name: string; added_height: string }>; store_upgrades: Record<string, string> }>(fx.bin('v2'), ['query', 'stores', '--home', home]);
+  assert.deepEqual(stores.stores.find((s) => s.name === 'newmod'), { name: 'newmod', added_height: String(height + 1) });
+  assert.deepEqual(stores.store_upgrades, { v2: String(height + 1) });
+  const applied = JSON.parse((await cli(fx.bin('v2'), ['query', 'upgrade', 'applied', 'v2', '--home', home])).stdout);
+  assert.equal(applied.header.height, String(height + 1));
+  testnet.proc.kill('SIGTERM');
+  assert.equal((await testnet.exit).code, 0);
+});
