@@ -3,14 +3,14 @@
  * them. Other folders, the demo and the tests use this file only.
  */
 export { buildVersions, upgradeInfoFor } from './package/build-versions.js';
-export type { BuildVersionsOptions, BuiltVersion, BuiltVersions } from './package/build-versions.js';
+export type { BuildVersionsOptions, BuiltVersion, BuiltVersions, VersionVariant } from './package/build-versions.js';
 export { hostPlatform } from './package/info.js';
 export { runSimd } from './main.js';
 export type { RunSimdOptions } from './main.js';
 export { simVersions, simVersionNames } from './versions.js';
-export type { SimVersion } from './versions.js';
+export type { SimVersion, VersionOptions } from './versions.js';
 export { upgradeInfoJson } from './upgrade/upgrade-info.js';
 export { addressesPath, readAddresses } from './node/addresses.js';
 export type { NodeAddresses } from './node/addresses.js';
 export { nodeExitCode } from './node/run-node.js';
-export { govAddress } from './chain/accounts.js';
+export { govAddress } from './core/accounts.js';

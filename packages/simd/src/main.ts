@@ -3,11 +3,12 @@
  * line and returns the exit code. Only this function prints errors: known ones as `Error: …` with a
  * hint, unknown ones with their stack (a bug).
  */
-import { SimError } from './util/errors.js';
-import { simVersions } from './versions.js';
+import { GoPanic, SimError } from './util/errors.js';
+import { simVersions, withOptions, type VersionOptions } from './versions.js';
 import { UsageProblem } from './cli/args.js';
 import { helpFor } from './cli/help.js';
 import { processIO, type CliIO } from './cli/io.js';
+import { inPlaceTestnet } from './cli/in-place-testnet.js';
 import { init, keys, start, status, version as versionCommand } from './cli/node-commands.js';
 import { preUpgrade } from './cli/pre-upgrade.js';
 import { runQuery } from './cli/query.js';
@@ -18,27 +19,35 @@ export interface RunSimdOptions {
   version: string;
   /** The binary's name; default `simd`. */
   name?: string;
+  /** A variant of `version` (buildVersions' `variants`): its name and how it differs. */
+  variant?: { name: string; options: VersionOptions };
   argv: readonly string[];
   io?: CliIO;
+}
+
+function unknownCommand(command: string, name: string): UsageProblem {
+  return new UsageProblem(`unknown command "${command}" for "${name}"`, `run '${name} --help' for the commands`);
 }
 
 export async function runSimd(options: RunSimdOptions): Promise<number> {
   const io = options.io ?? processIO();
   const name = options.name ?? 'simd';
-  const version = simVersions[options.version];
-  if (version === undefined) {
+  const base = simVersions[options.version];
+  if (base === undefined) {
     io.err(`Error: unknown simulated version ${JSON.stringify(options.version)}; known: ${Object.keys(simVersions).join(', ')}\n`);
     return 1;
   }
+  const version = options.variant === undefined ? base : withOptions(base, options.variant.name, options.variant.options);
   const argv = options.argv;
   // Command words lead; flags (and the positionals between them) follow, as cobra users write them.
   const firstFlag = argv.findIndex((a) => a.startsWith('-'));
   const words = firstFlag === -1 ? [...argv] : argv.slice(0, firstFlag);
   const [command, sub, leaf] = words;
   const group = (command === 'query' || command === 'q' || command === 'tx') && leaf === undefined && sub !== 'stores';
-  if (command === undefined || command === 'help' || group || argv.includes('--help') || argv.includes('-h')) {
+  const known = command !== 'in-place-testnet' || version.inPlaceTestnet;
+  if (known && (command === undefined || command === 'help' || group || argv.includes('--help') || argv.includes('-h'))) {
     const path = command === 'help' ? words.slice(1) : words;
-    await io.out(helpFor(path, name, version.name));
+    await io.out(helpFor(path, name, version));
     return 0;
   }
   const ctx = { io, name, version };
@@ -49,6 +58,10 @@ export async function runSimd(options: RunSimdOptions): Promise<number> {
         return await init(ctx, rest(1));
       case 'start':
         return await start(ctx, rest(1));
+      case 'in-place-testnet':
+        // A version built without it (an SDK before v0.50.4) answers as cobra does for any unknown command.
+        if (!version.inPlaceTestnet) throw unknownCommand(command, name);
+        return await inPlaceTestnet(ctx, rest(1));
       case 'status':
         return await status(ctx, rest(1));
       case 'version':
@@ -68,12 +81,18 @@ export async function runSimd(options: RunSimdOptions): Promise<number> {
         return await run(ctx, rest(3));
       }
       default:
-        throw new UsageProblem(`unknown command "${command}" for "${name}"`, `run '${name} --help' for the commands`);
+        throw unknownCommand(command, name);
     }
   } catch (error) {
     if (error instanceof SimError) {
       io.err(`Error: ${error.message}\n${error.hint === undefined ? '' : `Hint: ${error.hint}\n`}`);
       return 1;
+    }
+    if (error instanceof GoPanic) {
+      // As the Go runtime prints an unrecovered panic, then exits 2.
+      const frames = (error.stack ?? '').split('\n').slice(1).map((line) => `\t${line.trim()}`);
+      io.err(`panic: ${error.message}\n\ngoroutine 1 [running]:\n${frames.join('\n')}\n`);
+      return 2;
     }
     io.err(`Error (this is a bug in the simulated node): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     return 1;

@@ -8,7 +8,7 @@
 import type { KVReader } from '../store/kv.js';
 import { ChainError } from '../util/errors.js';
 import { formatCoins } from '../util/coins.js';
-import { event, routeOf, type Event, type MsgRoute } from './msg.js';
+import { event, routeOf, type Event, type MsgRoute } from '../core/msg.js';
 import type { Tx } from './tx.js';
 
 /** The transaction's signers: each message's signer, first appearance first (the SDK's GetSigners). */

@@ -21,13 +21,13 @@ import { applyStoreUpgrades, pendingStoreUpgrades } from '../upgrade/store-loade
 import { upgradeRoutes } from '../upgrade/msgs.js';
 import { govRoutes } from '../gov/msgs.js';
 import { govEndBlock } from '../gov/end-block.js';
-import { getSequence, govAddress, hasAccount, setSequence } from './accounts.js';
+import { getSequence, govAddress, hasAccount, setSequence } from '../core/accounts.js';
 import { anteEvents, checkGas, checkSequence, gasUsed, messageEvents, txSigners, validateSignatures } from './ante.js';
 import { blockKey, endBlockEvents, getBlock, makeBlock, type BlockRecord, type TxResult } from './block.js';
 import { getCommitInfo, nextAppHash, setCommitInfo } from './commit.js';
 import { initChain, type Genesis } from './genesis.js';
 import { indexBlock } from './tx-index.js';
-import { routeOf, type Event, type MsgContext, type MsgRoute } from './msg.js';
+import { routeOf, type Event, type MsgContext, type MsgRoute } from '../core/msg.js';
 import { decodeTx, txHash, type Tx } from './tx.js';
 
 export interface AppOptions {

@@ -6,7 +6,7 @@
 import type { KVReader } from '../store/kv.js';
 import { hexUpper, sha256, uint64BE } from '../util/bytes.js';
 import { formatNanos } from '../util/time.js';
-import type { Event } from './msg.js';
+import type { Event } from '../core/msg.js';
 
 export interface BlockId {
   hash: string;

@@ -16,7 +16,7 @@ import type { GovParams } from '../gov/types.js';
 import { setModuleVersions } from '../upgrade/keeper.js';
 import { storePrefix as upgradeStorePrefix } from '../upgrade/keys.js';
 import type { SimVersion } from '../versions.js';
-import { genesisKeyNames, keyAddress, setAccount, setValidator } from './accounts.js';
+import { genesisKeyNames, keyAddress, setAccount, setValidator } from '../core/accounts.js';
 
 export interface Genesis {
   genesis_time: string;
@@ -24,7 +24,18 @@ export interface Genesis {
   initial_height: string;
   app_state: {
     auth: { accounts: Array<{ name: string; address: string }> };
-    staking: { validators: Array<{ name: string; address: string; power: string; /** Base64 ed25519 consensus key; absent in older homes. */ consensus_pubkey?: string }> };
+    staking: {
+      validators: Array<{
+        name: string;
+        /** The validator's account (its operator address's bytes with the account prefix). */
+        address: string;
+        power: string;
+        /** Base64 ed25519 consensus key; absent in older homes. */
+        consensus_pubkey?: string;
+        /** Set by in-place-testnet: the operator address it was given. */
+        operator_address?: string;
+      }>;
+    };
     gov: { params: GovParams };
     upgrade: Record<string, never>;
   };

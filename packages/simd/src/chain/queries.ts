@@ -14,7 +14,7 @@ import type { KVReader } from '../store/kv.js';
 import { ChainError, GrpcCode, notFound } from '../util/errors.js';
 import { toTimestamp } from '../util/time.js';
 import { addressPrefix, bech32Encode } from '../util/bech32.js';
-import type { ProtoHandler } from '../upgrade/queries.js';
+import type { ProtoHandler } from '../core/query.js';
 import { getBlock, lastCommit, type BlockId, type BlockRecord } from './block.js';
 import { getCommitInfo } from './commit.js';
 import { nodeInfo, versionInfo, type NodeIdentity } from './node-info.js';

@@ -12,7 +12,7 @@ import type { Any } from 'cosmjs-types/google/protobuf/any.js';
 import { ChainError } from '../util/errors.js';
 import { hexUpper, sha256 } from '../util/bytes.js';
 import type { Coin } from '../util/coins.js';
-import type { AnyMsg } from '../gov/types.js';
+import type { AnyMsg } from '../core/msg.js';
 import { messageFromAny, messageToAny, UnknownTypeUrl } from '../gov/messages.js';
 
 export interface SignerInfo {

@@ -8,6 +8,7 @@ Usage:
 Available Commands:
   init          Write the genesis configuration under --home
   start         Run the node: produce blocks, serve RPC, gRPC and REST
+  in-place-testnet  Create and start a testnet from current local state
   tx            Transactions: upgrade proposals, gov votes and deposits
   query         Queries: upgrade plan, applied upgrades, module versions, gov proposals
   status        Query remote node for status
@@ -50,6 +51,27 @@ Flags:
 
 The bound addresses are written to <home>/config/addresses.json once the node listens.
 The pruning settings may also come from <home>/config/app.toml (flags win).
+`,
+  'in-place-testnet': `Create and start a testnet from current local state.
+After utilizing this command the network will start. If the network is stopped,
+the normal "start" command should be used. The home's state is changed in place and
+cannot be restored: run it on a copy of a node's home.
+
+The validator set becomes one validator: the key of <home>/config/priv_validator_key.json,
+operated by <newOperatorAddress> (cosmosvaloper1…), with overwhelming power; the chain id
+becomes <newChainID>. With --trigger-testnet-upgrade, the upgrade is scheduled at the last
+committed height: the next block runs its handler, or this binary halts there for it.
+
+Usage:
+  {bin} in-place-testnet [newChainID] [newOperatorAddress] --home <dir> [flags]
+
+Example:
+  {bin} in-place-testnet rehearsal-1 cosmosvaloper1… --trigger-testnet-upgrade v2 --skip-confirmation
+
+Flags:
+      --trigger-testnet-upgrade string   If set (example: "v2"), triggers the v2 upgrade handler to run on the first block of the testnet
+      --skip-confirmation                Skip the confirmation prompt
+  and every flag of start (--block-time, --rpc.laddr, --halt-mode, …)
 `,
   tx: `Transactions.
 
@@ -112,10 +134,12 @@ Available Commands:
 `,
 };
 
-export function helpFor(path: readonly string[], bin: string, version: string): string {
+export function helpFor(path: readonly string[], bin: string, version: { name: string; inPlaceTestnet: boolean }): string {
   for (let n = Math.min(path.length, 2); n >= 0; n--) {
-    const text = helpTexts[path.slice(0, n).join(' ')];
-    if (text !== undefined) return text.replaceAll('{bin}', bin).replaceAll('{version}', version);
+    let text = helpTexts[path.slice(0, n).join(' ')];
+    if (text === undefined) continue;
+    if (!version.inPlaceTestnet) text = text.replace(/^ {2}in-place-testnet .*\n/m, '');
+    return text.replaceAll('{bin}', bin).replaceAll('{version}', version.name);
   }
   return '';
 }

@@ -3,7 +3,7 @@
  * bech32 address given directly to `--from`.
  */
 import { addressPrefix, isBech32, keyAddress } from '../util/bech32.js';
-import { genesisKeyNames } from '../chain/accounts.js';
+import { genesisKeyNames } from '../core/accounts.js';
 import { UsageProblem } from './args.js';
 
 export function resolveFrom(from: string | undefined): string {

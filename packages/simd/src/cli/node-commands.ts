@@ -1,6 +1,6 @@
 /** `<bin> init`, `<bin> start`, `<bin> status`, `<bin> version`, `<bin> keys`. */
 import { defaultGenesis, writeGenesis } from '../chain/genesis.js';
-import { runNode, type HaltMode } from '../node/run-node.js';
+import { runNode, type HaltMode, type NodeOptions } from '../node/run-node.js';
 import { resolvePruning } from '../node/app-config.js';
 import { initNodeConfig, loadOrGenValidatorKey } from '../node/node-config.js';
 import { parseDuration } from '../util/duration.js';
@@ -60,25 +60,25 @@ export async function init(ctx: NodeCommandContext, argv: readonly string[]): Pr
   return 0;
 }
 
-export async function start(ctx: NodeCommandContext, argv: readonly string[]): Promise<number> {
-  const { strings, lists, positionals } = parseArgs(argv, {
-    flags: {
-      home: 'string',
-      'block-time': 'string',
-      'rpc.laddr': 'string',
-      'grpc.address': 'string',
-      'api.address': 'string',
-      'halt-mode': 'string',
-      'halt-height': 'string',
-      'unsafe-skip-upgrades': 'list',
-      pruning: 'string',
-      'pruning-keep-recent': 'string',
-      'pruning-interval': 'string',
-      'log_level': 'string',
-      help: 'boolean',
-    },
-  });
-  if (positionals.length > 0) throw new UsageProblem(`start takes no arguments, got ${JSON.stringify(positionals.join(' '))}`);
+/** The flags of `start`, which `in-place-testnet` takes too (the SDK adds the same start flags to both). */
+export const startFlags = {
+  home: 'string',
+  'block-time': 'string',
+  'rpc.laddr': 'string',
+  'grpc.address': 'string',
+  'api.address': 'string',
+  'halt-mode': 'string',
+  'halt-height': 'string',
+  'unsafe-skip-upgrades': 'list',
+  pruning: 'string',
+  'pruning-keep-recent': 'string',
+  'pruning-interval': 'string',
+  'log_level': 'string',
+  help: 'boolean',
+} as const;
+
+/** The node's options from the start flags, checked before anything runs. */
+export async function nodeOptionsFrom(ctx: NodeCommandContext, strings: Readonly<Record<string, string | undefined>>, lists: Readonly<Record<string, string[] | undefined>>): Promise<NodeOptions> {
   const haltMode = strings['halt-mode'] ?? 'exit';
   if (haltMode !== 'exit' && haltMode !== 'stay') throw new UsageProblem(`invalid --halt-mode ${JSON.stringify(haltMode)}: expected exit or stay`);
   const level = parseLogLevel(strings['log_level'] ?? 'info');
@@ -91,7 +91,7 @@ export async function start(ctx: NodeCommandContext, argv: readonly string[]): P
     'pruning-keep-recent': strings['pruning-keep-recent'],
     'pruning-interval': strings['pruning-interval'],
   });
-  return runNode({
+  return {
     home,
     name: ctx.name,
     version: ctx.version,
@@ -104,7 +104,13 @@ export async function start(ctx: NodeCommandContext, argv: readonly string[]): P
     haltHeight: strings['halt-height'] === undefined ? 0 : parseHeight(strings['halt-height'], '--halt-height'),
     pruning,
     log: createSimLogger({ level }),
-  });
+  };
+}
+
+export async function start(ctx: NodeCommandContext, argv: readonly string[]): Promise<number> {
+  const { strings, lists, positionals } = parseArgs(argv, { flags: startFlags });
+  if (positionals.length > 0) throw new UsageProblem(`start takes no arguments, got ${JSON.stringify(positionals.join(' '))}`);
+  return runNode(await nodeOptionsFrom(ctx, strings, lists));
 }
 
 interface RpcStatus {

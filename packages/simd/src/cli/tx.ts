@@ -5,10 +5,11 @@
  * can be exercised.
  */
 import { QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
-import { govAddress } from '../chain/accounts.js';
+import { govAddress } from '../core/accounts.js';
 import { defaultGasLimit, encodeTx, simSigned } from '../chain/tx.js';
 import { msgDepositType, msgSubmitProposalType, msgVoteType } from '../gov/msgs.js';
-import type { AnyMsg, GovParams } from '../gov/types.js';
+import type { AnyMsg } from '../core/msg.js';
+import type { GovParams } from '../gov/types.js';
 import { cancelUpgradeMsg, softwareUpgradeMsg } from '../upgrade/msgs.js';
 import { upgradeQueryService } from '../upgrade/queries.js';
 import { parseCoins } from '../util/coins.js';

@@ -4,8 +4,8 @@
  * failing message (an invalid plan) leaves nothing behind and marks the proposal failed while the chain
  * goes on.
  */
-import { event, routeOf, type MsgContext } from '../chain/msg.js';
-import { validators } from '../chain/accounts.js';
+import { event, routeOf, type MsgContext } from '../core/msg.js';
+import { validators } from '../core/accounts.js';
 import { prefixed } from '../store/kv.js';
 import { deleteDeposits, deleteProposal, deleteVotes, allProposals, getParams, getVotes, govStorePrefix, setProposal } from './state.js';
 import { tally } from './tally.js';

@@ -10,7 +10,7 @@ import { voteOptionFromJSON, voteOptionToJSON } from 'cosmjs-types/cosmos/gov/v1
 import { planFromProto, planJson, planToProto } from '../upgrade/plan.js';
 import type { Plan } from '../upgrade/types.js';
 import type { Coin } from '../util/coins.js';
-import type { AnyMsg } from './types.js';
+import type { AnyMsg } from '../core/msg.js';
 
 const text = (value: unknown) => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
 const coins = (value: unknown): Coin[] =>

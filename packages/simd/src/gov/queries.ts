@@ -8,7 +8,7 @@ import * as q1 from 'cosmjs-types/cosmos/gov/v1/query.js';
 import * as q1beta1 from 'cosmjs-types/cosmos/gov/v1beta1/query.js';
 import type { KVReader } from '../store/kv.js';
 import { decodeRequest, GrpcCode, StatusError } from '../util/errors.js';
-import type { ProtoHandler } from '../upgrade/queries.js';
+import type { ProtoHandler } from '../core/query.js';
 import * as gw from './gateway.js';
 import * as pb from './proto.js';
 import { createGovViews, statusNumbers, type GovRequest, type GovViews, type ParamsType, type VoteView } from './query-views.js';

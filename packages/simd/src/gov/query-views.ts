@@ -6,7 +6,7 @@
  */
 import type { KVReader } from '../store/kv.js';
 import { prefixed } from '../store/kv.js';
-import { validators } from '../chain/accounts.js';
+import { validators } from '../core/accounts.js';
 import { GrpcCode, StatusError, wrappedError } from '../util/errors.js';
 import { addressPrefix, bech32Decode } from '../util/bech32.js';
 import { uint64BE } from '../util/bytes.js';

@@ -1,4 +1,5 @@
 /** Governance data (x/gov v1), kept as the JSON shapes the queries return. */
+import type { AnyMsg } from '../core/msg.js';
 import type { Coin } from '../util/coins.js';
 
 export const proposalStatus = {
@@ -12,12 +13,6 @@ export type ProposalStatus = (typeof proposalStatus)[keyof typeof proposalStatus
 
 export const voteOptions = ['VOTE_OPTION_YES', 'VOTE_OPTION_ABSTAIN', 'VOTE_OPTION_NO', 'VOTE_OPTION_NO_WITH_VETO'] as const;
 export type VoteOption = (typeof voteOptions)[number];
-
-/** A message as carried in a transaction or a proposal: its type URL under `@type`, then its fields. */
-export interface AnyMsg {
-  '@type': string;
-  [field: string]: unknown;
-}
 
 export interface TallyResult {
   yes_count: string;

@@ -12,7 +12,7 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { create as createTar } from 'tar';
-import { simVersionNames } from '../versions.js';
+import { simVersionNames, versionOptionsProblem, type VersionOptions } from '../versions.js';
 import { SimError } from '../util/errors.js';
 import { createZip } from './zip.js';
 import { hostPlatform, infoJson } from './info.js';
@@ -27,6 +27,16 @@ export interface BuildVersionsOptions {
   baseUrl?: string;
   /** Which versions; default all of them (genesis, v2, v3, v2-broken). */
   versions?: readonly string[];
+  /**
+   * Variants built as well, by name: a version (`from`) with VersionOptions, e.g.
+   * `{ 'genesis-old': { from: 'genesis', inPlaceTestnet: false }, 'v2-slow': { from: 'v2', handlerDelay: '5s' } }`.
+   */
+  variants?: Readonly<Record<string, VersionVariant>>;
+}
+
+export interface VersionVariant extends VersionOptions {
+  /** The version it is built from (a key of simVersions). */
+  from: string;
 }
 
 export interface BuiltVersion {
@@ -81,15 +91,30 @@ export async function buildVersions(options: BuildVersionsOptions): Promise<Buil
   const versions = options.versions ?? simVersionNames;
   const unknown = versions.filter((v) => !simVersionNames.includes(v));
   if (unknown.length > 0) throw new SimError('SIM_UNKNOWN_VERSION', `unknown versions ${unknown.join(', ')}; known: ${simVersionNames.join(', ')}`);
+  const variants = Object.entries(options.variants ?? {});
+  for (const [variant, { from, ...variantOptions }] of variants) {
+    const problem = !/^[\w.-]+$/.test(variant)
+      ? 'use letters, digits, ".", "_" or "-"'
+      : simVersionNames.includes(variant)
+        ? 'it is the name of a version'
+        : !simVersionNames.includes(from)
+          ? `unknown version ${JSON.stringify(from)} in "from"; known: ${simVersionNames.join(', ')}`
+          : versionOptionsProblem(variantOptions);
+    if (problem !== undefined) throw new SimError('SIM_BAD_VARIANT', `invalid variant ${JSON.stringify(variant)}: ${problem}`);
+  }
   const baseUrl = slashed(options.baseUrl ?? pathToFileURL(out).href);
   await mkdir(out, { recursive: true });
 
+  const targets = [
+    ...versions.map((version) => ({ label: version, version, variant: undefined })),
+    ...variants.map(([variant, { from, ...variantOptions }]) => ({ label: variant, version: from, variant: { name: variant, options: variantOptions } })),
+  ];
   const built: Record<string, BuiltVersion> = {};
-  for (const version of versions) {
+  for (const { label: version, version: from, variant } of targets) {
     const dir = path.join(out, version);
     const bin = path.join(dir, 'bin', name);
     await mkdir(path.dirname(bin), { recursive: true });
-    const script = Buffer.from(launcherScript({ mainUrl, version, name }));
+    const script = Buffer.from(launcherScript({ mainUrl, version: from, name, variant }));
     await writeFile(bin, script, { mode: 0o755 });
     await chmod(bin, 0o755);
 

@@ -2,14 +2,18 @@
  * The built "binary": an executable Node script that bakes in its version and loads the node's code
  * by absolute URL, so it keeps working when a supervisor copies it elsewhere or extracts it from an
  * archive. Written without `import` statements or top-level await, so it runs whether Node treats it
- * as CommonJS (no package.json beside it) or as an ES module.
+ * as CommonJS (no package.json beside it) or as an ES module. A variant's options are baked in too.
  */
-export function launcherScript(options: { mainUrl: string; version: string; name: string }): string {
+import type { VersionOptions } from '../versions.js';
+
+export function launcherScript(options: { mainUrl: string; version: string; name: string; variant?: { name: string; options: VersionOptions } }): string {
+  const variant = options.variant === undefined ? '' : `, variant: ${JSON.stringify(options.variant)}`;
+  const label = options.variant === undefined ? options.version : `${options.variant.name} (from ${options.version})`;
   return `#!/usr/bin/env node
-// ${options.name} ${options.version}: chainvisor's simulated Cosmos node (see docs/sim.md).
+// ${options.name} ${label}: chainvisor's simulated Cosmos node (see docs/sim.md).
 'use strict';
 import(${JSON.stringify(options.mainUrl)})
-  .then((sim) => sim.runSimd({ version: ${JSON.stringify(options.version)}, name: ${JSON.stringify(options.name)}, argv: process.argv.slice(2) }))
+  .then((sim) => sim.runSimd({ version: ${JSON.stringify(options.version)}, name: ${JSON.stringify(options.name)}${variant}, argv: process.argv.slice(2) }))
   .then(
     (code) => process.exit(code),
     (error) => {

@@ -1,9 +1,10 @@
 /**
  * A small zip writer (deflate, Unix modes kept in the external attributes) for the versions' `.zip`
  * archives. No zip-writing dependency is installed and the format needed here is tiny: local
- * headers, data, central directory, end record. Times are fixed so archives are reproducible.
+ * headers, data, central directory, end record; deflate and the CRC-32 come from node:zlib. Times
+ * are fixed so archives are reproducible.
  */
-import { deflateRawSync } from 'node:zlib';
+import { crc32, deflateRawSync } from 'node:zlib';
 
 export interface ZipEntry {
   /** Path inside the archive, `/`-separated; directories end with `/`. */
@@ -11,18 +12,6 @@ export interface ZipEntry {
   data?: Buffer;
   /** Unix permission bits, e.g. 0o755. */
   mode: number;
-}
-
-const crcTable = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-
-export function crc32(data: Uint8Array): number {
-  let crc = 0xffffffff;
-  for (const byte of data) crc = (crcTable[(crc ^ byte) & 0xff] as number) ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
 }
 
 /** 1980-01-01 00:00, the DOS epoch. */

@@ -11,8 +11,26 @@ import { Pairs } from 'cosmjs-types/cosmos/base/kv/v1beta1/kv.js';
 import { ABCIQueryRequest, ABCIQueryResponse } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
 import { mountedStores, storePrefix } from '../store/stores.js';
 import { ChainError, GrpcCode, StatusError } from '../util/errors.js';
-import type { ProtoHandler } from '../upgrade/queries.js';
-import type { QueryService } from './query-service.js';
+import type { KVReader } from '../store/kv.js';
+import type { ProtoHandler } from '../core/query.js';
+import type { HeightRange } from './query-height.js';
+
+/**
+ * What an ABCI query needs of the node's queries; the query service (query-service.ts) provides it.
+ * Declared here so that this file does not depend on the service that serves it as a method.
+ */
+export interface AbciQuerySource {
+  /** True when `path` is a query the node's query service answers. */
+  knows(path: string): boolean;
+  /** Answers a served path at `height`; throws ChainError. */
+  query(path: string, data: Uint8Array, height?: number): Promise<Uint8Array>;
+  /** The height a query asking for `requested` (0 = latest) is answered at; throws the SDK's height errors. */
+  heightFor(requested: number): number;
+  /** The last committed height and the first one still kept. */
+  heights(): HeightRange;
+  /** The module stores as committed at `height`; undefined for a height not kept. */
+  stateAt(height: number): KVReader | undefined;
+}
 
 export interface AbciQueryRequest {
   path: string;
@@ -54,7 +72,7 @@ export function splitAbciQueryPath(path: string): string[] {
 }
 
 /** A path the query service serves: at the height asked, or the SDK's error for that height or query. */
-async function served(queries: QueryService, request: AbciQueryRequest): Promise<AbciQueryResponse> {
+async function served(queries: AbciQuerySource, request: AbciQueryRequest): Promise<AbciQueryResponse> {
   const response = empty();
   try {
     // A refused height answers height 0; a failing query, the height it ran at.
@@ -69,7 +87,7 @@ async function served(queries: QueryService, request: AbciQueryRequest): Promise
 }
 
 /** rootmulti's Query then the IAVL store's: `/<store>/key` (data = the key) or `/<store>/subspace` (data = a prefix). */
-async function storeQuery(queries: QueryService, segments: string[], request: AbciQueryRequest, height: number): Promise<AbciQueryResponse> {
+async function storeQuery(queries: AbciQuerySource, segments: string[], request: AbciQueryRequest, height: number): Promise<AbciQueryResponse> {
   if (request.prove && height <= 1) return failure(18, 'invalid request', 'cannot query with proof when height <= 1; please provide a valid height');
   const [name = '', ...rest] = segments;
   const subpath = rest.length === 0 ? '' : `/${rest.join('/')}`;
@@ -92,7 +110,7 @@ async function storeQuery(queries: QueryService, segments: string[], request: Ab
   return { ...response, value: Pairs.encode({ pairs }).finish() };
 }
 
-export async function abciQuery(queries: QueryService, request: AbciQueryRequest, appVersion: string): Promise<AbciQueryResponse> {
+export async function abciQuery(queries: AbciQuerySource, request: AbciQueryRequest, appVersion: string): Promise<AbciQueryResponse> {
   if (request.path === '/cosmos.tx.v1beta1.Service/BroadcastTx') return failure(18, 'invalid request', "can't route a broadcast tx message");
   if (queries.knows(request.path)) return served(queries, request);
   const path = splitAbciQueryPath(request.path);
@@ -123,7 +141,7 @@ const grpcAllowed = new Set(['app', 'store', 'p2p', 'custom']);
  * or custom/ — a gRPC method's path included — both with InvalidArgument; the rest is answered as
  * over `abci_query`.
  */
-export function abciQueryMethod(queries: () => QueryService, appVersion: string): ProtoHandler {
+export function abciQueryMethod(queries: () => AbciQuerySource, appVersion: string): ProtoHandler {
   return async (bytes) => {
     const { data, path, height, prove } = ABCIQueryRequest.decode(bytes);
     if (path === '') throw new StatusError(GrpcCode.invalidArgument, 'empty query path');

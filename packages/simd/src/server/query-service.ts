@@ -12,7 +12,8 @@ import type { KVReader } from '../store/kv.js';
 import { prefixed } from '../store/kv.js';
 import { appliedStoreUpgrades, mountedStores } from '../store/stores.js';
 import { ChainError } from '../util/errors.js';
-import { upgradeQueries, upgradeQueryService, type ProtoHandler } from '../upgrade/queries.js';
+import type { ProtoHandler } from '../core/query.js';
+import { upgradeQueries, upgradeQueryService } from '../upgrade/queries.js';
 import { tendermintQueries, tendermintService } from '../chain/queries.js';
 import type { NodeIdentity } from '../chain/node-info.js';
 import { allProposals, getParams, govStorePrefix } from '../gov/state.js';
@@ -20,10 +21,10 @@ import { govGatewayQueries, govQueries } from '../gov/queries.js';
 import { createGovViews } from '../gov/query-views.js';
 import { grpcRoutedError, unknownQueryPath } from './query-errors.js';
 import { queryHeight, type HeightRange } from './query-height.js';
-import { abciQueryMethod } from './abci-query.js';
+import { abciQueryMethod, type AbciQuerySource } from './abci-query.js';
 import { validatorSetQueries } from './validator-sets.js';
 import type { Genesis } from '../chain/genesis.js';
-import { getSequence } from '../chain/accounts.js';
+import { getSequence } from '../core/accounts.js';
 
 /** What the running node says about itself (`/sim/node`). */
 export interface NodeState {
@@ -35,22 +36,13 @@ export interface NodeState {
   halted: { kind: string; height: number; message: string } | null;
 }
 
-export interface QueryService {
+/**
+ * The node's queries. `query` answers an ABCI query path at `height` (0 = latest; checked with
+ * heightFor) and throws ChainError; an unknown path fails before the height is looked at.
+ */
+export interface QueryService extends AbciQuerySource {
   /** Protobuf services for gRPC: service name → method name → handler. */
   readonly services: Readonly<Record<string, Readonly<Record<string, ProtoHandler>>>>;
-  /**
-   * Answers an ABCI query path at `height` (0 = latest; checked with heightFor); throws ChainError.
-   * An unknown path fails before the height is looked at.
-   */
-  query(path: string, data: Uint8Array, height?: number): Promise<Uint8Array>;
-  /** True when `path` is a query this node answers. */
-  knows(path: string): boolean;
-  /** The height a query asking for `requested` (0 = latest) is answered at; throws the SDK's height errors. */
-  heightFor(requested: number): number;
-  /** The last committed height and the first one still kept. */
-  heights(): HeightRange;
-  /** The module stores as committed at `height`; undefined for a height not kept (or not reached). */
-  stateAt(height: number): KVReader | undefined;
 }
 
 type JsonHandler = (request: Record<string, unknown>) => Promise<unknown>;

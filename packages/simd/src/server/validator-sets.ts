@@ -17,7 +17,7 @@ import { consensusKey } from '../chain/consensus-key.js';
 import type { Genesis } from '../chain/genesis.js';
 import { addressPrefix, bech32Encode } from '../util/bech32.js';
 import { decodeRequest, GrpcCode, StatusError } from '../util/errors.js';
-import type { ProtoHandler } from '../upgrade/queries.js';
+import type { ProtoHandler } from '../core/query.js';
 import { validatorPower } from './rpc/shapes.js';
 
 const int64Max = 2n ** 63n - 1n;

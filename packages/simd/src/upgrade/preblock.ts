@@ -5,6 +5,7 @@
  */
 import type { KVStore } from '../store/kv.js';
 import type { SimLogger } from '../util/log.js';
+import { GoPanic } from '../util/errors.js';
 import { ChainHalt } from './halt.js';
 import { isDue } from './plan.js';
 import {
@@ -91,6 +92,8 @@ async function applyUpgrade(ctx: PreBlockContext, plan: Plan, handler: UpgradeHa
   try {
     updated = await handler({ height, log: ctx.log, state: ctx.state }, plan, fromVM);
   } catch (error) {
+    // A panic is not an error the handler returns: it ends the process (main prints it as Go does).
+    if (error instanceof GoPanic) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     ctx.log.error(`upgrade "${plan.name}" failed: ${reason}`, { module: 'x/upgrade', height });
     throw new ChainHalt('upgrade-failed', height, `upgrade "${plan.name}" failed at height ${height}: ${reason}`, {

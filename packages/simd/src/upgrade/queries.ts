@@ -12,7 +12,8 @@ import {
   QueryUpgradedConsensusStateRequest,
   QueryUpgradedConsensusStateResponse,
 } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
-import { govAddress } from '../chain/accounts.js';
+import { govAddress } from '../core/accounts.js';
+import type { ProtoHandler } from '../core/query.js';
 import { decodeRequest } from '../util/errors.js';
 import { prefixed, type KVReader } from '../store/kv.js';
 import { getDoneHeight, getModuleVersions, getPlan } from './keeper.js';
@@ -21,8 +22,6 @@ import { moduleVersionNotFound } from './errors.js';
 import { planJson, planToProto, type PlanJson } from './plan.js';
 
 export const upgradeQueryService = 'cosmos.upgrade.v1beta1.Query';
-
-export type ProtoHandler = (request: Uint8Array) => Promise<Uint8Array>;
 
 export function upgradeQueries(reader: () => KVReader): Record<string, ProtoHandler> {
   const kv = () => prefixed(reader(), storePrefix);

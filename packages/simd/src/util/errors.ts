@@ -17,6 +17,18 @@ export class SimError extends Error {
   }
 }
 
+/**
+ * What a Go node does on a panic it does not recover (an upgrade handler of a test variant): the
+ * process prints `panic: <message>` and a goroutine trace on stderr and exits 2, committing nothing.
+ * Not a halt: it ends the process whatever --halt-mode says.
+ */
+export class GoPanic extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GoPanic';
+  }
+}
+
 /** True when `error` is the OS error `code` (ENOENT, EEXIST, …). */
 export function isErrno(error: unknown, code: string): error is NodeJS.ErrnoException {
   return error instanceof Error && (error as NodeJS.ErrnoException).code === code;

@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { govAddress } from '../../src/chain/accounts.js';
+import { govAddress } from '../../src/core/accounts.js';
 import { msgDepositType, msgSubmitProposalType, msgVoteType } from '../../src/gov/msgs.js';
-import type { AnyMsg } from '../../src/gov/types.js';
+import type { AnyMsg } from '../../src/core/msg.js';
 import { cancelUpgradeMsg, softwareUpgradeMsg } from '../../src/upgrade/msgs.js';
 import { alice, openTestApp, txOf, validator, type TestApp } from '../support/app-harness.js';
 import { proposal, upgradeState } from '../support/state.js';

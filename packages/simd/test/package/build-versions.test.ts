@@ -9,7 +9,7 @@ import { execa } from 'execa';
 import { extract } from 'tar';
 import unzipper from 'unzipper';
 import { buildVersions, hostPlatform, upgradeInfoFor } from '../../src/index.js';
-import { crc32 } from '../../src/package/zip.js';
+import { createZip } from '../../src/package/zip.js';
 
 const sha256 = async (file: string) => createHash('sha256').update(await readFile(file)).digest('hex');
 
@@ -75,6 +75,27 @@ test('another binary name; host platform keys in Go names', async (t) => {
   await assert.rejects(buildVersions({ out: dir, versions: ['v9'] }), /unknown versions v9/);
 });
 
-test('crc32 of the zip writer matches the standard check value', () => {
-  assert.equal(crc32(Buffer.from('123456789')), 0xcbf43926);
+test('variants: a version with options, built under its own name, reporting it; bad variants refused before anything is built', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'sim-build-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const built = await buildVersions({ out: dir, versions: [], variants: { 'genesis-old': { from: 'genesis', inPlaceTestnet: false } } });
+  assert.deepEqual(Object.keys(built.versions), ['genesis-old']);
+  const bin = built.versions['genesis-old']?.bin as string;
+  assert.equal(bin, path.join(dir, 'genesis-old', 'bin', 'simd'));
+  assert.equal((await execa(bin, ['version'])).stdout, 'genesis-old');
+  const variant = async (name: string, options: Record<string, unknown>) =>
+    buildVersions({ out: path.join(dir, 'bad'), versions: [], variants: { [name]: { from: 'v2', ...options } } });
+  await assert.rejects(variant('x', { from: 'v9' }), /invalid variant "x": unknown version "v9" in "from"/);
+  await assert.rejects(variant('v2', {}), /invalid variant "v2": it is the name of a version/);
+  await assert.rejects(variant('x', { handlerPanic: 'sometimes' }), /invalid handlerPanic "sometimes": expected "always" or "state:<key prefix>"/);
+  await assert.rejects(variant('x', { handlerDelay: '5 seconds' }), /handlerDelay/);
+  await assert.rejects(stat(path.join(dir, 'bad')));
+});
+
+test('the zip writer records the standard CRC-32 of an entry', () => {
+  const zip = createZip([{ name: 'check.txt', data: Buffer.from('123456789'), mode: 0o644 }]);
+  // The local header's CRC field, then the central directory's (after the 30-byte header, name and data).
+  assert.equal(zip.readUInt32LE(14), 0xcbf43926);
+  const central = zip.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+  assert.equal(zip.readUInt32LE(central + 16), 0xcbf43926);
 });

@@ -15,7 +15,7 @@ import { PubKey } from 'cosmjs-types/cosmos/crypto/secp256k1/keys.js';
 import { MsgSubmitProposal, MsgVote } from 'cosmjs-types/cosmos/gov/v1/tx.js';
 import { VoteOption } from 'cosmjs-types/cosmos/gov/v1/gov.js';
 import { MsgSoftwareUpgrade } from 'cosmjs-types/cosmos/upgrade/v1beta1/tx.js';
-import { keyAddress } from '../../src/chain/accounts.js';
+import { keyAddress } from '../../src/core/accounts.js';
 import { cli, proposeUpgrade, simFixture, startNode, waitFor } from '../support/node-harness.js';
 
 const validator = keyAddress('validator');

@@ -10,12 +10,12 @@ import { App } from '../../src/chain/app.js';
 import { defaultGenesis, type Genesis, type GenesisOptions } from '../../src/chain/genesis.js';
 import { encodeTx, simSigned } from '../../src/chain/tx.js';
 import type { BlockRecord } from '../../src/chain/block.js';
-import { getSequence, govAddress, keyAddress } from '../../src/chain/accounts.js';
+import { getSequence, govAddress, keyAddress } from '../../src/core/accounts.js';
 import { openDatabase, type Database } from '../../src/store/db.js';
 import { createSimLogger } from '../../src/util/log.js';
 import { simVersions } from '../../src/versions.js';
 import { cancelUpgradeMsg, softwareUpgradeMsg } from '../../src/upgrade/msgs.js';
-import type { AnyMsg } from '../../src/gov/types.js';
+import type { AnyMsg } from '../../src/core/msg.js';
 
 export interface AppOpenOptions {
   skipHeights?: number[];

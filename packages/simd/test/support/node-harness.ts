@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
-import { buildVersions, readAddresses, type BuiltVersions, type NodeAddresses } from '../../src/index.js';
+import { buildVersions, readAddresses, type BuiltVersions, type NodeAddresses, type VersionVariant } from '../../src/index.js';
 
 export const deadline = 30_000;
 
@@ -31,10 +31,13 @@ export interface SimFixture {
   initHome(flags?: string[]): Promise<string>;
 }
 
-export async function simFixture(t: TestContext, options: { baseUrl?: string } = {}): Promise<SimFixture> {
+export async function simFixture(
+  t: TestContext,
+  options: { baseUrl?: string; versions?: readonly string[]; variants?: Record<string, VersionVariant> } = {},
+): Promise<SimFixture> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'sim-node-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
-  const built = await buildVersions({ out: path.join(dir, 'versions'), baseUrl: options.baseUrl });
+  const built = await buildVersions({ out: path.join(dir, 'versions'), baseUrl: options.baseUrl, versions: options.versions, variants: options.variants });
   let homes = 0;
   const fixture: SimFixture = {
     dir,
@@ -96,9 +99,9 @@ export interface SimNode {
 
 export const fastFlags = ['--block-time', '50ms', '--rpc.laddr', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0'];
 
-/** Spawns `<bin> start --home <home> <fast flags> <args>`; resolves once it listens, or with its exit. */
-function spawnNode(t: TestContext, bin: string, home: string, args: readonly string[], env: NodeJS.ProcessEnv) {
-  const proc = spawn(bin, ['start', '--home', home, ...fastFlags, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+/** Spawns `<bin> start --home <home> <fast flags> <args>` (or another command that starts the node); killed at the end of the test. */
+export function spawnNode(t: TestContext, bin: string, home: string, args: readonly string[], env: NodeJS.ProcessEnv, command: readonly string[] = ['start']) {
+  const proc = spawn(bin, [...command, '--home', home, ...fastFlags, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   proc.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;

@@ -1,7 +1,7 @@
 /** Scheduling and cancelling: every validation rule and its message, and the authority check. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { govAddress } from '../../src/chain/accounts.js';
+import { govAddress } from '../../src/core/accounts.js';
 import { softwareUpgradeMsg } from '../../src/upgrade/msgs.js';
 import { alice, govCancel, govSchedule, openTestApp, txOf, upgradeAt } from '../support/app-harness.js';
 import { upgradeState } from '../support/state.js';

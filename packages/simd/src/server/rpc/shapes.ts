@@ -5,7 +5,7 @@
  */
 import type { CheckResult } from '../../chain/app.js';
 import { consensusKey } from '../../chain/consensus-key.js';
-import type { Event } from '../../chain/msg.js';
+import type { Event } from '../../core/msg.js';
 import type { Genesis } from '../../chain/genesis.js';
 
 /** ABCI events; the SDK marks every attribute for indexing. */

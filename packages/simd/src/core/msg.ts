@@ -1,7 +1,16 @@
-/** What a message executor gets, and how messages are routed by their type URL. */
+/**
+ * Messages as every module sees them: their JSON form, what a message executor gets (state, events,
+ * the routes of every message type) and how messages are routed by their type URL. The modules
+ * (upgrade/, gov/) register routes of this shape; the application (chain/) runs them.
+ */
 import type { Overlay } from '../store/kv.js';
 import type { SimLogger } from '../util/log.js';
-import type { AnyMsg } from '../gov/types.js';
+
+/** A message as carried in a transaction or a proposal: its type URL under `@type`, then its fields. */
+export interface AnyMsg {
+  '@type': string;
+  [field: string]: unknown;
+}
 
 export interface Event {
   type: string;

@@ -33,6 +33,12 @@ export function setValidator(kv: KVStore, address: string, power: number): void 
   prefixed(kv, validatorPrefix).set(Buffer.from(address), Buffer.from(String(power)));
 }
 
+/** Removes every validator (the in-place testnet replaces the set). */
+export async function removeValidators(kv: KVStore): Promise<void> {
+  const store = prefixed(kv, validatorPrefix);
+  for (const [key] of await store.range(Buffer.alloc(0))) store.delete(key);
+}
+
 /** Voting power by account address. */
 export async function validators(kv: KVReader): Promise<Map<string, number>> {
   const entries = await prefixed(kv, validatorPrefix).range(Buffer.alloc(0));
