@@ -19,7 +19,9 @@ import type { Config } from '../config/index.js';
 import type { DownloadUpgradeOptions } from '../download/index.js';
 import { ChainvisorError, ExitCode } from '../errors/index.js';
 import type { EventBus } from '../events/index.js';
+import type { NodeTracker } from '../lock/index.js';
 import {
+  type Current,
   type Layout,
   type PreparedSwitch,
   type StagedFile,
@@ -37,6 +39,7 @@ import {
 import type { Logger } from '../log/index.js';
 import { type Plan, serializePlan } from '../plan/index.js';
 import type { Standby } from '../proc/index.js';
+import type { PlanWatcher } from '../staging/index.js';
 import { runCustomPreUpgrade, runPreUpgrade } from './pre-upgrade.js';
 
 export type DownloadFn = (options: DownloadUpgradeOptions) => Promise<{ binary: string }>;
@@ -93,6 +96,66 @@ function beginAhead(plan: Plan, dir: string, layout: Layout, binary: string): Ah
 /** Removes what was begun and not committed (a committed part is left as it is). */
 async function dropAhead(ahead: Ahead): Promise<void> {
   await Promise.allSettled([ahead.record.then((file) => file.abandon()), ahead.link.then((link) => link.abandon())]);
+}
+
+/** What an applied upgrade hands the next launch. */
+export interface Switched {
+  /** `current` as the sequence switched it, its binary checked (and warned about once). */
+  current: Current;
+  /** The next node's record, begun while the sequence ran (with DAEMON_RESTART_AFTER_UPGRADE and a tracker). */
+  record: { binary: string; written: Promise<void> } | undefined;
+}
+
+export interface RunOptions extends ApplyOptions {
+  ctx: UpgradeContext & { events: EventBus };
+  /** When the node halted: an upgrade-detected event's time, for the applied event's duration. */
+  detectedAt: number;
+  /** A download of this plan's binary begun before the halt is the one the sequence needs: it waits for it. */
+  planWatcher?: PlanWatcher;
+  /** Records the next node: begun beside the sequence, once the old node is down. */
+  tracker?: NodeTracker;
+  /** True when a failure is chainvisor's stop, not the upgrade's (no upgrade-failed event then). */
+  stopping: () => boolean;
+}
+
+/**
+ * The upgrade sequence with its events: detected → applied (with its duration) or failed. Returns what
+ * the next launch needs; on a failure the next node's record it began is removed.
+ */
+export async function runUpgrade(plan: Plan, dir: string, options: RunOptions): Promise<Switched> {
+  const { ctx, tracker, planWatcher } = options;
+  const upgrade = { name: plan.name, height: plan.height };
+  ctx.events.emit('upgrade-detected', { upgrade, text: `upgrade "${plan.name}" needed at height ${plan.height}` });
+  const binary = binaryPath(ctx.layout, dir);
+  // The next node's record, written beside the sequence rather than before the spawn (a file write is
+  // a few trips through the thread pool, on the path of every switch). Once the old node is down: its
+  // exit leaves the newer record in place.
+  const record = tracker && {
+    binary,
+    written: Promise.resolve(options.nodeStopped)
+      .catch(() => undefined)
+      .then(() => tracker.beforeSpawn(binary)),
+  };
+  try {
+    planWatcher?.crossCheck(plan);
+    await planWatcher?.settle(plan);
+    await applyUpgrade(plan, dir, ctx, options);
+  } catch (error) {
+    if (record) {
+      await record.written.catch(() => undefined);
+      await tracker.notSpawned();
+    }
+    if (!options.stopping()) {
+      const code = (error as { code?: unknown }).code;
+      const text = `upgrade "${plan.name}" at height ${plan.height} failed: ${error instanceof Error ? error.message : String(error)}`;
+      ctx.events.emit('upgrade-failed', { upgrade, text, data: { code } });
+      ctx.logger.error({ event: 'upgrade-failed', upgrade: plan.name, height: plan.height, code }, text);
+    }
+    throw error;
+  }
+  const ms = Date.now() - options.detectedAt;
+  ctx.events.emit('upgrade-applied', { upgrade, text: `upgrade "${plan.name}" at height ${plan.height} applied: current -> ${dir}`, data: { dir, ms } });
+  return { current: { dir, plan }, record };
 }
 
 /** Applies `plan`, whose binary lives in `dir` (`upgrades/<name>`), once the node is stopped. */

@@ -1,0 +1,117 @@
+/**
+ * Detection: is an upgrade due? Reads `data/upgrade-info.json` at start-up and after a node's exit,
+ * watches it while the node runs (the stay-up halt), judges each plan against `current` (due.ts), and
+ * reports what it will not apply once per content: a skipped height, an invalid file. The run loop
+ * hears of a plan only through the wake-ups it is given.
+ */
+import type { Config } from '../config/index.js';
+import { type Current, type Layout, readCurrent } from '../layout/index.js';
+import type { Logger } from '../log/index.js';
+import { type Plan, readUpgradeInfo, skipHeights, upgradeInfoError } from '../plan/index.js';
+import { type UpgradeInfoWatcher, watchUpgradeInfo } from '../watcher/index.js';
+import { type Verdict, upgradeDue } from './due.js';
+
+/** A plan to apply, and the folder of its binary (`upgrades/<dir>`). */
+export interface Due {
+  plan: Plan;
+  dir: string;
+}
+
+export type DetectorWake = ({ kind: 'due' } & Due) | { kind: 'error'; error: unknown };
+
+export interface DetectorOptions {
+  config: Config;
+  layout: Layout;
+  logger: Logger;
+  /** The node's arguments: `--unsafe-skip-upgrades h1 h2 …` are heights never applied. */
+  args: readonly string[];
+}
+
+export class Detector {
+  private readonly options: DetectorOptions;
+  private readonly skip: ReadonlySet<number>;
+  private readonly reportedSkips = new Set<string>();
+  private reportedInvalid: string | undefined;
+  private watcher: UpgradeInfoWatcher | undefined;
+
+  constructor(options: DetectorOptions) {
+    this.options = options;
+    this.skip = skipHeights(options.args);
+  }
+
+  /** Reads upgrade-info.json now and returns the plan when it must be applied. */
+  async dueFromFile(): Promise<Due | undefined> {
+    const { layout } = this.options;
+    // Both files at once; `current` matters (and its errors surface) only when there is a plan.
+    const [read, current] = await Promise.allSettled([readUpgradeInfo(layout.upgradeInfoFile), readCurrent(layout)]);
+    if (read.status === 'rejected') throw read.reason;
+    if (read.value.status === 'missing') return undefined;
+    if (read.value.status === 'invalid') {
+      this.reportInvalid(read.value.reason, read.value.text);
+      return undefined;
+    }
+    if (current.status === 'rejected') throw current.reason;
+    const verdict = this.verdict(read.value.plan, current.value);
+    return verdict.due ? { plan: read.value.plan, dir: verdict.dir } : undefined;
+  }
+
+  /**
+   * Watches the file while nodes run: a new valid plan is judged against `running()` (what the running
+   * node was started from; read from disk when no node has run yet) and wakes the loop when due. A plan
+   * that cannot be judged (a name that cannot be a folder) wakes it with the error: the node has halted
+   * on it and cannot go on. Resolves once file events are live (polling covers until then).
+   */
+  watch(wake: (event: DetectorWake) => void, running: () => Current | undefined): Promise<void> {
+    const { config, layout, logger } = this.options;
+    const onPlan = async (plan: Plan) => {
+      try {
+        const verdict = this.verdict(plan, running() ?? (await readCurrent(layout)));
+        if (verdict.due) wake({ kind: 'due', plan, dir: verdict.dir });
+      } catch (error) {
+        wake({ kind: 'error', error });
+      }
+    };
+    this.watcher = watchUpgradeInfo({
+      home: layout.home,
+      file: layout.upgradeInfoFile,
+      mode: config.watch === 'poll' ? 'poll' : 'auto',
+      pollIntervalMs: config.pollInterval,
+      logger,
+      onPlan: (plan) => void onPlan(plan),
+      onInvalid: (reason, text) => this.reportInvalid(reason, text),
+    });
+    return this.watcher.ready;
+  }
+
+  async close(): Promise<void> {
+    await this.watcher?.close();
+  }
+
+  private verdict(plan: Plan, current: Current): Verdict {
+    const verdict = upgradeDue(plan, current, { recase: !this.options.config.disableRecase, skipHeights: this.skip });
+    if (!verdict.due) {
+      const key = `${plan.name}@${plan.height}`;
+      if (verdict.skipped && !this.reportedSkips.has(key)) {
+        this.reportedSkips.add(key);
+        this.options.logger.warn({ upgrade: plan.name, height: plan.height }, 'upgrade skipped: %s; not switching binaries', verdict.why);
+      } else {
+        this.options.logger.debug({ upgrade: plan.name }, 'not an upgrade to apply: %s', verdict.why);
+      }
+    }
+    return verdict;
+  }
+
+  /** An invalid upgrade-info.json is reported once per content, whichever path read it. */
+  private reportInvalid(reason: string, text: string): void {
+    const key = `${reason}:${text}`;
+    if (this.reportedInvalid === key) return;
+    this.reportedInvalid = key;
+    const file = this.options.layout.upgradeInfoFile;
+    const { code, hint } = upgradeInfoError(file, reason);
+    this.options.logger.error(
+      { file, reason, code, hint },
+      'ignoring invalid upgrade-info.json: %s; supervision goes on — the node (or whoever wrote the file) must write a valid plan',
+      reason,
+    );
+  }
+}

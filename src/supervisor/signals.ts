@@ -1,0 +1,96 @@
+/**
+ * chainvisor asked to stop: SIGTERM, SIGINT and SIGQUIT are forwarded to the node, then SIGKILL after
+ * DAEMON_SHUTDOWN_GRACE (0: wait however long the node takes); a second stop signal kills at once.
+ * SIGHUP is only forwarded. chainvisor then exits with the node's status (128+N when it died of N).
+ */
+import { constants } from 'node:os';
+import type { Logger } from '../log/index.js';
+import type { NodeProcess } from './node-process.js';
+
+const stopSignals = ['SIGTERM', 'SIGINT', 'SIGQUIT'] as const;
+const forwardedSignals = [...stopSignals, 'SIGHUP'] as const;
+
+export interface StopOptions {
+  logger: Logger;
+  /** DAEMON_SHUTDOWN_GRACE (ms). */
+  graceMs: number;
+  /** The node running now, if any. */
+  node: () => NodeProcess | undefined;
+  /** Called once, at the first stop signal, after it was forwarded. */
+  onStop: (signal: NodeJS.Signals) => void;
+}
+
+export class StopSignals {
+  private readonly options: StopOptions;
+  private received: NodeJS.Signals | undefined;
+  private arrived: (() => void) | undefined;
+  private readonly offs: Array<() => void>;
+
+  /** Installs the handlers; `dispose()` removes them. */
+  constructor(options: StopOptions) {
+    this.options = options;
+    this.offs = forwardedSignals.map((signal) => {
+      const handler = () => this.onSignal(signal);
+      process.on(signal, handler);
+      return () => process.off(signal, handler);
+    });
+  }
+
+  /** The stop signal received, if any. */
+  get signal(): NodeJS.Signals | undefined {
+    return this.received;
+  }
+
+  /** The shell's convention for having been stopped by the signal received: 128 + its number. */
+  get exitCode(): number {
+    return 128 + (this.received === undefined ? 0 : (constants.signals[this.received] ?? 0));
+  }
+
+  /** True once a stop signal has arrived, waiting up to `ms` for one that is on its way. */
+  async within(ms: number): Promise<boolean> {
+    if (this.received) return true;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.arrived = done;
+    });
+    this.arrived = undefined;
+    return this.received !== undefined;
+  }
+
+  dispose(): void {
+    for (const off of this.offs) off();
+  }
+
+  private onSignal(signal: NodeJS.Signals): void {
+    const { logger, graceMs } = this.options;
+    const node = this.options.node();
+    if (signal === 'SIGHUP') {
+      node?.signal(signal);
+      return;
+    }
+    if (this.received) {
+      logger.warn({ signal }, 'second stop signal: killing the node now');
+      node?.signal('SIGKILL');
+      return;
+    }
+    this.received = signal;
+    logger.info({ signal }, 'asked to stop; forwarding to the node');
+    if (node && !node.hasExited()) {
+      node.signal(signal);
+      if (graceMs > 0) {
+        setTimeout(() => {
+          if (!node.hasExited()) {
+            logger.warn({ graceMs }, 'node still running after DAEMON_SHUTDOWN_GRACE; sending SIGKILL');
+            node.signal('SIGKILL');
+          }
+        }, graceMs).unref();
+      }
+    }
+    this.options.onStop(signal);
+    this.arrived?.();
+  }
+}
