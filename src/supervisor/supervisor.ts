@@ -182,11 +182,12 @@ export class Supervisor {
       if (event.kind === 'exited') {
         // The node exited: did it halt for an upgrade? Only the file says so (never its output).
         const file = await this.detector.dueFromFile();
+        // A stop sent to the whole group can show the node's exit before chainvisor's own signal: that
+        // exit is an orderly stop — never a crash, an after-upgrade event, a restart, nor the halt of a
+        // queued manual upgrade (a node stopped with SIGTERM exits 0, as at its --halt-height).
+        if (!file && (await stop.within(groupSignalSettleMs))) return this.stopped(event.status);
         manual = file ? undefined : this.manual.haltedOnExit(event.status);
         if (!file && !manual) {
-          // A stop sent to the whole group can show the node's exit before chainvisor's own signal:
-          // that exit is an orderly stop, never a crash, an after-upgrade event or a restart.
-          if (await stop.within(groupSignalSettleMs)) return this.stopped(event.status);
           const exit = { code: event.status.code, signal: event.status.signal, pid: node.pid, ranMs: Date.now() - startedAt, described: describeExit(event.status) };
           const next = await afterNodeExit(exit, { policy: this.restarts, restartMax: this.config.restartMax, events: this.events, logger: this.logger, signal: this.abort.signal, lastUpgrade: this.lastUpgrade });
           if (stop.signal) return stop.exitCode;
@@ -226,7 +227,9 @@ export class Supervisor {
 
   /** chainvisor was asked to stop and the node has: exit with its status. */
   private stopped(status: ExitStatus): number {
-    this.logger.info({ event: 'node-stopped', node: describeExit(status) }, 'node stopped; chainvisor exits with its status');
+    // An exit that is neither clean nor the stop signal's may be a crash that met the stop: say so louder.
+    const byStop = status.code === 0 || status.signal === this.stop?.signal || status.code === this.stop?.exitCode;
+    this.logger[byStop ? 'info' : 'warn']({ event: 'node-stopped', node: describeExit(status) }, 'node stopped; chainvisor exits with its status');
     return exitCodeOf(status);
   }
 

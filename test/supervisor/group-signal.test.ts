@@ -53,4 +53,32 @@ describe('a stop signal to the whole process group', () => {
       }
     }
   });
+
+  test('is not taken for the halt of a queued manual upgrade when the node exits 0 on SIGTERM first', async () => {
+    // gRPC closed: the node's height is never read, so an exit 0 with --halt-height looks like the halt.
+    const t = await makeHome({ CHAINVISOR_LOG_FORMAT: 'json', DAEMON_GRPC_ADDRESS: '127.0.0.1:1' });
+    try {
+      // A node that stops cleanly (exit 0) on SIGTERM, as the SDK's nodes do, and says its pid.
+      const node = path.join(t.root, 'exits-0');
+      await fs.writeFile(node, `#!/bin/sh\n[ "$1" = pre-upgrade ] && exit 1\necho $$ > ${JSON.stringify(path.join(t.root, 'node.pid'))}\ntrap 'exit 0' TERM\nwhile :; do sleep 0.05; done\n`, { mode: 0o755 });
+      await t.cliOk(['init', node]);
+      await t.cliOk(['add-upgrade', 'v2', await t.fakeNode({ label: 'v2' }), '--upgrade-height', '1000']);
+      const run = spawn(process.execPath, [chainvisorBin, 'run', 'start'], { env: { ...process.env, ...t.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      run.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => run.on('exit', (code) => resolve(code)));
+      const pidFile = path.join(t.root, 'node.pid');
+      await waitFor(async () => (await fs.readFile(pidFile, 'utf8').catch(() => '')).trim() !== '', 'the node to start');
+      // The node's exit first, chainvisor's own signal 200 ms later (within what a group signal can take).
+      process.kill(Number(await fs.readFile(pidFile, 'utf8')), 'SIGTERM');
+      await delay(200);
+      run.kill('SIGTERM');
+      assert.equal(await exited, 0, stderr);
+      assert.doesNotMatch(stderr, /"event":"upgrade-detected"|taking it as the halt/, stderr);
+      assert.equal(await t.current(), 'genesis');
+      assert.match(await fs.readFile(path.join(t.home, 'data/upgrade-info.json.batch'), 'utf8'), /"v2"/);
+    } finally {
+      await t.cleanup();
+    }
+  });
 });
