@@ -15,8 +15,8 @@ import { ChainUnavailableError, type ChainClient, createChainClient } from '../c
 import type { Config } from '../config/index.js';
 import { ChainvisorError } from '../errors/index.js';
 import type { EventBus } from '../events/index.js';
-import { type Current, type Layout, upgradeBinaryDir, upgradeDirName } from '../layout/index.js';
 import { type StatPoll, pollStat } from '../fsread/index.js';
+import { type Current, type Layout, upgradeBinaryDir, upgradeDirName } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { type ManualPlan, readBatch, readQueued, writeBatch } from './file.js';
 import { type HaltArgs, haltArgs } from './halt-args.js';
@@ -69,6 +69,8 @@ export class ManualUpgrades {
   private timer: NodeJS.Timeout | undefined;
   private filePoll: StatPoll | undefined;
   private ticking = false;
+  /** The last tick failed (a file that cannot be read): tried again on the timer, whether or not the file changes. */
+  private failed = false;
   private kickAgain = false;
   private ticks = 0;
   private closed = false;
@@ -214,12 +216,12 @@ export class ManualUpgrades {
   }
 
   /**
-   * A timed tick only while something is queued (the node's height is watched) or a new content waits for
-   * its second read: with an empty queue the file's stat poll alone wakes the runner, and an idle
+   * A timed tick only while something is queued (the node's height is watched), a new content waits for
+   * its second read, or the last tick failed: with an empty queue the file's stat poll alone wakes the runner, and an idle
    * `run` reads nothing (issue: quiet at rest).
    */
   private schedule(): void {
-    if (this.closed || (this.queue.length === 0 && this.pending === undefined)) return;
+    if (this.closed || (this.queue.length === 0 && this.pending === undefined && !this.failed)) return;
     const ms = Math.max(this.options.config.pollInterval, minHeightPollMs);
     this.timer = setTimeout(() => this.kick(), ms);
     this.timer.unref();
@@ -247,6 +249,7 @@ export class ManualUpgrades {
   }
 
   private async tick(): Promise<void> {
+    this.failed = false;
     try {
       const changed = await this.reload({ settle: true });
       // The height first: an entry edited in below the node's height must not become the halt height.
@@ -254,6 +257,7 @@ export class ManualUpgrades {
       if (changed) this.checkHaltChange();
       if (++this.ticks % govEvery === 1) await this.checkGovernance();
     } catch (error) {
+      this.failed = true;
       // Reported once per distinct problem: a lasting one (permissions) must not flood the log every poll.
       const message = error instanceof Error ? error.message : String(error);
       this.report(`tick:${message}`, () => this.options.logger.warn({ err: error }, 'manual upgrade check failed; trying again every poll'));

@@ -60,7 +60,8 @@ export function createChainClient(options: ChainClientOptions): ChainClient {
         request,
         { deadline: Date.now() + timeoutMs },
         (error: ServiceError | null, response?: Res) => {
-          if (error?.code === status.UNAVAILABLE && client === used) {
+          // A node that refuses, or one that never answers (a black-holed address): the channel would redial.
+          if ((error?.code === status.UNAVAILABLE || error?.code === status.DEADLINE_EXCEEDED) && client === used) {
             used.close();
             client = undefined;
           }

@@ -126,7 +126,7 @@ function parseValue(spec: SettingSpec, text: string): Parsed<unknown> {
     case 'count':
       return atLeast(parseCount(text), spec.min, '');
     case 'bytes':
-      return parseBytes(text);
+      return atLeast(parseBytes(text), spec.min, ' bytes');
     case 'enum':
       return parseEnum(text, spec.values ?? []);
     case 'string':
@@ -151,8 +151,8 @@ function withinTimerRange(parsed: Parsed<number>): Parsed<number> {
 
 /** A setting's minimum (SettingBase.min), with the reason a smaller value is refused. */
 function atLeast(parsed: Parsed<number>, min: SettingSpec['min'], unit: string): Parsed<number> {
-  if (!parsed.ok || min === undefined || parsed.value >= min.value) return parsed;
-  return { ok: false, message: `must be at least ${min.value}${unit}: ${min.why}` };
+  if (!parsed.ok || min === undefined || parsed.value >= min.value || (min.zeroTurnsOff && parsed.value === 0)) return parsed;
+  return { ok: false, message: `must be at least ${min.shown ?? `${min.value}${unit}`}${min.zeroTurnsOff ? ' (or 0s)' : ''}: ${min.why}` };
 }
 
 /** Config files are a few KiB; anything over 1 MiB (or not a regular file) is refused, never read whole. */

@@ -52,7 +52,8 @@ export function renderDocsTable(): string {
     const spec: SettingSpec = settings[key];
     const def = spec.required ? 'required' : (spec.defaultDoc ?? (spec.default === '' ? 'empty' : `\`${spec.default}\``));
     const values = spec.values ? ` One of: ${spec.values.map((v) => `\`${v}\``).join(', ')}.` : '';
-    return `| \`${spec.env}\` | ${def} | ${spec.description}${values} |`;
+    const min = spec.min ? ` At least \`${spec.min.shown ?? (spec.kind === 'duration' ? formatDuration(spec.min.value) : spec.min.value)}\`${spec.min.zeroTurnsOff ? ' (or `0s`)' : ''}.` : '';
+    return `| \`${spec.env}\` | ${def} | ${spec.description}${values}${min} |`;
   });
   return ['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n');
 }

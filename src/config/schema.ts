@@ -21,7 +21,7 @@ interface SettingBase {
    * The smallest value accepted (durations in ms; every duration is also capped at Node's timer limit), and
    * why a smaller one is refused: a value that would break every upgrade is refused by `config`, never met at the halt.
    */
-  readonly min?: { readonly value: number; readonly why: string };
+  readonly min?: { readonly value: number; readonly why: string; readonly shown?: string; readonly zeroTurnsOff?: true };
   /** `chainvisor config` hides the value (`secret`) or the credentials in its URLs (`urls`). */
   readonly redact?: 'secret' | 'urls';
 }
@@ -187,6 +187,7 @@ export const settings = {
     env: 'CHAINVISOR_DOWNLOAD_MAX_BYTES',
     kind: 'bytes',
     default: '4GiB',
+    min: { value: 1024 * 1024, shown: '1MiB', why: 'no node binary is that small, so a smaller limit refuses every download at the halt' },
     description: 'Largest download accepted (binary, archive or Info document).',
   },
   downloadRetries: {
@@ -214,6 +215,7 @@ export const settings = {
     env: 'CHAINVISOR_EXTRACT_MAX_BYTES',
     kind: 'bytes',
     default: '8GiB',
+    min: { value: 1024 * 1024, shown: '1MiB', why: 'no node binary is that small, so a smaller limit refuses every archive at the halt' },
     description: 'Largest total of uncompressed bytes an archive may expand to (decompression bombs).',
   },
   extractMaxEntries: {
@@ -277,8 +279,9 @@ export const settings = {
     env: 'CHAINVISOR_PLAN_POLL_INTERVAL',
     kind: 'duration',
     default: '10s',
+    min: { value: 100, zeroTurnsOff: true, why: 'a shorter interval asks the node (or dials a node that is down) many times a second; 0s turns plan watching off' },
     description:
-      "How often `run` reads the scheduled upgrade plan and the latest height from the node's gRPC (`DAEMON_GRPC_ADDRESS`), to stage the binary before the halt; every 5 blocks instead on chains faster than that (at most once a second); until the node answers after a start, after 1, 2, 4 … seconds up to this interval (a node without gRPC is reported once, and costs no staging). `0s` turns plan watching off.",
+      "How often `run` reads the scheduled upgrade plan and the latest height from the node's gRPC (`DAEMON_GRPC_ADDRESS`), to stage the binary before the halt; every 5 blocks instead on chains faster than that (at most once a second); until the node answers after a start, after 1, 2, 4 … seconds up to this interval (a node whose gRPC has not answered for a minute is reported once: nothing is staged then). `0s` turns plan watching off.",
   },
   stageWarnBlocks: {
     env: 'CHAINVISOR_STAGE_WARN_BLOCKS',

@@ -28,7 +28,7 @@ export async function readCurrentDir(layout: Layout): Promise<BinaryDir> {
     if (isErrno(error, 'ENOENT')) return genesis; // no link yet means genesis
     if (isErrno(error, 'EINVAL')) {
       throw new ChainvisorError('CHAINVISOR_CURRENT_NOT_LINK', `${layout.currentLink} is not a symbolic link`, {
-        hint: `move it aside; chainvisor manages 'current' as a link to genesis or upgrades/<name>`,
+        hint: `move it aside and make 'current' a link to the folder of the binary this node runs now: ln -sfn upgrades/<last upgrade applied> ${layout.currentLink} (genesis only if no upgrade was ever applied: a chain past an upgrade cannot run genesis)`,
         exitCode: ExitCode.config,
       });
     }
@@ -42,7 +42,10 @@ export async function readCurrentDir(layout: Layout): Promise<BinaryDir> {
     throw new ChainvisorError(
       'CHAINVISOR_CURRENT_OUTSIDE',
       `${layout.currentLink} points to ${target}, which is not genesis or a folder under ${layout.upgradesDir}`,
-      { hint: "point it at 'genesis' or 'upgrades/<name>' (for example: ln -sfn genesis current)", exitCode: ExitCode.config },
+      {
+        hint: `point it at the folder of the binary this node runs now: ln -sfn upgrades/<last upgrade applied> ${layout.currentLink} (genesis only if no upgrade was ever applied: a chain past an upgrade cannot run genesis)`,
+        exitCode: ExitCode.config,
+      },
     );
   }
   return parts.join('/');
@@ -91,7 +94,7 @@ export async function prepareSwitch(layout: Layout, dir: BinaryDir): Promise<Pre
         dropFolder(folder);
         await fs.rm(temp, { force: true });
         throw new ChainvisorError('CHAINVISOR_SWITCH_FAILED', `could not point ${layout.currentLink} at ${dir}: ${(error as Error).message}`, {
-          hint: "if 'current' is a real folder, move it aside; chainvisor manages it as a link",
+          hint: layoutFsError(layout.currentLink, 'replace', error as NodeJS.ErrnoException).hint ?? "if 'current' is a real folder, move it aside; chainvisor manages it as a link",
           cause: error,
           exitCode: ExitCode.upgradeFailed,
         });

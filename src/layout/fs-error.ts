@@ -17,7 +17,7 @@ const meanings: Record<string, { what: string; hint: string }> = {
   EPERM: { what: 'cannot be accessed (operation not permitted)', hint: 'give the user chainvisor runs as access to it and the folders above it' },
   ENOTDIR: { what: 'has a file where a folder is expected on its path', hint: 'move the file aside so that every folder on the path is a folder' },
   EEXIST: { what: 'is in the way (something already exists there)', hint: 'move it aside, then run the command again' },
-  ENOSPC: { what: 'cannot be written: the disk is full', hint: 'free disk space on that filesystem, then run the command again' },
+  ENOSPC: { what: 'cannot be written: the disk is full (of bytes or of inodes)', hint: 'free space or inodes on that filesystem (df -h and df -i show which), then run the command again' },
   EDQUOT: { what: 'cannot be written: the disk quota is exhausted', hint: 'free space or raise the quota, then run the command again' },
   EROFS: { what: 'cannot be written: the filesystem is read-only', hint: 'mount it read-write, or point DAEMON_HOME at a writable folder' },
   EISDIR: { what: 'is a folder where a file is expected', hint: 'move the folder aside, then run the command again' },

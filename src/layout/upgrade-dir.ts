@@ -22,7 +22,7 @@ export function pathEscape(segment: string): string {
 export function upgradeDirName(planName: string, options: { recase: boolean }): string {
   if (planName === '' || planName === '.' || planName === '..' || /[\u0000-\u001f\u007f]/.test(planName)) {
     throw new ChainvisorError('CHAINVISOR_BAD_PLAN_NAME', `the upgrade name ${JSON.stringify(planName)} cannot be used as a folder name`, {
-      hint: `no folder under upgrades/ can hold this upgrade's binary: names must be non-empty, not "." or "..", and free of control characters. The name comes from the chain's upgrade proposal and cannot be changed here: tell the chain's developers, who must schedule the upgrade again under a valid name`,
+      hint: `no folder under upgrades/ can hold this upgrade's binary: names must be non-empty, not "." or "..", and free of control characters. The name comes from the chain's upgrade proposal and cannot be changed here: tell the chain's developers. To go on at the halt meanwhile, by hand: install the release binary under a name that can be a folder (chainvisor add-upgrade <short-name> <path>), ln -sfn upgrades/<short-name> $DAEMON_HOME/cosmovisor/current, move data/upgrade-info.json aside, start chainvisor`,
       exitCode: ExitCode.upgradeFailed,
     });
   }
@@ -35,7 +35,8 @@ export function upgradeDirName(planName: string, options: { recase: boolean }): 
       {
         hint:
           "no folder can hold this upgrade's binary, so neither add-upgrade nor a download can install it. The name comes from the chain's upgrade proposal and " +
-          `cannot be changed here (COSMOVISOR_DISABLE_RECASE does not shorten it): tell the chain's developers, who must schedule the upgrade again under a shorter name (at most ${maxNameBytes} bytes once escaped: letters, digits and -_.~ count one byte, other characters 3 to 12)`,
+          `cannot be changed here (COSMOVISOR_DISABLE_RECASE does not shorten it); tell the chain's developers (at most ${maxNameBytes} bytes once escaped: letters, digits and -_.~ count one byte, other characters 3 to 12). ` +
+          'To go on at the halt meanwhile, by hand: install the release binary under a short name (chainvisor add-upgrade <short-name> <path>), ln -sfn upgrades/<short-name> $DAEMON_HOME/cosmovisor/current, move data/upgrade-info.json aside, start chainvisor',
         exitCode: ExitCode.upgradeFailed,
       },
     );

@@ -24,7 +24,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
-import { type Layout, makeFolders, replaceFile } from '../layout/index.js';
+import { type Layout, isFsError, layoutFsError, makeFolders, replaceFile } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { readBounded } from '../fsread/index.js';
 import { processStartToken } from '../proc/index.js';
@@ -211,7 +211,7 @@ async function socketFileAddress(layout: Layout, home: string): Promise<string> 
 
 function lockIoError(where: string, error: unknown): ChainvisorError {
   return new ChainvisorError('CHAINVISOR_LOCK_FAILED', `could not take the home lock at ${where.replace('\0', '@')}: ${(error as Error).message}`, {
-    hint: 'check that the home and its cosmovisor/.chainvisor folder are writable by this user',
+    hint: isFsError(error) ? layoutFsError(where, 'use', error).hint : 'check that the home and its cosmovisor/.chainvisor folder are writable by this user',
     exitCode: ExitCode.config,
     cause: error,
   });

@@ -73,19 +73,24 @@ const serializers = { err: serializeError };
 
 /**
  * An error in a log line: what happened, without a stack for what chainvisor expects — an operating-system
- * error (ENOSPC on a state file, EACCES), a coded chainvisor error, a cancellation. An operator reads
- * those at the worst moment, and `node:internal` frames tell them nothing. Anything else is a bug, and
- * keeps its stack for the report.
+ * error (ENOSPC on a state file, EACCES), a network error, a coded chainvisor error, a cancellation. An
+ * operator reads those at the worst moment, and `node:internal` frames tell them nothing. Anything else
+ * (a TypeError, Node's ERR_* argument errors) is a bug, and keeps its stack for the report.
  */
 export function serializeError(error: unknown): unknown {
   if (!(error instanceof Error)) return error;
-  const e = error as Error & { code?: unknown; syscall?: unknown; path?: unknown; hint?: unknown; cause?: unknown };
-  const expected = typeof e.code === 'string' || e.name === 'AbortError';
+  const e = error as Error & Record<string, unknown>;
   const out: Record<string, unknown> = { type: e.name, message: e.message };
-  for (const key of ['code', 'syscall', 'path', 'hint'] as const) if (e[key] !== undefined) out[key] = e[key];
-  if (e.cause instanceof Error) out.cause = serializeError(e.cause);
-  if (!expected) out.stack = e.stack;
+  for (const key of ['code', 'errno', 'syscall', 'path', 'dest', 'address', 'port', 'hint'] as const) if (e[key] !== undefined) out[key] = e[key];
+  if (e.cause !== undefined) out.cause = e.cause instanceof Error ? serializeError(e.cause) : String(e.cause);
+  if (error instanceof AggregateError) out.errors = error.errors.map(serializeError);
+  if (!expected(e)) out.stack = e.stack;
   return out;
+}
+
+function expected(e: Error & Record<string, unknown>): boolean {
+  if (e.name === 'AbortError' || e.name === 'TimeoutError' || e.name === 'ChainvisorError' || e.syscall !== undefined) return true;
+  return typeof e.code === 'string' && /^(E[A-Z0-9]+$|CHAINVISOR_|UND_ERR_)/.test(e.code);
 }
 
 /** A logger that drops everything, for commands and tests that want no output. */

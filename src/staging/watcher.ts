@@ -8,7 +8,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ChainClient, type ScheduledPlan, createChainClient } from '../chain/index.js';
-import type { Config } from '../config/index.js';
+import { type Config, formatDuration } from '../config/index.js';
 import type { EventBus } from '../events/index.js';
 import { type Layout, binaryPath, isFile, readCurrent } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
@@ -24,6 +24,8 @@ export interface PlanWatcherOptions {
   download?: StageDownload;
   /** Tests: backoff between failed staging attempts (default 5 s doubling to 60 s). */
   retryDelayMs?: (attempt: number) => number;
+  /** Tests: how long a running node may not answer before it is reported (default 60 s). */
+  unreachableAfterMs?: number;
 }
 
 export interface PlanWatcher {
@@ -67,8 +69,8 @@ export function unansweredWait(misses: number, configuredMs: number): number {
   return Math.min(configuredMs, 1000 * 2 ** Math.max(0, misses - 1));
 }
 
-/** Unanswered reads after which the warning is logged: about 15 s after a start with the defaults. */
-const unreachableAfterMisses = 5;
+/** How long a running node may not answer on gRPC before it is reported: a node with a large state opens gRPC late. */
+const defaultUnreachableAfterMs = 60_000;
 
 const defaultRetryDelay = (attempt: number) => Math.min(60_000, 5000 * 2 ** (attempt - 1));
 
@@ -86,6 +88,9 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
   // Reads the node did not answer since its last start (or since it last answered): the wait backs off.
   let misses = 0;
   let saidUnreachable = false;
+  // Misses count only while a node runs (none during an upgrade's stop, backup or download).
+  let nodeSince: number | undefined;
+  const unreachableAfterMs = options.unreachableAfterMs ?? defaultUnreachableAfterMs;
   // Block time, estimated from the heights read: on a fast chain the plan is polled every 5 blocks.
   let sample: { height: number; at: number } | undefined;
   let blockMs: number | undefined;
@@ -95,6 +100,9 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
     if (event.event === 'node-started') {
       answered = false;
       misses = 0;
+      nodeSince = Date.now();
+    } else if (event.event === 'node-stopped') {
+      nodeSince = undefined;
     }
   });
 
@@ -106,16 +114,23 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
       read = await client.currentPlan();
       height = await client.latestHeight();
     } catch (error) {
+      if (nodeSince === undefined) return;
       misses += 1;
       logger.debug({ err: error }, 'the node does not answer on gRPC yet; trying again');
-      // Said once per run until it answers: many validators turn gRPC off, and that costs staging.
-      if (!saidUnreachable && misses >= unreachableAfterMisses) {
+      // Said once until it answers: many validators turn gRPC off, and that has a cost worth knowing.
+      const silentMs = Date.now() - nodeSince;
+      if (!saidUnreachable && silentMs >= unreachableAfterMs) {
         saidUnreachable = true;
+        const cost = config.allowDownloadBinaries
+          ? 'a scheduled upgrade cannot be read, so nothing is staged: its binary is downloaded at the halt, with the node down'
+          : "a scheduled upgrade cannot be read, so nobody is warned when its height nears and its binary is not installed (run 'chainvisor add-upgrade' ahead)";
         logger.warn(
           { address: config.grpcAddress, reason: error instanceof Error ? error.message : String(error) },
-          "cannot reach the node's gRPC at %s: the scheduled upgrade cannot be read, so its binary is not staged before the halt (it is installed at the halt instead, from upgrades/ or by a download). Enable the node's gRPC (app.toml [grpc]) or point DAEMON_GRPC_ADDRESS at it; CHAINVISOR_PLAN_POLL_INTERVAL=0s stops asking. Asking again every %d s",
+          "the node's gRPC at %s has not answered since the node started %d s ago: %s. Enable the node's gRPC (app.toml [grpc]) or point DAEMON_GRPC_ADDRESS at it; CHAINVISOR_PLAN_POLL_INTERVAL=0s stops asking. Asking again every %s",
           config.grpcAddress,
-          Math.round(config.planPollInterval / 1000),
+          Math.round(silentMs / 1000),
+          cost,
+          formatDuration(config.planPollInterval),
         );
       }
       return;

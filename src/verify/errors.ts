@@ -77,13 +77,16 @@ export type UnsafeReason =
   | 'duplicate';
 
 /** An archive entry that would write outside the extraction folder, or something that is not a file. */
+/** What an operator can do about a broken archive named on chain. */
+const byHand = " Meanwhile get the binary from the chain's release, check it, and install it with 'chainvisor add-upgrade <name> <path>'";
+
 export class ArchiveUnsafeError extends ChainvisorError {
   readonly entry: string;
   readonly reason: UnsafeReason;
 
   constructor(subject: Subject, entry: string, reason: UnsafeReason, detail: string) {
     super('CHAINVISOR_ARCHIVE_UNSAFE', `refusing the ${describe(subject)}: entry ${JSON.stringify(entry)} ${detail}`, {
-      hint: 'the archive is malformed or hostile; nothing was installed. Ask the release publisher for a clean archive (relative paths, no links leaving it, no devices)',
+      hint: `the archive is malformed or hostile; nothing was installed. Ask the release publisher for a clean archive (relative paths, no links leaving it, no devices).${byHand}`,
       exitCode: ExitCode.upgradeFailed,
     });
     this.name = 'ArchiveUnsafeError';
@@ -102,7 +105,7 @@ export class ArchiveLimitError extends ChainvisorError {
     super('CHAINVISOR_ARCHIVE_TOO_LARGE', `refusing the ${describe(subject)}: ${detail}`, {
       hint:
         setting === undefined
-          ? 'this is the mark of a decompression bomb; nothing was installed. Ask the publisher for a normal archive'
+          ? `this is the mark of a decompression bomb; nothing was installed. Ask the publisher for a normal archive.${byHand}`
           : `if the archive is genuine, raise ${setting}; otherwise it may be a decompression bomb — nothing was installed`,
       exitCode: ExitCode.upgradeFailed,
     });
@@ -116,7 +119,7 @@ export class ArchiveLimitError extends ChainvisorError {
 export class ArchiveInvalidError extends ChainvisorError {
   constructor(subject: Subject, detail: string, cause?: unknown) {
     super('CHAINVISOR_ARCHIVE_INVALID', `the ${describe(subject)} could not be read: ${detail}`, {
-      hint: 'the archive is truncated or corrupt although its checksum matched: the plan names a broken file; ask the publisher to fix it',
+      hint: `the archive is truncated or corrupt although its checksum matched: the plan names a broken file; ask the publisher to fix it.${byHand}`,
       exitCode: ExitCode.upgradeFailed,
       cause,
     });

@@ -92,7 +92,7 @@ async function notFound(subject: Subject, tree: string, name: string): Promise<B
   if (only !== undefined && only.isDirectory()) {
     for (const inner of [`bin/${name}`, name]) {
       if (await exists(path.join(tree, only.name, ...inner.split('/')))) {
-        hint = `the archive wraps everything in "${only.name}/" (${only.name}/${inner}); publish one whose root holds bin/${name} or ${name}, for example: tar -C ${only.name} -czf <archive> .`;
+        hint = `the archive wraps everything in "${only.name}/" (${only.name}/${inner}) instead of holding bin/${name} or ${name} at its root: extract it yourself and install ${only.name}/${inner} with 'chainvisor add-upgrade <name> <path>' (and tell the publisher)`;
         break;
       }
     }

@@ -17,11 +17,11 @@ import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isErrno } from '../errors/index.js';
+import { makeFolders } from '../layout/index.js';
 import { createBatchWriter } from './batch-writer.js';
 import { LinkTracker, checkHardlinkTarget, checkSymlinkTarget } from './entry-path.js';
 import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject } from './errors.js';
 import { type ExtractLimits, createBudget } from './limits.js';
-import { makeFolders } from '../layout/index.js';
 
 export interface ExtractResult {
   entries: number;

@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { makeFolders } from '../layout/index.js';
 import { type Subject, UnknownFormatError } from './errors.js';
 import { type ExtractResult, extractTar } from './extract-tar.js';
 import { extractZip } from './extract-zip.js';
@@ -14,7 +15,6 @@ import { gunzipFile } from './extract-gzip.js';
 import { findBinary } from './find-binary.js';
 import { type Format, detectFormat } from './format.js';
 import type { ExtractLimits } from './limits.js';
-import { makeFolders } from '../layout/index.js';
 
 export interface UnpackOptions {
   subject: Subject;

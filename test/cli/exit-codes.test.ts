@@ -90,6 +90,9 @@ describe('exit codes, as the README documents them', () => {
       ['CHAINVISOR_DOWNLOAD_TIMEOUT', '0', /must be at least 100ms: 0 would turn every timeout off/],
       ['CHAINVISOR_EXTRACT_MAX_ENTRIES', '0', /must be at least 1: 0 would refuse every archive/],
       ['DAEMON_POLL_INTERVAL', '1ms', /must be at least 10ms: a shorter interval keeps a CPU core busy/],
+      ['CHAINVISOR_PLAN_POLL_INTERVAL', '1ms', /must be at least 100ms \(or 0s\): a shorter interval asks the node/],
+      ['CHAINVISOR_DOWNLOAD_MAX_BYTES', '1', /must be at least 1MiB: no node binary is that small/],
+      ['CHAINVISOR_EXTRACT_MAX_BYTES', '1KiB', /must be at least 1MiB: no node binary is that small/],
     ] as const) {
       for (const command of ['config', 'run']) {
         const r = await t.cli([command, ...(command === 'run' ? ['start'] : [])], { [name]: value });
@@ -99,6 +102,18 @@ describe('exit codes, as the README documents them', () => {
       }
     }
     assert.deepEqual(await t.journalLines(), [], 'no node started');
+    assert.equal((await t.cli(['config'], { CHAINVISOR_PLAN_POLL_INTERVAL: '0s' })).exitCode, 0, '0s still turns plan watching off');
+  });
+
+  test('78: config refuses a COSMOVISOR_CUSTOM_PREUPGRADE script that is not there; run says so and keeps the node running', async () => {
+    await t.cliOk(['init', await t.fakeNode({ label: 'genesis', runMs: 0 })]);
+    const r = await t.cli(['config'], { COSMOVISOR_CUSTOM_PREUPGRADE: 'nope.sh' });
+    assertCoded(r, 78, 'CHAINVISOR_CONFIG_INVALID');
+    assert.match(r.stderr, /COSMOVISOR_CUSTOM_PREUPGRADE="nope.sh": .*cosmovisor\/nope\.sh does not exist, so every upgrade would fail at this step \(exit 80\)/);
+    const run = await t.cli(['run', 'start'], { COSMOVISOR_CUSTOM_PREUPGRADE: 'nope.sh', CHAINVISOR_LOG_FORMAT: 'json' });
+    assert.equal(run.exitCode, 0, run.stderr);
+    assert.match(run.stderr, /"level":50.*COSMOVISOR_CUSTOM_PREUPGRADE: .*nope\.sh does not exist/);
+    assert.ok((await t.journalLines()).includes('genesis start [start]'));
   });
 
   test('78: the home is not initialised', async () => {

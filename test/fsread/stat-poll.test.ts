@@ -1,3 +1,8 @@
+/**
+ * The stat-level poll behind the upgrade-info.json safety net and the manual-upgrade file: a call for
+ * every change an operator or a node can make (created, written, replaced, removed), none while the file
+ * stays as it is, none after close.
+ */
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -27,7 +32,7 @@ describe('pollStat', () => {
       await waitFor(() => changes > before, what);
     };
     const quiet = async (what: string) => {
-      await sleep(60);
+      await sleep(150);
       const before = changes;
       await sleep(200);
       assert.equal(changes, before, what);
@@ -38,8 +43,10 @@ describe('pollStat', () => {
       await seen('the file to be seen', () => fs.writeFile(file, '{"name":"v2"}'));
       await quiet('no call while the file stays as it is');
       await seen('the change to be seen', () => fs.appendFile(file, ' '));
-      await seen('the file replaced by another of the same size to be seen', async () => {
-        await fs.writeFile(path.join(dir, 'other'), '{"name":"v2"} ');
+      await seen('the file replaced by another of the same size and times to be seen', async () => {
+        const { atime, mtime } = await fs.stat(file);
+        await fs.writeFile(path.join(dir, 'other'), '{"name":"v3"} ');
+        await fs.utimes(path.join(dir, 'other'), atime, mtime);
         await fs.rename(path.join(dir, 'other'), file);
       });
       await seen('the removal to be seen', () => fs.rm(file));

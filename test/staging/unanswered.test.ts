@@ -41,7 +41,7 @@ describe('the plan watch beside a node with no gRPC', () => {
   });
 
   /** Runs a plan watch for `ms` against the closed port; returns the reads it made and its log lines. */
-  async function watchFor(ms: number, interval: string): Promise<{ reads: number; lines: Array<{ level: number; msg: string }> }> {
+  async function watchFor(ms: number, interval: string, unreachableAfterMs = 60_000): Promise<{ reads: number; lines: Array<{ level: number; msg: string }> }> {
     const address = await closedPort();
     const { config } = loadConfig({ env: { DAEMON_HOME: path.join(root, 'home'), DAEMON_NAME: 'simd', DAEMON_GRPC_ADDRESS: address, CHAINVISOR_PLAN_POLL_INTERVAL: interval } });
     const real = createChainClient({ address, timeoutMs: 500 });
@@ -49,7 +49,9 @@ describe('the plan watch beside a node with no gRPC', () => {
     const client = { ...real, address, currentPlan: () => (reads++, real.currentPlan()), latestHeight: () => real.latestHeight(), close: () => real.close() };
     const lines: Array<{ level: number; msg: string }> = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
-    const watcher = startPlanWatcher({ config, layout: layoutFor(config), logger, events: createEventBus(), client });
+    const events = createEventBus();
+    const watcher = startPlanWatcher({ config, layout: layoutFor(config), logger, events, client, unreachableAfterMs });
+    events.emit('node-started', { text: 'node started' });
     await sleep(ms);
     await watcher.stop();
     return { reads, lines };
@@ -57,17 +59,19 @@ describe('the plan watch beside a node with no gRPC', () => {
 
   test('a node that never answers is read at 0, 1 and 3 s, not every second', async () => {
     const { reads, lines } = await watchFor(3500, '10s');
-    assert.equal(reads, 3);
+    // Every second (as before) would be 4 reads; a loaded machine may delay the third.
+    assert.ok(reads >= 2 && reads <= 3, `${reads} reads`);
     assert.deepEqual(lines, [], 'nothing said before the reads have backed off to the interval');
   });
 
   test("says once that it cannot reach the node's gRPC, and what that costs", async () => {
-    const { reads, lines } = await watchFor(2600, '300ms');
-    assert.ok(reads >= 7, `${reads} reads`);
-    const warned = lines.filter((l) => /cannot reach the node's gRPC/.test(l.msg));
+    const { reads, lines } = await watchFor(2600, '300ms', 1000);
+    assert.ok(reads >= 5, `${reads} reads`);
+    const warned = lines.filter((l) => /gRPC at .* has not answered/.test(l.msg));
     assert.equal(warned.length, 1, JSON.stringify(lines));
     assert.equal(warned[0]?.level, 40);
-    assert.match(warned[0]?.msg ?? '', /is not staged before the halt/);
+    assert.match(warned[0]?.msg ?? '', /has not answered since the node started 1 s ago: .*nobody is warned when its height nears/);
+    assert.match(warned[0]?.msg ?? '', /Asking again every 300ms/);
     assert.match(warned[0]?.msg ?? '', /DAEMON_GRPC_ADDRESS/);
   });
 });

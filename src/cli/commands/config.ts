@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { renderDocsTable, renderExample, formatSettings } from '../../config/index.js';
+import { ConfigError } from '../../errors/index.js';
 import { binaryPath, layoutFor, readCurrentDir, requireHome } from '../../layout/index.js';
+import { customPreUpgradeProblem } from '../../supervisor/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
 
 export const configCommand: Command = {
@@ -27,6 +29,8 @@ export const configCommand: Command = {
     const loaded = loadContextConfig(ctx);
     const layout = layoutFor(loaded.config);
     await requireHome(layout);
+    const script = await customPreUpgradeProblem(layout.root, loaded.config.customPreUpgrade);
+    if (script) throw new ConfigError([{ setting: 'COSMOVISOR_CUSTOM_PREUPGRADE', value: loaded.config.customPreUpgrade, message: script }]);
     for (const line of formatSettings(loaded)) writeLine(ctx.stdout, line);
     const current = await readCurrentDir(layout);
     writeLine(ctx.stdout);

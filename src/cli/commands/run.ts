@@ -5,7 +5,7 @@ import { type Layout, ensureCurrentLink, layoutFor, removeLeftoverSwitchFiles, r
 import { acquireHomeLock, createNodeTracker, stopOrphanNode } from '../../lock/index.js';
 import { type Logger, createLogger } from '../../log/index.js';
 import { startObservers } from '../../observe/index.js';
-import { Supervisor } from '../../supervisor/index.js';
+import { Supervisor, customPreUpgradeProblem } from '../../supervisor/index.js';
 import { type Command, loadContextConfig } from '../command.js';
 import { version } from '../version.js';
 
@@ -31,6 +31,9 @@ export const runCommand: Command = {
     });
     const layout = layoutFor(config);
     await requireHome(layout);
+    // Not a reason to keep the node from signing: said loudly now, the upgrade fails at this step (80).
+    const script = await customPreUpgradeProblem(layout.root, config.customPreUpgrade);
+    if (script) logger.error({ setting: 'COSMOVISOR_CUSTOM_PREUPGRADE' }, 'COSMOVISOR_CUSTOM_PREUPGRADE: %s', script);
     // Before anything is written or started: one chainvisor per home, and no node left by a killed one.
     const lock = await acquireHomeLock({ layout, version, logger });
     try {
