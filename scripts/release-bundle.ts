@@ -133,10 +133,12 @@ export async function bundle(options: BundleOptions): Promise<Bundles> {
     if (inMain.join('\n') !== shared.join('\n')) options.fail('the two passes over bin/chainvisor.js disagree on its modules', 'a bug in scripts/release-bundle.ts');
   });
 
-  // Pass 3: `lazy`, every import() target; modules of `main` are taken from it, not copied.
+  // Pass 3: `lazy`, every import() target; modules of `main` are taken from it, not copied. Sorted: the
+  // resolver runs concurrently, and the same input must give the same bytes.
+  const targets = [...lazyTargets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const entry = [
-    ...[...lazyTargets].map(([, file], i) => `import * as lazy${i} from ${JSON.stringify(file)};`),
-    `export default { ${[...lazyTargets].map(([key], i) => `${JSON.stringify(key)}: lazy${i}`).join(', ')} };`,
+    ...targets.map(([, file], i) => `import * as lazy${i} from ${JSON.stringify(file)};`),
+    `export default { ${targets.map(([key], i) => `${JSON.stringify(key)}: lazy${i}`).join(', ')} };`,
   ].join('\n');
   const sharedSet = new Set(shared);
   const lazy = path.join(outDir, lazyAsset);

@@ -111,8 +111,11 @@ async function main(): Promise<void> {
     };
     const configFile = path.join(work, `sea-${arch}.json`);
     fs.writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
-    // The x64 Node of the same release builds both (it also makes the x64 code cache).
-    execFileSync(nodes.x64, ['--build-sea', configFile], { stdio: ['ignore', 'ignore', 'inherit'] });
+    // The x64 Node of the same release builds both (it also makes the x64 code cache). A fixed
+    // --random-seed makes the code cache the same bytes at every build (V8 derives its string hash seed
+    // from it); V8 leaves that flag out of the code cache's flag check, so the executable, which runs
+    // with its own random seed, still accepts the cache.
+    execFileSync(nodes.x64, ['--random-seed=1', '--build-sea', configFile], { stdio: ['ignore', 'ignore', 'inherit'] });
     fs.chmodSync(output, 0o755);
     const digest = createHash('sha256').update(fs.readFileSync(output)).digest('hex');
     sums.push(`${digest}  ${name}`);
