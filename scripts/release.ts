@@ -96,10 +96,11 @@ async function main(): Promise<void> {
   for (const arch of arches) {
     const name = `chainvisor-linux-${arch}`;
     const output = path.join(outDir, name);
+    // Paths relative to the work folder: the blob records the main script's path as given.
     const config = {
-      main: bundles.main,
+      main: path.relative(work, bundles.main),
       mainFormat: 'module',
-      assets: { [bundles.lazyAsset]: bundles.lazy },
+      assets: { [bundles.lazyAsset]: path.relative(work, bundles.lazy) },
       executable: nodes[arch],
       output,
       disableExperimentalSEAWarning: true,
@@ -115,7 +116,7 @@ async function main(): Promise<void> {
     // --random-seed makes the code cache the same bytes at every build (V8 derives its string hash seed
     // from it); V8 leaves that flag out of the code cache's flag check, so the executable, which runs
     // with its own random seed, still accepts the cache.
-    execFileSync(nodes.x64, ['--random-seed=1', '--build-sea', configFile], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(nodes.x64, ['--random-seed=1', '--build-sea', configFile], { cwd: work, stdio: ['ignore', 'ignore', 'inherit'] });
     fs.chmodSync(output, 0o755);
     const digest = createHash('sha256').update(fs.readFileSync(output)).digest('hex');
     sums.push(`${digest}  ${name}`);
