@@ -2,7 +2,7 @@
  * Start-up time and idle memory of the two ways chainvisor is run: `node bin/chainvisor.js` (on the Node
  * running this bench) and the release executable (`npm run release` first). `help`, `version` and
  * `status` are run interleaved (one of each entry in turn, so that other load on the machine hits both
- * alike), timed from spawn to exit; printed as median and spread (min–max). Then `run` of each entry,
+ * alike), timed from exec to exit (wall and CPU time); printed as median and spread (min–max). Then `run` of each entry,
  * supervising a fake node that sleeps, is left idle and its private memory (RssAnon) and resident set
  * (VmRSS) read from /proc (Linux). Targets for the executable: help and version ≤ 60 ms median on a
  * 2-core machine, idle RssAnon ≤ 32 MiB.
@@ -39,15 +39,22 @@ const executable = path.resolve(values.executable);
 if (existsSync(executable)) entries.push({ name: path.relative(root, executable) || executable, command: (args) => [executable, args] });
 else console.log(`no executable at ${executable}: run 'npm run release' first; measuring node bin/chainvisor.js only`);
 
-function timeOnce([file, args]: [string, string[]], env: NodeJS.ProcessEnv): Promise<number> {
+/**
+ * Runs the command once under bash's `time` (wait4's figures, to the millisecond): the wall time from
+ * exec to exit, and the CPU time (user + system) it used. CPU time barely moves with other load on the
+ * machine, which makes it the steadier of the two when the machine is busy.
+ */
+function timeOnce([file, args]: [string, string[]], env: NodeJS.ProcessEnv): Promise<{ wall: number; cpu: number }> {
   return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    const child = spawn(file, args, { env, stdio: 'ignore' });
+    const script = 'TIMEFORMAT="%3R %3U %3S"; { time "$0" "$@" >/dev/null 2>&1; } 2>&1';
+    const child = spawn('bash', ['-c', script, file, ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     child.on('error', reject);
-    child.on('exit', (code) => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      if (code !== 0) reject(new Error(`${file} ${args.join(' ')} exited ${code}`));
-      else resolve(ms);
+    child.on('close', (code) => {
+      const [real, user, sys] = out.trim().split(/\s+/).map(Number) as [number, number, number];
+      if (code !== 0 || !Number.isFinite(real)) reject(new Error(`${file} ${args.join(' ')} exited ${code}: ${out}`));
+      else resolve({ wall: real * 1000, cpu: (user + sys) * 1000 });
     });
   });
 }
@@ -78,21 +85,28 @@ try {
 
   const commands = [['help'], ['version'], ['status']];
   const samples = new Map<string, number[]>();
+  const cpu = new Map<string, number[]>();
   // One round first, not counted: it fills the page cache with each file.
   for (let round = -1; round < runs; round++) {
     for (const args of commands) {
       for (const entry of entries) {
-        const ms = await timeOnce(entry.command(args), env);
+        const { wall, cpu: used } = await timeOnce(entry.command(args), env);
         if (round < 0) continue;
         const key = `${args.join(' ')}\0${entry.name}`;
-        samples.set(key, [...(samples.get(key) ?? []), ms]);
+        samples.set(key, [...(samples.get(key) ?? []), wall]);
+        cpu.set(key, [...(cpu.get(key) ?? []), used]);
       }
     }
   }
-  console.log(`${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; ${runs} runs of each, interleaved; spawn to exit`);
+  console.log(`${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; ${runs} runs of each, interleaved`);
+  console.log('wall time, exec to exit: median (min–max)');
   console.log(['command', ...entries.map((e) => e.name)].join(' | '));
   for (const args of commands) {
     console.log([args.join(' '), ...entries.map((e) => stats(samples.get(`${args.join(' ')}\0${e.name}`) ?? []))].join(' | '));
+  }
+  console.log('CPU time (user + system): median (min–max)');
+  for (const args of commands) {
+    console.log([args.join(' '), ...entries.map((e) => stats(cpu.get(`${args.join(' ')}\0${e.name}`) ?? []))].join(' | '));
   }
 
   const memory: string[] = [];
