@@ -33,6 +33,8 @@ export interface Bundles {
   lazy: string;
   /** The SEA asset name `main` reads `lazy` from. */
   lazyAsset: string;
+  /** Every file bundled into either part, relative to the root (node_modules/… for dependencies). */
+  inputs: string[];
 }
 
 const lazyAsset = 'chainvisor-lazy.cjs';
@@ -119,6 +121,7 @@ export async function bundle(options: BundleOptions): Promise<Bundles> {
     '}',
   ].join('\n');
   const main = path.join(outDir, 'chainvisor.mjs');
+  const inputs = new Set<string>();
   await esbuild.build({
     ...common,
     entryPoints: [path.join(root, 'bin', 'chainvisor.js')],
@@ -129,6 +132,7 @@ export async function bundle(options: BundleOptions): Promise<Bundles> {
     banner: { js: "import { createRequire as chainvisorCreateRequire } from 'node:module';\nconst require = chainvisorCreateRequire(import.meta.url);" },
     plugins: [lazyImports, { name: 'runtime', setup: (b) => b.onLoad({ filter: /.*/, namespace: runtimeId }, () => ({ contents: runtime, loader: 'js', resolveDir: root })) }],
   }).then((result) => {
+    for (const input of Object.keys(result.metafile.inputs)) inputs.add(input);
     const inMain = Object.keys(result.metafile.inputs).filter((input) => input.startsWith('dist/src/')).sort();
     if (inMain.join('\n') !== shared.join('\n')) options.fail('the two passes over bin/chainvisor.js disagree on its modules', 'a bug in scripts/release-bundle.ts');
   });
@@ -142,8 +146,9 @@ export async function bundle(options: BundleOptions): Promise<Bundles> {
   ].join('\n');
   const sharedSet = new Set(shared);
   const lazy = path.join(outDir, lazyAsset);
-  await esbuild.build({
+  const lazyResult = await esbuild.build({
     ...common,
+    metafile: true,
     stdin: { contents: entry, resolveDir: root, sourcefile: 'chainvisor-lazy-entry.js', loader: 'js' },
     format: 'cjs',
     outfile: lazy,
@@ -162,7 +167,8 @@ export async function bundle(options: BundleOptions): Promise<Bundles> {
       lazyPinoPretty(options.fail),
     ],
   });
-  return { main, lazy, lazyAsset };
+  for (const input of Object.keys(lazyResult.metafile.inputs)) inputs.add(input);
+  return { main, lazy, lazyAsset, inputs: [...inputs].sort() };
 }
 
 /**

