@@ -5,8 +5,11 @@
 // support differs between versions, so the file list is built here: the same files on 20, 22, 24, 26.
 // Arguments are passed to `node --test` before the files (for example --test-concurrency=1), and
 // folders or files given after `--` narrow the run: `node scripts/run-tests.mjs -- dist/test/cli`.
+// With CHAINVISOR_TEST_EXECUTABLE=<file> (the release executable), the tests run that file as the
+// `chainvisor` command instead of bin/chainvisor.js, and only the tests that run the command are run:
+// those that import test/support/chainvisor-command.ts, directly or through other test files.
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const argv = process.argv.slice(2);
@@ -23,7 +26,22 @@ function collect(entry, out) {
   return out;
 }
 
-const files = roots.flatMap((root) => collect(root, []));
+/** Whether `file` imports dist/test/support/chainvisor-command.js, directly or through its relative imports. */
+function runsCommand(file, seen = new Set()) {
+  if (seen.has(file)) return false;
+  seen.add(file);
+  if (file.endsWith(path.join('support', 'chainvisor-command.js'))) return true;
+  const imports = [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+\.js)'/g)].map((m) => path.join(path.dirname(file), m[1]));
+  // Test files import only test support and sources; only the former can lead to the command.
+  return imports.filter((imported) => imported.split(path.sep).includes('test') && existsSync(imported)).some((imported) => runsCommand(imported, seen));
+}
+
+const executable = process.env.CHAINVISOR_TEST_EXECUTABLE;
+let files = roots.flatMap((root) => collect(root, []));
+if (executable) {
+  files = files.filter((file) => runsCommand(file));
+  console.error(`run-tests: chainvisor is ${path.resolve(executable)}: the ${files.length} test files that run the command`);
+}
 if (files.length === 0) {
   console.error(`no test files under ${roots.join(', ')}: run 'npm run build' first`);
   process.exit(1);

@@ -1,6 +1,20 @@
+/**
+ * chainvisor's own version and the git commit it was built from. The release build (`npm run release`)
+ * writes both into the executable at build time; run through `bin/chainvisor.js` (a clone or an npm
+ * install), the version comes from package.json and the commit is not known.
+ */
 import { readFileSync } from 'node:fs';
 
-/** chainvisor's own version, from package.json. */
-export const version: string = (
-  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+// Replaced by the release bundler with string literals; not defined at all in the tsc build.
+declare const CHAINVISOR_BUILD_VERSION: string | undefined;
+declare const CHAINVISOR_BUILD_COMMIT: string | undefined;
+
+/** chainvisor's own version: written in at build time, else package.json's. */
+export const version: string = typeof CHAINVISOR_BUILD_VERSION === 'string' ? CHAINVISOR_BUILD_VERSION : packageVersion();
+
+/** The git commit the executable was built from (`-dirty` when tracked files had changes); undefined outside a release build. */
+export const commit: string | undefined = typeof CHAINVISOR_BUILD_COMMIT === 'string' ? CHAINVISOR_BUILD_COMMIT : undefined;
+
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}

@@ -95,3 +95,19 @@ export async function ensureCurrentLink(layout: Layout, link: (layout: Layout, d
   await link(layout, genesis);
   return true;
 }
+
+/**
+ * What is wrong with COSMOVISOR_CUSTOM_PREUPGRADE as it is on disk now, if anything: a script that is
+ * missing or not a file fails every upgrade (exit 80). `config` refuses it; `run` says so at start.
+ */
+export async function customPreUpgradeProblem(root: string, name: string): Promise<string | undefined> {
+  if (name === '') return undefined;
+  const script = path.join(root, name);
+  try {
+    const stats = await fs.stat(script);
+    return stats.isFile() ? undefined : `${script} is not a regular file, so every upgrade would fail at this step (exit 80)`;
+  } catch (error) {
+    if (!isErrno(error, 'ENOENT') && !isErrno(error, 'ENOTDIR')) throw error;
+    return `${script} does not exist, so every upgrade would fail at this step (exit 80); put the script there or unset the variable`;
+  }
+}

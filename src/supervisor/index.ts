@@ -2,4 +2,3 @@ export { Supervisor, type SupervisorOptions } from './supervisor.js';
 export { applyUpgrade, type DownloadFn, type UpgradeContext } from './upgrade.js';
 export { upgradeDue, type Verdict } from './due.js';
 export { exitCodeOf, type ExitStatus } from './node-process.js';
-export { customPreUpgradeProblem } from './pre-upgrade.js';

@@ -6,7 +6,6 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
@@ -84,22 +83,6 @@ async function ensureUserExecutable(script: string, logger: Logger): Promise<voi
     logger.warn({ script, mode: (mode & 0o7777).toString(8) }, 'the custom pre-upgrade script was not executable: added the execute bit (u+x)');
   } catch (error) {
     logger.warn({ script, err: error }, 'the custom pre-upgrade script is not executable and chmod u+x failed');
-  }
-}
-
-/**
- * What is wrong with COSMOVISOR_CUSTOM_PREUPGRADE as it is on disk now, if anything: a script that is
- * missing or not a file fails every upgrade (exit 80). `config` refuses it; `run` says so at start.
- */
-export async function customPreUpgradeProblem(root: string, name: string): Promise<string | undefined> {
-  if (name === '') return undefined;
-  const script = path.join(root, name);
-  try {
-    const stats = await fs.stat(script);
-    return stats.isFile() ? undefined : `${script} is not a regular file, so every upgrade would fail at this step (exit 80)`;
-  } catch (error) {
-    if (!isErrno(error, 'ENOENT') && !isErrno(error, 'ENOTDIR')) throw error;
-    return `${script} does not exist, so every upgrade would fail at this step (exit 80); put the script there or unset the variable`;
   }
 }
 

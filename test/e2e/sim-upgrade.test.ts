@@ -14,11 +14,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { buildVersions, readAddresses, upgradeInfoFor, type BuiltVersions, type NodeAddresses } from '@chainvisor/simd';
 import { cli, cliJson, fastFlags, proposeUpgrade, waitFor } from '@chainvisor/simd/testing';
+import { chainvisorCommand } from '../support/chainvisor-command.js';
 
-const chainvisor = fileURLToPath(new URL('../../../bin/chainvisor.js', import.meta.url));
 
 /** Serves the built versions folder over HTTP on port 0. */
 async function serveVersions(t: TestContext, root: string): Promise<string> {
@@ -64,7 +63,7 @@ async function walkUpgrade(t: TestContext, scenario: Scenario): Promise<void> {
     DAEMON_ALLOW_DOWNLOAD_BINARIES: scenario.v2 === 'download' ? 'true' : 'false',
     COSMOVISOR_COLOR_LOGS: 'false',
   };
-  const chainvisorCli = (args: string[]) => cli(process.execPath, [chainvisor, ...args], env);
+  const chainvisorCli = (args: string[]) => cli(...chainvisorCommand(args), env);
 
   assert.equal((await cli(genesis, ['init', 'e2e', '--home', home, '--voting-period', '500ms', '--deposit-period', '500ms', '--auto-vote'])).code, 0);
   const init = await chainvisorCli(['init', genesis]);
@@ -78,7 +77,7 @@ async function walkUpgrade(t: TestContext, scenario: Scenario): Promise<void> {
   }
 
   const haltFlags = scenario.haltMode === 'stay' ? ['--halt-mode', 'stay'] : [];
-  const run = spawn(process.execPath, [chainvisor, 'run', 'start', '--home', home, ...fastFlags, ...haltFlags], {
+  const run = spawn(...chainvisorCommand(['run', 'start', '--home', home, ...fastFlags, ...haltFlags]), {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

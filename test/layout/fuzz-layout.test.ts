@@ -14,7 +14,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chainvisorBin } from '../support/home.js';
+import { chainvisorCommand } from '../support/home.js';
 import { execa } from 'execa';
 
 const seed = Number(process.env.CHAINVISOR_FUZZ_SEED ?? 20261123);
@@ -165,7 +165,7 @@ async function runCase(base: string, c: Case, index: number): Promise<Outcome> {
     CHAINVISOR_PLAN_POLL_INTERVAL: '0s',
     CHAINVISOR_LOG_FORMAT: 'json',
   });
-  const r = await execa(process.execPath, [chainvisorBin, ...args], {
+  const r = await execa(...chainvisorCommand(args), {
     env,
     extendEnv: false,
     reject: false,

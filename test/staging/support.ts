@@ -12,11 +12,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { buildVersions, readAddresses, type BuiltVersions, type NodeAddresses } from '@chainvisor/simd';
 import { cli, waitFor } from '@chainvisor/simd/testing';
+import { chainvisorCommand } from '../support/chainvisor-command.js';
 
-export const chainvisorBin = fileURLToPath(new URL('../../../bin/chainvisor.js', import.meta.url));
 
 export interface FileServer {
   url: string;
@@ -119,7 +118,7 @@ export async function makeChain(t: TestContext, options: { blockTime?: string } 
     env,
     nodeFlags,
     stops,
-    chainvisor: (args, extra = {}) => cli(process.execPath, [chainvisorBin, ...args], { ...process.env, ...env, ...extra }),
+    chainvisor: (args, extra = {}) => cli(...chainvisorCommand(args), { ...process.env, ...env, ...extra }),
   };
   const r = await chain.chainvisor(['init', genesis]);
   if (r.code !== 0) throw new Error(r.stderr);
@@ -137,7 +136,7 @@ export interface Running {
 }
 
 export function runChainvisor(t: TestContext, chain: Chain, extra: Record<string, string> = {}): Running {
-  const run = spawn(process.execPath, [chainvisorBin, 'run', ...chain.nodeFlags], { env: { ...process.env, ...chain.env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const run = spawn(...chainvisorCommand(['run', ...chain.nodeFlags]), { env: { ...process.env, ...chain.env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   run.stdout.setEncoding('utf8').on('data', (c: string) => (output += c));
   run.stderr.setEncoding('utf8').on('data', (c: string) => (output += c));

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { plan } from '../support/fake-node.js';
-import { chainvisorBin, makeHome, waitFor } from '../support/home.js';
+import { chainvisorCommand, makeHome, waitFor } from '../support/home.js';
 
 const rounds = 12;
 
@@ -24,7 +24,7 @@ describe('a stop signal to the whole process group', () => {
         await t.cliOk(['init', await t.fakeNode({ label: 'genesis' })]);
         await t.cliOk(['add-upgrade', 'v2', await t.fakeNode({ label: 'v2' })]);
         // Its own process group, as under a terminal or a service manager.
-        const run = spawn(process.execPath, [chainvisorBin, 'run', 'start'], { env: { ...process.env, ...t.env }, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+        const run = spawn(...chainvisorCommand(['run', 'start']), { env: { ...process.env, ...t.env }, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
         let stderr = '';
         run.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
         const exited = new Promise<number | null>((resolve) => run.on('exit', (code) => resolve(code)));
@@ -63,7 +63,7 @@ describe('a stop signal to the whole process group', () => {
       await fs.writeFile(node, `#!/bin/sh\n[ "$1" = pre-upgrade ] && exit 1\necho $$ > ${JSON.stringify(path.join(t.root, 'node.pid'))}\ntrap 'exit 0' TERM\nwhile :; do sleep 0.05; done\n`, { mode: 0o755 });
       await t.cliOk(['init', node]);
       await t.cliOk(['add-upgrade', 'v2', await t.fakeNode({ label: 'v2' }), '--upgrade-height', '1000']);
-      const run = spawn(process.execPath, [chainvisorBin, 'run', 'start'], { env: { ...process.env, ...t.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+      const run = spawn(...chainvisorCommand(['run', 'start']), { env: { ...process.env, ...t.env }, stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       run.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       const exited = new Promise<number | null>((resolve) => run.on('exit', (code) => resolve(code)));

@@ -5,11 +5,10 @@ import { execa } from 'execa';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { chainvisorCommand } from './chainvisor-command.js';
 import { type FakeNodeOptions, writeFakeNode } from './fake-node.js';
 
-/** The repository's `bin/chainvisor.js` (tests run from dist/test/…). */
-export const chainvisorBin = path.resolve(fileURLToPath(import.meta.url), '../../../../bin/chainvisor.js');
+export { chainvisorBin, chainvisorCommand } from './chainvisor-command.js';
 
 export interface TestHome {
   root: string;
@@ -66,7 +65,7 @@ export async function makeHome(env: Record<string, string> = {}): Promise<TestHo
     env: baseEnv,
     fakeNode: (options) => writeFakeNode(binDir, { ...options, journal }),
     async cli(args, extra = {}) {
-      const r = await execa(process.execPath, [chainvisorBin, ...args], {
+      const r = await execa(...chainvisorCommand(args), {
         env: { ...cleanEnv(), ...t.env, ...extra },
         extendEnv: false,
         reject: false,
@@ -97,7 +96,7 @@ export async function makeHome(env: Record<string, string> = {}): Promise<TestHo
 }
 
 function spawnChainvisor(args: string[], env: Record<string, string | undefined>) {
-  return execa(process.execPath, [chainvisorBin, ...args], { env, extendEnv: false, reject: false, all: true, stdin: 'ignore' });
+  return execa(...chainvisorCommand(args), { env, extendEnv: false, reject: false, all: true, stdin: 'ignore' });
 }
 
 /** Waits until `condition` holds, checking every 20 ms; fails after `timeoutMs` with `what`. */

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { type BatchEntry, parseUpgradeList, readUpgradeFile, scheduleUpgrades } from '../../batch/index.js';
+import type { BatchEntry } from '../../batch/index.js';
 import { ExitCode, UsageError } from '../../errors/index.js';
 import { layoutFor } from '../../layout/index.js';
 import { type Command, loadContextConfig } from '../command.js';
@@ -19,6 +19,8 @@ export const addBatchUpgradeCommand: Command = {
     '  --force            replace installed binaries and queued entries of the same names',
   ].join('\n'),
   async run(ctx) {
+    // Loaded when used: the queue's checks bring the gRPC client, which other commands never evaluate.
+    const { parseUpgradeList, readUpgradeFile, scheduleUpgrades } = await import('../../batch/index.js');
     const { values, positionals } = parseArgs({
       args: ctx.args,
       options: { force: { type: 'boolean' }, 'upgrade-list': { type: 'string', multiple: true }, 'upgrade-file': { type: 'string' } },

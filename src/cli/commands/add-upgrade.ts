@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { scheduleUpgrades } from '../../batch/index.js';
 import { ExitCode, UsageError } from '../../errors/index.js';
 import { installBinary, layoutFor, upgradeBinaryDir, upgradeDirName } from '../../layout/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
@@ -37,6 +36,8 @@ export const addUpgradeCommand: Command = {
       if (!/^\d+$/.test(heightText) || !Number.isSafeInteger(Number(heightText)) || Number(heightText) <= 0) {
         throw new UsageError(`--upgrade-height must be a whole number above 0, got ${JSON.stringify(heightText)}`, 'chainvisor add-upgrade v2 /path/to/simd --upgrade-height 1200');
       }
+      // Loaded when used: the queue's checks bring the gRPC client, which other commands never evaluate.
+      const { scheduleUpgrades } = await import('../../batch/index.js');
       const result = await scheduleUpgrades({ config, layout, force, entries: [{ name, source, height: Number(heightText), info: '' }] });
       reportSchedule(ctx, layout, result);
       return ExitCode.ok;

@@ -9,21 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../config/index.js';
-import {
-  type Fetcher,
-  type Info,
-  type StageProgress,
-  fetcherFromConfig,
-  hostPlatform,
-  parseSource,
-  pickBinary,
-  redactUrl,
-  resolveInfo,
-  stageBinary,
-} from '../../download/index.js';
+import type { Fetcher, Info, StageProgress } from '../../download/index.js';
 import { ChainvisorError, ExitCode, UsageError } from '../../errors/index.js';
-import { createLogger } from '../../log/index.js';
-import { formatBytes, weakAlgos } from '../../verify/index.js';
+import type { Logger } from '../../log/index.js';
+
+/** What check-plan uses of the download and verify code, loaded when it runs (other commands never evaluate it). */
+type Lib = typeof import('../../download/index.js') & Pick<typeof import('../../verify/index.js'), 'formatBytes' | 'weakAlgos'>;
 import { type Command, type CommandContext, writeLine } from '../command.js';
 
 /** Downloads at once with --all-platforms. */
@@ -73,14 +64,20 @@ export const checkPlanCommand: Command = {
       env: { ...ctx.env, DAEMON_HOME: ctx.env.DAEMON_HOME || os.tmpdir(), DAEMON_NAME: name },
       ...(ctx.configFile === undefined ? {} : { configFile: ctx.configFile }),
     });
+    const [download, { createLogger }, { formatBytes, weakAlgos }] = await Promise.all([
+      import('../../download/index.js'),
+      import('../../log/index.js'),
+      import('../../verify/index.js'),
+    ]);
+    const lib: Lib = { ...download, formatBytes, weakAlgos };
     const logger = createLogger({ level: 'warn', pretty: true, color: false });
     const work = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-check-plan-'));
-    const fetcher = fetcherFromConfig(config, logger);
+    const fetcher = lib.fetcherFromConfig(config, logger);
     try {
-      const info = await resolveInfo(values.info, { mustHaveChecksum: config.downloadMustHaveChecksum, fetcher, workDir: work });
-      const host = hostPlatform();
-      const notes = infoNotes(info, host);
-      const targets = values['all-platforms'] ? Object.keys(info.binaries).sort() : [pickBinary(info, host).platform];
+      const info = await lib.resolveInfo(values.info, { mustHaveChecksum: config.downloadMustHaveChecksum, fetcher, workDir: work });
+      const host = lib.hostPlatform();
+      const notes = infoNotes(lib, info, host);
+      const targets = values['all-platforms'] ? Object.keys(info.binaries).sort() : [lib.pickBinary(info, host).platform];
       const rows = await mapLimit(targets, parallel, (platform, i) =>
         checkOne({
           platform,
@@ -92,11 +89,12 @@ export const checkPlanCommand: Command = {
           fetcher,
           workDir: path.join(work, String(i)),
           logger,
+          lib,
         }),
       );
       // Entries not downloaded are still validated: a bad URL fails the check whichever host runs it.
       for (const platform of Object.keys(info.binaries).sort()) {
-        if (!targets.includes(platform)) rows.push(validateOnly(platform, info.binaries[platform] as string, config.downloadMustHaveChecksum));
+        if (!targets.includes(platform)) rows.push(validateOnly(lib, platform, info.binaries[platform] as string, config.downloadMustHaveChecksum));
       }
       printReport(ctx, info, rows, notes);
       return rows.every((r) => r.problem === undefined) ? ExitCode.ok : ExitCode.upgradeFailed;
@@ -116,10 +114,12 @@ interface CheckOneOptions {
   config: ReturnType<typeof loadConfig>['config'];
   fetcher: Fetcher;
   workDir: string;
-  logger: ReturnType<typeof createLogger>;
+  logger: Logger;
+  lib: Lib;
 }
 
 async function checkOne(o: CheckOneOptions): Promise<Row> {
+  const { formatBytes, parseSource, redactUrl, stageBinary } = o.lib;
   const runsHere = o.platform === o.host || o.platform === 'any';
   const row: Row = { platform: o.platform, url: o.url, size: '-', checksum: '-', binary: '-', smoke: '-', problem: undefined };
   const progress: StageProgress = {};
@@ -158,7 +158,8 @@ async function checkOne(o: CheckOneOptions): Promise<Row> {
 }
 
 /** A row for an entry that is not downloaded (without --all-platforms): its URL is checked only. */
-function validateOnly(platform: string, url: string, mustHaveChecksum: boolean): Row {
+function validateOnly(lib: Lib, platform: string, url: string, mustHaveChecksum: boolean): Row {
+  const { parseSource, redactUrl } = lib;
   const row: Row = { platform, url, size: '-', checksum: '-', binary: 'not downloaded', smoke: '-', problem: undefined };
   try {
     const source = parseSource(url, { mustHaveChecksum, what: `${platform} binary` });
@@ -173,7 +174,8 @@ function validateOnly(platform: string, url: string, mustHaveChecksum: boolean):
 }
 
 /** Things worth knowing that do not fail the check. */
-function infoNotes(info: Info, host: string): string[] {
+function infoNotes(lib: Lib, info: Info, host: string): string[] {
+  const { weakAlgos } = lib;
   const notes: string[] = [];
   for (const [key, url] of Object.entries(info.binaries)) {
     if (key !== key.toLowerCase()) notes.push(`${key}: platform keys are matched exactly; nodes look for lower-case Go names such as linux/amd64`);

@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
 import { renderDocsTable, renderExample, formatSettings } from '../../config/index.js';
 import { ConfigError } from '../../errors/index.js';
-import { binaryPath, layoutFor, readCurrentDir, requireHome } from '../../layout/index.js';
-import { customPreUpgradeProblem } from '../../supervisor/index.js';
+import { binaryPath, customPreUpgradeProblem, layoutFor, readCurrentDir, requireHome } from '../../layout/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
 
 export const configCommand: Command = {

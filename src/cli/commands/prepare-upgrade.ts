@@ -1,9 +1,6 @@
 import { parseArgs } from 'node:util';
-import { createChainClient } from '../../chain/index.js';
 import { ChainvisorError, ExitCode } from '../../errors/index.js';
 import { layoutFor } from '../../layout/index.js';
-import { createLogger } from '../../log/index.js';
-import { stagePlan } from '../../staging/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
 
 export const prepareUpgradeCommand: Command = {
@@ -20,6 +17,12 @@ export const prepareUpgradeCommand: Command = {
     parseArgs({ args: ctx.args, options: {} });
     const { config } = loadContextConfig(ctx);
     const layout = layoutFor(config);
+    // Loaded when used, so that other commands never evaluate gRPC, pino and the download code.
+    const [{ createChainClient }, { createLogger }, { stagePlan }] = await Promise.all([
+      import('../../chain/index.js'),
+      import('../../log/index.js'),
+      import('../../staging/index.js'),
+    ]);
     const logger = createLogger({
       disabled: config.disableLogs,
       color: config.colorLogs,

@@ -1,11 +1,15 @@
-import { removePartialBackups } from '../../backup/index.js';
-import { createEventBus } from '../../events/index.js';
 import type { Config } from '../../config/index.js';
-import { type Layout, ensureCurrentLink, layoutFor, removeLeftoverSwitchFiles, removeLeftoverWorkFolders, requireHome, switchCurrent } from '../../layout/index.js';
-import { acquireHomeLock, createNodeTracker, stopOrphanNode } from '../../lock/index.js';
-import { type Logger, createLogger } from '../../log/index.js';
-import { startObservers } from '../../observe/index.js';
-import { Supervisor, customPreUpgradeProblem } from '../../supervisor/index.js';
+import {
+  type Layout,
+  customPreUpgradeProblem,
+  ensureCurrentLink,
+  layoutFor,
+  removeLeftoverSwitchFiles,
+  removeLeftoverWorkFolders,
+  requireHome,
+  switchCurrent,
+} from '../../layout/index.js';
+import type { Logger } from '../../log/index.js';
 import { type Command, loadContextConfig } from '../command.js';
 import { version } from '../version.js';
 
@@ -22,6 +26,13 @@ export const runCommand: Command = {
   passesHelpThrough: true,
   async run(ctx) {
     const { config } = loadContextConfig(ctx);
+    // The supervisor's machinery (pino, gRPC, prom-client, archives …) is loaded here, when it is used:
+    // `help`, `version` and `status` never evaluate it, which keeps them fast.
+    const [{ removePartialBackups }, { acquireHomeLock, stopOrphanNode }, { createLogger }] = await Promise.all([
+      import('../../backup/index.js'),
+      import('../../lock/index.js'),
+      import('../../log/index.js'),
+    ]);
     const pretty = config.logFormat === 'auto' ? process.stderr.isTTY : config.logFormat === 'text';
     const logger = createLogger({
       disabled: config.disableLogs,
@@ -54,6 +65,12 @@ export const runCommand: Command = {
 /** Everything after the lock: the `current` link, the observers, and the supervisor itself. */
 async function supervise(args: string[], options: { config: Config; layout: Layout; logger: Logger; pretty: boolean }): Promise<number> {
   const { config, layout, logger, pretty } = options;
+  const [{ createEventBus }, { createNodeTracker }, { startObservers }, { Supervisor }] = await Promise.all([
+    import('../../events/index.js'),
+    import('../../lock/index.js'),
+    import('../../observe/index.js'),
+    import('../../supervisor/index.js'),
+  ]);
   if (await ensureCurrentLink(layout, switchCurrent)) {
     logger.info({ current: layout.currentLink }, "'current' was missing: created it as a link to genesis (as cosmovisor does)");
   }

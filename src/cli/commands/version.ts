@@ -1,15 +1,18 @@
+import { execFile } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { execa } from 'execa';
 import { UsageError } from '../../errors/index.js';
 import { binaryPath, layoutFor, readCurrentDir } from '../../layout/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
-import { version } from '../version.js';
+import { commit, version } from '../version.js';
 
 export const versionCommand: Command = {
   name: 'version',
   summary: "print chainvisor's version and the running binary's",
   usage: 'chainvisor version [--output text|json]',
-  help: "Prints chainvisor's version, then runs 'current/bin/$DAEMON_NAME version' and shows its answer.",
+  help: [
+    "Prints chainvisor's version, then runs 'current/bin/$DAEMON_NAME version' and shows its answer. The release",
+    'executable also prints the git commit it was built from (chainvisor_commit in JSON; null when not known).',
+  ].join('\n'),
   async run(ctx) {
     const { values } = parseArgs({ args: ctx.args, options: { output: { type: 'string', short: 'o', default: 'text' } } });
     if (values.output !== 'text' && values.output !== 'json') throw new UsageError(`--output must be text or json, got ${JSON.stringify(values.output)}`);
@@ -19,15 +22,17 @@ export const versionCommand: Command = {
     const layout = layoutFor(config);
     const binary = binaryPath(layout, await readCurrentDir(layout));
     const args = json ? ['version', '--output', 'json'] : ['version'];
-    const result = await execa(binary, args, { reject: false, stdin: 'ignore', timeout: 30_000 });
+    const result = await runBinary(binary, args);
     if (result.exitCode !== 0) {
-      const why = result.exitCode === undefined ? ((result.cause as Error | undefined)?.message ?? result.message ?? 'unknown error') : `exit code ${result.exitCode}: ${result.stderr}`;
+      const why = result.exitCode === undefined ? result.failure : `exit code ${result.exitCode}: ${result.stderr}`;
       ctx.stderr.write(`chainvisor: '${binary} ${args.join(' ')}' failed (${why.trim()})\n`);
-      if (json) writeLine(ctx.stdout, JSON.stringify({ chainvisor_version: version, app_version: null }));
+      if (json) writeLine(ctx.stdout, JSON.stringify({ chainvisor_version: version, chainvisor_commit: commit ?? null, app_version: null }));
+      else writeCommit(ctx.stdout);
       return 1;
     }
     if (!json) {
       writeLine(ctx.stdout, `app version: ${result.stdout.trim()}`);
+      writeCommit(ctx.stdout);
       return 0;
     }
     let app: unknown = result.stdout.trim();
@@ -36,7 +41,37 @@ export const versionCommand: Command = {
     } catch {
       // Not every binary prints JSON for --output json; keep its text.
     }
-    writeLine(ctx.stdout, JSON.stringify({ chainvisor_version: version, app_version: app }));
+    writeLine(ctx.stdout, JSON.stringify({ chainvisor_version: version, chainvisor_commit: commit ?? null, app_version: app }));
     return 0;
   },
 };
+
+interface BinaryResult {
+  /** undefined when the binary could not be started, was killed, or ran past the time limit (`failure` says which). */
+  exitCode: number | undefined;
+  stdout: string;
+  stderr: string;
+  failure: string;
+}
+
+/**
+ * Runs the node binary with stdin closed, for 30 s at most. node:child_process rather than execa: this
+ * command must start fast, and execa would bring the executable's lazily loaded part (see
+ * scripts/release-bundle.ts) for one call.
+ */
+function runBinary(binary: string, args: string[]): Promise<BinaryResult> {
+  return new Promise((resolve) => {
+    const child = execFile(binary, args, { encoding: 'utf8', timeout: 30_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error === null) return resolve({ exitCode: 0, stdout, stderr, failure: '' });
+      if (typeof error.code === 'number' && !error.killed) return resolve({ exitCode: error.code, stdout, stderr, failure: '' });
+      const failure = error.killed ? `killed by ${error.signal ?? 'a signal'} after the 30 s limit` : error.signal ? `killed by ${error.signal}` : error.message;
+      resolve({ exitCode: undefined, stdout, stderr, failure });
+    });
+    child.stdin?.end();
+  });
+}
+
+/** Last, so that the first two lines stay cosmovisor's (`… version: …`, `app version: …`) for scripts that read them. */
+function writeCommit(stdout: Parameters<typeof writeLine>[0]): void {
+  if (commit !== undefined) writeLine(stdout, `chainvisor commit: ${commit}`);
+}

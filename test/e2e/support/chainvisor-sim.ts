@@ -11,11 +11,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { buildVersions, readAddresses, type BuiltVersions, type NodeAddresses } from '@chainvisor/simd';
 import { cli, type CliResult, waitFor } from '@chainvisor/simd/testing';
+import { chainvisorCommand } from '../../support/chainvisor-command.js';
 
-export const chainvisor = fileURLToPath(new URL('../../../../bin/chainvisor.js', import.meta.url));
 
 export async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -66,7 +65,7 @@ export async function chainvisorSim(t: TestContext, versions: string[], env: Rec
   };
   const init = await cli(bin('genesis'), ['init', 'manual', '--home', home, ...initFlags]);
   if (init.code !== 0) throw new Error(init.stderr);
-  const cv = (args: string[], extra: Record<string, string> = {}) => cli(process.execPath, [chainvisor, ...args], { ...fullEnv, ...extra });
+  const cv = (args: string[], extra: Record<string, string> = {}) => cli(...chainvisorCommand(args), { ...fullEnv, ...extra });
   const setup = await cv(['init', bin('genesis')]);
   if (setup.code !== 0) throw new Error(setup.stderr);
   const nodeFlags = ['--block-time', '50ms', '--rpc.laddr', 'tcp://127.0.0.1:0', '--grpc.address', grpc, '--api.address', 'tcp://127.0.0.1:0'];
@@ -79,7 +78,7 @@ export async function chainvisorSim(t: TestContext, versions: string[], env: Rec
     nodeFlags,
     cv,
     run(extra = [], runEnv = {}) {
-      const proc = spawn(process.execPath, [chainvisor, 'run', 'start', '--home', home, ...nodeFlags, ...extra], {
+      const proc = spawn(...chainvisorCommand(['run', 'start', '--home', home, ...nodeFlags, ...extra]), {
         env: { ...process.env, ...fullEnv, ...runEnv },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -1,0 +1,197 @@
+/**
+ * The release executable's JavaScript, in two parts, so that a command compiles only what it uses.
+ *
+ * A single-executable application runs one injected script and cannot load modules from disk. One
+ * 2.7 MB bundle would make V8 compile all of it at every start (~75 ms of a `help` here), and would
+ * load every built-in module any part imports (zlib, http2, tls, …). So:
+ *
+ * - `main` (ESM, the SEA's main script): `bin/chainvisor.js` and every module it imports statically:
+ *   the command line, settings, the layout, status. That is all `help`, `version`, `status`, `config`,
+ *   `init` and `show-upgrade-info` need.
+ * - `lazy` (CommonJS, an SEA asset): every module the commands load with `await import(…)` (the
+ *   supervisor, gRPC, pino, prom-client, downloads and archives, execa) and what they import. It is read
+ *   and compiled on the first such `import()`. Modules of `main` it imports are not copied: it is handed
+ *   `main`'s own instances (one `ChainvisorError` class, one copy of each module's state).
+ *
+ * Run through `bin/chainvisor.js` (no bundle), those `import()` calls are plain Node.js imports.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import * as esbuild from 'esbuild';
+
+export interface BundleOptions {
+  root: string;
+  outDir: string;
+  /** esbuild's target, e.g. node26.10.0 */
+  target: string;
+  define: Record<string, string>;
+  fail(message: string, hint: string): never;
+}
+
+export interface Bundles {
+  main: string;
+  lazy: string;
+  /** The SEA asset name `main` reads `lazy` from. */
+  lazyAsset: string;
+  /** Every file bundled into either part, relative to the root (node_modules/… for dependencies). */
+  inputs: string[];
+}
+
+const lazyAsset = 'chainvisor-lazy.cjs';
+const sharedPrefix = 'chainvisor-shared:';
+const lazyNamespace = 'chainvisor-lazy';
+const runtimeId = 'chainvisor-lazy-runtime';
+
+export async function bundle(options: BundleOptions): Promise<Bundles> {
+  const { root, outDir } = options;
+  const srcDir = path.join(root, 'dist', 'src');
+  const inSrc = (file: string) => file.startsWith(srcDir + path.sep);
+  const rel = (file: string) => path.relative(root, file).split(path.sep).join('/');
+  const common: esbuild.BuildOptions = {
+    bundle: true,
+    platform: 'node',
+    target: options.target,
+    define: options.define,
+    // unzipper's optional S3 source: chainvisor never opens archives from S3.
+    external: ['@aws-sdk/client-s3'],
+    legalComments: 'none',
+    sourcemap: false,
+    logLevel: 'warning',
+    absWorkingDir: root,
+  };
+
+  // What the commands load with import(): their resolved files (or package names), in `lazy`.
+  const lazyTargets = new Map<string, string>();
+  const lazyImports: esbuild.Plugin = {
+    name: 'lazy-imports',
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.kind !== 'dynamic-import' || !inSrc(args.importer) || args.path.startsWith('node:')) return undefined;
+        const resolved = await build.resolve(args.path, { kind: 'import-statement', resolveDir: args.resolveDir });
+        if (resolved.errors.length > 0) return { errors: resolved.errors };
+        const key = inSrc(resolved.path) ? rel(resolved.path) : args.path;
+        lazyTargets.set(key, resolved.path);
+        return { path: key, namespace: lazyNamespace };
+      });
+      // Evaluated on the first import(): the module's exports, taken from `lazy`.
+      build.onLoad({ filter: /.*/, namespace: lazyNamespace }, (args) => ({
+        contents: `module.exports = require(${JSON.stringify(runtimeId)}).loadLazy(${JSON.stringify(args.path)});`,
+        loader: 'js',
+        resolveDir: root,
+      }));
+      build.onResolve({ filter: new RegExp(`^${runtimeId}$`) }, () => ({ path: runtimeId, namespace: runtimeId }));
+    },
+  };
+
+  // Pass 1: which of dist/src `main` holds (the static graph of bin/chainvisor.js).
+  const probe = await esbuild.build({
+    ...common,
+    entryPoints: [path.join(root, 'bin', 'chainvisor.js')],
+    format: 'esm',
+    write: false,
+    outfile: path.join(outDir, 'probe.mjs'),
+    metafile: true,
+    plugins: [
+      lazyImports,
+      { name: 'runtime-stub', setup: (b) => b.onLoad({ filter: /.*/, namespace: runtimeId }, () => ({ contents: 'export function loadLazy() {}', loader: 'js' })) },
+    ],
+  });
+  const shared = Object.keys(probe.metafile.inputs)
+    .filter((input) => input.startsWith('dist/src/'))
+    .sort();
+
+  // Pass 2: `main`, with the loader of `lazy` and a table of its own modules to hand over.
+  const runtime = [
+    "import { getAsset } from 'node:sea';",
+    "import vm from 'node:vm';",
+    ...shared.map((file, i) => `import * as shared${i} from ${JSON.stringify(path.join(root, file))};`),
+    `const shared = { ${shared.map((file, i) => `${JSON.stringify(file)}: shared${i}`).join(', ')} };`,
+    'let lazy;',
+    'export function loadLazy(key) {',
+    '  if (lazy === undefined) {',
+    `    const source = getAsset(${JSON.stringify(lazyAsset)}, 'utf8');`,
+    `    const run = vm.compileFunction(source, ['exports', 'require', 'module'], { filename: ${JSON.stringify(lazyAsset)} });`,
+    '    const module = { exports: {} };',
+    `    run(module.exports, (id) => (id.startsWith(${JSON.stringify(sharedPrefix)}) ? shared[id.slice(${sharedPrefix.length})] : require(id)), module);`,
+    '    lazy = module.exports.default;',
+    '  }',
+    '  const found = lazy[key];',
+    "  if (found === undefined) throw new Error(`chainvisor: module ${key} is missing from the executable's lazy part`);",
+    '  return found;',
+    '}',
+  ].join('\n');
+  const main = path.join(outDir, 'chainvisor.mjs');
+  const inputs = new Set<string>();
+  await esbuild.build({
+    ...common,
+    entryPoints: [path.join(root, 'bin', 'chainvisor.js')],
+    format: 'esm',
+    outfile: main,
+    metafile: true,
+    // CommonJS dependencies bundled into ESM still call require() for Node's built-in modules.
+    banner: { js: "import { createRequire as chainvisorCreateRequire } from 'node:module';\nconst require = chainvisorCreateRequire(import.meta.url);" },
+    plugins: [lazyImports, { name: 'runtime', setup: (b) => b.onLoad({ filter: /.*/, namespace: runtimeId }, () => ({ contents: runtime, loader: 'js', resolveDir: root })) }],
+  }).then((result) => {
+    for (const input of Object.keys(result.metafile.inputs)) inputs.add(input);
+    const inMain = Object.keys(result.metafile.inputs).filter((input) => input.startsWith('dist/src/')).sort();
+    if (inMain.join('\n') !== shared.join('\n')) options.fail('the two passes over bin/chainvisor.js disagree on its modules', 'a bug in scripts/release-bundle.ts');
+  });
+
+  // Pass 3: `lazy`, every import() target; modules of `main` are taken from it, not copied. Sorted: the
+  // resolver runs concurrently, and the same input must give the same bytes.
+  const targets = [...lazyTargets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const entry = [
+    ...targets.map(([, file], i) => `import * as lazy${i} from ${JSON.stringify(file)};`),
+    `export default { ${targets.map(([key], i) => `${JSON.stringify(key)}: lazy${i}`).join(', ')} };`,
+  ].join('\n');
+  const sharedSet = new Set(shared);
+  const lazy = path.join(outDir, lazyAsset);
+  const lazyResult = await esbuild.build({
+    ...common,
+    metafile: true,
+    stdin: { contents: entry, resolveDir: root, sourcefile: 'chainvisor-lazy-entry.js', loader: 'js' },
+    format: 'cjs',
+    outfile: lazy,
+    plugins: [
+      {
+        name: 'shared-modules',
+        setup(build) {
+          build.onResolve({ filter: /^\.\.?\// }, async (args) => {
+            if (args.pluginData === 'shared-modules' || !inSrc(args.importer)) return undefined;
+            const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'shared-modules' });
+            if (resolved.errors.length > 0) return { errors: resolved.errors };
+            return sharedSet.has(rel(resolved.path)) ? { path: sharedPrefix + rel(resolved.path), external: true } : { path: resolved.path };
+          });
+        },
+      },
+      lazyPinoPretty(options.fail),
+    ],
+  });
+  for (const input of Object.keys(lazyResult.metafile.inputs)) inputs.add(input);
+  return { main, lazy, lazyAsset, inputs: [...inputs].sort() };
+}
+
+/**
+ * src/log loads pino-pretty through createRequire(import.meta.url) so that it stays out of memory unless
+ * logs are human-readable; a bundler cannot follow that call, and a CommonJS bundle has no import.meta.
+ * In the bundle it becomes a plain `require('pino-pretty')`, bundled as a module evaluated on first call:
+ * the same laziness.
+ */
+function lazyPinoPretty(fail: BundleOptions['fail']): esbuild.Plugin {
+  return {
+    name: 'lazy-pino-pretty',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]dist[\\/]src[\\/]log[\\/]index\.js$/ }, async (args) => {
+        let source = await fs.promises.readFile(args.path, 'utf8');
+        for (const [from, to] of [
+          ['const requireCjs = createRequire(import.meta.url);', 'const requireCjs = require;'],
+          ["requireCjs('pino-pretty')", "require('pino-pretty')"],
+        ] as const) {
+          if (!source.includes(from)) fail(`"${from}" is no longer in ${args.path}`, 'update lazyPinoPretty in scripts/release-bundle.ts to the way src/log loads pino-pretty');
+          source = source.replaceAll(from, to);
+        }
+        return { contents: source, loader: 'js' };
+      });
+    },
+  };
+}
