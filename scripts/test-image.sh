@@ -53,7 +53,8 @@ fi
 busybox="$work/busybox"
 if [ ! -x "$busybox" ]; then
   rm -rf "$work/debs" && mkdir -p "$work/debs" && chmod 0777 "$work/debs"
-  if ! (cd "$work/debs" && apt-get download -q busybox-static >/dev/null 2>&1); then
+  if ! (cd "$work/debs" && apt-get download -q busybox-static >/dev/null 2>&1) &&
+    ! { [ "$(id -u)" = 0 ] && apt-get update -q >/dev/null && (cd "$work/debs" && apt-get download -q busybox-static >/dev/null 2>&1); }; then
     echo "test-image: error: apt-get could not download busybox-static (the tests' fake node runs on it)" >&2
     echo "test-image: hint: run 'apt-get update' once, then run this again" >&2
     exit 69

@@ -235,6 +235,9 @@ describe('container image', { skip, concurrency: false }, () => {
     await writePlan(home, 'v2', 20);
     await waitJournal(home, name, /v2 start pid=\d+ .*args=start --x-crisis-skip-assert-invariants/);
     assert.equal((await fs.readlink(path.join(home, 'cosmovisor/current'))).replace(/\/$/, ''), 'upgrades/v2');
+    // `docker exec <container> chainvisor status` works (chainvisor is on the image's PATH).
+    const status = JSON.parse(await dockerOk(['exec', name, 'chainvisor', 'status', '--output', 'json'])) as { current: { name: string } };
+    assert.equal(status.current.name, 'v2');
 
     // 3. docker stop: SIGTERM reaches the node through tini and chainvisor; the node's status (42) is
     // the container's, well before docker's own SIGKILL (-t 30).
