@@ -75,8 +75,9 @@ u="$unpacked"
 install -d -m 0755 "$root/lib" "$root/lib64" "$root/usr/lib" "$root/usr/bin" "$root/usr/local/bin" \
   "$root/etc/ssl/certs" "$root/etc/ld.so.conf.d" "$root/var/lib/dpkg" "$root/usr/share/doc" "$root/home"
 # libc6: the loader and the shared libraries; not gconv (iconv modules), docs, lintian files.
-cp -a "$u/libc6/lib/$multiarch" "$root/lib/"
-cp -a "$u/libc6/lib64/." "$root/lib64/" 2>/dev/null || true
+# (The loader's well-known path is /lib64/ld-linux-x86-64.so.2 on amd64, /lib/ld-linux-aarch64.so.1 on arm64.)
+cp -a "$u/libc6/lib/." "$root/lib/"
+if [ -d "$u/libc6/lib64" ]; then cp -a "$u/libc6/lib64/." "$root/lib64/"; else rmdir "$root/lib64"; fi
 cp -a "$u/libc6/etc/ld.so.conf.d/." "$root/etc/ld.so.conf.d/"
 rm -f "$root/lib/$multiarch"/{libmemusage.so,libpcprofile.so,libc_malloc_debug.so.0,libthread_db.so.1,libBrokenLocale.so.1}
 # The C++ runtime.
