@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Rewrites config.example.json and the settings table in README.md from src/config/schema.ts
+// Rewrites config.example.json and the settings table in docs/settings.md from src/config/schema.ts
 // (through the built dist/). Run after `npm run build` whenever a setting is added or changed.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,12 +8,12 @@ import { renderDocsTable, renderExample } from '../dist/src/config/render.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 fs.writeFileSync(path.join(repo, 'config.example.json'), renderExample());
-const readmePath = path.join(repo, 'README.md');
+const readmePath = path.join(repo, 'docs', 'settings.md');
 const lines = fs.readFileSync(readmePath, 'utf8').split('\n');
 const start = lines.findIndex((l) => l.startsWith('| variable | default | meaning |'));
-if (start < 0) throw new Error('README.md: no settings table (a line starting "| variable | default | meaning |")');
+if (start < 0) throw new Error('docs/settings.md: no settings table (a line starting "| variable | default | meaning |")');
 let end = start;
 while (end < lines.length && lines[end].startsWith('|')) end++;
 lines.splice(start, end - start, ...renderDocsTable().split('\n'));
 fs.writeFileSync(readmePath, lines.join('\n'));
-console.log('config.example.json and the README settings table are up to date');
+console.log('config.example.json and the settings table in docs/settings.md are up to date');

@@ -1,4 +1,4 @@
-/** Views of the schema: the resolved settings, `config.example.json` and the README table. */
+/** Views of the schema: the resolved settings, `config.example.json` and the settings table of docs/settings.md. */
 import { redactUrl } from '../redact/index.js';
 import { type LoadedConfig } from './load.js';
 import { type SettingKey, type SettingSpec, fileKey, settingKeys, settings } from './schema.js';
@@ -46,7 +46,7 @@ export function renderExample(): string {
   return `${JSON.stringify(example, null, 2)}\n`;
 }
 
-/** The Markdown table of settings for the README. */
+/** The Markdown table of settings, for docs/settings.md. */
 export function renderDocsTable(): string {
   const rows = settingKeys.map((key) => {
     const spec: SettingSpec = settings[key];

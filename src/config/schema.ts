@@ -1,6 +1,6 @@
 /**
  * The one description of every setting: its environment variable, type, default and meaning.
- * The resolved `Config` type, validation, `chainvisor config`, the README table and
+ * The resolved `Config` type, validation, `chainvisor config`, the table in docs/settings.md and
  * `config.example.json` are all derived from this list.
  */
 

@@ -50,9 +50,9 @@ describe('setting values', () => {
     );
   });
 
-  test('config.example.json and the README table are generated from the schema and up to date', async () => {
+  test('config.example.json and the settings table in docs/settings.md are generated from the schema and up to date', async () => {
     assert.equal(await fs.readFile(path.join(repo, 'config.example.json'), 'utf8'), renderExample(), "run 'chainvisor config --example > config.example.json'");
-    const readme = await fs.readFile(path.join(repo, 'README.md'), 'utf8');
-    assert.ok(readme.includes(renderDocsTable()), "paste the output of 'chainvisor config --docs' into the README");
+    const readme = await fs.readFile(path.join(repo, 'docs', 'settings.md'), 'utf8');
+    assert.ok(readme.includes(renderDocsTable()), "run 'npm run build && node scripts/regen-docs.mjs' (or paste 'chainvisor config --docs' into docs/settings.md)");
   });
 });
