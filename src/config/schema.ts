@@ -196,7 +196,7 @@ export const settings = {
     env: 'CHAINVISOR_DOWNLOAD_TIMEOUT',
     kind: 'duration',
     default: '30s',
-    description: 'Connect and response-header timeout, and the longest pause allowed while the body streams.',
+    description: 'Connect and response-head timeout: the status line and headers must have arrived in full within it, however they trickle (retried like any timeout); also the longest pause allowed while the body streams.',
   },
   downloadDeadline: {
     env: 'CHAINVISOR_DOWNLOAD_DEADLINE',

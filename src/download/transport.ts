@@ -1,7 +1,8 @@
 /**
  * The HTTP client under the download: node's own `http`/`https`, one connection per request, with
- * the three time limits of CHAINVISOR_DOWNLOAD_TIMEOUT (connecting, the response headers, the longest
- * pause in the body), each failing with a TransportTimeout that names the phase.
+ * the time limits of CHAINVISOR_DOWNLOAD_TIMEOUT (connecting and the complete response head, counted
+ * together from the start of the request whatever trickles in meanwhile; then the longest pause in
+ * the body), each failing with a TransportTimeout that names the phase.
  *
  * Why not undici (the first choice): undici 7, the last line that runs on Node 20, throws an
  * uncatchable `assert(!this.paused)` from its socket 'end' handler when the server closes the
@@ -37,8 +38,18 @@ export interface Transport {
 export class TransportTimeout extends Error {
   readonly code = 'ETIMEDOUT';
 
-  constructor(readonly phase: 'connect' | 'headers' | 'body') {
-    super(phase === 'connect' ? 'connecting timed out' : phase === 'headers' ? 'no response headers in time' : 'the body stalled (no data in time)');
+  constructor(
+    readonly phase: 'connect' | 'headers' | 'body',
+    readonly limitMs: number,
+  ) {
+    const limit = `${limitMs} ms, CHAINVISOR_DOWNLOAD_TIMEOUT`;
+    super(
+      phase === 'connect'
+        ? `connecting timed out (${limit})`
+        : phase === 'headers'
+          ? `the server sent its response head too slowly (not complete within ${limit})`
+          : `the body stalled (no data for ${limit})`,
+    );
     this.name = 'TransportTimeout';
   }
 }
@@ -59,13 +70,22 @@ export function createTransport(options: TransportOptions): Transport {
           ...(signal === undefined ? {} : { signal }),
         });
         let response: http.IncomingMessage | undefined;
-        // An idle socket: while connecting, while waiting for the headers, or in the body.
+        // The complete response head within the limit, from the moment the request starts: an idle
+        // timer alone would let a head that trickles a byte at a time hold the download for ever.
+        const headTimer = setTimeout(() => {
+          req.destroy(new TransportTimeout(req.socket?.connecting === false ? 'headers' : 'connect', options.timeoutMs));
+        }, options.timeoutMs);
+        // Then an idle socket in the body.
         req.setTimeout(options.timeoutMs, () => {
-          if (response !== undefined) response.destroy(new TransportTimeout('body'));
-          else req.destroy(new TransportTimeout(req.socket?.connecting === true ? 'connect' : 'headers'));
+          if (response !== undefined) response.destroy(new TransportTimeout('body', options.timeoutMs));
         });
-        req.once('error', reject);
+        req.once('error', (error) => {
+          clearTimeout(headTimer);
+          reject(error);
+        });
+        req.once('close', () => clearTimeout(headTimer));
         req.once('response', (res) => {
+          clearTimeout(headTimer);
           response = res;
           resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: res });
         });
