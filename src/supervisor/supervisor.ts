@@ -142,9 +142,13 @@ export class Supervisor {
       // Asked to stop mid-sequence: whatever ended the sequence (an abort, a cancelled download)
       // is the stop's doing, not a failed upgrade.
       if (this.stopSignal && this.abort.signal.aborted) {
+        // One line without a stack: a known error (a cancelled download says so itself) or the abort
+        // itself; anything else keeps its stack, as a bug would.
+        const known = error instanceof ChainvisorError;
+        const aborted = error instanceof Error && error.name === 'AbortError';
         this.logger.warn(
-          { signal: this.stopSignal, err: error },
-          'stopped while applying an upgrade; current was not switched — start chainvisor again to finish it',
+          known ? { signal: this.stopSignal, code: error.code } : aborted ? { signal: this.stopSignal } : { signal: this.stopSignal, err: error },
+          `stopped while applying an upgrade; current was not switched — start chainvisor again to finish it${known ? ` (${error.message})` : ''}`,
         );
         return 128 + signalNumber(this.stopSignal);
       }
