@@ -1,20 +1,24 @@
 /**
- * The HTTP client under the download: node's own `http`/`https`, one connection per request, with
- * the time limits of CHAINVISOR_DOWNLOAD_TIMEOUT (connecting and the complete response head, counted
- * together from the start of the request whatever trickles in meanwhile; then the longest pause in
- * the body), each failing with a TransportTimeout that names the phase.
+ * The HTTP client under the download: undici's `request()` through one Agent per fetcher, with the
+ * time limits of CHAINVISOR_DOWNLOAD_TIMEOUT given as undici's own options — `connect.timeout`
+ * (connecting, TLS included), `headersTimeout` (the complete response head: undici arms it once the
+ * request is sent and does not refresh it as head bytes trickle in, so a head sent a byte at a time
+ * is cut) and `bodyTimeout` (the longest pause in the body; not counted while the download itself
+ * holds the body back). Redirects are not followed here (undici 8 follows none unless asked): the
+ * URL policy judges every hop (./http.ts). undici's errors leave as TransportTimeout (the phase
+ * named) or keep their code; `networkError()` tells which are the network's doing.
  *
- * Why not undici (the first choice): undici 7, the last line that runs on Node 20, throws an
- * uncatchable `assert(!this.paused)` from its socket 'end' handler when the server closes the
- * connection while the body is paused by backpressure (nodejs/undici#5360, fixed only in undici 8,
- * which needs Node >= 22.19). Downloads apply backpressure by design (the disk and the extractor set
- * the pace), so that crash would take the supervisor down mid-upgrade; our fault-server tests hit it.
- * `node:http` also keeps the peak RSS of a download under 120 MB (98–119 MiB against 131–144 MiB; see
- * docs/download.md, "Benchmark"). Revisit when Node 20 support ends.
+ * undici is imported on the first request, not with this module: chainvisor's start-up and the idle
+ * memory of `chainvisor run` do not pay for a client most runs never use.
+ *
+ * undici 8 (Node >= 22.19) and not 7: undici 7 throws an uncatchable `assert(!this.paused)` from its
+ * socket 'end' handler when the server closes the connection while the body is paused by
+ * backpressure (nodejs/undici#5360, fixed in undici 8). Downloads apply backpressure by design (the
+ * disk and the extractor set the pace); the fault-server tests cover that case.
  */
-import http from 'node:http';
-import https from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
+import type { Agent } from 'undici';
 
 export interface TransportOptions {
   /** Each of the three limits, in ms. */
@@ -25,7 +29,7 @@ export interface TransportOptions {
 
 export interface TransportResponse {
   statusCode: number;
-  headers: http.IncomingHttpHeaders;
+  headers: IncomingHttpHeaders;
   body: Readable;
 }
 
@@ -54,47 +58,70 @@ export class TransportTimeout extends Error {
   }
 }
 
+const timeoutPhases: Record<string, TransportTimeout['phase']> = {
+  UND_ERR_CONNECT_TIMEOUT: 'connect',
+  UND_ERR_HEADERS_TIMEOUT: 'headers',
+  UND_ERR_BODY_TIMEOUT: 'body',
+};
+
+/**
+ * undici's failures that are the network's doing (retried like a reset): the other side closed the
+ * socket, a body shorter than its Content-Length, a response that is not HTTP (HPE_* from llhttp).
+ */
+const networkCodes = new Set(['UND_ERR_SOCKET', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'UND_ERR_CLOSED', 'UND_ERR_DESTROYED', 'UND_ERR_INFO']);
+
+/** True for an error of the connection or of the server's answer (worth another attempt). */
+export function networkError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return (typeof code === 'string' && networkCodes.has(code)) || notHttp(error);
+}
+
+/**
+ * An answer llhttp cannot parse. undici 8 names it HTTPParserError; its `code` (HPE_*) is often
+ * missing (it looks the number up in a table keyed by name), so the name decides.
+ */
+export function notHttp(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as Error & { code?: unknown }).code;
+  return error.name === 'HTTPParserError' || (typeof code === 'string' && code.startsWith('HPE_'));
+}
+
+/** An undici timeout as a TransportTimeout naming the phase; any other error as it is. */
+export function asTransportError(error: unknown, timeoutMs: number): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  const phase = typeof code === 'string' ? timeoutPhases[code] : undefined;
+  return phase === undefined ? error : new TransportTimeout(phase, timeoutMs);
+}
+
 export function createTransport(options: TransportOptions): Transport {
-  const agents = {
-    http: new http.Agent({ keepAlive: false }),
-    https: new https.Agent({ keepAlive: false, ...options.tls }),
-  };
+  let agent: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
+  const open = () =>
+    (agent ??= import('undici').then(({ Agent, request }) => ({
+      agent: new Agent({
+        connect: { timeout: options.timeoutMs, ...options.tls },
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+      }),
+      request,
+    })));
   return {
-    request(url, { headers, signal }) {
-      return new Promise((resolve, reject) => {
-        const secure = url.protocol === 'https:';
-        const req = (secure ? https : http).request(url, {
+    async request(url, { headers, signal }) {
+      const client = await open();
+      try {
+        const response = await client.request(url, {
           method: 'GET',
-          agent: secure ? agents.https : agents.http,
+          dispatcher: client.agent,
           headers,
           ...(signal === undefined ? {} : { signal }),
         });
-        let response: http.IncomingMessage | undefined;
-        // The complete response head within the limit, from the moment the request starts: an idle
-        // timer alone would let a head that trickles a byte at a time hold the download for ever.
-        const headTimer = setTimeout(() => {
-          req.destroy(new TransportTimeout(req.socket?.connecting === false ? 'headers' : 'connect', options.timeoutMs));
-        }, options.timeoutMs);
-        // Then an idle socket in the body.
-        req.setTimeout(options.timeoutMs, () => {
-          if (response !== undefined) response.destroy(new TransportTimeout('body', options.timeoutMs));
-        });
-        req.once('error', (error) => {
-          clearTimeout(headTimer);
-          reject(error);
-        });
-        req.once('close', () => clearTimeout(headTimer));
-        req.once('response', (res) => {
-          clearTimeout(headTimer);
-          response = res;
-          resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: res });
-        });
-        req.end();
-      });
+        const body = response.body as Readable;
+        return { statusCode: response.statusCode, headers: response.headers as IncomingHttpHeaders, body };
+      } catch (error) {
+        throw asTransportError(error, options.timeoutMs);
+      }
     },
     async close() {
-      agents.http.destroy();
-      agents.https.destroy();
+      if (agent !== undefined) await (await agent).agent.destroy();
     },
   };
 }
