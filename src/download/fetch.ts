@@ -27,7 +27,7 @@ import { copyFileUrl } from './file-url.js';
 import { header, openUrl } from './http.js';
 import type { UrlPolicy } from './policy.js';
 import type { DownloadSource } from './source.js';
-import { TransportTimeout, asTransportError, createTransport, discardBody, networkError, notHttp } from './transport.js';
+import { TransportTimeout, createTransport, discardBody } from './transport.js';
 
 export interface FetcherOptions {
   /** CHAINVISOR_DOWNLOAD_TIMEOUT (ms): connect, response headers, and the longest pause in the body. */
@@ -274,7 +274,7 @@ export function createFetcher(options: FetcherOptions): Fetcher {
       }
     };
     try {
-      for await (const chunk of readBody(body, options.timeoutMs)) {
+      for await (const chunk of body as AsyncIterable<Buffer>) {
         if (state.received + chunk.length > maxBytes) throw tooLarge(req, `more than ${maxBytes} bytes arrived`, maxBytes);
         state.hash.update(chunk);
         state.received += chunk.length;
@@ -307,15 +307,6 @@ export function createFetcher(options: FetcherOptions): Fetcher {
   };
 }
 
-/** The body's chunks; a stall of the body leaves as a TransportTimeout. */
-async function* readBody(body: AsyncIterable<Buffer>, timeoutMs: number): AsyncGenerator<Buffer> {
-  try {
-    yield* body;
-  } catch (error) {
-    throw asTransportError(error, timeoutMs);
-  }
-}
-
 async function openOrFail(file: string): Promise<fs.FileHandle> {
   try {
     return await fs.open(file, 'w', 0o600);
@@ -332,14 +323,18 @@ async function openOrFail(file: string): Promise<fs.FileHandle> {
 function classify(error: unknown): 'retry' | 'final' | 'bug' {
   if (error instanceof StatusFailure) return error.status >= 500 || error.status === 408 || error.status === 429 ? 'retry' : 'final';
   if (error instanceof RetryableFailure) return 'retry';
-  // undici's: the socket closed, a body short of its Content-Length, an answer that is not valid
-  // HTTP (a proxy or a middlebox that garbles the response is the network's doing too).
-  if (networkError(error)) return 'retry';
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return 'bug';
   if (isTlsTrustError(code)) return 'final';
-  // System errors (ECONNRESET, ECONNREFUSED, ENOTFOUND…), our timeouts (ETIMEDOUT), a stream closed early.
-  return /^E[A-Z0-9]+$/.test(code) || code === 'ERR_STREAM_PREMATURE_CLOSE' ? 'retry' : 'bug';
+  // System errors (ECONNRESET — also a body cut short —, ECONNREFUSED, ENOTFOUND…), our timeouts
+  // (ETIMEDOUT), a stream closed early, and an answer that is not valid HTTP (HPE_*: a proxy or a
+  // middlebox that garbles the response is the network's doing too).
+  return /^E[A-Z0-9]+$/.test(code) || code === 'ERR_STREAM_PREMATURE_CLOSE' || isHttpParseError(code) ? 'retry' : 'bug';
+}
+
+/** llhttp's codes for a response it cannot parse (HPE_INVALID_CONSTANT, HPE_INVALID_HEADER_TOKEN…). */
+function isHttpParseError(code: string): boolean {
+  return code.startsWith('HPE_');
 }
 
 function isTlsTrustError(code: string): boolean {
@@ -351,10 +346,9 @@ function describeFailure(error: unknown): string {
   if (error instanceof RetryableFailure) return error.message;
   if (error instanceof TransportTimeout) return error.message;
   const code = (error as { code?: string }).code;
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return `the connection dropped (${(error as Error).message})`;
-  if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return 'the connection closed before the body reached its Content-Length';
+  if (code === 'ECONNRESET') return `the connection dropped (${(error as Error).message})`;
   if (code !== undefined && isTlsTrustError(code)) return `the server's TLS certificate is not trusted (${code}: ${(error as Error).message})`;
-  if (notHttp(error)) return `the server's answer is not valid HTTP (${code === undefined ? '' : `${code}: `}${(error as Error).message})`;
+  if (code !== undefined && isHttpParseError(code)) return `the server's answer is not valid HTTP (${code}: ${(error as Error).message})`;
   return code === undefined ? (error as Error).message : `${code}: ${(error as Error).message}`;
 }
 

@@ -1,24 +1,27 @@
 /**
- * The HTTP client under the download: undici's `request()` through one Agent per fetcher, with the
- * time limits of CHAINVISOR_DOWNLOAD_TIMEOUT given as undici's own options — `connect.timeout`
- * (connecting, TLS included), `headersTimeout` (the complete response head: undici arms it once the
- * request is sent and does not refresh it as head bytes trickle in, so a head sent a byte at a time
- * is cut) and `bodyTimeout` (the longest pause in the body; not counted while the download itself
- * holds the body back). Redirects are not followed here (undici 8 follows none unless asked): the
- * URL policy judges every hop (./http.ts). undici's errors leave as TransportTimeout (the phase
- * named) or keep their code; `networkError()` tells which are the network's doing.
+ * The HTTP client under the download: node's own `http`/`https`, one connection per request, with
+ * the time limits of CHAINVISOR_DOWNLOAD_TIMEOUT (connecting and the complete response head, counted
+ * together from the start of the request whatever trickles in meanwhile; then the longest pause in
+ * the body), each failing with a TransportTimeout that names the phase.
  *
- * undici is imported on the first request, not with this module: chainvisor's start-up and the idle
- * memory of `chainvisor run` do not pay for a client most runs never use.
- *
- * undici 8 (Node >= 22.19) and not 7: undici 7 throws an uncatchable `assert(!this.paused)` from its
- * socket 'end' handler when the server closes the connection while the body is paused by
- * backpressure (nodejs/undici#5360, fixed in undici 8). Downloads apply backpressure by design (the
- * disk and the extractor set the pace); the fault-server tests cover that case.
+ * Why not undici: undici 7 (the last line for Node 20) throws an uncatchable `assert(!this.paused)`
+ * from its socket 'end' handler when the server closes the connection while the body is paused by
+ * backpressure (nodejs/undici#5360), and downloads apply backpressure by design. undici 8 (Node >=
+ * 22.19) fixes that and was tried (issue 18, item 5; the commit "Download transport on undici 8
+ * (evaluated…)" holds it): one Agent, imported on the first request, with connect.timeout,
+ * headersTimeout (it bounds the complete head: head bytes do not refresh it) and bodyTimeout (its
+ * parser errors come without their HPE_* code, so HTTPParserError's name decided). It passed every
+ * hostile-download test on Node 22 and 26, the trickled head included, but it costs memory:
+ * `bench:download` interleaved with this transport on Node 22 gave a peak RSS of 139–142 MiB against 125–134 MiB on a 1 GiB archive (medians
+ * 140 and 130) and 129–146 against 119–140 MiB at 256 MiB; the raw undici transfer 115–130 against
+ * 104–125 MiB for node:http; loading undici alone adds 23 MiB of RSS to node, node:http 5. No
+ * throughput difference showed through the noise of the shared machine (pipeline medians 116 and
+ * 97 MiB/s, spreads 45–240 and 51–131). So the download stays on node:http; see docs/download.md,
+ * "Benchmark".
  */
-import type { IncomingHttpHeaders } from 'node:http';
+import http from 'node:http';
+import https from 'node:https';
 import type { Readable } from 'node:stream';
-import type { Agent } from 'undici';
 
 export interface TransportOptions {
   /** Each of the three limits, in ms. */
@@ -29,7 +32,7 @@ export interface TransportOptions {
 
 export interface TransportResponse {
   statusCode: number;
-  headers: IncomingHttpHeaders;
+  headers: http.IncomingHttpHeaders;
   body: Readable;
 }
 
@@ -58,70 +61,47 @@ export class TransportTimeout extends Error {
   }
 }
 
-const timeoutPhases: Record<string, TransportTimeout['phase']> = {
-  UND_ERR_CONNECT_TIMEOUT: 'connect',
-  UND_ERR_HEADERS_TIMEOUT: 'headers',
-  UND_ERR_BODY_TIMEOUT: 'body',
-};
-
-/**
- * undici's failures that are the network's doing (retried like a reset): the other side closed the
- * socket, a body shorter than its Content-Length, a response that is not HTTP (HPE_* from llhttp).
- */
-const networkCodes = new Set(['UND_ERR_SOCKET', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'UND_ERR_CLOSED', 'UND_ERR_DESTROYED', 'UND_ERR_INFO']);
-
-/** True for an error of the connection or of the server's answer (worth another attempt). */
-export function networkError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return (typeof code === 'string' && networkCodes.has(code)) || notHttp(error);
-}
-
-/**
- * An answer llhttp cannot parse. undici 8 names it HTTPParserError; its `code` (HPE_*) is often
- * missing (it looks the number up in a table keyed by name), so the name decides.
- */
-export function notHttp(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as Error & { code?: unknown }).code;
-  return error.name === 'HTTPParserError' || (typeof code === 'string' && code.startsWith('HPE_'));
-}
-
-/** An undici timeout as a TransportTimeout naming the phase; any other error as it is. */
-export function asTransportError(error: unknown, timeoutMs: number): unknown {
-  const code = (error as { code?: unknown } | null)?.code;
-  const phase = typeof code === 'string' ? timeoutPhases[code] : undefined;
-  return phase === undefined ? error : new TransportTimeout(phase, timeoutMs);
-}
-
 export function createTransport(options: TransportOptions): Transport {
-  let agent: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
-  const open = () =>
-    (agent ??= import('undici').then(({ Agent, request }) => ({
-      agent: new Agent({
-        connect: { timeout: options.timeoutMs, ...options.tls },
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-      }),
-      request,
-    })));
+  const agents = {
+    http: new http.Agent({ keepAlive: false }),
+    https: new https.Agent({ keepAlive: false, ...options.tls }),
+  };
   return {
-    async request(url, { headers, signal }) {
-      const client = await open();
-      try {
-        const response = await client.request(url, {
+    request(url, { headers, signal }) {
+      return new Promise((resolve, reject) => {
+        const secure = url.protocol === 'https:';
+        const req = (secure ? https : http).request(url, {
           method: 'GET',
-          dispatcher: client.agent,
+          agent: secure ? agents.https : agents.http,
           headers,
           ...(signal === undefined ? {} : { signal }),
         });
-        const body = response.body as Readable;
-        return { statusCode: response.statusCode, headers: response.headers as IncomingHttpHeaders, body };
-      } catch (error) {
-        throw asTransportError(error, options.timeoutMs);
-      }
+        let response: http.IncomingMessage | undefined;
+        // The complete response head within the limit, from the moment the request starts: an idle
+        // timer alone would let a head that trickles a byte at a time hold the download for ever.
+        const headTimer = setTimeout(() => {
+          req.destroy(new TransportTimeout(req.socket?.connecting === false ? 'headers' : 'connect', options.timeoutMs));
+        }, options.timeoutMs);
+        // Then an idle socket in the body.
+        req.setTimeout(options.timeoutMs, () => {
+          if (response !== undefined) response.destroy(new TransportTimeout('body', options.timeoutMs));
+        });
+        req.once('error', (error) => {
+          clearTimeout(headTimer);
+          reject(error);
+        });
+        req.once('close', () => clearTimeout(headTimer));
+        req.once('response', (res) => {
+          clearTimeout(headTimer);
+          response = res;
+          resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: res });
+        });
+        req.end();
+      });
     },
     async close() {
-      if (agent !== undefined) await (await agent).agent.destroy();
+      agents.http.destroy();
+      agents.https.destroy();
     },
   };
 }

@@ -315,14 +315,14 @@ test('an answer that is not HTTP is retried like a network error', async (t) => 
   const result = await fetch(s.url('/simd'));
   assert.equal(result.attempts, 3);
   assert.equal(result.checksum.hex, sha256(body));
-  assert.match(log.text(), /not valid HTTP \(/);
+  assert.match(log.text(), /not valid HTTP \(HPE_/);
 });
 
 test('an answer that is never HTTP: a coded error after the retries, not a bug', async (t) => {
   const s = await server(t);
   s.route('/simd', { body, always: { kind: 'garbage' } });
   const { fetch } = await setup(t, { retries: 2 });
-  await assert.rejects(fetch(s.url('/simd')), { code: 'CHAINVISOR_DOWNLOAD_FAILED', attempts: 3, message: /is not valid HTTP \(/ });
+  await assert.rejects(fetch(s.url('/simd')), { code: 'CHAINVISOR_DOWNLOAD_FAILED', attempts: 3, message: /is not valid HTTP \(HPE_/ });
   assert.equal(s.requests.length, 3);
 });
 
