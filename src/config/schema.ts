@@ -201,7 +201,7 @@ export const settings = {
     kind: 'duration',
     default: '30s',
     min: { value: 100, why: '0 would turn every timeout off (a server that accepts and never answers would hold the halted node until CHAINVISOR_DOWNLOAD_DEADLINE), and less than 100ms fails every download' },
-    description: 'Connect and response-header timeout, and the longest pause allowed while the body streams.',
+    description: 'Connect and response-head timeout: the status line and headers must have arrived in full within it, however they trickle (retried like any timeout); also the longest pause allowed while the body streams.',
   },
   downloadDeadline: {
     env: 'CHAINVISOR_DOWNLOAD_DEADLINE',

@@ -134,15 +134,20 @@ export class DownloadDeadlineError extends ChainvisorError {
   }
 }
 
-/** The caller's AbortSignal fired (chainvisor is shutting down). */
+/**
+ * The caller's AbortSignal fired: chainvisor is stopping. Not a failure of the server or of this host,
+ * so it carries no cause (an AbortError's stack says nothing an operator can use).
+ */
 export class DownloadAbortedError extends ChainvisorError {
-  constructor(url: string, cause?: unknown) {
-    super('CHAINVISOR_DOWNLOAD_ABORTED', `the download of ${url} was cancelled`, {
+  readonly url: string;
+
+  constructor(what: string, url: string) {
+    super('CHAINVISOR_DOWNLOAD_ABORTED', `download of the ${what} from ${url} was cancelled: chainvisor is stopping`, {
       hint: 'chainvisor was asked to stop; the next start tries again from the beginning',
       exitCode: ExitCode.upgradeFailed,
-      cause,
     });
     this.name = 'DownloadAbortedError';
+    this.url = url;
   }
 }
 
@@ -151,18 +156,46 @@ export class DownloadIoError extends ChainvisorError {
   readonly path: string;
 
   constructor(action: string, file: string, cause: NodeJS.ErrnoException) {
-    const hint =
-      cause.code === 'ENOSPC' || cause.code === 'EDQUOT'
-        ? `free disk space on the filesystem of ${file} and restart chainvisor`
-        : cause.code === 'EACCES' || cause.code === 'EPERM' || cause.code === 'EROFS'
-          ? `make ${file} writable by the user chainvisor runs as`
-          : 'check the filesystem under $DAEMON_HOME/cosmovisor';
-    super('CHAINVISOR_DOWNLOAD_IO', `could not ${action} ${file}: ${cause.code ?? ''} ${cause.message}`.replace(/\s+/g, ' '), {
-      hint,
+    super('CHAINVISOR_DOWNLOAD_IO', `could not ${action} ${file}: ${describeSystemError(cause)}`, {
+      hint: ioHint(file, cause),
       exitCode: ExitCode.upgradeFailed,
       cause,
     });
     this.name = 'DownloadIoError';
     this.path = file;
   }
+}
+
+/**
+ * The disk filled (or another error of this host) while an archive was unpacked: the download itself
+ * had arrived. Same code as any other I/O problem of the download step.
+ */
+export class ExtractIoError extends ChainvisorError {
+  readonly path: string;
+
+  constructor(what: string, url: string, file: string, cause: NodeJS.ErrnoException) {
+    super('CHAINVISOR_DOWNLOAD_IO', `could not extract the ${what} from ${url}: writing ${file}: ${describeSystemError(cause)}`, {
+      hint: ioHint(file, cause),
+      exitCode: ExitCode.upgradeFailed,
+      cause,
+    });
+    this.name = 'ExtractIoError';
+    this.path = file;
+  }
+}
+
+/** `the disk is full (ENOSPC)`, or node's message with its code said once (`EACCES: permission denied, open …`). */
+function describeSystemError(cause: NodeJS.ErrnoException): string {
+  if (cause.code === 'ENOSPC') return 'the disk is full (ENOSPC)';
+  if (cause.code === 'EDQUOT') return 'the disk quota is used up (EDQUOT)';
+  const message = cause.message.replace(/\s+/g, ' ').trim();
+  return cause.code === undefined || message.startsWith(cause.code) ? message : `${cause.code}: ${message}`;
+}
+
+function ioHint(file: string, cause: NodeJS.ErrnoException): string {
+  return cause.code === 'ENOSPC' || cause.code === 'EDQUOT'
+    ? `free disk space on the filesystem of ${file} and restart chainvisor`
+    : cause.code === 'EACCES' || cause.code === 'EPERM' || cause.code === 'EROFS'
+      ? `make ${file} writable by the user chainvisor runs as`
+      : 'check the filesystem under $DAEMON_HOME/cosmovisor';
 }

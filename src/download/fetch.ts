@@ -180,7 +180,7 @@ export function createFetcher(options: FetcherOptions): Fetcher {
           await attemptOnce(limited, handle, state, maxBytes, resuming, log, restart);
           return { bytes: state.received, checksum: { algo: req.algo, hex: state.hash.digest('hex') }, attempts: attempt, resumes };
         } catch (error) {
-          if (req.signal?.aborted) throw new DownloadAbortedError(req.source.shown, req.signal.reason);
+          if (req.signal?.aborted) throw new DownloadAbortedError(req.what, req.source.shown);
           if (deadline.expired()) throw expired();
           if (error instanceof ChainvisorError) throw error;
           const kind = classify(error);
@@ -196,9 +196,9 @@ export function createFetcher(options: FetcherOptions): Fetcher {
           log.warn({ attempt, of: options.retries + 1, delayMs, reason, received: state.received }, 'download attempt failed; retrying');
           try {
             await sleep(delayMs, deadline.signal);
-          } catch (abort) {
+          } catch {
             if (!req.signal?.aborted && deadline.expired()) throw expired();
-            throw new DownloadAbortedError(req.source.shown, abort);
+            throw new DownloadAbortedError(req.what, req.source.shown);
           }
         }
       }
@@ -280,8 +280,13 @@ export function createFetcher(options: FetcherOptions): Fetcher {
         state.received += chunk.length;
         if (req.sink === undefined) {
           await io(() => out.write(chunk));
+        } else if (req.sink.needsFile) {
+          await io(() => out.write(chunk));
+          await req.sink.write(chunk);
+          // The sink needs no more of the file: what is batched goes to disk now, not after the last
+          // byte, when an extraction that filled the disk would make it fail as the download's fault.
+          if (!req.sink.needsFile) await io(() => out.flush());
         } else {
-          if (req.sink.needsFile) await io(() => out.write(chunk));
           await req.sink.write(chunk);
         }
         req.onProgress?.(state.received, state.total);

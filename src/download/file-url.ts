@@ -57,7 +57,7 @@ export async function copyFileUrl(options: CopyFileUrlOptions): Promise<{ bytes:
   try {
     await pipeline(createReadStream(from), tap, createWriteStream(options.file, { mode: 0o600 }), options.signal ? { signal: options.signal } : {});
   } catch (error) {
-    if (options.signal?.aborted) throw new DownloadAbortedError(source.shown, error);
+    if (options.signal?.aborted) throw new DownloadAbortedError(options.what, source.shown);
     if (error instanceof DownloadTooLargeError) throw error;
     if (isSystemError(error)) throw new DownloadIoError('copy', from, error);
     throw error;

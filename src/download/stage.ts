@@ -17,9 +17,11 @@ import {
   createHasher,
   createStreamUnpacker,
   formatChecksum,
+  isSystemError,
   smokeTest,
   unpack,
 } from '../verify/index.js';
+import { ExtractIoError } from './errors.js';
 import type { Fetcher } from './fetch.js';
 import type { DownloadSource } from './source.js';
 
@@ -123,9 +125,16 @@ async function stageWith(
 
   // Verified: only now may the extracted tree leave quarantine (or, for the formats not streamed, the
   // file be unpacked).
-  const unpacked =
-    (await streamed.finish({ tree, name: options.name, platform })) ??
-    (await unpack({ subject, file, tree, name: options.name, platform, limits: options.limits, ...(options.onExtractProgress ? { onProgress: options.onExtractProgress } : {}) }));
+  let unpacked: Unpacked;
+  try {
+    unpacked =
+      (await streamed.finish({ tree, name: options.name, platform })) ??
+      (await unpack({ subject, file, tree, name: options.name, platform, limits: options.limits, ...(options.onExtractProgress ? { onProgress: options.onExtractProgress } : {}) }));
+  } catch (error) {
+    // The download arrived whole: a full disk now is the extraction's, and is said as such.
+    if (isSystemError(error)) throw new ExtractIoError(what, source.shown, error.path ?? options.workDir, error);
+    throw error;
+  }
   progress.unpacked = unpacked;
   logger.info({ format: unpacked.kind, entries: unpacked.entries, bytes: unpacked.bytes, binary: unpacked.from }, 'unpacked');
 

@@ -18,7 +18,7 @@ import { type FetcherOptions, fetcherFromConfig } from './fetch.js';
 import { pickBinary, resolveInfo } from './info.js';
 import { hostPlatform } from './platform.js';
 import { parseSource } from './source.js';
-import { stageBinary } from './stage.js';
+import { type StageProgress, stageBinary } from './stage.js';
 import { createWorkspace } from './workspace.js';
 
 export interface DownloadUpgradeOptions {
@@ -63,7 +63,9 @@ export async function downloadUpgradeBinary(options: DownloadUpgradeOptions): Pr
     const progress = options.events ? progressOnBus({ events: options.events, event: 'download-progress', what: source.shown, upgrade }) : undefined;
     let extracting = false;
     const extraction = options.events ? progressOnBus({ events: options.events, event: 'extract-progress', what: source.shown, upgrade }) : undefined;
+    const fetched: StageProgress = {};
     const staged = await stageBinary({
+      progress: fetched,
       source,
       platform: picked.platform,
       name: layout.name,
@@ -82,11 +84,22 @@ export async function downloadUpgradeBinary(options: DownloadUpgradeOptions): Pr
             },
           }
         : {}),
-    }).finally(() => {
-      progress?.finish();
-      // Only archives unpacked after their download (zip) report it; a tar is unpacked as it arrives.
-      if (extracting) extraction?.finish();
-    });
+    }).then(
+      (done) => {
+        progress?.finish();
+        // Only archives unpacked after their download (zip) report it; a tar is unpacked as it arrives.
+        if (extracting) extraction?.finish();
+        return done;
+      },
+      (error: unknown) => {
+        // A cancelled download (chainvisor stopping) or a failed one must not read "finished"; one
+        // that arrived whole (and then failed its checksum or its unpacking) did finish.
+        const ended = (complete: boolean) => (complete ? 'complete' : options.signal?.aborted ? 'cancelled' : 'failed');
+        progress?.finish(ended(fetched.bytes !== undefined));
+        if (extracting) extraction?.finish(ended(fetched.unpacked !== undefined));
+        throw error;
+      },
+    );
     const target = binaryDirPath(layout, dir);
     await guardIo('install the upgrade folder', target, () => installFolder({ staged: staged.tree, target, logger }));
     const binary = binaryPath(layout, dir);

@@ -15,16 +15,21 @@ export interface ProgressData {
   delta: number;
   /** The last event of this transfer. */
   done: boolean;
+  /** With `done`: how the transfer ended (absent: complete, for producers that do not say). */
+  outcome?: TransferOutcome;
   /** What is transferred, for people: a redacted URL or a folder. */
   what: string;
   /** Tells concurrent transfers apart. */
   id: string;
 }
 
+/** A cancelled transfer is chainvisor stopping (said elsewhere, once); a failed one ended short. */
+export type TransferOutcome = 'complete' | 'failed' | 'cancelled';
+
 export interface ProgressEmitter {
   update(bytes: number, total: number | undefined): void;
-  /** Sends the last event (with `done: true`); later calls do nothing. */
-  finish(): void;
+  /** Sends the last event (with `done: true` and the outcome, complete unless said); later calls do nothing. */
+  finish(outcome?: TransferOutcome): void;
 }
 
 let nextId = 1;
@@ -39,11 +44,11 @@ export function createProgressEmitter(options: { what: string; emit: (data: Prog
   let transferred = 0;
   let lastAt = -Infinity;
   let finished = false;
-  const send = (done: boolean): void => {
+  const send = (done: boolean, outcome?: TransferOutcome): void => {
     lastAt = now();
     const delta = transferred - sent;
     sent = transferred;
-    options.emit({ bytes, total, delta, done, what: options.what, id });
+    options.emit({ bytes, total, delta, done, ...(outcome === undefined ? {} : { outcome }), what: options.what, id });
   };
   return {
     update(current, newTotal) {
@@ -55,10 +60,10 @@ export function createProgressEmitter(options: { what: string; emit: (data: Prog
       // The last byte is reported at once, so "100 %" shows when the transfer ends, not after what follows it.
       if (now() - lastAt >= intervalMs || (total !== undefined && current >= total)) send(false);
     },
-    finish() {
+    finish(outcome = 'complete') {
       if (finished) return;
       finished = true;
-      send(true);
+      send(true, outcome);
     },
   };
 }

@@ -7,7 +7,7 @@
 import type { Writable } from 'node:stream';
 import type { EventBus, SupervisorEvent } from '../events/index.js';
 import type { Logger } from '../log/index.js';
-import type { ProgressData } from './emitter.js';
+import type { ProgressData, TransferOutcome } from './emitter.js';
 import { formatSeconds, formatSize } from './format.js';
 
 export interface ProgressViewOptions {
@@ -59,13 +59,17 @@ export function startProgressView(options: ProgressViewOptions): () => void {
     const kind = kinds[event.event as keyof typeof kinds];
     if (data.done) transfers.delete(key);
 
+    // A transfer that did not complete is not "finished": a failed one "stopped"; a cancelled one
+    // (chainvisor stopping, which is said once elsewhere) ends without a line of its own.
+    const outcome = data.done === true ? (data.outcome ?? 'complete') : undefined;
     if (options.tty) {
       const complete = data.done === true || (total !== undefined && data.bytes >= total);
       if (transfer.closed) return;
       transfer.closed = complete;
-      drawBar(options.tty, { kind, what: data.what ?? '', bytes: data.bytes, total, rate, eta, done: complete });
+      drawBar(options.tty, { kind, what: data.what ?? '', bytes: data.bytes, total, rate, eta, done: complete, ...(outcome === undefined ? {} : { outcome }) });
       return;
     }
+    if (outcome === 'cancelled') return;
     const step = total === undefined ? 0 : Math.floor(data.bytes / total / fraction);
     if (data.done ? transfer.lastLoggedBytes === data.bytes : at - transfer.lastLogAt < everyMs && step <= transfer.lastLoggedStep) return;
     transfer.lastLogAt = at;
@@ -85,8 +89,8 @@ export function startProgressView(options: ProgressViewOptions): () => void {
       },
       '%s %s: %s of %s (%s), %s/s, ETA %s',
       kind,
-      // The last event of a transfer that ended short of its total (a failed or cancelled download).
-      finished ? (total !== undefined && data.bytes < total ? 'stopped' : 'finished') : 'in progress',
+      // The last event of a transfer that failed, or ended short of its total.
+      finished ? (outcome === 'failed' || (total !== undefined && data.bytes < total) ? 'stopped' : 'finished') : 'in progress',
       formatSize(data.bytes),
       total === undefined ? 'unknown size' : formatSize(total),
       percent === undefined ? '?' : `${percent}%`,
@@ -99,14 +103,14 @@ export function startProgressView(options: ProgressViewOptions): () => void {
 
 function drawBar(
   out: Writable & { columns?: number },
-  p: { kind: string; what: string; bytes: number; total: number | undefined; rate: number; eta: number | undefined; done: boolean },
+  p: { kind: string; what: string; bytes: number; total: number | undefined; rate: number; eta: number | undefined; done: boolean; outcome?: TransferOutcome },
 ): void {
   const width = 24;
   const ratio = p.total === undefined ? 0 : Math.min(1, p.bytes / p.total);
   const filled = Math.round(ratio * width);
   const bar = p.total === undefined ? '?'.repeat(width) : `${'#'.repeat(filled)}${'-'.repeat(width - filled)}`;
   const size = `${formatSize(p.bytes)}${p.total === undefined ? '' : ` / ${formatSize(p.total)}`}`;
-  const tail = p.done ? 'done' : `ETA ${p.eta === undefined ? '?' : formatSeconds(p.eta)}`;
+  const tail = p.done ? (p.outcome === 'cancelled' ? 'cancelled' : p.outcome === 'failed' ? 'stopped' : 'done') : `ETA ${p.eta === undefined ? '?' : formatSeconds(p.eta)}`;
   let line = `${p.kind} [${bar}] ${Math.floor(ratio * 100)}% ${size} ${formatSize(Math.round(p.rate))}/s ${tail}`;
   const columns = out.columns ?? 100;
   if (line.length > columns - 1) line = line.slice(0, columns - 1);

@@ -127,7 +127,14 @@ export class Supervisor {
       // Asked to stop mid-sequence: whatever ended the sequence (an abort, a cancelled download)
       // is the stop's doing, not a failed upgrade.
       if (stop.signal && this.abort.signal.aborted) {
-        logger.warn({ signal: stop.signal, err: error }, 'stopped while applying an upgrade; current was not switched — start chainvisor again to finish it');
+        // One line without a stack: a known error (a cancelled download says so itself) or the abort
+        // itself; anything else keeps its stack, as a bug would.
+        const known = error instanceof ChainvisorError;
+        const aborted = error instanceof Error && error.name === 'AbortError';
+        logger.warn(
+          known ? { signal: stop.signal, code: error.code } : aborted ? { signal: stop.signal } : { signal: stop.signal, err: error },
+          `stopped while applying an upgrade; current was not switched — start chainvisor again to finish it${known ? ` (${error.message})` : ''}`,
+        );
         return stop.exitCode;
       }
       throw error;

@@ -70,3 +70,27 @@ test('an Info URL: fetched, its own checksum verified, and required like any oth
   assert.equal((await resolveInfo(server.url('/info.json'), { ...opts, mustHaveChecksum: false })).origin, `${server.origin}/info.json`);
   assert.deepEqual(await import('node:fs/promises').then((fs) => fs.readdir(path.join(dir))), [], 'the fetched document is not left behind');
 });
+
+test('an Info URL whose response head trickles is cut by CHAINVISOR_DOWNLOAD_TIMEOUT', async (t) => {
+  const dir = await tempDir(t);
+  const server = await startFaultServer();
+  t.after(() => server.close());
+  const doc = JSON.stringify({ binaries: { any: 'https://dl.example.com/simd?checksum=sha256:' + 'a'.repeat(64) } });
+  server.route('/info.json', { body: doc, always: { kind: 'trickle-head', bytes: 1, everyMs: 100 } });
+  const fetcher = createFetcher({
+    timeoutMs: 500,
+    retries: 0,
+    maxBytes: 1 << 20,
+    deadlineMs: 60_000,
+    policy: { allowInsecureHttp: false, allowFileUrls: false },
+    logger: silentLogger(),
+    ...fastBackoff,
+  });
+  t.after(() => fetcher.close());
+  const started = Date.now();
+  await assert.rejects(resolveInfo(withChecksum(server.url('/info.json'), doc), { mustHaveChecksum: true, fetcher, workDir: dir }), {
+    code: 'CHAINVISOR_DOWNLOAD_FAILED',
+    message: /download of the Info document from http:\/\/127\.0\.0\.1:\d+\/info\.json(\?…)? failed after 1 attempt: the server sent its response head too slowly \(not complete within 500 ms/,
+  });
+  assert.ok(Date.now() - started < 1500, `cut after ${Date.now() - started} ms`);
+});

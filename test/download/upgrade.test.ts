@@ -4,10 +4,12 @@
  * untouched, and the next attempt can succeed.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type TestContext, test } from 'node:test';
-import { fakeBinary, goodArchives, hostileArchives } from '../../scripts/make-hostile-archives.js';
+import { fakeBinary, goodArchives, gzip, hostileArchives, tar, zip } from '../../scripts/make-hostile-archives.js';
 import { type DownloadUpgradeOptions, downloadUpgradeBinary } from '../../src/download/index.js';
 import { ChainvisorError, ExitCode } from '../../src/errors/index.js';
 import { type FaultServer, startFaultServer } from '../support/fault-server.js';
@@ -26,8 +28,8 @@ interface Ctx {
   log: ReturnType<typeof memoryLogger>;
 }
 
-async function setup(t: TestContext): Promise<Ctx> {
-  const home = await tempDir(t);
+async function setup(t: TestContext, home?: string): Promise<Ctx> {
+  home ??= await tempDir(t);
   const server = await startFaultServer();
   t.after(() => server.close());
   const log = memoryLogger();
@@ -197,4 +199,56 @@ test('cancelled mid-download: a clear error, nothing left behind', async (t) => 
   controller.abort(new Error('stopping'));
   await assert.rejects(pending, { code: 'CHAINVISOR_DOWNLOAD_ABORTED', exitCode: 79 });
   await assertNothingInstalled(ctx);
+});
+
+/** Mounts a tmpfs of `size` at `dir`; false where this host does not allow it (not root, no mounts). */
+function tryMountTmpfs(dir: string, size: string): boolean {
+  if (process.getuid?.() !== 0) return false;
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test('the disk fills while the archive unpacks (tar.gz as it arrives, zip after): the extraction is named, "the disk is full" once', async (t) => {
+  // 8 MiB of two-bit noise: about 2 MiB on the wire (the download fits on the 4 MiB disk; far
+  // below the decompression-ratio guard), twice the disk once unpacked.
+  const big = Buffer.from(randomBytes(8 << 20).map((b) => b & 3));
+  const releases = {
+    'tar.gz': gzip(tar([{ name: 'bin/simd', body: fakeBinary(), mode: 0o755 }, { name: 'lib/libbig.so', body: big }])),
+    zip: zip([
+      { name: 'bin/simd', body: fakeBinary(), mode: 0o100755, method: 'deflate' },
+      { name: 'lib/libbig.so', body: big, method: 'deflate' },
+    ]),
+  };
+  for (const [kind, data] of Object.entries(releases)) {
+    const mount = await tempDir(t);
+    if (!tryMountTmpfs(mount, '4m')) {
+      t.skip('SKIPPED: cannot mount a small tmpfs here (needs root and a host that allows mounts); the full-disk extraction is not tested');
+      return;
+    }
+    try {
+      const ctx = await setup(t, mount);
+      ctx.server.route(`/simd.${kind}`, { body: data });
+      const error = await ctx.run(binariesInfo({ 'linux/amd64': withChecksum(ctx.server.url(`/simd.${kind}`), data) })).then(
+        () => assert.fail(`${kind}: installed on a full disk`),
+        (e: unknown) => e as ChainvisorError,
+      );
+      assert.equal(error.code, 'CHAINVISOR_DOWNLOAD_IO', `${kind}: ${error.message}`);
+      assert.equal(error.exitCode, ExitCode.upgradeFailed);
+      assert.match(
+        error.message,
+        new RegExp(`^could not extract the linux/amd64 binary from http://127\\.0\\.0\\.1:\\d+/simd\\.${kind.replace('.', '\\.')}: writing ${mount}/cosmovisor/\\S+: the disk is full \\(ENOSPC\\)$`),
+        `${kind}: ${error.message}`,
+      );
+      assert.doesNotMatch(error.message, /could not write the download|ENOSPC.*ENOSPC/, kind);
+      assert.match(error.hint ?? '', /free disk space/, kind);
+      await assertNothingInstalled(ctx);
+    } finally {
+      // Lazily: after a failed entry, unzipper's reader may still hold the archive open.
+      execFileSync('umount', ['-l', mount]);
+    }
+  }
 });

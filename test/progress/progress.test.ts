@@ -65,6 +65,19 @@ describe('progress', () => {
     assert.match(String(line?.msg), /^download stopped: 304 B of 64\.0 KiB/);
   });
 
+  test('a failed transfer of unknown size is logged as stopped; a cancelled one logs no last line of its own', () => {
+    const bus = createEventBus();
+    const log = memoryLogger();
+    startProgressView({ bus, logger: log.logger });
+    bus.emit('download-progress', { text: 'downloading', data: { id: 'f', what: 'http://mirror/x', bytes: 0, total: undefined, delta: 0, done: true, outcome: 'failed' } });
+    bus.emit('download-progress', { text: 'downloading', data: { id: 'c', what: 'http://mirror/y', bytes: 0, total: undefined, delta: 0, done: true, outcome: 'cancelled' } });
+    const lines = log.lines().filter((l) => l.event === 'download-progress');
+    assert.deepEqual(
+      lines.map((l) => String(l.msg).replace(/,.*/, '')),
+      ['download stopped: 0 B of unknown size (?)'],
+    );
+  });
+
   test('on a terminal: a bar redrawn in place, ended by a newline', () => {
     const bus = createEventBus();
     const tty = new PassThrough();

@@ -1,7 +1,7 @@
 /**
  * A real HTTP(S) server on 127.0.0.1, port 0, serving files with switchable faults: a status code, a
  * connection dropped mid-body, a body that stalls or trickles, redirects, a lying Content-Length, a
- * server that ignores Range, an answer that is not HTTP. Every request is recorded so tests can assert on what the client sent (Range,
+ * server that ignores Range, an answer that is not HTTP, a response head sent a byte at a time. Every request is recorded so tests can assert on what the client sent (Range,
  * If-Range, Authorization, the query string). `close()` ends every connection, stalled ones included.
  */
 import http from 'node:http';
@@ -29,7 +29,9 @@ export type Fault =
   /** Send the whole body slowly: `bytes` at a time, one piece every `everyMs`. */
   | { kind: 'trickle'; bytes: number; everyMs: number }
   /** Answer with bytes that are not HTTP at all (a garbling proxy, another protocol on the port), then close. */
-  | { kind: 'garbage' };
+  | { kind: 'garbage' }
+  /** Send the status line and headers `bytes` at a time, one piece every `everyMs`, then the body at once. */
+  | { kind: 'trickle-head'; bytes: number; everyMs: number };
 
 export interface Route {
   body?: Buffer | string;
@@ -140,6 +142,27 @@ function serve(req: http.IncomingMessage, res: http.ServerResponse, route: Route
     case 'garbage':
       (res.socket as Socket).end('SSH-2.0-OpenSSH_9.6\r\nthis is not an HTTP response\r\n\r\n');
       return;
+    case 'trickle-head': {
+      // Raw bytes on the socket: Node's own response writer sends the head in one piece. A few
+      // padding headers make the head long enough to outlast any timeout a test sets.
+      const socket = res.socket as Socket;
+      const padding = Array.from({ length: 8 }, (_, i) => `x-padding-${i}: ${'p'.repeat(32)}\r\n`).join('');
+      const head = Buffer.from(`HTTP/1.1 200 OK\r\ncontent-type: application/octet-stream\r\ncontent-length: ${body.length}\r\n${padding}connection: close\r\n\r\n`);
+      let offset = 0;
+      const timer = setInterval(() => {
+        if (socket.destroyed) return clearInterval(timer);
+        const piece = head.subarray(offset, offset + fault.bytes);
+        offset += piece.length;
+        if (offset >= head.length) {
+          clearInterval(timer);
+          socket.end(Buffer.concat([piece, body]));
+        } else {
+          socket.write(piece);
+        }
+      }, fault.everyMs);
+      socket.on('close', () => clearInterval(timer));
+      return;
+    }
     case 'no-length':
       res.writeHead(200, { 'content-type': 'application/octet-stream' });
       res.end(body);
