@@ -62,8 +62,13 @@ describe('chainvisor run: metrics, health, status, webhooks, logs', () => {
       assert.equal(typeof status.node.pid, 'number');
       assert.equal(status.pending, null);
       assert.deepEqual(status.staged.map((s: { name: string }) => s.name), ['v2']);
-      const cli = JSON.parse((await t.cliOk(['status', '--output', 'json'])).stdout);
-      assert.equal(cli.node.pid, status.node.pid, 'chainvisor status asks the running run');
+      // status.json follows the live state within a second (it is rewritten at most once a second).
+      let cli: { node?: { pid?: number } } = {};
+      await waitFor(async () => {
+        cli = JSON.parse((await t.cliOk(['status', '--output', 'json'])).stdout);
+        return cli.node?.pid === status.node.pid;
+      }, 'chainvisor status to show the running node, as run keeps it');
+      assert.equal(cli.node?.pid, status.node.pid, 'chainvisor status asks the running run');
       assert.deepEqual(Object.keys(cli).sort(), Object.keys(status).sort(), 'the same document');
 
       // After the switch.
