@@ -54,6 +54,8 @@ function key(plan: ManualPlan): string {
 
 /** Heights are checked at most this often, whatever DAEMON_POLL_INTERVAL says. */
 const minHeightPollMs = 100;
+/** How often, at most, the queue file is looked at while nothing changes (pollStat). */
+const batchFilePollMs = 1000;
 /** The governance plan is compared with the queue every this many polls. */
 const govEvery = 10;
 
@@ -120,7 +122,9 @@ export class ManualUpgrades {
   /** Starts watching the file and the node's height. */
   watch(handlers: ManualWatchHandlers): void {
     this.handlers = handlers;
-    this.filePoll = pollStat(this.options.layout.batchFile, this.options.config.pollInterval, () => this.kick(), { persistent: false });
+    // An operator's edit of the queue is hours or days ahead of its height: a second is soon enough, and
+    // polls half as often as DAEMON_POLL_INTERVAL's 300 ms at rest.
+    this.filePoll = pollStat(this.options.layout.batchFile, Math.max(this.options.config.pollInterval, batchFilePollMs), () => this.kick(), { persistent: false });
     this.schedule();
   }
 

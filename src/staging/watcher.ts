@@ -72,6 +72,9 @@ export function unansweredWait(misses: number, configuredMs: number): number {
 /** How long a running node may not answer on gRPC before it is reported: a node with a large state opens gRPC late. */
 const defaultUnreachableAfterMs = 60_000;
 
+/** With no plan scheduled and the block time known, the height is read every this many plan reads. */
+const heightEvery = 3;
+
 const defaultRetryDelay = (attempt: number) => Math.min(60_000, 5000 * 2 ** (attempt - 1));
 
 export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
@@ -87,6 +90,8 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
   let answered = false;
   // Reads the node did not answer since its last start (or since it last answered): the wait backs off.
   let misses = 0;
+  // Reads of the plan since the height was last read (while no plan is scheduled).
+  let heightSkips = 0;
   let saidUnreachable = false;
   // Misses count only while a node runs (none during an upgrade's stop, backup or download).
   let nodeSince: number | undefined;
@@ -110,9 +115,17 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
 
   async function tick(): Promise<void> {
     let read: ScheduledPlan | null;
+    let fresh = false;
     try {
       read = await client.currentPlan();
-      height = await client.latestHeight();
+      // The height matters while a plan is scheduled (blocks left) or the block time is unknown; with
+      // neither, every third read keeps the block time and the status current at a third of the cost
+      // (a GetLatestBlock answer holds the whole block: issue "quiet at rest").
+      if (read !== null || blockMs === undefined || height === undefined || ++heightSkips >= heightEvery) {
+        height = await client.latestHeight();
+        heightSkips = 0;
+        fresh = true;
+      }
     } catch (error) {
       if (nodeSince === undefined) return;
       misses += 1;
@@ -139,10 +152,12 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
     answered = true;
     misses = 0;
     saidUnreachable = false;
-    const at = Date.now();
-    if (sample !== undefined && height > sample.height) blockMs = (at - sample.at) / (height - sample.height);
-    if (sample === undefined || height !== sample.height) sample = { height, at };
-    events.emit('chain-height', { text: `chain at height ${height}`, data: { height } });
+    if (fresh && height !== undefined) {
+      const at = Date.now();
+      if (sample !== undefined && height > sample.height) blockMs = (at - sample.at) / (height - sample.height);
+      if (sample === undefined || height !== sample.height) sample = { height, at };
+      events.emit('chain-height', { text: `chain at height ${height}`, data: { height } });
+    }
     if (!same(read, plan)) await onPlanChange(plan, read);
     plan = read;
     if (plan !== null) await checkDeadline(plan);

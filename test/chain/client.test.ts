@@ -14,6 +14,8 @@ test('reads the scheduled plan and the latest height from a running node', async
   const node = await startNode(t, sim.bin('genesis'), home);
   const client = createChainClient({ address: node.addresses.grpc });
   t.after(() => client.close());
+  // The node answers queries once its first block is committed ("not ready; please wait for first block").
+  await waitFor(async () => (await client.latestHeight().catch(() => 0)) >= 1, 'the first block');
 
   assert.equal(await client.currentPlan(), null);
   const first = await client.latestHeight();
