@@ -2,7 +2,7 @@
 // Runs every compiled test file (dist/test/**/*.test.js and the simulated node's
 // packages/simd/dist/test/**/*.test.js) with node's test runner, on whichever node
 // runs this script. Node 22+ no longer accepts a folder as `node --test dist/test/`, and glob
-// support differs between versions, so the file list is built here: the same files on 20, 22, 24, 26.
+// support differs between versions, so the file list is built here: the same files on 22, 24, 26.
 // Arguments are passed to `node --test` before the files (for example --test-concurrency=1), and
 // folders or files given after `--` narrow the run: `node scripts/run-tests.mjs -- dist/test/cli`.
 // With CHAINVISOR_TEST_EXECUTABLE=<file> (the release executable), the tests run that file as the

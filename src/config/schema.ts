@@ -287,7 +287,7 @@ export const settings = {
     env: 'CHAINVISOR_STAGE_WARN_BLOCKS',
     kind: 'count',
     default: '100',
-    description: 'Log an error (and send `staging-failed`) when a scheduled upgrade is this many blocks away or fewer and its binary is still not staged.',
+    description: 'When a scheduled upgrade is this many blocks away or fewer and its binary is still not staged: a warning while its download is under way, an error (and `staging-failed`) when staging keeps failing or downloads are off and nobody ran `add-upgrade`.',
   },
 } as const satisfies Record<string, SettingSpec>;
 
