@@ -52,7 +52,7 @@ export const errorCatalogue = {
   },
   CHAINVISOR_BATCH_REFUSED: {
     exit: ExitCode.usage,
-    when: '`add-batch-upgrade`: an entry clashes with the queue, a governance plan or the chain height; nothing was changed.',
+    when: 'A manual upgrade (`add-upgrade --upgrade-height`, `add-batch-upgrade`) is refused: its binary is missing or differs, it clashes with the queue or a governance plan, or its height has passed; nothing was changed.',
     hint: 'fix the entries and run the command again; the queue is in data/upgrade-info.json.batch',
   },
   CHAINVISOR_BATCH_FILE_UNREADABLE: {
@@ -174,7 +174,7 @@ export const errorCatalogue = {
   },
   CHAINVISOR_CHAIN_UNAVAILABLE: {
     exit: ExitCode.upgradeFailed,
-    when: "The node's gRPC (`DAEMON_GRPC_ADDRESS`) cannot be read, for example by `prepare-upgrade`.",
+    when: "`prepare-upgrade` cannot read the scheduled plan from the node's gRPC (`DAEMON_GRPC_ADDRESS`); elsewhere (staging, manual upgrades) the same failure is logged and chainvisor carries on.",
     hint: 'check that the node is running with gRPC enabled and that DAEMON_GRPC_ADDRESS points at it (host:port, default localhost:9090)',
   },
   CHAINVISOR_PLAN_NO_INFO: {
@@ -209,7 +209,7 @@ export const errorCatalogue = {
   },
   CHAINVISOR_URL_REFUSED: {
     exit: ExitCode.upgradeFailed,
-    when: 'The URL policy refuses a URL or a redirect target: plain http off loopback, file:// not allowed, credentials or an unsupported scheme.',
+    when: 'The URL policy refuses a URL or a redirect target: plain http to a host other than this machine, file:// not enabled, or an unsupported scheme.',
     hint: 'use an https URL (or set CHAINVISOR_ALLOW_INSECURE_HTTP / CHAINVISOR_ALLOW_FILE_URLS if you trust it)',
   },
   CHAINVISOR_REDIRECT_REFUSED: {
@@ -291,7 +291,7 @@ export const errorCatalogue = {
   },
   CHAINVISOR_PREUPGRADE_FAILED: {
     exit: ExitCode.preUpgradeFailed,
-    when: '`<new binary> pre-upgrade` failed (`DAEMON_PREUPGRADE_MAX_RETRIES` used up, or an exit code that means stop); nothing was switched.',
+    when: '`<new binary> pre-upgrade` exited 30, exited 31 more often than `DAEMON_PREUPGRADE_MAX_RETRIES` allows, exited with a code outside the contract, or could not run; nothing was switched.',
     hint: "read the output of pre-upgrade in chainvisor's log, fix the cause, then start chainvisor again — the upgrade is applied at start-up",
   },
 

@@ -3,11 +3,12 @@
  * a `hint` that tells the operator what to do, and the process exit code the CLI should use.
  */
 
-import { type ErrorCode, errorCatalogue } from './catalogue.js';
-import type { ExitCodeValue } from './exit-codes.js';
+import { type ErrorCode, type ErrorSpec, errorCatalogue } from './catalogue.js';
+import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 
 export { ExitCode, type ExitCodeValue } from './exit-codes.js';
 export { type ErrorCode, type ErrorSpec, errorCatalogue, errorCodes, errorSpec } from './catalogue.js';
+export { renderErrorsDoc } from './render.js';
 
 export interface ChainvisorErrorOptions {
   /** What to do, when the site knows better than the catalogue's default hint. */
@@ -29,8 +30,10 @@ export class ChainvisorError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ChainvisorError';
     this.code = code;
-    this.hint = options.hint ?? errorCatalogue[code].hint;
-    this.exitCode = options.exitCode ?? errorCatalogue[code].exit;
+    // Undefined only for a code from untyped code (a bug): then no hint and exit 1.
+    const spec = errorCatalogue[code] as ErrorSpec | undefined;
+    this.hint = options.hint ?? spec?.hint;
+    this.exitCode = options.exitCode ?? spec?.exit ?? ExitCode.internal;
   }
 }
 
