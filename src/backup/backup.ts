@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
+import { ChainvisorError, isErrno } from '../errors/index.js';
 import { fsyncDir } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { chooseMode, type RequestedMode } from './mode.js';
@@ -118,7 +118,6 @@ function failed(dataDir: string, target: string, backupDir: string, error: unkno
     {
       hint: `${own ?? (full ? `free space in ${backupDir}` : 'fix the cause above')}, or set UNSAFE_SKIP_BACKUP=true (or DAEMON_DATA_BACKUP_DIR to a bigger disk); then start chainvisor again — the upgrade is applied at start-up`,
       cause: error,
-      exitCode: ExitCode.backupFailed,
     },
   );
 }

@@ -8,7 +8,7 @@
  *            that ends as an ordinary failed backup (81, the partial copy removed).
  */
 import fs from 'node:fs/promises';
-import { ChainvisorError, ExitCode } from '../errors/index.js';
+import { ChainvisorError } from '../errors/index.js';
 import { formatBytes as shortBytes } from '../verify/index.js';
 import { isImmutableTable, type BackupMode } from './place.js';
 import type { Tree } from './tree.js';
@@ -37,7 +37,6 @@ export async function checkSpace(options: { tree: Tree; mode: BackupMode; backup
       `not enough space for the ${options.mode} backup of ${options.tree.dataDir} in ${options.backupDir}: it needs ${formatBytes(needed)}, ${formatBytes(available)} is available; nothing was written and nothing was switched`,
       {
         hint: `free ${formatBytes(needed - available)} or more in ${options.backupDir} (older data-backup-* folders; CHAINVISOR_BACKUP_KEEP removes them automatically), point DAEMON_DATA_BACKUP_DIR at a bigger disk, use CHAINVISOR_BACKUP_MODE=link with the backup folder on the data's filesystem, or set UNSAFE_SKIP_BACKUP=true; then start chainvisor again — the upgrade is applied at start-up`,
-        exitCode: ExitCode.backupFailed,
       },
     );
   }

@@ -7,7 +7,7 @@
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ChainvisorError, ExitCode } from '../errors/index.js';
+import { ChainvisorError } from '../errors/index.js';
 import { describeType } from '../fsread/index.js';
 import { runPool } from './pool.js';
 
@@ -77,6 +77,5 @@ function entryOf(rel: string, stat: Stats, kind: TreeEntry['kind']): TreeEntry {
 function unsupported(file: string, what: string): ChainvisorError {
   return new ChainvisorError('CHAINVISOR_BACKUP_FAILED', `${file} ${what}`, {
     hint: 'move it out of the data folder',
-    exitCode: ExitCode.backupFailed,
   });
 }

@@ -6,7 +6,7 @@
  * per height, and the name is the folder of the binary.
  */
 import fs from 'node:fs/promises';
-import { ChainvisorError, ExitCode } from '../errors/index.js';
+import { ChainvisorError } from '../errors/index.js';
 import { readBounded } from '../fsread/index.js';
 import { type Layout, makeFolders, writeFileAtomic } from '../layout/index.js';
 
@@ -82,7 +82,6 @@ export async function readBatch(layout: Layout): Promise<BatchRead> {
   if (read.status === 'refused') {
     throw new ChainvisorError('CHAINVISOR_BATCH_READ', `could not read ${layout.batchFile}: ${read.reason}`, {
       hint: 'it must be a regular JSON file (at most 1 MiB) readable by chainvisor; move aside whatever is there',
-      exitCode: ExitCode.config,
     });
   }
   const text = read.text;
@@ -97,7 +96,6 @@ export async function readQueued(layout: Layout): Promise<ManualPlan[]> {
   if (read.status === 'invalid') {
     throw new ChainvisorError('CHAINVISOR_BATCH_INVALID', `${layout.batchFile} is not a valid upgrade batch: ${read.reason}`, {
       hint: 'fix the file by hand (a JSON array of {"name": "...", "height": N, "info": "..."}) or remove it',
-      exitCode: ExitCode.config,
     });
   }
   return read.plans;
@@ -118,7 +116,6 @@ export async function writeBatch(layout: Layout, plans: readonly ManualPlan[]): 
     throw new ChainvisorError('CHAINVISOR_BATCH_WRITE', `could not write ${layout.batchFile}: ${(error as Error).message}`, {
       hint: 'check the permissions and free space of the data folder; the queue was left as it was',
       cause: error,
-      exitCode: ExitCode.config,
     });
   }
 }

@@ -5,7 +5,7 @@
  *                           `{name, height, info?}` whose binaries are already installed (or downloadable).
  * Every problem of every entry is collected, so one run shows them all.
  */
-import { ChainvisorError, ExitCode, UsageError } from '../errors/index.js';
+import { ChainvisorError, UsageError } from '../errors/index.js';
 import { readBounded } from '../fsread/index.js';
 import { parseBatch } from './file.js';
 
@@ -107,7 +107,6 @@ export async function readUpgradeFile(file: string): Promise<BatchEntry[]> {
     const reason = read.status === 'missing' ? 'the file does not exist' : read.reason;
     throw new ChainvisorError('CHAINVISOR_BATCH_FILE_UNREADABLE', `could not read the upgrade file ${file}: ${reason}`, {
       hint: 'give the path of a CSV file (name,path,height per line) or of a JSON array of plans',
-      exitCode: ExitCode.usage,
     });
   }
   const text = read.text;
@@ -123,6 +122,5 @@ export async function readUpgradeFile(file: string): Promise<BatchEntry[]> {
 function badFile(file: string, reason: string): ChainvisorError {
   return new ChainvisorError('CHAINVISOR_BATCH_FILE_INVALID', `invalid upgrade file ${file}: ${reason}`, {
     hint: 'a headerless CSV with one name,path-to-binary,height per line, or a JSON array of {"name", "height", "info"}',
-    exitCode: ExitCode.usage,
   });
 }

@@ -13,7 +13,7 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import { ChainUnavailableError, type ChainClient, createChainClient } from '../chain/index.js';
 import type { Config } from '../config/index.js';
-import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
+import { ChainvisorError, isErrno } from '../errors/index.js';
 import { type Layout, binaryPath, installBinary, isFile, upgradeBinaryDir, upgradeDirName } from '../layout/index.js';
 import { type ManualPlan, byHeight, clashes, readQueued, writeBatch } from './file.js';
 import type { BatchEntry } from './parse-list.js';
@@ -99,7 +99,6 @@ export async function scheduleUpgrades(options: ScheduleOptions): Promise<Schedu
   if (problems.length > 0) {
     throw new ChainvisorError('CHAINVISOR_BATCH_REFUSED', `manual upgrade refused, nothing was changed: ${problems.join('; ')}`, {
       hint: 'fix the entries and run the command again; the queue is in data/upgrade-info.json.batch',
-      exitCode: ExitCode.usage,
     });
   }
 

@@ -2,7 +2,7 @@
  * The node could not be asked: not listening yet, restarting, or answering with an error.
  * Callers that poll treat it as "try again later"; one-shot commands report it with the hint.
  */
-import { ChainvisorError, ExitCode } from '../errors/index.js';
+import { ChainvisorError } from '../errors/index.js';
 
 export class ChainUnavailableError extends ChainvisorError {
   readonly address: string;
@@ -12,7 +12,6 @@ export class ChainUnavailableError extends ChainvisorError {
     super('CHAINVISOR_CHAIN_UNAVAILABLE', `could not read ${what} from the node's gRPC at ${address}: ${reason}`, {
       hint: 'check that the node is running with gRPC enabled and that DAEMON_GRPC_ADDRESS points at it (host:port, default localhost:9090)',
       cause,
-      exitCode: ExitCode.upgradeFailed,
     });
     this.name = 'ChainUnavailableError';
     this.address = address;

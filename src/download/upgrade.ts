@@ -120,7 +120,6 @@ function upgradeDirOf(dir: string): string {
   if (parts.length !== 2 || parts[0] !== 'upgrades' || parts[1] === '' || parts[1] === '.' || parts[1] === '..') {
     throw new ChainvisorError('CHAINVISOR_BAD_UPGRADE_DIR', `expected upgrades/<name>, got ${JSON.stringify(dir)}`, {
       hint: 'this is a bug in chainvisor; please report it',
-      exitCode: ExitCode.upgradeFailed,
     });
   }
   return parts[1] as string;
@@ -146,6 +145,5 @@ function asUpgradeError(error: unknown): ChainvisorError {
   return new ChainvisorError('CHAINVISOR_DOWNLOAD_UNEXPECTED', `unexpected error while installing the upgrade binary: ${detail}`, {
     hint: 'this is a bug in chainvisor; please report it with this output. Meanwhile install the binary by hand (chainvisor add-upgrade)',
     cause: error,
-    exitCode: ExitCode.upgradeFailed,
   });
 }

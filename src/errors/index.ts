@@ -3,50 +3,57 @@
  * a `hint` that tells the operator what to do, and the process exit code the CLI should use.
  */
 
-/** Exit codes of the `chainvisor` command, documented in the README. */
-export const ExitCode = {
-  ok: 0,
-  /** An unexpected failure: a bug. The CLI prints the stack. */
-  internal: 1,
-  /** The command line itself is wrong (unknown command, missing argument). */
-  usage: 64,
-  /** The configuration (environment or config file) is invalid. */
-  config: 78,
-  /** An upgrade could not be applied: binary missing, download or verification refused, switch failed. */
-  upgradeFailed: 79,
-  /** The custom pre-upgrade script or the new binary's `pre-upgrade` failed. */
-  preUpgradeFailed: 80,
-  /** The data backup before an upgrade failed (for example a full disk). */
-  backupFailed: 81,
-  /** Another chainvisor already supervises this home (or a node it left could not be stopped). */
-  homeLocked: 82,
-} as const;
-export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+import { type ErrorCode, type ErrorSpec, errorCatalogue } from './catalogue.js';
+import { ExitCode, type ExitCodeValue } from './exit-codes.js';
+
+export { ExitCode, type ExitCodeValue } from './exit-codes.js';
+export { type ErrorCode, type ErrorSpec, errorCatalogue, errorCodes, errorSpec } from './catalogue.js';
+export { renderErrorsDoc } from './render.js';
 
 export interface ChainvisorErrorOptions {
+  /** What to do, when the site knows better than the catalogue's default hint. */
   hint?: string;
   cause?: unknown;
+  /**
+   * Only for a code whose catalogue entry lists other exit codes (`alsoExit`), and only one of those;
+   * otherwise the exit code is the catalogue's.
+   */
   exitCode?: ExitCodeValue;
 }
 
 export class ChainvisorError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly hint: string | undefined;
   readonly exitCode: ExitCodeValue;
 
-  constructor(code: string, message: string, options: ChainvisorErrorOptions = {}) {
+  constructor(code: ErrorCode, message: string, options: ChainvisorErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ChainvisorError';
     this.code = code;
-    this.hint = options.hint;
-    this.exitCode = options.exitCode ?? ExitCode.internal;
+    // Undefined only for a code from untyped code (a bug): then no hint and exit 1.
+    const spec = errorCatalogue[code] as ErrorSpec | undefined;
+    this.hint = options.hint ?? spec?.hint;
+    this.exitCode = options.exitCode ?? spec?.exit ?? ExitCode.internal;
+  }
+}
+
+/**
+ * The errors of an upgrade's download, verification and installation (src/download, src/verify): a
+ * name, a code (exit 79 from the catalogue), a message, and the fields callers and tests read
+ * (`url`, `expected`, …; declared by each subclass with `declare readonly`).
+ */
+export class UpgradeError extends ChainvisorError {
+  constructor(name: string, code: ErrorCode, message: string, options: { hint?: string; cause?: unknown } = {}, fields: object = {}) {
+    super(code, message, options);
+    this.name = name;
+    Object.assign(this, fields);
   }
 }
 
 /** The command line is wrong. */
 export class UsageError extends ChainvisorError {
   constructor(message: string, hint = "run 'chainvisor help' for the commands and their arguments") {
-    super('CHAINVISOR_USAGE', message, { hint, exitCode: ExitCode.usage });
+    super('CHAINVISOR_USAGE', message, { hint });
     this.name = 'UsageError';
   }
 }
@@ -74,7 +81,6 @@ export class ConfigError extends ChainvisorError {
       `invalid configuration (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${lines.join('\n')}`,
       {
         hint: "fix the settings above in the environment or the config file, then run 'chainvisor config' to check",
-        exitCode: ExitCode.config,
       },
     );
     this.name = 'ConfigError';

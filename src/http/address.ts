@@ -3,7 +3,7 @@
  * endpoint is off unless it is set. A non-loopback host is allowed — Prometheus often scrapes over
  * the network — but only because the operator wrote it; without CHAINVISOR_HTTP_TOKEN that is warned.
  */
-import { ChainvisorError, ExitCode } from '../errors/index.js';
+import { ChainvisorError } from '../errors/index.js';
 
 export interface ListenAddress {
   host: string;
@@ -17,7 +17,6 @@ export function parseListenAddress(value: string): ListenAddress {
   if (!m || port > 65535) {
     throw new ChainvisorError('CHAINVISOR_HTTP_ADDRESS_INVALID', `CHAINVISOR_HTTP_ADDRESS ${JSON.stringify(value)} is not host:port`, {
       hint: 'for example CHAINVISOR_HTTP_ADDRESS=127.0.0.1:9102 (or [::1]:9102); leave it empty to turn the endpoint off',
-      exitCode: ExitCode.config,
     });
   }
   const host = (m[1] ?? m[2]) as string;

@@ -29,7 +29,6 @@ export async function readCurrentDir(layout: Layout): Promise<BinaryDir> {
     if (isErrno(error, 'EINVAL')) {
       throw new ChainvisorError('CHAINVISOR_CURRENT_NOT_LINK', `${layout.currentLink} is not a symbolic link`, {
         hint: `move it aside and make 'current' a link to the folder of the binary this node runs now: ln -sfn upgrades/<last upgrade applied> ${layout.currentLink} (genesis only if no upgrade was ever applied: a chain past an upgrade cannot run genesis)`,
-        exitCode: ExitCode.config,
       });
     }
     throw isFsError(error) ? layoutFsError(layout.currentLink, 'read', error) : error;
@@ -44,7 +43,6 @@ export async function readCurrentDir(layout: Layout): Promise<BinaryDir> {
       `${layout.currentLink} points to ${target}, which is not genesis or a folder under ${layout.upgradesDir}`,
       {
         hint: `point it at the folder of the binary this node runs now: ln -sfn upgrades/<last upgrade applied> ${layout.currentLink} (genesis only if no upgrade was ever applied: a chain past an upgrade cannot run genesis)`,
-        exitCode: ExitCode.config,
       },
     );
   }
@@ -96,7 +94,6 @@ export async function prepareSwitch(layout: Layout, dir: BinaryDir): Promise<Pre
         throw new ChainvisorError('CHAINVISOR_SWITCH_FAILED', `could not point ${layout.currentLink} at ${dir}: ${(error as Error).message}`, {
           hint: layoutFsError(layout.currentLink, 'replace', error as NodeJS.ErrnoException).hint ?? "if 'current' is a real folder, move it aside; chainvisor manages it as a link",
           cause: error,
-          exitCode: ExitCode.upgradeFailed,
         });
       }
       await syncFolder(folder);

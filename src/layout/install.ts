@@ -24,7 +24,6 @@ export async function installBinary(layout: Layout, dir: BinaryDir, source: stri
   if (!options.force && (await isFile(dest))) {
     throw new ChainvisorError('CHAINVISOR_ALREADY_INSTALLED', `a binary is already installed at ${dest}`, {
       hint: 'pass --force to replace it',
-      exitCode: ExitCode.usage,
     });
   }
   try {
@@ -44,7 +43,6 @@ export async function checkSourceBinary(source: string): Promise<void> {
     if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) {
       throw new ChainvisorError('CHAINVISOR_BINARY_NOT_FOUND', `no file at ${source}`, {
         hint: 'give the path of the node binary to install',
-        exitCode: ExitCode.usage,
       });
     }
     throw isFsError(error) ? layoutFsError(source, 'examine', error, ExitCode.usage) : error;
@@ -52,7 +50,6 @@ export async function checkSourceBinary(source: string): Promise<void> {
   if (!stat.isFile()) {
     throw new ChainvisorError('CHAINVISOR_BINARY_NOT_FILE', `${source} is ${stat.isDirectory() ? 'a folder' : 'not a regular file'}`, {
       hint: 'give the path of the node binary itself, for example build/simd',
-      exitCode: ExitCode.usage,
     });
   }
   refuseEmptyBinary(source, stat, ExitCode.usage, 'give the path of the built node binary; an empty file is a failed build or copy');

@@ -6,7 +6,7 @@
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
+import { ChainvisorError, isErrno } from '../errors/index.js';
 import { describeType } from '../fsread/index.js';
 import { isFsError, layoutFsError } from './fs-error.js';
 import { type Layout, binaryPath, genesis } from './paths.js';
@@ -21,7 +21,7 @@ async function lstatOrUndefined(file: string): Promise<Stats | undefined> {
 }
 
 function layoutError(file: string, what: string, hint: string): ChainvisorError {
-  return new ChainvisorError('CHAINVISOR_LAYOUT_INVALID', `${file} ${what}`, { hint, exitCode: ExitCode.config });
+  return new ChainvisorError('CHAINVISOR_LAYOUT_INVALID', `${file} ${what}`, { hint });
 }
 
 /** Throws CHAINVISOR_LAYOUT_INVALID (exit 78) for a home whose layout cannot work. */
@@ -71,14 +71,12 @@ export async function requireHome(layout: Layout): Promise<void> {
         hint: missing
           ? "check DAEMON_HOME, or create the layout with 'chainvisor init <path-to-genesis-binary>'"
           : 'check the permissions of the folders above it',
-        exitCode: ExitCode.config,
         cause: error,
       });
     }
     if (!stats.isDirectory()) {
       throw new ChainvisorError('CHAINVISOR_HOME_MISSING', `${name} (${folder}) is ${describeType(stats)}, not a folder`, {
         hint: 'point DAEMON_HOME at the node home folder (the one holding data/ and config/)',
-        exitCode: ExitCode.config,
       });
     }
   }

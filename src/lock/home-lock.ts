@@ -23,7 +23,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
+import { ChainvisorError, isErrno } from '../errors/index.js';
 import { type Layout, isFsError, layoutFsError, makeFolders, replaceFile } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { readBounded } from '../fsread/index.js';
@@ -212,7 +212,6 @@ async function socketFileAddress(layout: Layout, home: string): Promise<string> 
 function lockIoError(where: string, error: unknown): ChainvisorError {
   return new ChainvisorError('CHAINVISOR_LOCK_FAILED', `could not take the home lock at ${where.replace('\0', '@')}: ${(error as Error).message}`, {
     hint: isFsError(error) ? layoutFsError(where, 'use', error).hint : 'check that the home and its cosmovisor/.chainvisor folder are writable by this user',
-    exitCode: ExitCode.config,
     cause: error,
   });
 }
@@ -231,7 +230,6 @@ export class HomeLockedError extends ChainvisorError {
         holder === undefined
           ? "stop the other chainvisor first (for example 'systemctl stop <unit>'), or point DAEMON_HOME at another home"
           : `stop it first (kill -TERM ${holder.pid}, or 'systemctl stop <unit>'), or point DAEMON_HOME at another home; 'chainvisor status' shows what it is doing`,
-      exitCode: ExitCode.homeLocked,
     });
     this.name = 'HomeLockedError';
     this.holder = holder;

@@ -8,7 +8,7 @@
  * A record whose pid is gone, or now belongs to another process, is stale and ignored.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
+import { ChainvisorError, isErrno } from '../errors/index.js';
 import type { Layout } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { findProcessesByEnv, isProcessAlive, processStartToken, readProcessEnv } from '../proc/index.js';
@@ -79,7 +79,7 @@ async function findOrphans(record: NodeRecord, layout: Layout, logger: Logger): 
     throw new ChainvisorError(
       'CHAINVISOR_ORPHAN_NODE',
       `the node record names pid ${pid}, which is running, but nothing confirms it is the node an earlier chainvisor started; not starting a second node beside it`,
-      { hint: `if pid ${pid} is that node, stop it; if it is not, remove ${nodeRecordPath(layout)}; then start chainvisor again`, exitCode: ExitCode.homeLocked },
+      { hint: `if pid ${pid} is that node, stop it; if it is not, remove ${nodeRecordPath(layout)}; then start chainvisor again` },
     );
   }
   return [{ pid, token }];
@@ -126,7 +126,6 @@ function unstoppable(target: Target, why: string): ChainvisorError {
     `a node left running by an earlier chainvisor (pid ${target.pid}) could not be stopped: ${why}; not starting a second node beside it`,
     {
       hint: `stop pid ${target.pid} yourself (as its owner or root), then start chainvisor again`,
-      exitCode: ExitCode.homeLocked,
     },
   );
 }

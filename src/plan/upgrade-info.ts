@@ -4,7 +4,7 @@
  * The file is read defensively (../fsread): only a regular file of at most 1 MiB — a FIFO, a device,
  * a folder or a huge file at that path is a reason like any other, never a hang or a memory blow-up.
  */
-import { ChainvisorError, ExitCode } from '../errors/index.js';
+import { ChainvisorError } from '../errors/index.js';
 import { readBounded } from '../fsread/index.js';
 
 /** The largest upgrade-info.json read (1 MiB); a real one is a few hundred bytes, its Info included. */
@@ -74,6 +74,5 @@ export async function readUpgradeInfo(file: string): Promise<UpgradeInfoRead> {
 export function upgradeInfoError(file: string, reason: string): ChainvisorError {
   return new ChainvisorError('CHAINVISOR_UPGRADE_INFO_INVALID', `ignoring ${file}: ${reason}`, {
     hint: `the node writes this file when it halts for an upgrade: it must be a regular JSON file of at most ${maxUpgradeInfoBytes} bytes with "name" and "height"; remove or replace what is there, and a valid plan written later is still applied`,
-    exitCode: ExitCode.upgradeFailed,
   });
 }

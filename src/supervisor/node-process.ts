@@ -86,8 +86,6 @@ export function startNode(binary: string, args: readonly string[], logger: Logge
               ? `make it executable: chmod +x ${binary}`
               : 'check that the file is a program for this machine (right architecture, interpreter present)',
           cause,
-          // The binary `current` points at cannot be run: the layout cannot work as it is (the README's 78).
-          exitCode: ExitCode.config,
         }),
       );
     });

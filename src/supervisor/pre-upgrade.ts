@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
+import { ChainvisorError, isErrno } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type { Plan } from '../plan/index.js';
 import type { Standby } from '../proc/index.js';
@@ -104,7 +104,6 @@ export async function runCustomPreUpgrade({ script, plan, cwd, logger }: CustomP
     hint: cause?.code === 'EACCES'
       ? `make it executable (chmod +x ${script}), then start chainvisor again`
       : `fix the script (or unset COSMOVISOR_CUSTOM_PREUPGRADE), then start chainvisor again — the upgrade is applied at start-up`,
-    exitCode: ExitCode.preUpgradeFailed,
   });
 }
 
@@ -147,7 +146,6 @@ export async function runPreUpgrade({ binary, maxRetries, logger, standby }: Pre
               : `it exited ${code}, which is not a code of the pre-upgrade contract (0, 1, 30, 31)`;
     throw new ChainvisorError('CHAINVISOR_PREUPGRADE_FAILED', `${binary} pre-upgrade failed: ${why}; nothing was switched`, {
       hint: "read the output of pre-upgrade in chainvisor's log above (source: pre-upgrade), fix the cause, then start chainvisor again — the upgrade is applied at start-up",
-      exitCode: ExitCode.preUpgradeFailed,
     });
   }
 }

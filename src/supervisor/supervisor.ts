@@ -251,7 +251,6 @@ export class Supervisor {
           current.dir === 'genesis'
             ? "run 'chainvisor init <path-to-binary>' first"
             : `install it with 'chainvisor add-upgrade ${current.plan?.name ?? '<name>'} <path-to-binary> --force'`,
-        exitCode: ExitCode.config,
       });
     }
     const args = this.manual.argsFor(this.options.args);

@@ -230,7 +230,6 @@ async function sequence(plan: Plan, dir: string, binary: string, ahead: Ahead, c
     if (!acceptNodeBinary(binary, found, { logger, when: `switching to upgrade "${plan.name}"`, exitCode: ExitCode.upgradeFailed })) {
       throw new ChainvisorError('CHAINVISOR_UPGRADE_BINARY_MISSING', `${binary} is not a regular file; current was not switched`, {
         hint: `put the node binary of upgrade "${plan.name}" there (chainvisor add-upgrade ${plan.name} <path> --force), then start chainvisor again — the upgrade is applied at start-up`,
-        exitCode: ExitCode.upgradeFailed,
       });
     }
     await makeExecutable(binary, found as Stats);
@@ -270,7 +269,6 @@ async function missingBinary(plan: Plan, binary: string, ctx: UpgradeContext): P
     `upgrade "${plan.name}" at height ${plan.height} needs ${binary}, which is not installed, and automatic download is off; current still points at ${current}`,
     {
       hint: `install it with 'chainvisor add-upgrade ${plan.name} <path-to-new-binary>' (or set DAEMON_ALLOW_DOWNLOAD_BINARIES=true), then start chainvisor again — the upgrade is applied at start-up`,
-      exitCode: ExitCode.upgradeFailed,
     },
   );
 }
@@ -304,7 +302,6 @@ async function recordPlan(file: string, plan: Plan, ahead?: Promise<StagedFile>)
         error.code === 'ENOSPC' || error.code === 'EDQUOT'
           ? 'free disk space on that filesystem and start chainvisor again; the upgrade is applied at start-up'
           : `make ${file} a writable file (move aside whatever is there) and start chainvisor again; the upgrade is applied at start-up`,
-      exitCode: ExitCode.upgradeFailed,
       cause: error,
     });
   }

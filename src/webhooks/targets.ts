@@ -3,7 +3,7 @@
  * typo stops chainvisor (exit 78) instead of silently paging nobody on the night of the upgrade.
  * Each target keeps its redacted form for log lines: credentials in a URL never reach the logs.
  */
-import { ChainvisorError, ExitCode } from '../errors/index.js';
+import { ChainvisorError } from '../errors/index.js';
 import { redactUrl } from '../redact/index.js';
 
 export interface WebhookTarget {
@@ -32,6 +32,5 @@ export function parseWebhookTargets(value: string): WebhookTarget[] {
 function invalid(shown: string, why: string): ChainvisorError {
   return new ChainvisorError('CHAINVISOR_WEBHOOK_URL_INVALID', `CHAINVISOR_WEBHOOK_URL entry ${shown} ${why}`, {
     hint: 'give one or more http(s) URLs separated by commas, for example CHAINVISOR_WEBHOOK_URL=https://hooks.example.com/T0/B0/xyz',
-    exitCode: ExitCode.config,
   });
 }

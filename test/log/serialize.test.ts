@@ -22,7 +22,7 @@ test('expected errors carry what happened and where, without a stack', () => {
   assert.equal(system.syscall, 'open');
   assert.equal(system.path, '/nonexistent/status.json');
   assert.equal(system.stack, undefined);
-  const coded = read(new ChainvisorError('CHAINVISOR_X', 'failed', { hint: 'do this', cause: enoent }));
+  const coded = read(new ChainvisorError('CHAINVISOR_DOWNLOAD_IO', 'failed', { hint: 'do this', cause: enoent }));
   assert.equal(coded.stack, undefined);
   assert.equal(coded.hint, 'do this');
   assert.equal((coded.cause as Record<string, unknown>).code, 'ENOENT');

@@ -59,7 +59,6 @@ export const initCommand: Command = {
         if (error instanceof ChainvisorError && error.code === 'CHAINVISOR_ALREADY_INSTALLED') {
           throw new ChainvisorError('CHAINVISOR_ALREADY_INSTALLED', `a different genesis binary is already installed at ${dest}`, {
             hint: 'pass --force to replace it',
-            exitCode: ExitCode.usage,
           });
         }
         throw error;

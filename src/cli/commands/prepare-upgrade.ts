@@ -39,7 +39,6 @@ export const prepareUpgradeCommand: Command = {
     if (plan.info.trim() === '') {
       throw new ChainvisorError('CHAINVISOR_PLAN_NO_INFO', `upgrade "${plan.name}" at height ${plan.height} has no Info, so there is nothing to download`, {
         hint: `install its binary by hand: chainvisor add-upgrade ${plan.name} <path-to-binary>`,
-        exitCode: ExitCode.upgradeFailed,
       });
     }
     const result = await stagePlan({ plan, config, layout, logger });
