@@ -68,8 +68,7 @@ export class Supervisor {
   private readonly standbys: Standbys;
   private stop: StopSignals | undefined;
   private planWatcher: PlanWatcher | undefined;
-  /** The node's environment, built at its first start (nodeEnvironment). */
-  private nodeEnv: NodeJS.ProcessEnv | undefined;
+  private nodeEnv: NodeJS.ProcessEnv | undefined; // built at the node's first start (nodeEnvironment)
   private node: NodeProcess | undefined;
   /** What `current` was when the running node started: plans the detector sees are judged against it. */
   private running: Current | undefined;
@@ -232,9 +231,8 @@ export class Supervisor {
     }
   }
 
-  /** chainvisor was asked to stop and the node has: exit with its status. */
+  /** chainvisor was asked to stop and the node has: exit with its status (a warning when neither clean nor the stop's: a crash that met the stop). */
   private stopped(status: ExitStatus): number {
-    // An exit that is neither clean nor the stop signal's may be a crash that met the stop: say so louder.
     const byStop = status.code === 0 || status.signal === this.stop?.signal || status.code === this.stop?.exitCode;
     this.logger[byStop ? 'info' : 'warn']({ event: 'node-stopped', node: describeExit(status) }, 'node stopped; chainvisor exits with its status');
     return exitCodeOf(status);
