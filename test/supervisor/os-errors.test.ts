@@ -100,15 +100,7 @@ describe('operating-system errors are coded errors', () => {
       t.env.DAEMON_HOME = home;
       await fs.mkdir(home);
       await homeWithDueUpgrade(home);
-      // Fill what is left of the disk.
-      const filler = await fs.open(path.join(mount, 'filler'), 'w');
-      try {
-        for (;;) await filler.write(Buffer.alloc(4096));
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-      } finally {
-        await filler.close();
-      }
+      await fill(mount, 'bytes');
       const r = await t.cli(['run', 'start']);
       assertCoded(r, 79, 'CHAINVISOR_RECORD_FAILED', /upgrades\/v2\/upgrade-info\.json: ENOSPC/);
       assert.match(r.stderr, /hint: free disk space/);
