@@ -105,7 +105,11 @@ export async function customPreUpgradeProblem(root: string, name: string): Promi
     const stats = await fs.stat(script);
     return stats.isFile() ? undefined : `${script} is not a regular file, so every upgrade would fail at this step (exit 80)`;
   } catch (error) {
-    if (!isErrno(error, 'ENOENT') && !isErrno(error, 'ENOTDIR')) throw error;
-    return `${script} does not exist, so every upgrade would fail at this step (exit 80); put the script there or unset the variable`;
+    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) {
+      return `${script} does not exist, so every upgrade would fail at this step (exit 80); put the script there or unset the variable`;
+    }
+    // A link loop, no permission …: said with its code, as a problem of the setting, never a crash.
+    if (isFsError(error)) return `${script} cannot be examined (${error.code}: ${error.message}), so every upgrade would fail at this step (exit 80)`;
+    throw error;
   }
 }

@@ -114,6 +114,11 @@ describe('exit codes, as the README documents them', () => {
     assert.equal(run.exitCode, 0, run.stderr);
     assert.match(run.stderr, /"level":50.*COSMOVISOR_CUSTOM_PREUPGRADE: .*nope\.sh does not exist/);
     assert.ok((await t.journalLines()).includes('genesis start [start]'));
+    // A script path that is a link loop is a problem of the setting too, never a crash.
+    await fs.symlink('loop.sh', path.join(t.home, 'cosmovisor/loop.sh'));
+    const loop = await t.cli(['config'], { COSMOVISOR_CUSTOM_PREUPGRADE: 'loop.sh' });
+    assertCoded(loop, 78, 'CHAINVISOR_CONFIG_INVALID');
+    assert.match(loop.stderr, /loop\.sh cannot be examined \(ELOOP/);
   });
 
   test('78: the home is not initialised', async () => {
