@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, test } from 'node:test';
+import { type TestContext, afterEach, beforeEach, describe, test } from 'node:test';
 import { type CliResult, type TestHome, makeHome } from '../support/home.js';
 
 const isRoot = process.getuid?.() === 0;
@@ -89,16 +89,10 @@ describe('operating-system errors are coded errors', () => {
   });
 
   test('a full disk while the plan is recorded (ENOSPC): 79 with the fix, current unchanged', async (ctx) => {
-    const mount = path.join(t.root, 'small-disk');
-    await fs.mkdir(mount);
-    if (!tryMountTmpfs(mount, '256k')) {
-      ctx.skip('cannot mount a small tmpfs here (needs root and a host that allows mounts)');
-      return;
-    }
+    const mount = await smallDiskHome(ctx, '256k');
+    if (!mount) return;
     try {
-      const home = path.join(mount, 'home');
-      t.env.DAEMON_HOME = home;
-      await fs.mkdir(home);
+      const home = t.env.DAEMON_HOME as string;
       await homeWithDueUpgrade(home);
       await fill(mount, 'bytes');
       const r = await t.cli(['run', 'start']);
@@ -109,6 +103,22 @@ describe('operating-system errors are coded errors', () => {
       execFileSync('umount', [mount]);
     }
   });
+
+  /**
+   * A tiny tmpfs under the test's folder with the home inside it (DAEMON_HOME points there); returns the
+   * mount point to unmount, or undefined (the test skipped) where this host does not allow the mount.
+   */
+  async function smallDiskHome(ctx: TestContext, size: string, inodes?: number): Promise<string | undefined> {
+    const mount = path.join(t.root, 'small-disk');
+    await fs.mkdir(mount);
+    if (!tryMountTmpfs(mount, size, inodes)) {
+      ctx.skip('cannot mount a small tmpfs here (needs root and a host that allows mounts)');
+      return undefined;
+    }
+    t.env.DAEMON_HOME = path.join(mount, 'home');
+    await fs.mkdir(t.env.DAEMON_HOME);
+    return mount;
+  }
 
   /** Fills the filesystem at `dir`: its bytes with one file, or its inodes with empty files. */
   async function fill(dir: string, what: 'bytes' | 'inodes'): Promise<void> {
@@ -138,16 +148,9 @@ describe('operating-system errors are coded errors', () => {
 
   for (const what of ['inodes', 'bytes'] as const) {
     test(`a disk out of ${what} under cosmovisor/.chainvisor: warnings that say ENOSPC, with no stack, and the node runs`, async (ctx) => {
-      const mount = path.join(t.root, 'small-disk');
-      await fs.mkdir(mount);
-      if (!tryMountTmpfs(mount, '512k', what === 'inodes' ? 64 : undefined)) {
-        ctx.skip('cannot mount a small tmpfs here (needs root and a host that allows mounts)');
-        return;
-      }
+      const mount = await smallDiskHome(ctx, '512k', what === 'inodes' ? 64 : undefined);
+      if (!mount) return;
       try {
-        const home = path.join(mount, 'home');
-        t.env.DAEMON_HOME = home;
-        await fs.mkdir(home);
         await t.cliOk(['init', await t.fakeNode({ label: 'genesis', runMs: 300 })]);
         await fill(mount, what);
         const r = await t.cli(['run', 'start'], { CHAINVISOR_LOG_FORMAT: 'json' });
