@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
@@ -15,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { buildVersions, readAddresses, type BuiltVersions, type NodeAddresses } from '@chainvisor/simd';
 import { cli, waitFor } from '@chainvisor/simd/testing';
 import { chainvisorCommand } from '../support/chainvisor-command.js';
+import { unusedPort } from '../support/ports.js';
 
 
 export interface FileServer {
@@ -62,14 +63,6 @@ export async function serveFiles(t: TestContext, root: string): Promise<FileServ
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, bytes: () => bytes, requests: () => requests, mode };
 }
 
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 export interface Chain {
   dir: string;
   home: string;
@@ -96,7 +89,7 @@ export async function makeChain(t: TestContext, options: { blockTime?: string } 
   const genesis = built.versions.genesis?.bin as string;
   const init = await cli(genesis, ['init', 'staging', '--home', home, '--voting-period', '300ms', '--deposit-period', '300ms', '--auto-vote']);
   if (init.code !== 0) throw new Error(init.stderr);
-  const grpc = `127.0.0.1:${await freePort()}`;
+  const grpc = `127.0.0.1:${await unusedPort()}`;
   const env = {
     DAEMON_HOME: home,
     DAEMON_NAME: 'simd',

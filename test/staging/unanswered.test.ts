@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
-import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -14,16 +13,9 @@ import { pino } from 'pino';
 import { createChainClient } from '../../src/chain/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createEventBus } from '../../src/events/index.js';
+import { unusedPort } from '../support/ports.js';
 import { layoutFor } from '../../src/layout/index.js';
 import { startPlanWatcher, unansweredWait } from '../../src/staging/index.js';
-
-async function closedPort(): Promise<string> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return `127.0.0.1:${port}`;
-}
 
 describe('the plan watch beside a node with no gRPC', () => {
   let root: string;
@@ -42,7 +34,7 @@ describe('the plan watch beside a node with no gRPC', () => {
 
   /** Runs a plan watch for `ms` against the closed port; returns the reads it made and its log lines. */
   async function watchFor(ms: number, interval: string, unreachableAfterMs = 60_000): Promise<{ reads: number; lines: Array<{ level: number; msg: string }> }> {
-    const address = await closedPort();
+    const address = `127.0.0.1:${await unusedPort()}`;
     const { config } = loadConfig({ env: { DAEMON_HOME: path.join(root, 'home'), DAEMON_NAME: 'simd', DAEMON_GRPC_ADDRESS: address, CHAINVISOR_PLAN_POLL_INTERVAL: interval } });
     const real = createChainClient({ address, timeoutMs: 500 });
     let reads = 0;

@@ -6,7 +6,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
@@ -14,15 +13,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { buildVersions, readAddresses, type BuiltVersions, type NodeAddresses } from '@chainvisor/simd';
 import { cli, type CliResult, waitFor } from '@chainvisor/simd/testing';
 import { chainvisorCommand } from '../../support/chainvisor-command.js';
+import { unusedPort } from '../../support/ports.js';
 
-
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export interface ChainvisorSim {
   dir: string;
@@ -53,7 +45,7 @@ export async function chainvisorSim(t: TestContext, versions: string[], env: Rec
   t.after(() => rm(dir, { recursive: true, force: true }));
   const built = await buildVersions({ out: path.join(dir, 'versions'), versions });
   const home = path.join(dir, 'home');
-  const grpc = `127.0.0.1:${await freePort()}`;
+  const grpc = `127.0.0.1:${await unusedPort()}`;
   const bin = (v: string) => built.versions[v]?.bin as string;
   const fullEnv = {
     DAEMON_HOME: home,
