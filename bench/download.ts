@@ -29,9 +29,9 @@ import { createGzip } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { createFetcher, parseSource, stageBinary } from '../src/download/index.js';
+import { createFetcher, parseSource, fetchAndUnpack } from '../src/download/index.js';
 import { silentLogger } from '../src/log/index.js';
-import { installFolder } from '../src/verify/index.js';
+import { installFolder } from '../src/layout/index.js';
 
 const self = fileURLToPath(import.meta.url);
 const MiB = 1 << 20;
@@ -156,7 +156,7 @@ async function client(mode: Mode, url: string, dir: string): Promise<ClientResul
     const work = path.join(dir, 'work');
     await fs.mkdir(work);
     const marks = new Map<string, number>();
-    const staged = await stageBinary({
+    const staged = await fetchAndUnpack({
       source: parseSource(url, { mustHaveChecksum: true, what: 'linux/amd64 binary' }),
       platform: 'linux/amd64',
       name: 'simd',

@@ -13,8 +13,9 @@ import { chooseMode, type RequestedMode } from './mode.js';
 import { backupTarget, partialPath } from './names.js';
 import { createPlacer, type BackupMode } from './place.js';
 import { runPool } from './pool.js';
-import { checkSpace, formatBytes, type StatfsFn } from './space.js';
+import { checkSpace, type StatfsFn } from './space.js';
 import { readTree, type TreeEntry } from './tree.js';
+import { formatBytesExact } from '../units/index.js';
 
 export interface BackupOptions {
   dataDir: string;
@@ -66,7 +67,7 @@ export async function backupData(options: BackupOptions): Promise<BackupResult |
     const space = await checkSpace({ tree, mode, backupDir, ...(options.statfs ? { statfs: options.statfs } : {}) });
     logger.info(
       { from: dataDir, to: target, mode, reason, files: tree.files.length, bytes: tree.bytes, needed: space.needed, available: space.available },
-      `backing up data before the upgrade: ${tree.files.length} files, ${formatBytes(tree.bytes)}, mode ${mode} (set UNSAFE_SKIP_BACKUP=true to skip)`,
+      `backing up data before the upgrade: ${tree.files.length} files, ${formatBytesExact(tree.bytes)}, mode ${mode} (set UNSAFE_SKIP_BACKUP=true to skip)`,
     );
 
     partial = partialPath(target);

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isErrno } from '../errors/index.js';
+import { exists } from '../fsread/index.js';
 
 /** cosmovisor's name: `data-backup-<year>-<month>-<day>` (Go layout 2006-1-2). */
 export function backupName(now: Date): string {
@@ -36,12 +37,3 @@ export function partialOwner(name: string): { pid: number | undefined } | undefi
   return { pid: match[1] === undefined ? undefined : Number(match[1]) };
 }
 
-export async function exists(p: string): Promise<boolean> {
-  try {
-    await fs.lstat(p);
-    return true;
-  } catch (error) {
-    if (isErrno(error, 'ENOENT')) return false;
-    throw error;
-  }
-}

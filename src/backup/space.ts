@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs/promises';
 import { ChainvisorError } from '../errors/index.js';
-import { formatBytes as shortBytes } from '../verify/index.js';
+import { formatBytesExact } from '../units/index.js';
 import { isImmutableTable, type BackupMode } from './place.js';
 import type { Tree } from './tree.js';
 
@@ -34,16 +34,12 @@ export async function checkSpace(options: { tree: Tree; mode: BackupMode; backup
   if (needed > available) {
     throw new ChainvisorError(
       'CHAINVISOR_BACKUP_NO_SPACE',
-      `not enough space for the ${options.mode} backup of ${options.tree.dataDir} in ${options.backupDir}: it needs ${formatBytes(needed)}, ${formatBytes(available)} is available; nothing was written and nothing was switched`,
+      `not enough space for the ${options.mode} backup of ${options.tree.dataDir} in ${options.backupDir}: it needs ${formatBytesExact(needed)}, ${formatBytesExact(available)} is available; nothing was written and nothing was switched`,
       {
-        hint: `free ${formatBytes(needed - available)} or more in ${options.backupDir} (older data-backup-* folders; CHAINVISOR_BACKUP_KEEP removes them automatically), point DAEMON_DATA_BACKUP_DIR at a bigger disk, use CHAINVISOR_BACKUP_MODE=link with the backup folder on the data's filesystem, or set UNSAFE_SKIP_BACKUP=true; then start chainvisor again — the upgrade is applied at start-up`,
+        hint: `free ${formatBytesExact(needed - available)} or more in ${options.backupDir} (older data-backup-* folders; CHAINVISOR_BACKUP_KEEP removes them automatically), point DAEMON_DATA_BACKUP_DIR at a bigger disk, use CHAINVISOR_BACKUP_MODE=link with the backup folder on the data's filesystem, or set UNSAFE_SKIP_BACKUP=true; then start chainvisor again — the upgrade is applied at start-up`,
       },
     );
   }
   return { needed, available };
 }
 
-/** A size for a message: "1.5 GiB (1610612736 bytes)" — both, since the operator compares it with df. */
-export function formatBytes(n: number): string {
-  return n < 1024 ? `${n} B` : `${shortBytes(n)} (${n} bytes)`;
-}

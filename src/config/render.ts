@@ -1,6 +1,6 @@
 /** Views of the schema: the resolved settings, `config.example.json` and the settings table of docs/settings.md. */
 import { redactUrl } from '../redact/index.js';
-import { type LoadedConfig } from './load.js';
+import type { LoadedConfig } from './load.js';
 import { type SettingKey, type SettingSpec, fileKey, settingKeys, settings } from './schema.js';
 
 function formatValue(key: SettingKey, value: unknown): string {

@@ -17,17 +17,25 @@
 import { type Hash, createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import type { Config } from '../config/index.js';
-import { ChainvisorError } from '../errors/index.js';
+import { ChainvisorError, isFsError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import { type Checksum, type ChecksumAlgo, createBatchWriter, formatBytes, isSystemError } from '../verify/index.js';
+import { createBufferedWriter } from '../fswrite/index.js';
+import { type Checksum, type ChecksumAlgo } from '../verify/index.js';
 import { type BackoffOptions, defaultBackoff, parseRetryAfter, retryDelay, sleep } from './backoff.js';
 import { startDeadline } from './deadline.js';
-import { DownloadAbortedError, DownloadDeadlineError, DownloadError, DownloadIoError, DownloadTooLargeError } from './errors.js';
+import {
+  DownloadAbortedError,
+  DownloadDeadlineError,
+  DownloadError,
+  DownloadIoError,
+  DownloadTooLargeError,
+} from './errors.js';
 import { copyFileUrl } from './file-url.js';
 import { header, openUrl } from './http.js';
 import type { UrlPolicy } from './policy.js';
 import type { DownloadSource } from './source.js';
 import { TransportTimeout, createTransport, discardBody } from './transport.js';
+import { formatBytes } from '../units/index.js';
 
 export interface FetcherOptions {
   /** CHAINVISOR_DOWNLOAD_TIMEOUT (ms): connect, response headers, and the longest pause in the body. */
@@ -164,7 +172,7 @@ export function createFetcher(options: FetcherOptions): Fetcher {
       try {
         await handle.truncate(0);
       } catch (error) {
-        throw isSystemError(error) ? new DownloadIoError('truncate', req.file, error) : error;
+        throw isFsError(error) ? new DownloadIoError('truncate', req.file, error) : error;
       }
     };
     try {
@@ -264,13 +272,13 @@ export function createFetcher(options: FetcherOptions): Fetcher {
       throw new StatusFailure(statusCode, parseRetryAfter(response.headers['retry-after']));
     }
 
-    // Stream the body: hash every byte as it arrives, write in 1 MiB batches through one buffer.
-    const out = createBatchWriter(handle, state.received);
+    // Stream the body: hash every byte as it arrives, write in 1 MiB writes through one buffer.
+    const out = createBufferedWriter(handle, state.received);
     const io = async (write: () => Promise<void>): Promise<void> => {
       try {
         await write();
       } catch (error) {
-        throw isSystemError(error) ? new DownloadIoError('write the download to', req.file, error) : error;
+        throw isFsError(error) ? new DownloadIoError('write the download to', req.file, error) : error;
       }
     };
     try {
@@ -283,7 +291,7 @@ export function createFetcher(options: FetcherOptions): Fetcher {
         } else if (req.sink.needsFile) {
           await io(() => out.write(chunk));
           await req.sink.write(chunk);
-          // The sink needs no more of the file: what is batched goes to disk now, not after the last
+          // The sink needs no more of the file: what is buffered goes to disk now, not after the last
           // byte, when an extraction that filled the disk would make it fail as the download's fault.
           if (!req.sink.needsFile) await io(() => out.flush());
         } else {
@@ -311,7 +319,7 @@ async function openOrFail(file: string): Promise<fs.FileHandle> {
   try {
     return await fs.open(file, 'w', 0o600);
   } catch (error) {
-    throw isSystemError(error) ? new DownloadIoError('create', file, error) : error;
+    throw isFsError(error) ? new DownloadIoError('create', file, error) : error;
   }
 }
 

@@ -5,11 +5,12 @@ import fs from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import { isErrno } from '../errors/index.js';
-import { type Checksum, type ChecksumAlgo, formatBytes, isSystemError } from '../verify/index.js';
+import { isErrno, isFsError } from '../errors/index.js';
+import { type Checksum, type ChecksumAlgo } from '../verify/index.js';
 import { DownloadAbortedError, DownloadError, DownloadIoError, DownloadTooLargeError } from './errors.js';
 import { type UrlPolicy, checkUrlAllowed } from './policy.js';
 import type { DownloadSource } from './source.js';
+import { formatBytes } from '../units/index.js';
 
 export interface CopyFileUrlOptions {
   source: DownloadSource;
@@ -59,7 +60,7 @@ export async function copyFileUrl(options: CopyFileUrlOptions): Promise<{ bytes:
   } catch (error) {
     if (options.signal?.aborted) throw new DownloadAbortedError(options.what, source.shown);
     if (error instanceof DownloadTooLargeError) throw error;
-    if (isSystemError(error)) throw new DownloadIoError('copy', from, error);
+    if (isFsError(error)) throw new DownloadIoError('copy', from, error);
     throw error;
   }
   return { bytes, checksum: { algo: options.algo, hex: hash.digest('hex') }, attempts: 1, resumes: 0 };

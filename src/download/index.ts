@@ -3,7 +3,7 @@
  * platform key, the URL policy, and an HTTP client that retries, resumes and times out. The supervisor
  * calls `downloadUpgradeBinary`; `chainvisor check-plan` uses the parts.
  */
-export { type DownloadUpgradeOptions, downloadUpgradeBinary } from './upgrade.js';
+export { type DownloadUpgradeOptions, type Downloader, downloadUpgradeBinary } from './plan-binary.js';
 export {
   ChecksumRequiredError,
   DownloadAbortedError,
@@ -23,4 +23,4 @@ export { redactUrl } from './redact.js';
 export { type DownloadSource, parseSource } from './source.js';
 export { type DownloadSink, type Fetcher, type FetcherOptions, type FetchRequest, type FetchResult, createFetcher, fetcherFromConfig } from './fetch.js';
 export { type BackoffOptions, defaultBackoff, parseRetryAfter, retryDelay } from './backoff.js';
-export { type Staged, type StageOptions, type StageProgress, stageBinary } from './stage.js';
+export { type FetchedBinary, type FetchUnpackOptions, type FetchProgress, fetchAndUnpack } from './fetch-unpack.js';

@@ -92,3 +92,12 @@ export class ConfigError extends ChainvisorError {
 export function isErrno(error: unknown, code: string): error is NodeJS.ErrnoException {
   return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
 }
+
+/**
+ * True for an error from a system call of this host (it carries an errno code such as ENOSPC or
+ * ELOOP): a disk, a permission, a path, as opposed to a fault of an archive, a server or chainvisor.
+ */
+export function isFsError(error: unknown): error is NodeJS.ErrnoException {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return error instanceof Error && typeof code === 'string' && /^E[A-Z0-9]+$/.test(code);
+}

@@ -65,10 +65,10 @@ const createSynced = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL |
  * beside it), write, rename (the close beside it), flush.
  */
 export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
-  await (await stageFile(file, data, mode)).commit();
+  await (await writeTempFile(file, data, mode)).commit();
 }
 
-export interface StagedFile {
+export interface TempFile {
   /** Renames the written temp file over the target and flushes the folder. */
   commit(): Promise<void>;
   /**
@@ -84,7 +84,7 @@ export interface StagedFile {
  * The first half of writeFileAtomic, for callers that can write ahead of knowing whether the file
  * should exist: the data is on disk in a temp file beside `file`, which nobody reads, until commit().
  */
-export async function stageFile(file: string, data: string | Uint8Array, mode = 0o644): Promise<StagedFile> {
+export async function writeTempFile(file: string, data: string | Uint8Array, mode = 0o644): Promise<TempFile> {
   const temp = tempSibling(file);
   const folder = openFolder(path.dirname(file));
   // Closed beside the next step: the data is on disk already (O_DSYNC).

@@ -6,8 +6,8 @@
  */
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
-import { ChainvisorError, type ExitCodeValue, isErrno } from '../errors/index.js';
-import { isFsError, layoutFsError } from './fs-error.js';
+import { type ExitCodeValue, ChainvisorError, isErrno, isFsError } from '../errors/index.js';
+import { layoutFsError } from './fs-error.js';
 import type { Logger } from '../log/index.js';
 
 /** Throws CHAINVISOR_BINARY_EMPTY when `stats` (of `file`) is an empty file. */

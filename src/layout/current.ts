@@ -6,11 +6,11 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ChainvisorError, ExitCode, isErrno } from '../errors/index.js';
+import { ChainvisorError, ExitCode, isErrno, isFsError } from '../errors/index.js';
 import { type Plan, readUpgradeInfo } from '../plan/index.js';
 import { isProcessAlive } from '../proc/index.js';
 import { dropFolder, openFolder, syncFolder, tempSibling } from './atomic.js';
-import { isFsError, layoutFsError } from './fs-error.js';
+import { layoutFsError } from './fs-error.js';
 import { type BinaryDir, type Layout, genesis, planRecordPath } from './paths.js';
 
 export interface Current {

@@ -4,12 +4,7 @@
  * link loop, a path that crosses a file, or a folder chainvisor may not read are things an operator
  * fixes on disk; they never travel up to be reported as a bug.
  */
-import { ChainvisorError, ExitCode } from '../errors/index.js';
-
-/** True for an error from a file system call (it carries an errno code such as ELOOP). */
-export function isFsError(error: unknown): error is NodeJS.ErrnoException {
-  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && /^E[A-Z0-9]+$/.test((error as NodeJS.ErrnoException).code as string);
-}
+import { ChainvisorError, ExitCode, isFsError } from '../errors/index.js';
 
 const meanings: Record<string, { what: string; hint: string }> = {
   ELOOP: { what: 'is a symbolic link loop', hint: 'remove the link or point it at a real file or folder' },

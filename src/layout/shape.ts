@@ -6,9 +6,9 @@
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ChainvisorError, isErrno } from '../errors/index.js';
+import { ChainvisorError, isErrno, isFsError } from '../errors/index.js';
 import { describeType } from '../fsread/index.js';
-import { isFsError, layoutFsError } from './fs-error.js';
+import { layoutFsError } from './fs-error.js';
 import { type Layout, binaryPath, genesis } from './paths.js';
 
 async function lstatOrUndefined(file: string): Promise<Stats | undefined> {

@@ -3,6 +3,7 @@
  * COSMOVISOR_DISABLE_RECASE, then escaped like Go's url.PathEscape (`a b` → `a%20b`, `a/b` → `a%2Fb`).
  */
 import { ChainvisorError } from '../errors/index.js';
+import { type BinaryDir, upgradeBinaryDir } from './paths.js';
 
 /** Bytes Go's PathEscape leaves as they are: unreserved characters and `$ & + : = @`. */
 const keep = /[A-Za-z0-9\-_.~$&+:=@]/;
@@ -44,3 +45,11 @@ export function upgradeDirName(planName: string, options: { recase: boolean }): 
 
 /** The longest file name Linux filesystems (ext4, XFS, btrfs, tmpfs) and macOS accept, in bytes. */
 const maxNameBytes = 255;
+
+/**
+ * The folder of a plan's binary, `upgrades/<name>`: the one place where a plan name becomes its
+ * folder (recased unless COSMOVISOR_DISABLE_RECASE, escaped, length-checked).
+ */
+export function planBinaryDir(planName: string, options: { recase: boolean }): BinaryDir {
+  return upgradeBinaryDir(upgradeDirName(planName, options));
+}

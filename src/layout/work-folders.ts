@@ -9,8 +9,8 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { isErrno } from '../errors/index.js';
-import { isFsError, layoutFsError } from './fs-error.js';
+import { isErrno, isFsError } from '../errors/index.js';
+import { layoutFsError } from './fs-error.js';
 import type { Logger } from '../log/index.js';
 import { isProcessAlive, processStartedAtMs } from '../proc/index.js';
 

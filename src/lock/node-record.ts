@@ -11,9 +11,10 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { readBounded } from '../fsread/index.js';
-import { type Layout, isFsError, layoutFsError, makeFolders, replaceFile } from '../layout/index.js';
+import { type Layout, layoutFsError, makeFolders, replaceFile } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { processStartToken } from '../proc/index.js';
+import { isFsError } from '../errors/index.js';
 
 /** Environment variable carrying the run id into the node (and every process it starts). */
 export const runIdVariable = 'CHAINVISOR_RUN_ID';

@@ -1,16 +1,5 @@
-/** Numbers as people read them in progress lines: sizes, rates, durations. */
+/** Durations as people read them in progress lines (sizes: src/units). */
 
-const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-
-export function formatSize(bytes: number): string {
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
-}
 
 export function formatSeconds(seconds: number): string {
   if (!Number.isFinite(seconds)) return '?';

@@ -4,4 +4,4 @@
  */
 export { type ProgressData, type ProgressEmitter, createProgressEmitter, progressOnBus } from './emitter.js';
 export { type ProgressViewOptions, startProgressView } from './view.js';
-export { formatSeconds, formatSize } from './format.js';
+export { formatSeconds } from './format.js';

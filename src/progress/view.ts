@@ -8,7 +8,8 @@ import type { Writable } from 'node:stream';
 import type { EventBus, SupervisorEvent } from '../events/index.js';
 import type { Logger } from '../log/index.js';
 import type { ProgressData, TransferOutcome } from './emitter.js';
-import { formatSeconds, formatSize } from './format.js';
+import { formatBytes } from '../units/index.js';
+import { formatSeconds } from './format.js';
 
 export interface ProgressViewOptions {
   bus: EventBus;
@@ -91,10 +92,10 @@ export function startProgressView(options: ProgressViewOptions): () => void {
       kind,
       // The last event of a transfer that failed, or ended short of its total.
       finished ? (outcome === 'failed' || (total !== undefined && data.bytes < total) ? 'stopped' : 'finished') : 'in progress',
-      formatSize(data.bytes),
-      total === undefined ? 'unknown size' : formatSize(total),
+      formatBytes(data.bytes, { steady: true }),
+      total === undefined ? 'unknown size' : formatBytes(total, { steady: true }),
       percent === undefined ? '?' : `${percent}%`,
-      formatSize(Math.round(rate)),
+      formatBytes(Math.round(rate), { steady: true }),
       finished ? '0s' : eta === undefined ? '?' : formatSeconds(eta),
     );
   };
@@ -109,9 +110,9 @@ function drawBar(
   const ratio = p.total === undefined ? 0 : Math.min(1, p.bytes / p.total);
   const filled = Math.round(ratio * width);
   const bar = p.total === undefined ? '?'.repeat(width) : `${'#'.repeat(filled)}${'-'.repeat(width - filled)}`;
-  const size = `${formatSize(p.bytes)}${p.total === undefined ? '' : ` / ${formatSize(p.total)}`}`;
+  const size = `${formatBytes(p.bytes, { steady: true })}${p.total === undefined ? '' : ` / ${formatBytes(p.total, { steady: true })}`}`;
   const tail = p.done ? (p.outcome === 'cancelled' ? 'cancelled' : p.outcome === 'failed' ? 'stopped' : 'done') : `ETA ${p.eta === undefined ? '?' : formatSeconds(p.eta)}`;
-  let line = `${p.kind} [${bar}] ${Math.floor(ratio * 100)}% ${size} ${formatSize(Math.round(p.rate))}/s ${tail}`;
+  let line = `${p.kind} [${bar}] ${Math.floor(ratio * 100)}% ${size} ${formatBytes(Math.round(p.rate), { steady: true })}/s ${tail}`;
   const columns = out.columns ?? 100;
   if (line.length > columns - 1) line = line.slice(0, columns - 1);
   out.write(`\r\u001b[2K${line}${p.done ? '\n' : ''}`);

@@ -6,13 +6,13 @@
  */
 import fs from 'node:fs/promises';
 import type { Config } from '../config/index.js';
-import { type Layout, binaryDirPath, binaryPath, isFile, readCurrentDir, upgradeBinaryDir, upgradeDirName } from '../layout/index.js';
+import { type Layout, binaryDirPath, binaryPath, isFile, moveAside, planBinaryDir, readCurrentDir } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import type { Plan } from '../plan/index.js';
 import { readStagedRecords, updateStagedRecord } from './record.js';
+import type { Downloader } from '../download/index.js';
 
 /** The downloader: `downloadUpgradeBinary` from src/download, injectable for tests. */
-export type StageDownload = (options: { plan: Plan; config: Config; layout: Layout; dir: string; logger: Logger; signal?: AbortSignal }) => Promise<{ binary: string }>;
 
 export interface StageResult {
   /** `downloaded`: fetched now; `staged`: chainvisor staged it earlier for this Info; `installed`: put there by the operator. */
@@ -27,16 +27,12 @@ export interface StageOptions {
   layout: Layout;
   logger: Logger;
   signal?: AbortSignal;
-  download?: StageDownload;
-}
-
-export function planDir(plan: Pick<Plan, 'name'>, config: Pick<Config, 'disableRecase'>): string {
-  return upgradeBinaryDir(upgradeDirName(plan.name, { recase: !config.disableRecase }));
+  download?: Downloader;
 }
 
 export async function stagePlan(options: StageOptions): Promise<StageResult> {
   const { plan, config, layout, logger } = options;
-  const dir = planDir(plan, config);
+  const dir = planBinaryDir(plan.name, { recase: !config.disableRecase });
   const binary = binaryPath(layout, dir);
   const record = (await readStagedRecords(layout))[dir];
   if (await isFile(binary)) {
@@ -47,7 +43,7 @@ export async function stagePlan(options: StageOptions): Promise<StageResult> {
     }
     // Staged by chainvisor for another Info: the plan changed. Never overwrite silently; never the running one.
     if ((await readCurrentDir(layout)) === dir) return { status: 'installed', dir, binary };
-    await moveAside(binaryDirPath(layout, dir), logger, `the plan's Info changed since this binary was staged (was ${record.info.slice(0, 200)})`);
+    await moveAside(binaryDirPath(layout, dir), logger, `a staged upgrade folder was for another Info: the plan's Info changed since this binary was staged (was ${record.info.slice(0, 200)})`);
     await updateStagedRecord(layout, dir, undefined);
   }
   const download = options.download ?? (await import('../download/index.js')).downloadUpgradeBinary;
@@ -59,22 +55,11 @@ export async function stagePlan(options: StageOptions): Promise<StageResult> {
 /** Removes a binary chainvisor staged for a plan that was cancelled; an operator's binary stays. */
 export async function discardStaged(options: { plan: Pick<Plan, 'name'>; config: Config; layout: Layout; logger: Logger }): Promise<boolean> {
   const { config, layout, logger } = options;
-  const dir = planDir(options.plan, config);
+  const dir = planBinaryDir(options.plan.name, { recase: !config.disableRecase });
   const record = (await readStagedRecords(layout))[dir];
   if (record === undefined || (await readCurrentDir(layout)) === dir) return false;
-  await moveAside(binaryDirPath(layout, dir), logger, 'its plan was cancelled on chain');
+  await moveAside(binaryDirPath(layout, dir), logger, 'a staged upgrade folder was for a plan cancelled on chain');
   await updateStagedRecord(layout, dir, undefined);
   return true;
 }
 
-async function moveAside(folder: string, logger: Logger, why: string): Promise<void> {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  const aside = `${folder}.replaced-${stamp}`;
-  try {
-    await fs.rename(folder, aside);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
-  }
-  logger.warn({ folder, movedTo: aside }, `a staged upgrade folder was moved aside: ${why}`);
-}

@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isErrno } from '../errors/index.js';
 import { readBounded } from '../fsread/index.js';
-import { type Layout, binaryPath, genesis, isFile, planRecordPath, readCurrent, upgradeBinaryDir, upgradeDirName } from '../layout/index.js';
+import { type Layout, binaryPath, genesis, isFile, planBinaryDir, planRecordPath, readCurrent, upgradeBinaryDir } from '../layout/index.js';
 import { readUpgradeInfo } from '../plan/index.js';
 
 export interface HomeFacts {
@@ -45,7 +45,7 @@ export async function readHome(options: HomeOptions): Promise<HomeFacts> {
 /** Whether upgrades/<name>/bin/$DAEMON_NAME is installed for a plan name. */
 export async function upgradeBinaryPresent(layout: Layout, name: string, recase: boolean): Promise<boolean> {
   try {
-    return await isFile(binaryPath(layout, upgradeBinaryDir(upgradeDirName(name, { recase }))));
+    return await isFile(binaryPath(layout, planBinaryDir(name, { recase })));
   } catch {
     return false; // a name that cannot be a folder has no binary
   }
@@ -70,7 +70,7 @@ async function readHaltPlan(options: HomeOptions, currentDir: string, problems: 
     return null;
   }
   try {
-    if (upgradeBinaryDir(upgradeDirName(read.plan.name, { recase: options.recase })) === currentDir) return null;
+    if (planBinaryDir(read.plan.name, { recase: options.recase }) === currentDir) return null;
   } catch {
     // A name that cannot be a folder is still the plan the node halted for.
   }

@@ -8,7 +8,7 @@ import type { Config } from '../config/index.js';
 import { type Current, type Layout, readCurrent } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { type Plan, readUpgradeInfo, skipHeights, upgradeInfoError } from '../plan/index.js';
-import { type UpgradeInfoWatcher, watchUpgradeInfo } from '../watcher/index.js';
+import { type HaltFileWatch, watchHaltFile } from '../halt-watch/index.js';
 import { type Verdict, upgradeDue } from './due.js';
 
 /** A plan to apply, and the folder of its binary (`upgrades/<dir>`). */
@@ -32,7 +32,7 @@ export class Detector {
   private readonly skip: ReadonlySet<number>;
   private readonly reportedSkips = new Set<string>();
   private reportedInvalid: string | undefined;
-  private watcher: UpgradeInfoWatcher | undefined;
+  private watcher: HaltFileWatch | undefined;
 
   constructor(options: DetectorOptions) {
     this.options = options;
@@ -71,7 +71,7 @@ export class Detector {
         wake({ kind: 'error', error });
       }
     };
-    this.watcher = watchUpgradeInfo({
+    this.watcher = watchHaltFile({
       home: layout.home,
       file: layout.upgradeInfoFile,
       mode: config.watch === 'poll' ? 'poll' : 'auto',

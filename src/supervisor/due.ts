@@ -5,7 +5,7 @@
  * - not when it is older than the plan `current` records: a leftover file of an earlier upgrade
  *   (the node only ever halts for a plan at or above the height of the last one applied).
  */
-import { type Current, upgradeBinaryDir, upgradeDirName } from '../layout/index.js';
+import { type Current, planBinaryDir } from '../layout/index.js';
 import type { Plan } from '../plan/index.js';
 
 export type Verdict = { due: true; dir: string } | { due: false; why: string; skipped?: true };
@@ -19,7 +19,7 @@ export function upgradeDue(plan: Plan, current: Current, options: DueOptions): V
   if (options.skipHeights.has(plan.height)) {
     return { due: false, skipped: true, why: `height ${plan.height} is listed in --unsafe-skip-upgrades` };
   }
-  const dir = upgradeBinaryDir(upgradeDirName(plan.name, { recase: options.recase }));
+  const dir = planBinaryDir(plan.name, { recase: options.recase });
   if (current.dir === dir || current.plan?.name === plan.name) {
     return { due: false, why: `upgrade "${plan.name}" is the one running (${current.dir})` };
   }

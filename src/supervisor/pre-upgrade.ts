@@ -1,5 +1,6 @@
 /**
- * Steps 6 and 8: the operator's COSMOVISOR_CUSTOM_PREUPGRADE script, and the new binary's
+ * The custom pre-upgrade and pre-upgrade steps of the upgrade sequence (sequence.ts): the operator's
+ * COSMOVISOR_CUSTOM_PREUPGRADE script, and the new binary's
  * `pre-upgrade` command with the SDK's exit-code contract:
  *   0 ok · 1 not implemented (ok) · 30 failed · 31 failed, retry (DAEMON_PREUPGRADE_MAX_RETRIES)
  * Any other code is a failure (cosmovisor counted it as success).

@@ -1,6 +1,6 @@
 /**
  * The supervisor: the run loop and the composition root. It starts the node and waits for a wake-up —
- * the node's exit, a due plan (detector.ts), a manual upgrade height (src/batch), a stop signal
+ * the node's exit, a due plan (detector.ts), a manual upgrade height (src/manual), a stop signal
  * (signals.ts) — and answers each:
  *
  *   start-up: an upgrade already due (data/upgrade-info.json newer than `current`) is applied first,
@@ -11,7 +11,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { pruneBackups } from '../backup/index.js';
-import { type ManualPlan, ManualUpgrades } from '../batch/index.js';
+import { type ManualPlan, ManualUpgrades } from '../manual/index.js';
 import type { Config } from '../config/index.js';
 import { ChainvisorError, ExitCode } from '../errors/index.js';
 import { type EventBus, createEventBus } from '../events/index.js';
@@ -25,7 +25,8 @@ import { type Due, Detector, type DetectorWake } from './detector.js';
 import { type ExitStatus, type NodeProcess, describeExit, exitCodeOf, nodeEnvironment, startNode } from './node-process.js';
 import { StopSignals } from './signals.js';
 import { Standbys } from './standbys.js';
-import { type DownloadFn, type Switched, runUpgrade } from './upgrade.js';
+import { type Switched, runUpgrade } from './sequence.js';
+import type { Downloader } from '../download/index.js';
 
 export interface SupervisorOptions {
   config: Config;
@@ -34,7 +35,7 @@ export interface SupervisorOptions {
   args: readonly string[];
   logger: Logger;
   /** Replaces the real downloader (tests). */
-  download?: DownloadFn;
+  download?: Downloader;
   /** Where the supervisor's events go (metrics, webhooks, status listen here); a private bus by default. */
   events?: EventBus;
   /** Records each node it starts (pid, start time, run id) so a later start can find an orphan. */
@@ -45,7 +46,7 @@ type Wake =
   | DetectorWake
   | { kind: 'exited'; status: ExitStatus }
   | { kind: 'stop' }
-  // Manual upgrades (src/batch): the halt height must change, or the node reached a queued height.
+  // Manual upgrades (src/manual): the halt height must change, or the node reached a queued height.
   | { kind: 'restart'; reason: string }
   | { kind: 'manual-due'; plan: ManualPlan };
 

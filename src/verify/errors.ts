@@ -129,8 +129,3 @@ export class SmokeTestError extends UpgradeError {
   }
 }
 
-/** A system error of this host (disk full, permission denied), as opposed to a fault of the archive. */
-export function isSystemError(error: unknown): error is NodeJS.ErrnoException {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  return error instanceof Error && typeof code === 'string' && /^E[A-Z0-9]+$/.test(code);
-}

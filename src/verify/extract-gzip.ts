@@ -3,8 +3,9 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { ArchiveInvalidError, ArchiveLimitError, type Subject, isSystemError } from './errors.js';
+import { ArchiveInvalidError, ArchiveLimitError, type Subject } from './errors.js';
 import { type ExtractLimits, createBudget } from './limits.js';
+import { isFsError } from '../errors/index.js';
 
 export async function gunzipFile(subject: Subject, archive: string, dest: string, limits: ExtractLimits): Promise<number> {
   const budget = createBudget(subject, limits);
@@ -23,7 +24,7 @@ export async function gunzipFile(subject: Subject, archive: string, dest: string
     await pipeline(createReadStream(archive), createGunzip(), counter, createWriteStream(dest, { flags: 'wx', mode: 0o755 }));
   } catch (error) {
     if (error instanceof ArchiveLimitError) throw error;
-    if (isSystemError(error)) throw error;
+    if (isFsError(error)) throw error;
     throw new ArchiveInvalidError(subject, (error as Error).message, error);
   }
   return budget.totals.bytes;

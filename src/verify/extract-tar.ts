@@ -10,9 +10,10 @@
 import { createReadStream } from 'node:fs';
 import { Parser, type ReadEntry } from 'tar';
 import { checkEntryPath } from './entry-path.js';
-import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject, isSystemError } from './errors.js';
+import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject } from './errors.js';
 import type { ExtractLimits } from './limits.js';
 import { type ExtractResult, type TreeWriter, type TreeWriterOptions, createTreeWriter } from './tree-writer.js';
+import { isFsError } from '../errors/index.js';
 
 export type { ExtractResult } from './tree-writer.js';
 
@@ -198,6 +199,6 @@ function tarError(subject: Subject, error: unknown): Error {
     return new ArchiveLimitError(subject, `it expands more than ${maxRatio} times its compressed size`, maxRatio, undefined);
   }
   // A local problem (disk full, permissions) is not the archive's fault: let the caller report it.
-  if (isSystemError(error)) return error;
+  if (isFsError(error)) return error;
   return new ArchiveInvalidError(subject, error.message, error);
 }

@@ -6,9 +6,10 @@
  */
 import type { File as ZipFile } from 'unzipper';
 import { checkEntryPath } from './entry-path.js';
-import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject, isSystemError } from './errors.js';
+import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject } from './errors.js';
 import type { ExtractLimits } from './limits.js';
 import { type ExtractResult, type TreeWriter, createTreeWriter } from './tree-writer.js';
+import { isFsError } from '../errors/index.js';
 
 type Kind = 'dir' | 'file' | 'link';
 
@@ -41,7 +42,7 @@ export async function extractZip(
     const { default: unzipper } = await import('unzipper');
     files = (await unzipper.Open.file(archive)).files;
   } catch (error) {
-    if (isSystemError(error)) throw error;
+    if (isFsError(error)) throw error;
     throw new ArchiveInvalidError(subject, (error as Error).message, error);
   }
   const tree = createTreeWriter(subject, into, limits);
@@ -59,7 +60,7 @@ export async function extractZip(
       await writeEntry(subject, item, tree, counted);
     } catch (error) {
       if (error instanceof ArchiveUnsafeError || error instanceof ArchiveLimitError || error instanceof ArchiveInvalidError) throw error;
-      if (isSystemError(error)) throw error;
+      if (isFsError(error)) throw error;
       throw new ArchiveInvalidError(subject, `entry ${JSON.stringify(item.entry.path)}: ${(error as Error).message}`, error);
     }
   }

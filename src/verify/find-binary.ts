@@ -9,6 +9,7 @@ import path from 'node:path';
 import { ExitCode, isErrno } from '../errors/index.js';
 import { refuseEmptyBinary } from '../layout/index.js';
 import { ArchiveUnsafeError, BinaryNotFoundError, type Subject, describe } from './errors.js';
+import { exists } from '../fsread/index.js';
 
 export interface FoundBinary {
   /** Absolute path of `<tree>/bin/<name>`. */
@@ -100,12 +101,3 @@ async function notFound(subject: Subject, tree: string, name: string): Promise<B
   return new BinaryNotFoundError(subject, name, shown, hint);
 }
 
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.lstat(file);
-    return true;
-  } catch (error) {
-    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return false;
-    throw error;
-  }
-}

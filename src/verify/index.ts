@@ -25,12 +25,9 @@ export {
   UnknownFormatError,
   type UnsafeReason,
   describe,
-  isSystemError,
 } from './errors.js';
 export { type Detected, type Format, detectFormat, detectFromHead } from './format.js';
-export { type ExtractLimits, formatBytes } from './limits.js';
+export { type ExtractLimits } from './limits.js';
 export { type Unpacked, type UnpackOptions, unpack } from './unpack.js';
 export { type StreamUnpacker, type StreamUnpackOptions, createStreamUnpacker } from './stream-unpack.js';
 export { type SmokeTestOptions, smokeTest } from './smoke-test.js';
-export { type InstallFolderOptions, installFolder, syncTree } from './install-folder.js';
-export { type BatchWriter, batchSize, createBatchWriter } from './batch-writer.js';

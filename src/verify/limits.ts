@@ -1,5 +1,6 @@
 /** The two caps that stop decompression bombs: how many entries, and how many bytes they expand to. */
 import { ArchiveLimitError, type Subject } from './errors.js';
+import { formatBytes } from '../units/index.js';
 
 export interface ExtractLimits {
   /** CHAINVISOR_EXTRACT_MAX_BYTES: total uncompressed bytes. */
@@ -40,13 +41,3 @@ export function createBudget(subject: Subject, limits: ExtractLimits): Budget {
   };
 }
 
-export function formatBytes(n: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = n;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return unit === 0 ? `${n} B` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
-}

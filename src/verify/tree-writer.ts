@@ -18,7 +18,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isErrno } from '../errors/index.js';
 import { makeFolders } from '../layout/index.js';
-import { createBatchWriter } from './batch-writer.js';
+import { createBufferedWriter } from '../fswrite/index.js';
 import { LinkTracker, checkHardlinkTarget, checkSymlinkTarget } from './entry-path.js';
 import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject } from './errors.js';
 import { type ExtractLimits, createBudget } from './limits.js';
@@ -77,7 +77,7 @@ export function createTreeWriter(subject: Subject, root: string, limits: Extract
       }
       // O_EXCL: never follow or replace something already at this path.
       const handle = await fs.open(abs(name), 'wx', fileMode);
-      const out = createBatchWriter(handle);
+      const out = createBufferedWriter(handle);
       // A reader that fails mid-entry leaves its stream open: stop it so this loop ends.
       const stop = (): void => (data as { destroy?: () => void }).destroy?.();
       signal?.addEventListener('abort', stop, { once: true });

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { BatchEntry } from '../../batch/index.js';
+import type { ManualEntry } from '../../manual/index.js';
 import { ExitCode, UsageError } from '../../errors/index.js';
 import { layoutFor } from '../../layout/index.js';
 import { type Command, loadContextConfig } from '../command.js';
@@ -20,7 +20,7 @@ export const addBatchUpgradeCommand: Command = {
   ].join('\n'),
   async run(ctx) {
     // Loaded when used: the queue's checks bring the gRPC client, which other commands never evaluate.
-    const { parseUpgradeList, readUpgradeFile, scheduleUpgrades } = await import('../../batch/index.js');
+    const { parseUpgradeList, readUpgradeFile, scheduleUpgrades } = await import('../../manual/index.js');
     const { values, positionals } = parseArgs({
       args: ctx.args,
       options: { force: { type: 'boolean' }, 'upgrade-list': { type: 'string', multiple: true }, 'upgrade-file': { type: 'string' } },
@@ -32,7 +32,7 @@ export const addBatchUpgradeCommand: Command = {
     if ((list === undefined) === (file === undefined)) {
       throw new UsageError('add-batch-upgrade needs exactly one of --upgrade-list and --upgrade-file', 'chainvisor add-batch-upgrade --upgrade-list v2:/opt/v2/simd:1000,v3:/opt/v3/simd:2000');
     }
-    const entries: BatchEntry[] = list !== undefined ? parseUpgradeList(list) : await readUpgradeFile(file as string);
+    const entries: ManualEntry[] = list !== undefined ? parseUpgradeList(list) : await readUpgradeFile(file as string);
     const { config } = loadContextConfig(ctx);
     const layout = layoutFor(config);
     const result = await scheduleUpgrades({ config, layout, force: values.force ?? false, entries });

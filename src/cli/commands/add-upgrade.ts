@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ExitCode, UsageError } from '../../errors/index.js';
-import { installBinary, layoutFor, upgradeBinaryDir, upgradeDirName } from '../../layout/index.js';
+import { installBinary, layoutFor, planBinaryDir } from '../../layout/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
 import { reportSchedule } from './batch-report.js';
 
@@ -37,12 +37,12 @@ export const addUpgradeCommand: Command = {
         throw new UsageError(`--upgrade-height must be a whole number above 0, got ${JSON.stringify(heightText)}`, 'chainvisor add-upgrade v2 /path/to/simd --upgrade-height 1200');
       }
       // Loaded when used: the queue's checks bring the gRPC client, which other commands never evaluate.
-      const { scheduleUpgrades } = await import('../../batch/index.js');
+      const { scheduleUpgrades } = await import('../../manual/index.js');
       const result = await scheduleUpgrades({ config, layout, force, entries: [{ name, source, height: Number(heightText), info: '' }] });
       reportSchedule(ctx, layout, result);
       return ExitCode.ok;
     }
-    const dir = upgradeBinaryDir(upgradeDirName(name, { recase: !config.disableRecase }));
+    const dir = planBinaryDir(name, { recase: !config.disableRecase });
     const dest = await installBinary(layout, dir, source, { force });
     writeLine(ctx.stdout, `installed ${source} for upgrade "${name}" as ${dest}`);
     return ExitCode.ok;

@@ -1,5 +1,5 @@
 /** What `add-upgrade --upgrade-height` and `add-batch-upgrade` print once the queue is written. */
-import type { ScheduleResult } from '../../batch/index.js';
+import type { ScheduleResult } from '../../manual/index.js';
 import type { Layout } from '../../layout/index.js';
 import { type CommandContext, writeLine } from '../command.js';
 

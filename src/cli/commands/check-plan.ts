@@ -9,12 +9,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../config/index.js';
-import type { Fetcher, Info, StageProgress } from '../../download/index.js';
+import type { Fetcher, Info, FetchProgress } from '../../download/index.js';
 import { ChainvisorError, ExitCode, UsageError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 
 /** What check-plan uses of the download and verify code, loaded when it runs (other commands never evaluate it). */
-type Lib = typeof import('../../download/index.js') & Pick<typeof import('../../verify/index.js'), 'formatBytes' | 'weakAlgos'>;
+type Lib = typeof import('../../download/index.js') & Pick<typeof import('../../verify/index.js'), 'weakAlgos'>;
+import { formatBytes } from '../../units/index.js';
 import { type Command, type CommandContext, writeLine } from '../command.js';
 
 /** Downloads at once with --all-platforms. */
@@ -64,12 +65,12 @@ export const checkPlanCommand: Command = {
       env: { ...ctx.env, DAEMON_HOME: ctx.env.DAEMON_HOME || os.tmpdir(), DAEMON_NAME: name },
       ...(ctx.configFile === undefined ? {} : { configFile: ctx.configFile }),
     });
-    const [download, { createLogger }, { formatBytes, weakAlgos }] = await Promise.all([
+    const [download, { createLogger }, { weakAlgos }] = await Promise.all([
       import('../../download/index.js'),
       import('../../log/index.js'),
       import('../../verify/index.js'),
     ]);
-    const lib: Lib = { ...download, formatBytes, weakAlgos };
+    const lib: Lib = { ...download, weakAlgos };
     const logger = createLogger({ level: 'warn', pretty: true, color: false });
     const work = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-check-plan-'));
     const fetcher = lib.fetcherFromConfig(config, logger);
@@ -119,16 +120,16 @@ interface CheckOneOptions {
 }
 
 async function checkOne(o: CheckOneOptions): Promise<Row> {
-  const { formatBytes, parseSource, redactUrl, stageBinary } = o.lib;
+  const { parseSource, redactUrl, fetchAndUnpack } = o.lib;
   const runsHere = o.platform === o.host || o.platform === 'any';
   const row: Row = { platform: o.platform, url: o.url, size: '-', checksum: '-', binary: '-', smoke: '-', problem: undefined };
-  const progress: StageProgress = {};
+  const progress: FetchProgress = {};
   try {
     row.url = redactUrl(o.url);
     const source = parseSource(o.url, { mustHaveChecksum: o.config.downloadMustHaveChecksum, what: `${o.platform} binary` });
     row.url = source.shown;
     await fs.mkdir(o.workDir);
-    await stageBinary({
+    await fetchAndUnpack({
       source,
       platform: o.platform,
       name: o.name,

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { renderCosmovisorToml } from '../../config/index.js';
-import { ChainvisorError, ExitCode, UsageError, isErrno } from '../../errors/index.js';
+import { ChainvisorError, ExitCode, UsageError, isErrno, isFsError } from '../../errors/index.js';
 import {
   binaryPath,
   checkLayoutShape,
@@ -10,7 +10,6 @@ import {
   genesis,
   installBinary,
   isFile,
-  isFsError,
   layoutFor,
   layoutFsError,
   makeFolders,
@@ -18,6 +17,7 @@ import {
   writeFileAtomic,
 } from '../../layout/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
+import { exists } from '../../fsread/index.js';
 
 export const initCommand: Command = {
   name: 'init',
@@ -74,7 +74,9 @@ export const initCommand: Command = {
       writeLine(ctx.stdout, `current -> ${genesis}`);
     }
     const toml = path.join(layout.root, 'config.toml');
-    if (await exists(toml)) {
+    if (await exists(toml).catch((error: unknown) => {
+      throw isFsError(error) ? layoutFsError(toml, 'examine', error) : error;
+    })) {
       writeLine(ctx.stdout, `${toml} already exists; left as it is`);
     } else {
       try {
@@ -88,15 +90,6 @@ export const initCommand: Command = {
   },
 };
 
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.lstat(file);
-    return true;
-  } catch (error) {
-    if (isErrno(error, 'ENOENT')) return false;
-    throw isFsError(error) ? layoutFsError(file, 'examine', error) : error;
-  }
-}
 
 async function sameContent(a: string, b: string): Promise<boolean> {
   // Only a regular file is read: a FIFO at the destination would block the read for good.

@@ -16,14 +16,14 @@ export interface ManualPlan {
   info: string;
 }
 
-export type BatchRead = { status: 'missing' } | { status: 'invalid'; reason: string; text: string } | { status: 'valid'; plans: ManualPlan[]; text: string };
+export type QueueRead = { status: 'missing' } | { status: 'invalid'; reason: string; text: string } | { status: 'valid'; plans: ManualPlan[]; text: string };
 
 export function byHeight(a: ManualPlan, b: ManualPlan): number {
   return a.height - b.height;
 }
 
 /** Parses the text of a batch file; plans come back sorted by height. */
-export function parseBatch(text: string): { ok: true; plans: ManualPlan[] } | { ok: false; reason: string } {
+export function parseQueue(text: string): { ok: true; plans: ManualPlan[] } | { ok: false; reason: string } {
   if (text.trim() === '') return { ok: true, plans: [] };
   let value: unknown;
   try {
@@ -75,7 +75,7 @@ export function clashes(plans: readonly ManualPlan[]): string[] {
   return problems;
 }
 
-export async function readBatch(layout: Layout): Promise<BatchRead> {
+export async function readQueue(layout: Layout): Promise<QueueRead> {
   // A regular file of at most 1 MiB (a FIFO or a device at the path is refused, never read).
   const read = await readBounded(layout.batchFile, 1024 * 1024);
   if (read.status === 'missing') return { status: 'missing' };
@@ -85,13 +85,13 @@ export async function readBatch(layout: Layout): Promise<BatchRead> {
     });
   }
   const text = read.text;
-  const parsed = parseBatch(text);
+  const parsed = parseQueue(text);
   return parsed.ok ? { status: 'valid', plans: parsed.plans, text } : { status: 'invalid', reason: parsed.reason, text };
 }
 
 /** The queued plans; an unreadable or invalid file is an error (commands must not overwrite it blindly). */
 export async function readQueued(layout: Layout): Promise<ManualPlan[]> {
-  const read = await readBatch(layout);
+  const read = await readQueue(layout);
   if (read.status === 'missing') return [];
   if (read.status === 'invalid') {
     throw new ChainvisorError('CHAINVISOR_BATCH_INVALID', `${layout.batchFile} is not a valid upgrade batch: ${read.reason}`, {
@@ -101,17 +101,17 @@ export async function readQueued(layout: Layout): Promise<ManualPlan[]> {
   return read.plans;
 }
 
-export function serializeBatch(plans: readonly ManualPlan[]): string {
+export function serializeQueue(plans: readonly ManualPlan[]): string {
   const out = [...plans].sort(byHeight).map((p) => (p.info === '' ? { name: p.name, height: p.height } : { name: p.name, height: p.height, info: p.info }));
   return `${JSON.stringify(out, null, 2)}\n`;
 }
 
 /** Replaces the queue; an empty queue removes the file (cosmovisor reads a missing file as empty). */
-export async function writeBatch(layout: Layout, plans: readonly ManualPlan[]): Promise<void> {
+export async function writeQueue(layout: Layout, plans: readonly ManualPlan[]): Promise<void> {
   try {
     await makeFolders(layout.dataDir);
     if (plans.length === 0) await fs.rm(layout.batchFile, { force: true });
-    else await writeFileAtomic(layout.batchFile, serializeBatch(plans), 0o644);
+    else await writeFileAtomic(layout.batchFile, serializeQueue(plans), 0o644);
   } catch (error) {
     throw new ChainvisorError('CHAINVISOR_BATCH_WRITE', `could not write ${layout.batchFile}: ${(error as Error).message}`, {
       hint: 'check the permissions and free space of the data folder; the queue was left as it was',

@@ -17,15 +17,15 @@ import {
   createHasher,
   createStreamUnpacker,
   formatChecksum,
-  isSystemError,
   smokeTest,
   unpack,
 } from '../verify/index.js';
 import { ExtractIoError } from './errors.js';
 import type { Fetcher } from './fetch.js';
 import type { DownloadSource } from './source.js';
+import { isFsError } from '../errors/index.js';
 
-export interface StageOptions {
+export interface FetchUnpackOptions {
   source: DownloadSource;
   /** The Info key used: `linux/amd64` or `any`. */
   platform: string;
@@ -44,10 +44,10 @@ export interface StageOptions {
   /** Uncompressed bytes written by an unpack that follows the download (zip); tar is unpacked as it arrives. */
   onExtractProgress?: (bytes: number, total: number | undefined) => void;
   /** Filled in step by step, so a caller can tell how far a failed attempt got (check-plan's table). */
-  progress?: StageProgress;
+  progress?: FetchProgress;
 }
 
-export interface StageProgress {
+export interface FetchProgress {
   bytes?: number;
   checksum?: Checksum;
   /** True once the checksum matched (or none was required and none given). */
@@ -56,7 +56,7 @@ export interface StageProgress {
   version?: string;
 }
 
-export interface Staged {
+export interface FetchedBinary {
   /** `<workDir>/tree`, ready to become `upgrades/<dir>`. */
   tree: string;
   /** Downloaded bytes. */
@@ -72,7 +72,7 @@ export interface Staged {
   version: string | undefined;
 }
 
-export async function stageBinary(options: StageOptions): Promise<Staged> {
+export async function fetchAndUnpack(options: FetchUnpackOptions): Promise<FetchedBinary> {
   const { source, platform } = options;
   const what = `${platform} binary`;
   const file = path.join(options.workDir, 'download');
@@ -82,7 +82,7 @@ export async function stageBinary(options: StageOptions): Promise<Staged> {
   // executable, nothing installed or run) until the whole file's checksum matched.
   const streamed = createStreamUnpacker({ subject, quarantine: path.join(options.workDir, 'quarantine'), limits: options.limits });
   try {
-    return await stageWith(options, { what, file, tree, subject, streamed });
+    return await unpackFetched(options, { what, file, tree, subject, streamed });
   } finally {
     // Removes the quarantine folder on every failure (a mismatch included); after success it is
     // already gone (it became the tree). A failure to remove it must not hide why the attempt failed:
@@ -91,10 +91,10 @@ export async function stageBinary(options: StageOptions): Promise<Staged> {
   }
 }
 
-async function stageWith(
-  options: StageOptions,
+async function unpackFetched(
+  options: FetchUnpackOptions,
   { what, file, tree, subject, streamed }: { what: string; file: string; tree: string; subject: Subject; streamed: StreamUnpacker },
-): Promise<Staged> {
+): Promise<FetchedBinary> {
   const { source, platform, logger } = options;
   const started = Date.now();
   logger.info({ platform, url: source.shown }, 'downloading the upgrade binary');
@@ -132,7 +132,7 @@ async function stageWith(
       (await unpack({ subject, file, tree, name: options.name, platform, limits: options.limits, ...(options.onExtractProgress ? { onProgress: options.onExtractProgress } : {}) }));
   } catch (error) {
     // The download arrived whole: a full disk now is the extraction's, and is said as such.
-    if (isSystemError(error)) throw new ExtractIoError(what, source.shown, error.path ?? options.workDir, error);
+    if (isFsError(error)) throw new ExtractIoError(what, source.shown, error.path ?? options.workDir, error);
     throw error;
   }
   progress.unpacked = unpacked;

@@ -3,8 +3,8 @@
  * `add-upgrade --upgrade-height` and `add-batch-upgrade`), queued in data/upgrade-info.json.batch and
  * applied by halting the old binary with its own --halt-height.
  */
-export { type ManualPlan, type BatchRead, parseBatch, readBatch, readQueued, writeBatch, serializeBatch } from './file.js';
-export { type BatchEntry, parseUpgradeList, parseUpgradeCsv, readUpgradeFile } from './parse-list.js';
+export { type ManualPlan, type QueueRead, parseQueue, readQueue, readQueued, writeQueue, serializeQueue } from './file.js';
+export { type ManualEntry, parseUpgradeList, parseUpgradeCsv, readUpgradeFile } from './parse-list.js';
 export { type ScheduleOptions, type ScheduleResult, scheduleUpgrades } from './schedule.js';
 export { type HaltArgs, haltArgs, operatorHaltHeight, isStart } from './halt-args.js';
 export { ManualUpgrades, type ManualUpgradesOptions, type ManualWatchHandlers } from './runner.js';

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { pino } from 'pino';
-import { type ManualPlan, ManualUpgrades, readQueued, writeBatch } from '../../src/batch/index.js';
+import { type ManualPlan, ManualUpgrades, readQueued, writeQueue } from '../../src/manual/index.js';
 import type { ChainClient } from '../../src/chain/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createEventBus } from '../../src/events/index.js';
@@ -26,7 +26,7 @@ async function setup(t: TestContext, queue: ManualPlan[]) {
   await mkdir(path.join(root, 'home'));
   const { config } = loadConfig({ env: { DAEMON_HOME: path.join(root, 'home'), DAEMON_NAME: 'simd', DAEMON_POLL_INTERVAL: '20ms' } });
   const layout = layoutFor(config);
-  await writeBatch(layout, queue);
+  await writeQueue(layout, queue);
   const chain: Stub = {
     address: 'stub',
     height: 1,
@@ -85,10 +85,10 @@ test('a restart is asked only when the first queued height changes; applied entr
   assert.deepEqual((await readQueued(s.layout)).map((p) => p.name), ['v2']);
   s.manual.argsFor(['start']);
   s.manual.watch(s.handlers);
-  await writeBatch(s.layout, [{ name: 'v2', height: 100, info: '' }, { name: 'v3', height: 200, info: '' }]);
+  await writeQueue(s.layout, [{ name: 'v2', height: 100, info: '' }, { name: 'v3', height: 200, info: '' }]);
   await waitFor(() => s.lines.some((l) => l.includes('"v3\\" queued')), 'v3 seen');
   assert.deepEqual(s.calls, []);
-  await writeBatch(s.layout, [{ name: 'v2', height: 80, info: '' }, { name: 'v3', height: 200, info: '' }]);
+  await writeQueue(s.layout, [{ name: 'v2', height: 80, info: '' }, { name: 'v3', height: 200, info: '' }]);
   await waitFor(() => s.calls.length === 1, 'a restart');
   assert.match(s.calls.join(), /now at 80/);
 });

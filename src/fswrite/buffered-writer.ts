@@ -7,9 +7,9 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 
-export const batchSize = 1 << 20;
+export const bufferSize = 1 << 20;
 
-export interface BatchWriter {
+export interface BufferedWriter {
   /** Copies `chunk` in; starts a write whenever the buffer fills (waiting for the one before). */
   write(chunk: Uint8Array): Promise<void>;
   /** Writes what is buffered and waits until every write has finished. */
@@ -18,12 +18,12 @@ export interface BatchWriter {
   readonly position: number;
 }
 
-export function createBatchWriter(handle: FileHandle, start = 0): BatchWriter {
-  let buffer: Buffer = Buffer.allocUnsafeSlow(batchSize);
+export function createBufferedWriter(handle: FileHandle, start = 0): BufferedWriter {
+  let buffer: Buffer = Buffer.allocUnsafeSlow(bufferSize);
   /** The other buffer, once its write finished (allocated on first need). */
   let spare: Buffer | undefined;
   let filled = 0;
-  /** Where the next batch goes: everything before it is written or being written. */
+  /** Where the next write goes: everything before it is written or being written. */
   let next = start;
   let inFlight: Promise<void> | undefined;
 
@@ -46,7 +46,7 @@ export function createBatchWriter(handle: FileHandle, start = 0): BatchWriter {
     const position = next;
     next += length;
     filled = 0;
-    buffer = spare ?? Buffer.allocUnsafeSlow(batchSize);
+    buffer = spare ?? Buffer.allocUnsafeSlow(bufferSize);
     spare = undefined;
     inFlight = writeAll(data, length, position).then(() => {
       spare = data;
@@ -65,11 +65,11 @@ export function createBatchWriter(handle: FileHandle, start = 0): BatchWriter {
     },
     async write(chunk) {
       for (let offset = 0; offset < chunk.length; ) {
-        const n = Math.min(chunk.length - offset, batchSize - filled);
+        const n = Math.min(chunk.length - offset, bufferSize - filled);
         buffer.set(chunk.subarray(offset, offset + n), filled);
         filled += n;
         offset += n;
-        if (filled === batchSize) await send();
+        if (filled === bufferSize) await send();
       }
     },
   };

@@ -1,24 +1,23 @@
 /**
- * Step 7 of the upgrade sequence when the binary is not installed: resolve the
- * plan's Info for this host, download, verify, unpack, and move the result into `upgrades/<dir>` in
+ * The binary step of the upgrade sequence (src/supervisor/sequence.ts) when the binary is not
+ * installed: resolve the plan's Info for this host, download, verify, unpack, and move the result into `upgrades/<dir>` in
  * one rename. On any failure the work folder is removed and `upgrades/<dir>` is as it was, so the next
  * attempt starts clean. `current` is never touched here.
  */
 import path from 'node:path';
 import type { Config } from '../config/index.js';
-import { ChainvisorError, ExitCode } from '../errors/index.js';
+import { ChainvisorError, ExitCode, isFsError } from '../errors/index.js';
 import type { EventBus } from '../events/index.js';
-import { type Layout, binaryDirPath, binaryPath } from '../layout/index.js';
+import { type Layout, binaryDirPath, binaryPath, installFolder } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import type { Plan } from '../plan/index.js';
 import { progressOnBus } from '../progress/index.js';
-import { installFolder, isSystemError } from '../verify/index.js';
 import { DownloadIoError } from './errors.js';
 import { type FetcherOptions, fetcherFromConfig } from './fetch.js';
 import { pickBinary, resolveInfo } from './info.js';
 import { hostPlatform } from './platform.js';
 import { parseSource } from './source.js';
-import { type StageProgress, stageBinary } from './stage.js';
+import { type FetchProgress, fetchAndUnpack } from './fetch-unpack.js';
 import { createWorkspace } from './workspace.js';
 
 export interface DownloadUpgradeOptions {
@@ -39,6 +38,9 @@ export interface DownloadUpgradeOptions {
   /** Tests: the smoke test's time limit (10 s). */
   smokeTimeoutMs?: number;
 }
+
+/** What downloads a plan's binary into `upgrades/<dir>`: downloadUpgradeBinary, or a test's stand-in. */
+export type Downloader = (options: DownloadUpgradeOptions) => Promise<{ binary: string }>;
 
 /**
  * Resolves the plan's Info for this host, downloads, verifies, extracts and installs it so that
@@ -63,9 +65,9 @@ export async function downloadUpgradeBinary(options: DownloadUpgradeOptions): Pr
     const progress = options.events ? progressOnBus({ events: options.events, event: 'download-progress', what: source.shown, upgrade }) : undefined;
     let extracting = false;
     const extraction = options.events ? progressOnBus({ events: options.events, event: 'extract-progress', what: source.shown, upgrade }) : undefined;
-    const fetched: StageProgress = {};
-    const staged = await stageBinary({
-      progress: fetched,
+    const reached: FetchProgress = {};
+    const fetched = await fetchAndUnpack({
+      progress: reached,
       source,
       platform: picked.platform,
       name: layout.name,
@@ -95,13 +97,13 @@ export async function downloadUpgradeBinary(options: DownloadUpgradeOptions): Pr
         // A cancelled download (chainvisor stopping) or a failed one must not read "finished"; one
         // that arrived whole (and then failed its checksum or its unpacking) did finish.
         const ended = (complete: boolean) => (complete ? 'complete' : options.signal?.aborted ? 'cancelled' : 'failed');
-        progress?.finish(ended(fetched.bytes !== undefined));
-        if (extracting) extraction?.finish(ended(fetched.unpacked !== undefined));
+        progress?.finish(ended(reached.bytes !== undefined));
+        if (extracting) extraction?.finish(ended(reached.unpacked !== undefined));
         throw error;
       },
     );
     const target = binaryDirPath(layout, dir);
-    await guardIo('install the upgrade folder', target, () => installFolder({ staged: staged.tree, target, logger }));
+    await guardIo('install the upgrade folder', target, () => installFolder({ staged: fetched.tree, target, logger }));
     const binary = binaryPath(layout, dir);
     logger.info({ binary }, 'upgrade binary installed');
     return { binary };
@@ -129,7 +131,7 @@ async function guardIo<T>(action: string, file: string, run: () => Promise<T>): 
   try {
     return await run();
   } catch (error) {
-    if (isSystemError(error)) throw new DownloadIoError(action, file, error);
+    if (isFsError(error)) throw new DownloadIoError(action, file, error);
     throw error;
   }
 }
@@ -140,7 +142,7 @@ function asUpgradeError(error: unknown): ChainvisorError {
     if (error.exitCode === ExitCode.upgradeFailed) return error;
     return new ChainvisorError(error.code, error.message, { hint: error.hint ?? '', cause: error, exitCode: ExitCode.upgradeFailed });
   }
-  if (isSystemError(error)) return new DownloadIoError('download or install into', error.path ?? path.sep, error);
+  if (isFsError(error)) return new DownloadIoError('download or install into', error.path ?? path.sep, error);
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   return new ChainvisorError('CHAINVISOR_DOWNLOAD_UNEXPECTED', `unexpected error while installing the upgrade binary: ${detail}`, {
     hint: 'this is a bug in chainvisor; please report it with this output. Meanwhile install the binary by hand (chainvisor add-upgrade)',

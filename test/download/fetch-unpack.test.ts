@@ -1,5 +1,5 @@
 /**
- * stageBinary with a tar.gz extracted while it downloads: the tree stays in quarantine (nothing
+ * fetchAndUnpack with a tar.gz extracted while it downloads: the tree stays in quarantine (nothing
  * executable, no `tree` folder) until the whole file's checksum matched; a mismatch leaves neither;
  * a resume keeps extracting, a restart from zero starts the extraction again.
  */
@@ -9,7 +9,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { fakeBinary, goodArchives, gzip, hostileArchives, tar } from '../../scripts/make-hostile-archives.js';
-import { type Fetcher, createFetcher, parseSource, stageBinary } from '../../src/download/index.js';
+import { type Fetcher, createFetcher, parseSource, fetchAndUnpack } from '../../src/download/index.js';
 import { ChainvisorError } from '../../src/errors/index.js';
 import { type FaultServer, startFaultServer } from '../support/fault-server.js';
 import { fastBackoff, listTree, memoryLogger, tempDir, withChecksum } from '../support/download-kit.js';
@@ -44,7 +44,7 @@ async function setup(t: TestContext, timeoutMs = 2000): Promise<{ server: FaultS
 }
 
 function stage(ctx: { work: string; fetcher: Fetcher; log: ReturnType<typeof memoryLogger> }, url: string) {
-  return stageBinary({
+  return fetchAndUnpack({
     source: parseSource(url, { mustHaveChecksum: true, what: 'linux/amd64 binary' }),
     platform: 'linux/amd64',
     name: 'simd',

@@ -10,10 +10,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type ChainClient, type ScheduledPlan, createChainClient } from '../chain/index.js';
 import { type Config, formatDuration } from '../config/index.js';
 import type { EventBus } from '../events/index.js';
-import { type Layout, binaryPath, isFile, readCurrent } from '../layout/index.js';
+import { type Layout, binaryPath, isFile, planBinaryDir, readCurrent } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import type { Plan } from '../plan/index.js';
-import { type StageDownload, discardStaged, planDir, stagePlan } from './stage.js';
+import { discardStaged, stagePlan } from './stage.js';
+import type { Downloader } from '../download/index.js';
 
 export interface PlanWatcherOptions {
   config: Config;
@@ -21,7 +22,7 @@ export interface PlanWatcherOptions {
   logger: Logger;
   events: EventBus;
   client?: ChainClient;
-  download?: StageDownload;
+  download?: Downloader;
   /** Tests: backoff between failed staging attempts (default 5 s doubling to 60 s). */
   retryDelayMs?: (attempt: number) => number;
   /** Tests: how long a running node may not answer before it is reported (default 60 s). */
@@ -239,7 +240,7 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
     if (height === undefined) return;
     const left = target.height - height;
     if (left > config.stageWarnBlocks || left < 0) return;
-    if (job?.staged || (await isFile(binaryPath(layout, planDir(target, config))).catch(() => false))) return;
+    if (job?.staged || (await isFile(binaryPath(layout, planBinaryDir(target.name, { recase: !config.disableRecase }))).catch(() => false))) return;
     const failing = !config.allowDownloadBinaries || job?.lastError !== undefined;
     // A download still under way is worth a warning; a failing or impossible one is an error, said once.
     const key = `${target.name}@${target.height}:${failing ? 'failing' : 'under way'}`;

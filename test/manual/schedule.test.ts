@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { readQueued, scheduleUpgrades } from '../../src/batch/index.js';
+import { readQueued, scheduleUpgrades } from '../../src/manual/index.js';
 import { ChainUnavailableError, type ChainClient } from '../../src/chain/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { layoutFor } from '../../src/layout/index.js';

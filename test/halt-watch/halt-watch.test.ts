@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { silentLogger } from '../../src/log/index.js';
 import type { Plan } from '../../src/plan/index.js';
-import { type UpgradeInfoWatcher, watchUpgradeInfo } from '../../src/watcher/index.js';
+import { type HaltFileWatch, watchHaltFile } from '../../src/halt-watch/index.js';
 import { waitFor } from '../support/home.js';
 
 for (const mode of ['auto', 'poll'] as const) {
@@ -13,12 +13,12 @@ for (const mode of ['auto', 'poll'] as const) {
     let home: string;
     let file: string;
     let plans: Plan[];
-    let watcher: UpgradeInfoWatcher;
+    let watcher: HaltFileWatch;
     beforeEach(async () => {
       home = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-watch-'));
       file = path.join(home, 'data', 'upgrade-info.json');
       plans = [];
-      watcher = watchUpgradeInfo({
+      watcher = watchHaltFile({
         home,
         file,
         mode,

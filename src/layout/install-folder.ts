@@ -1,16 +1,20 @@
 /**
- * The last step: a verified, extracted folder becomes `upgrades/<dir>` in one rename, after its
- * contents are on disk (a crash right after the switch must not find an empty binary).
+ * Folders into and out of `upgrades/`, for the halt's download and for staging alike.
  *
- * A folder already at `upgrades/<dir>` without a binary (a failed attempt, or cosmovisor's
- * "won't overwrite" leftover) must not block the upgrade: an empty one is removed; one with files in
- * it is moved aside to `upgrades/<dir>.replaced-<UTC time>` — never deleted — and a warning says where.
+ * Installing: a verified, extracted folder becomes `upgrades/<dir>` in one rename, after its contents
+ * are on disk (a crash right after the switch must not find an empty binary). A folder already at
+ * `upgrades/<dir>` without a binary (a failed attempt, or cosmovisor's "won't overwrite" leftover) must
+ * not block the upgrade: an empty one is removed; one with files in it is moved aside.
+ *
+ * Moving aside: to `upgrades/<dir>.replaced-<UTC time>` (`-2`, `-3`… when that exists) — never
+ * deleted — and a warning says where and why.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isErrno } from '../errors/index.js';
-import { fsyncDir, makeFolders } from '../layout/index.js';
+import { fsyncDir, makeFolders } from './atomic.js';
 import type { Logger } from '../log/index.js';
+import { exists } from '../fsread/index.js';
 
 export interface InstallFolderOptions {
   /** The extracted folder, on the same filesystem as `target`. */
@@ -47,14 +51,24 @@ async function clearTarget(target: string, logger: Logger, now: () => Date): Pro
     logger.info({ folder: target }, 'removed an empty upgrade folder left by an earlier attempt');
     return undefined;
   }
+  return moveAside(target, logger, 'an upgrade folder without a usable binary was in the way', now);
+}
+
+/**
+ * Moves `folder` to `<folder>.replaced-<UTC time>` and warns with `why`; returns where it went, or
+ * undefined when there was nothing to move.
+ */
+export async function moveAside(folder: string, logger: Logger, why: string, now: () => Date = () => new Date()): Promise<string | undefined> {
   const stamp = now().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  let aside = `${target}.replaced-${stamp}`;
-  for (let n = 2; await exists(aside); n++) aside = `${target}.replaced-${stamp}-${n}`;
-  await fs.rename(target, aside);
-  logger.warn(
-    { folder: target, movedTo: aside },
-    'an upgrade folder without a usable binary was in the way; it was moved aside (not deleted) — remove it once you have looked at it',
-  );
+  let aside = `${folder}.replaced-${stamp}`;
+  for (let n = 2; await exists(aside); n++) aside = `${folder}.replaced-${stamp}-${n}`;
+  try {
+    await fs.rename(folder, aside);
+  } catch (error) {
+    if (isErrno(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+  logger.warn({ folder, movedTo: aside }, `${why}; it was moved aside (not deleted) — remove it once you have looked at it`);
   return aside;
 }
 
@@ -66,15 +80,6 @@ async function holdsNoFiles(dir: string): Promise<boolean> {
   return true;
 }
 
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.lstat(file);
-    return true;
-  } catch (error) {
-    if (isErrno(error, 'ENOENT')) return false;
-    throw error;
-  }
-}
 
 /** fsync every regular file and folder under `dir` (links need none). */
 export async function syncTree(dir: string): Promise<void> {

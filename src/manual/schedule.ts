@@ -14,14 +14,14 @@ import fs from 'node:fs/promises';
 import { ChainUnavailableError, type ChainClient, createChainClient } from '../chain/index.js';
 import type { Config } from '../config/index.js';
 import { ChainvisorError, isErrno } from '../errors/index.js';
-import { type Layout, binaryPath, installBinary, isFile, upgradeBinaryDir, upgradeDirName } from '../layout/index.js';
-import { type ManualPlan, byHeight, clashes, readQueued, writeBatch } from './file.js';
-import type { BatchEntry } from './parse-list.js';
+import { type Layout, binaryPath, installBinary, isFile, planBinaryDir } from '../layout/index.js';
+import { type ManualPlan, byHeight, clashes, readQueued, writeQueue } from './file.js';
+import type { ManualEntry } from './parse-list.js';
 
 export interface ScheduleOptions {
   config: Config;
   layout: Layout;
-  entries: readonly BatchEntry[];
+  entries: readonly ManualEntry[];
   /** Replace an installed binary, and a queued entry of the same name. */
   force: boolean;
   /** Replaces the gRPC client (tests); by default one on DAEMON_GRPC_ADDRESS. */
@@ -42,12 +42,12 @@ export async function scheduleUpgrades(options: ScheduleOptions): Promise<Schedu
   const recase = !config.disableRecase;
 
   // 1. Each entry on its own, and the entries among themselves.
-  const dirs = new Map<BatchEntry, string>();
-  const alreadyThere = new Set<BatchEntry>();
+  const dirs = new Map<ManualEntry, string>();
+  const alreadyThere = new Set<ManualEntry>();
   for (const entry of entries) {
     let dir: string;
     try {
-      dir = upgradeBinaryDir(upgradeDirName(entry.name, { recase }));
+      dir = planBinaryDir(entry.name, { recase });
     } catch (error) {
       problems.push((error as Error).message);
       continue;
@@ -109,7 +109,7 @@ export async function scheduleUpgrades(options: ScheduleOptions): Promise<Schedu
     installed.push(await installBinary(layout, dirs.get(entry) as string, entry.source, { force }));
   }
   const queue = [...kept, ...added].sort(byHeight);
-  await writeBatch(layout, queue);
+  await writeQueue(layout, queue);
   return { queue, installed, chain: 'height' in chain ? { height: chain.height } : chain };
 }
 

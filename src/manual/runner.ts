@@ -16,9 +16,9 @@ import type { Config } from '../config/index.js';
 import { ChainvisorError } from '../errors/index.js';
 import type { EventBus } from '../events/index.js';
 import { type StatPoll, pollStat } from '../fsread/index.js';
-import { type Current, type Layout, upgradeBinaryDir, upgradeDirName } from '../layout/index.js';
+import { type Current, type Layout, planBinaryDir } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
-import { type ManualPlan, readBatch, readQueued, writeBatch } from './file.js';
+import { type ManualPlan, readQueue, readQueued, writeQueue } from './file.js';
 import { type HaltArgs, haltArgs } from './halt-args.js';
 import { type HeightSample, reachedHeight } from './height.js';
 
@@ -162,14 +162,14 @@ export class ManualUpgrades {
   async remove(plans: readonly ManualPlan[]): Promise<void> {
     await this.reload();
     const keep = this.queue.filter((q) => !plans.some((p) => p.name === q.name && p.height === q.height));
-    await writeBatch(this.options.layout, keep);
+    await writeQueue(this.options.layout, keep);
     this.queue = keep;
     this.text = undefined;
     await this.reload();
   }
 
   dirOf(plan: ManualPlan): string {
-    return upgradeBinaryDir(upgradeDirName(plan.name, { recase: !this.options.config.disableRecase }));
+    return planBinaryDir(plan.name, { recase: !this.options.config.disableRecase });
   }
 
   close(): void {
@@ -194,7 +194,7 @@ export class ManualUpgrades {
    * and rewrites the file must not be seen half-way (an empty queue would restart the node twice).
    */
   private async reload(options: { settle: boolean } = { settle: false }): Promise<boolean> {
-    const read = await readBatch(this.options.layout);
+    const read = await readQueue(this.options.layout);
     const text = read.status === 'missing' ? '' : read.text;
     if (text === this.text) return false;
     if (options.settle && text !== this.pending) {

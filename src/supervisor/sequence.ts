@@ -1,7 +1,12 @@
 /**
- * The upgrade sequence, run once the node has stopped:
- *   delay → backup → custom pre-upgrade → binary installed (or downloaded and verified)
- *   → `<new binary> pre-upgrade` (the plan recorded meanwhile) → `current` switched.
+ * The upgrade sequence, run once the node has stopped. Its steps are numbered here and only here;
+ * elsewhere they are named:
+ *   1. delay        DAEMON_RESTART_DELAY (not at start-up)
+ *   2. backup       `data/` kept (src/backup), unless UNSAFE_SKIP_BACKUP
+ *   3. custom pre-upgrade   COSMOVISOR_CUSTOM_PREUPGRADE (pre-upgrade.ts)
+ *   4. binary       installed, or downloaded and verified (src/download, plan-binary.ts)
+ *   5. pre-upgrade  `<new binary> pre-upgrade` (pre-upgrade.ts); the plan recorded meanwhile
+ *   6. switch       `current` moved to the new folder in one rename
  * The switch is the last step: any failure before it leaves `current` on the old binary, and starting
  * chainvisor again redoes the sequence (start-up reconciliation). cosmovisor switches before
  * pre-upgrade, so a failed pre-upgrade left the node on a half-prepared new binary.
@@ -16,23 +21,22 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backupBeforeUpgrade } from '../backup/index.js';
 import type { Config } from '../config/index.js';
-import type { DownloadUpgradeOptions } from '../download/index.js';
-import { ChainvisorError, ExitCode } from '../errors/index.js';
+import type { Downloader } from '../download/index.js';
+import { ChainvisorError, ExitCode, isFsError } from '../errors/index.js';
 import type { EventBus } from '../events/index.js';
 import type { NodeTracker } from '../lock/index.js';
 import {
   type Current,
   type Layout,
   type PreparedSwitch,
-  type StagedFile,
+  type TempFile,
   acceptNodeBinary,
   binaryPath,
-  isFsError,
   layoutFsError,
   planRecordPath,
   prepareSwitch,
   readCurrentDir,
-  stageFile,
+  writeTempFile,
   statBinary,
   writeFileAtomic,
 } from '../layout/index.js';
@@ -42,15 +46,13 @@ import type { Standby } from '../proc/index.js';
 import type { PlanWatcher } from '../staging/index.js';
 import { runCustomPreUpgrade, runPreUpgrade } from './pre-upgrade.js';
 
-export type DownloadFn = (options: DownloadUpgradeOptions) => Promise<{ binary: string }>;
-
 export interface UpgradeContext {
   config: Config;
   layout: Layout;
   logger: Logger;
   /** Aborted when chainvisor is asked to stop; checked between steps. */
   signal: AbortSignal;
-  download?: DownloadFn;
+  download?: Downloader;
   /** Where progress and stage events go (backup, download); optional so one-shot callers need none. */
   events?: EventBus;
 }
@@ -76,7 +78,7 @@ interface Ahead {
   /** What is at the binary's path. */
   looked: Promise<Stats | undefined>;
   /** The plan record's data, on disk in a temp file: committed once the binary is known to be in place. */
-  record: Promise<StagedFile>;
+  record: Promise<TempFile>;
   /** The new `current` link: committed (renamed over `current`) as the last step. */
   link: Promise<PreparedSwitch>;
 }
@@ -88,7 +90,7 @@ function beginAhead(plan: Plan, dir: string, layout: Layout, binary: string): Ah
   };
   return {
     looked: quiet(statBinary(binary, ExitCode.config)),
-    record: quiet(stageFile(planRecordPath(layout, dir), serializePlan(plan), 0o644)),
+    record: quiet(writeTempFile(planRecordPath(layout, dir), serializePlan(plan), 0o644)),
     link: quiet(prepareSwitch(layout, dir)),
   };
 }
@@ -288,7 +290,7 @@ async function makeExecutable(binary: string, { mode }: Stats): Promise<void> {
  * resolves; the returned function flushes its folder. A full disk or a folder in the way fails the
  * upgrade (79) before the switch, naming the file; `current` is not touched.
  */
-async function recordPlan(file: string, plan: Plan, ahead?: Promise<StagedFile>): Promise<() => Promise<void>> {
+async function recordPlan(file: string, plan: Plan, ahead?: Promise<TempFile>): Promise<() => Promise<void>> {
   try {
     // Written ahead unless that failed (the folder was not there yet): then written now.
     const staged = await ahead?.catch(() => undefined);

@@ -7,9 +7,9 @@
  */
 import { ChainvisorError, UsageError } from '../errors/index.js';
 import { readBounded } from '../fsread/index.js';
-import { parseBatch } from './file.js';
+import { parseQueue } from './file.js';
 
-export interface BatchEntry {
+export interface ManualEntry {
   name: string;
   /** The binary to install; absent for JSON entries (already installed or downloaded from `info`). */
   source?: string;
@@ -26,7 +26,7 @@ function parseHeight(text: string, where: string, problems: string[]): number {
   return Number(value);
 }
 
-function entryOf(fields: string[], where: string, problems: string[]): BatchEntry | undefined {
+function entryOf(fields: string[], where: string, problems: string[]): ManualEntry | undefined {
   const [name = '', source = '', height = ''] = fields.map((f) => f.trim());
   const before = problems.length;
   if (name === '') problems.push(`${where}: the upgrade name is empty`);
@@ -36,11 +36,11 @@ function entryOf(fields: string[], where: string, problems: string[]): BatchEntr
 }
 
 /** `name:path:height` items, comma-separated (and/or one per repeated flag). */
-export function parseUpgradeList(values: readonly string[]): BatchEntry[] {
+export function parseUpgradeList(values: readonly string[]): ManualEntry[] {
   const items = values.flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s !== '');
   if (items.length === 0) throw new UsageError('--upgrade-list is empty', 'give name:path:height items, for example --upgrade-list v2:/opt/v2/simd:1000,v3:/opt/v3/simd:2000');
   const problems: string[] = [];
-  const entries: BatchEntry[] = [];
+  const entries: ManualEntry[] = [];
   items.forEach((item, i) => {
     // The path may itself hold ':' (rare); the name is before the first, the height after the last.
     const first = item.indexOf(':');
@@ -81,9 +81,9 @@ function csvFields(line: string): string[] {
   return fields;
 }
 
-export function parseUpgradeCsv(text: string, file: string): BatchEntry[] {
+export function parseUpgradeCsv(text: string, file: string): ManualEntry[] {
   const problems: string[] = [];
-  const entries: BatchEntry[] = [];
+  const entries: ManualEntry[] = [];
   text.split(/\r?\n/).forEach((line, i) => {
     if (line.trim() === '' || line.trimStart().startsWith('#')) return;
     const fields = csvFields(line);
@@ -100,7 +100,7 @@ export function parseUpgradeCsv(text: string, file: string): BatchEntry[] {
   return entries;
 }
 
-export async function readUpgradeFile(file: string): Promise<BatchEntry[]> {
+export async function readUpgradeFile(file: string): Promise<ManualEntry[]> {
   // A regular file of at most 1 MiB: a FIFO given by mistake must not hang the command.
   const read = await readBounded(file, 1024 * 1024);
   if (read.status !== 'ok') {
@@ -111,7 +111,7 @@ export async function readUpgradeFile(file: string): Promise<BatchEntry[]> {
   }
   const text = read.text;
   if (text.trimStart().startsWith('[')) {
-    const parsed = parseBatch(text);
+    const parsed = parseQueue(text);
     if (!parsed.ok) throw badFile(file, parsed.reason);
     if (parsed.plans.length === 0) throw badFile(file, 'it lists no upgrade');
     return parsed.plans.map((p) => ({ name: p.name, height: p.height, info: p.info }));

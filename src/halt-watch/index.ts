@@ -30,7 +30,7 @@ export interface WatchOptions {
   settleMs?: number;
 }
 
-export interface UpgradeInfoWatcher {
+export interface HaltFileWatch {
   /** Resolves once file events are live (at once in poll mode). */
   ready: Promise<void>;
   /** Reads the file now; resolves when that read (and any it triggers) is handled. */
@@ -38,7 +38,7 @@ export interface UpgradeInfoWatcher {
   close(): Promise<void>;
 }
 
-export function watchUpgradeInfo(options: WatchOptions): UpgradeInfoWatcher {
+export function watchHaltFile(options: WatchOptions): HaltFileWatch {
   const { file, logger } = options;
   const settleMs = options.settleMs ?? 2000;
   let lastKey: string | undefined; // last content reported, valid or not (with its reason)

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { haltArgs, operatorHaltHeight, parseBatch, parseUpgradeList, reachedHeight, readUpgradeFile, serializeBatch } from '../../src/batch/index.js';
+import { haltArgs, operatorHaltHeight, parseQueue, parseUpgradeList, reachedHeight, readUpgradeFile, serializeQueue } from '../../src/manual/index.js';
 
 test('--upgrade-list: comma-separated name:path:height items, repeated flags too', () => {
   assert.deepEqual(parseUpgradeList(['v2:/opt/v2/simd:100,v3:/opt/v3/simd:200', 'v4:/opt/v4:simd:300']), [
@@ -42,17 +42,17 @@ test('--upgrade-file: a headerless CSV (cosmovisor v1.7) or a JSON array of plan
 });
 
 test('the batch file: sorted by height on read and write; duplicate names or heights are invalid', () => {
-  const read = parseBatch('[{"name":"b","height":20},{"name":"a","height":10,"info":"i"}]');
+  const read = parseQueue('[{"name":"b","height":20},{"name":"a","height":10,"info":"i"}]');
   assert.ok(read.ok);
   assert.deepEqual(read.plans.map((p) => p.name), ['a', 'b']);
-  assert.deepEqual(JSON.parse(serializeBatch(read.plans)), [{ name: 'a', height: 10, info: 'i' }, { name: 'b', height: 20 }]);
-  const twice = parseBatch('[{"name":"a","height":10},{"name":"b","height":10},{"name":"A","height":30}]');
+  assert.deepEqual(JSON.parse(serializeQueue(read.plans)), [{ name: 'a', height: 10, info: 'i' }, { name: 'b', height: 20 }]);
+  const twice = parseQueue('[{"name":"a","height":10},{"name":"b","height":10},{"name":"A","height":30}]');
   assert.ok(!twice.ok);
   assert.match(twice.reason, /two upgrades at height 10/);
   assert.match(twice.reason, /name "A" is used twice/);
-  assert.ok(!parseBatch('{"name":"a","height":1}').ok);
-  assert.ok(!parseBatch('[{"name":"a","height":0}]').ok);
-  assert.deepEqual(parseBatch(''), { ok: true, plans: [] });
+  assert.ok(!parseQueue('{"name":"a","height":1}').ok);
+  assert.ok(!parseQueue('[{"name":"a","height":0}]').ok);
+  assert.deepEqual(parseQueue(''), { ok: true, plans: [] });
 });
 
 test('--halt-height: added to start, the lower of the operator\'s and the queued one wins, never twice', () => {
