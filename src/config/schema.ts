@@ -80,7 +80,7 @@ export const settings = {
     kind: 'duration',
     default: '300ms',
     min: { value: 10, why: 'a shorter interval keeps a CPU core busy for nothing' },
-    description: 'Polling period for `data/upgrade-info.json`: the safety net beside file events, or the only check with `CHAINVISOR_WATCH=poll`.',
+    description: 'Polling period for `data/upgrade-info.json`: the only check with `CHAINVISOR_WATCH=poll`; with `auto`, the safety net beside file events (at most once a second while the events of `data/` arrive, at this period when they cannot).',
   },
   unsafeSkipBackup: {
     env: 'UNSAFE_SKIP_BACKUP',

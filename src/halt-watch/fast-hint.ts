@@ -9,6 +9,8 @@
 import { type FSWatcher, watch } from 'node:fs';
 
 export interface FolderHint {
+  /** True while the kernel's events of the folder arrive (armed, and no failure since). */
+  readonly armed: boolean;
   close(): void;
 }
 
@@ -38,5 +40,10 @@ export function watchFolderHint(folder: string, name: string, onHint: () => void
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT' && code !== 'ENOTDIR') onFailure(error);
   }
-  return { close };
+  return {
+    get armed() {
+      return watcher !== undefined;
+    },
+    close,
+  };
 }

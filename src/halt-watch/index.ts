@@ -3,7 +3,10 @@
  *
  * File events give the speed (a raw fs.watch on `data/`, see fast-hint.ts, and chokidar on the home
  * for a `data/` created or replaced later); a stat every DAEMON_POLL_INTERVAL is the safety net for
- * lost events, and the only mechanism with CHAINVISOR_WATCH=poll (network filesystems).
+ * lost events, and the only mechanism with CHAINVISOR_WATCH=poll (network filesystems). While the
+ * events of `data/` arrive, the safety net looks at most once a second (`safetyNetMs`): a poll tick costs
+ * an idle `run` about as much as everything else it does (bench:idle), and a lost kernel event on a
+ * local disk is a rare thing.
  * The node may be seen mid-write: a file that does not parse yet is re-read on a short backoff and
  * only reported as invalid once it has stayed that way. Each distinct content is reported once.
  */
@@ -37,6 +40,9 @@ export interface HaltFileWatch {
   check(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** The safety net's period while file events arrive (unless DAEMON_POLL_INTERVAL is longer). */
+export const safetyNetMs = 1000;
 
 export function watchHaltFile(options: WatchOptions): HaltFileWatch {
   const { file, logger } = options;
@@ -109,7 +115,16 @@ export function watchHaltFile(options: WatchOptions): HaltFileWatch {
   }
 
   // Polling: a stat per tick, outside JavaScript; the file is read only when something about it changed.
-  const poll = pollStat(file, options.pollIntervalMs, () => void check());
+  // Every DAEMON_POLL_INTERVAL while file events are not known to work; the safety net's pace while they do.
+  const slowMs = Math.max(options.pollIntervalMs, safetyNetMs);
+  let pollMs = options.pollIntervalMs;
+  let poll = pollStat(file, pollMs, () => void check());
+  const pollEvery = (ms: number) => {
+    if (closed || ms === pollMs) return;
+    poll.close();
+    pollMs = ms;
+    poll = pollStat(file, ms, () => void check());
+  };
 
   let watcher: FSWatcher | undefined;
   let hint: FolderHint | undefined;
@@ -142,10 +157,12 @@ export function watchHaltFile(options: WatchOptions): HaltFileWatch {
             { err: error, folder: dataDir, pollIntervalMs: options.pollIntervalMs },
             'file events on the data folder failed; relying on polling until the folder is seen again (set CHAINVISOR_WATCH=poll to silence this)',
           );
+          pollEvery(options.pollIntervalMs);
           // The folder may be gone (removed, replaced): look now, as the poll would.
           void check();
         },
       );
+      pollEvery(hint.armed ? slowMs : options.pollIntervalMs);
     };
     armHint();
     // A `data/` created after the start is watched only once chokidar has seen it: a file the node
@@ -156,8 +173,16 @@ export function watchHaltFile(options: WatchOptions): HaltFileWatch {
       void check();
       for (const ms of [100, 1000]) followUps.add(setTimeout(() => void check(), ms).unref());
     };
-    watcher.on('add', onEvent).on('change', onEvent).on('unlink', onEvent).on('addDir', onDataDir);
+    // `data/` removed: its events are gone with it until chokidar sees a new one.
+    const onDataDirGone = (p: string) => {
+      if (p !== dataDir) return;
+      hint?.close();
+      pollEvery(options.pollIntervalMs);
+      void check();
+    };
+    watcher.on('add', onEvent).on('change', onEvent).on('unlink', onEvent).on('addDir', onDataDir).on('unlinkDir', onDataDirGone);
     watcher.on('error', (error: unknown) => {
+      pollEvery(options.pollIntervalMs);
       logger.warn(
         { err: error, pollIntervalMs: options.pollIntervalMs },
         'file events failed; relying on polling (set CHAINVISOR_WATCH=poll to silence this)',

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
 import { ChainUnavailableError, createChainClient } from '../../src/chain/index.js';
+import { unusedPort } from '../support/ports.js';
 import { proposeUpgrade, simFixture, startNode, waitFor, waitForProposal } from '@chainvisor/simd/testing';
 
 test('reads the scheduled plan and the latest height from a running node', async (t) => {
@@ -70,4 +71,18 @@ test('a node that cannot be reached is not dialled again behind the caller’s b
   // The next call dials again.
   await assert.rejects(client.latestHeight(), ChainUnavailableError);
   assert.ok(connections > afterCall);
+});
+
+test('a node refused, then started: the same client reads it as soon as it listens', async (t) => {
+  const sim = await simFixture(t);
+  const home = await sim.initHome();
+  const address = `127.0.0.1:${await unusedPort()}`;
+  const client = createChainClient({ address, timeoutMs: 2000 });
+  t.after(() => client.close());
+  // Refused twice: the second time without a gRPC channel (a bare connect is tried first).
+  await assert.rejects(client.currentPlan(), ChainUnavailableError);
+  await assert.rejects(client.currentPlan(), (error: unknown) => error instanceof ChainUnavailableError && /ECONNREFUSED/.test(error.message));
+  await startNode(t, sim.bin('genesis'), home, ['--grpc.address', address]);
+  await waitFor(async () => (await client.latestHeight().catch(() => 0)) >= 1, 'the first block, through the client refused before');
+  assert.equal(await client.currentPlan(), null);
 });

@@ -58,3 +58,27 @@ for (const mode of ['auto', 'poll'] as const) {
     });
   });
 }
+
+describe('watching upgrade-info.json (auto): events follow a data/ replaced', () => {
+  test('data/ removed and made again: the file written in the new folder is found by its events', async (t) => {
+    const home = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-watch-'));
+    t.after(() => fs.rm(home, { recursive: true, force: true }));
+    const file = path.join(home, 'data', 'upgrade-info.json');
+    await fs.mkdir(path.join(home, 'data'));
+    const plans: Plan[] = [];
+    // An hour's poll: only file events can find the plans in time.
+    const watcher = watchHaltFile({ home, file, mode: 'auto', pollIntervalMs: 3_600_000, logger: silentLogger(), onPlan: (plan) => plans.push(plan) });
+    t.after(() => watcher.close());
+    await watcher.ready;
+    await fs.writeFile(file, '{"name":"v2","height":10}');
+    await waitFor(() => plans.length === 1, 'the plan in the first data/');
+    // A restore: the folder goes, a new one takes its place.
+    await fs.rm(path.join(home, 'data'), { recursive: true });
+    await new Promise((r) => setTimeout(r, 300));
+    await fs.mkdir(path.join(home, 'data'));
+    await new Promise((r) => setTimeout(r, 300));
+    await fs.writeFile(file, '{"name":"v3","height":20}');
+    await waitFor(() => plans.length === 2, 'the plan in the new data/');
+    assert.deepEqual(plans.map((p) => p.name), ['v2', 'v3']);
+  });
+});
