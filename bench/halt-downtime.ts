@@ -47,7 +47,8 @@ async function freePort(): Promise<number> {
 /** A mirror throttled to `rate` bytes/s, counting the bytes it sends. */
 async function mirror(root: string) {
   let sent = 0;
-  const server = http.createServer(async (req, res) => {
+  const server = http.createServer((req, res) => void send(req, res));
+  async function send(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const file = path.join(root, path.basename(new URL(req.url ?? '/', 'http://x').pathname));
     const size = (await fs.stat(file).catch(() => undefined))?.size;
     if (size === undefined) return void res.writeHead(404).end();
@@ -63,7 +64,7 @@ async function mirror(root: string) {
       if (ahead > 0) await sleep(ahead);
     }
     res.end();
-  });
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, sent: () => sent, close: () => server.close() };
 }

@@ -10,8 +10,7 @@
  *
  * Options: --keep (leave the temp folder), --block-time 200ms.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

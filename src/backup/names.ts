@@ -6,9 +6,8 @@
  * sharing the backup folder) is still writing.
  */
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
 import path from 'node:path';
-import { isErrno } from '../errors/index.js';
+
 import { exists } from '../fsread/index.js';
 
 /** cosmovisor's name: `data-backup-<year>-<month>-<day>` (Go layout 2006-1-2). */

@@ -4,7 +4,6 @@
  * binary chainvisor staged (which it may discard or restage when the plan changes) from one the
  * operator installed (never touched), and lets a restarted chainvisor see what is already done.
  */
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { readBounded } from '../fsread/index.js';
 import { type Layout, makeFolders, writeFileAtomic } from '../layout/index.js';

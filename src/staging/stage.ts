@@ -4,7 +4,6 @@
  * extract the whole archive tree → one rename into place). An operator-installed binary is never
  * replaced; one chainvisor staged for a different Info is moved aside (never deleted) and restaged.
  */
-import fs from 'node:fs/promises';
 import type { Config } from '../config/index.js';
 import { type Layout, binaryDirPath, binaryPath, isFile, moveAside, planBinaryDir, readCurrentDir } from '../layout/index.js';
 import type { Logger } from '../log/index.js';

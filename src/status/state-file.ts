@@ -6,7 +6,6 @@
  * no port, no token and no cleanup after a crash (a dead pid marks it stale), costs nothing at idle,
  * and file permissions already decide who may read the home.
  */
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isErrno } from '../errors/index.js';
 import { readBounded } from '../fsread/index.js';

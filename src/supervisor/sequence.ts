@@ -177,7 +177,7 @@ export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext,
 async function sequence(plan: Plan, dir: string, binary: string, ahead: Ahead, ctx: UpgradeContext, options: ApplyOptions): Promise<void> {
   const { config, layout, logger, signal } = ctx;
   let stats: Stats | undefined;
-  let lookedAt = 0;
+  let lookedAt: number;
   try {
     stats = await ahead.looked;
     lookedAt = Date.now();

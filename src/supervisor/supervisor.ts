@@ -18,7 +18,6 @@ import { type EventBus, createEventBus } from '../events/index.js';
 import { type Current, type Layout, binaryPath, checkNodeBinary, readCurrent } from '../layout/index.js';
 import type { NodeTracker } from '../lock/index.js';
 import type { Logger } from '../log/index.js';
-import type { Plan } from '../plan/index.js';
 import { RestartPolicy, afterNodeExit } from '../restart/index.js';
 import { type PlanWatcher, startPlanWatcher } from '../staging/index.js';
 import { type Due, Detector, type DetectorWake } from './detector.js';

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { bech32Encode } from '../src/util/bech32.js';
-import { cli, proposeUpgrade, readUpgradeInfoFile, simFixture, spawnNode, startNode, waitFor, type SimFixture } from './support/node-harness.js';
+import { cli, proposeUpgrade, readUpgradeInfoFile, simFixture, spawnNode, startNode, type SimFixture } from './support/node-harness.js';
 
 const operator = bech32Encode('cosmosvaloper', Buffer.alloc(20, 0x42));
 

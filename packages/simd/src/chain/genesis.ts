@@ -5,10 +5,10 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isErrno } from '../util/errors.js';
+import { isErrno, SimError } from '../util/errors.js';
 import { prefixed, type KVStore } from '../store/kv.js';
 import { mountStore } from '../store/stores.js';
-import { SimError } from '../util/errors.js';
+
 import { parseDuration } from '../util/duration.js';
 import { parseCoins } from '../util/coins.js';
 import { setParams, govStorePrefix } from '../gov/state.js';

@@ -3,11 +3,10 @@
  * Only the governance module account may execute them; a passed proposal executes them
  * as that account, a transaction signed by anyone else reaches the authority check and fails there.
  */
-import type { MsgRoute } from '../core/msg.js';
+import type { AnyMsg, MsgRoute } from '../core/msg.js';
 import { govAddress } from '../core/accounts.js';
 import { prefixed } from '../store/kv.js';
 import { invalidRequest } from '../util/errors.js';
-import type { AnyMsg } from '../core/msg.js';
 import { invalidSigner } from './errors.js';
 import { clearPlan, getPlan, scheduleUpgrade } from './keeper.js';
 import { storePrefix } from './keys.js';

@@ -18,7 +18,7 @@ test('proposals from the CLI: validation, failures, authority, re-scheduling and
   // Invalid --upgrade-info: refused by the CLI, nothing submitted.
   const bad = await cli(bin, ['tx', 'upgrade', 'software-upgrade', 'v2', '--title', 't', '--summary', 's', '--deposit', '10000000stake', '--upgrade-height', '500', '--upgrade-info', '{"binaries":{"linux/amd64":"https://x.test/simd"}}', '--from', 'validator', '--home', home]);
   assert.equal(bad.code, 1);
-  assert.match(bad.stderr, /invalid --upgrade-info:\n  - binaries.linux\/amd64: the URL has no checksum/);
+  assert.match(bad.stderr, /invalid --upgrade-info:\n {2}- binaries.linux\/amd64: the URL has no checksum/);
   assert.match(bad.stderr, /--no-validate/);
   const none = await cli(bin, ['query', 'gov', 'proposal', '1', '--home', home]);
   assert.match(none.stderr, /rpc error: code = NotFound desc = rpc error: code = NotFound desc = proposal 1 doesn't exist: key not found/);

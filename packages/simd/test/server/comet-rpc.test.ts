@@ -139,7 +139,7 @@ test('CosmJS Comet38Client and StargateClient read the node over HTTP', async (t
   assert.equal(await client.health(), null);
 
   // CosmJS's batching client sends JSON-RPC arrays.
-  const batched = await Comet38Client.create(new HttpBatchClient(rpcUrl, { batchSizeLimit: 3, dispatchInterval: 5 }));
+  const batched = Comet38Client.create(new HttpBatchClient(rpcUrl, { batchSizeLimit: 3, dispatchInterval: 5 }));
   t.after(() => batched.disconnect());
   const [batchStatus, batchBlock, batchResults] = await Promise.all([batched.status(), batched.block(2), batched.blockResults(txHeight)]);
   assert.equal(batchStatus.nodeInfo.network, 'sim-1');

@@ -33,7 +33,7 @@ function serviceConstructor(pkg: GrpcObject, name: string): ServiceClientConstru
 
 async function unary(client: Client, method: string, request: object): Promise<any> {
   return new Promise((resolve, reject) => {
-    (client as unknown as Record<string, Function>)[method]?.(request, (error: Error | null, value: unknown) => (error ? reject(error) : resolve(value)));
+    (client as unknown as Record<string, (...args: unknown[]) => unknown>)[method]?.(request, (error: Error | null, value: unknown) => (error ? reject(error) : resolve(value)));
   });
 }
 

@@ -7,11 +7,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { status } from '@grpc/grpc-js';
-import { QueryClientImpl as UpgradeQuery } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
-import { QueryClientImpl as GovV1Query } from 'cosmjs-types/cosmos/gov/v1/query.js';
+import { QueryModuleVersionsRequest, QueryClientImpl as UpgradeQuery } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
+import { QueryClientImpl as GovV1Query, QueryProposalRequest } from 'cosmjs-types/cosmos/gov/v1/query.js';
 import { QueryClientImpl as GovV1beta1Query } from 'cosmjs-types/cosmos/gov/v1beta1/query.js';
-import { QueryModuleVersionsRequest } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
-import { QueryProposalRequest } from 'cosmjs-types/cosmos/gov/v1/query.js';
 import { QueryClient, createProtobufRpcClient, setupGovExtension, type QueryClient as QueryClientType } from '@cosmjs/stargate';
 import { Comet38Client } from '@cosmjs/tendermint-rpc';
 import { cli, simFixture, startNode } from '../support/node-harness.js';
