@@ -58,30 +58,31 @@ export function createPlacer(options: { mode: BackupMode; logger: Logger; backup
   return {
     counts,
     async place(src, dst, entry, onBytes) {
-      if (mode === 'link' && isImmutableTable(entry.rel)) {
+      // A link or a clone the filesystem refuses falls back to a copy (once said); other errors are errors.
+      const shared = async (how: 'hard link' | 'clone', refusals: Set<string>, make: () => Promise<void>): Promise<boolean> => {
         try {
-          await fs.link(src, dst);
-          counts.linked += 1;
+          await make();
           onBytes(entry.size);
-          return;
+          return true;
         } catch (error) {
           const code = (error as NodeJS.ErrnoException).code ?? '';
-          if (!linkRefusals.has(code)) throw error;
-          fallback('hard link', code, src);
+          if (!refusals.has(code)) throw error;
+          if (how === 'clone') await fs.rm(dst, { force: true });
+          fallback(how, code, src);
+          return false;
         }
+      };
+      if (mode === 'link' && isImmutableTable(entry.rel)) {
+        if (await shared('hard link', linkRefusals, async () => {
+          await fs.link(src, dst);
+          counts.linked += 1;
+        })) return;
       } else if (mode === 'reflink') {
-        try {
+        if (await shared('clone', cloneRefusals, async () => {
           await fs.copyFile(src, dst, constants.COPYFILE_FICLONE_FORCE | constants.COPYFILE_EXCL);
           await fs.utimes(dst, entry.atime, entry.mtime); // the mode came with the clone (as with copyFile)
           counts.cloned += 1;
-          onBytes(entry.size);
-          return;
-        } catch (error) {
-          const code = (error as NodeJS.ErrnoException).code ?? '';
-          if (!cloneRefusals.has(code)) throw error;
-          await fs.rm(dst, { force: true });
-          fallback('clone', code, src);
-        }
+        })) return;
       }
       await copy(src, dst, entry, onBytes);
     },

@@ -34,7 +34,7 @@ export interface ChainClient {
   close(): void;
 }
 
-type Codec<T> = { encode(message: T): { finish(): Uint8Array }; decode(bytes: Uint8Array): T };
+type Codec<T> = { encode(message: T): { finish(): Uint8Array }; decode(bytes: Uint8Array): T; fromPartial(object: object): T };
 
 export function createChainClient(options: ChainClientOptions): ChainClient {
   const address = options.address.replace(/^(grpc|http|tcp):\/\//, '');
@@ -55,7 +55,9 @@ export function createChainClient(options: ChainClientOptions): ChainClient {
       'grpc.max_reconnect_backoff_ms': 2000,
     }));
 
-  async function call<Req, Res>(method: string, request: Req, requestCodec: Codec<Req>, responseCodec: Codec<Res>, what: string): Promise<Res> {
+  /** One query with an empty request (both of ours take none). */
+  async function call<Req, Res>(method: string, requestCodec: Codec<Req>, responseCodec: Codec<Res>, what: string): Promise<Res> {
+    const request = requestCodec.fromPartial({});
     if (refused && client === undefined && target !== undefined) {
       const knock = await knockOn(target, timeoutMs);
       if (knock !== undefined) throw new ChainUnavailableError(address, what, knock);
@@ -86,25 +88,13 @@ export function createChainClient(options: ChainClientOptions): ChainClient {
   return {
     address,
     async currentPlan() {
-      const response = await call(
-        '/cosmos.upgrade.v1beta1.Query/CurrentPlan',
-        QueryCurrentPlanRequest.fromPartial({}),
-        QueryCurrentPlanRequest,
-        QueryCurrentPlanResponse,
-        'the scheduled upgrade plan',
-      );
+      const response = await call('/cosmos.upgrade.v1beta1.Query/CurrentPlan', QueryCurrentPlanRequest, QueryCurrentPlanResponse, 'the scheduled upgrade plan');
       const plan = response.plan;
       if (plan === undefined || plan.name === '') return null;
       return { name: plan.name, height: Number(plan.height), info: plan.info };
     },
     async latestHeight() {
-      const response = await call(
-        '/cosmos.base.tendermint.v1beta1.Service/GetLatestBlock',
-        GetLatestBlockRequest.fromPartial({}),
-        GetLatestBlockRequest,
-        GetLatestBlockResponse,
-        'the latest block height',
-      );
+      const response = await call('/cosmos.base.tendermint.v1beta1.Service/GetLatestBlock', GetLatestBlockRequest, GetLatestBlockResponse, 'the latest block height');
       const height = response.sdkBlock?.header?.height ?? response.block?.header?.height;
       if (height === undefined) throw new ChainUnavailableError(address, 'the latest block height', new Error('the answer has no block header'));
       return Number(height);

@@ -9,7 +9,7 @@
 import { parse } from 'smol-toml';
 import type { ConfigProblem } from '../errors/index.js';
 import { readBoundedSync } from '../fsread/index.js';
-import { type Config, type RawConfig, type SettingKey, fileKey, settingKeys, settings } from './schema.js';
+import { type Config, type RawConfig, type SettingKey, fileKey, fileSettings, settings } from './schema.js';
 
 /** The keys cosmovisor writes, in its order (its Config struct's). */
 export const cosmovisorKeys = [
@@ -40,24 +40,15 @@ export function readCosmovisorToml(file: string, problems: ConfigProblem[]): Raw
     });
     return {};
   }
-  const byFileKey = new Map(settingKeys.map((key) => [fileKey(key), key]));
-  const raw: RawConfig = {};
-  for (const [name, value] of Object.entries(table)) {
-    const key = byFileKey.get(name.toLowerCase());
-    const label = `${name} in ${file}`;
-    if (key === undefined) {
-      problems.push({ setting: label, message: "unknown setting; keys are the lower-cased variable names that 'chainvisor config' lists" });
-      continue;
-    }
-    const kind = settings[key].kind;
-    if (typeof value === 'string') raw[key] = value;
-    else if (typeof value === 'boolean' && kind === 'bool') raw[key] = String(value);
+  return fileSettings(table, file, problems, (value, kind) => {
+    const numeric = typeof value === 'number' || typeof value === 'bigint';
+    if (typeof value === 'string') return value;
+    if (typeof value === 'boolean' && kind === 'bool') return String(value);
     // go-toml writes a time.Duration as its integer count of nanoseconds.
-    else if ((typeof value === 'number' || typeof value === 'bigint') && kind === 'duration') raw[key] = `${value}ns`;
-    else if ((typeof value === 'number' || typeof value === 'bigint') && (kind === 'count' || kind === 'bytes')) raw[key] = String(value);
-    else problems.push({ setting: label, value: JSON.stringify(typeof value === 'bigint' ? String(value) : value), message: `has the wrong type for a ${kind} setting` });
-  }
-  return raw;
+    if (numeric && kind === 'duration') return `${value}ns`;
+    if (numeric && (kind === 'count' || kind === 'bytes')) return String(value);
+    return { wrong: `has the wrong type for a ${kind} setting` };
+  });
 }
 
 /** config.toml for `init`, in cosmovisor's format, from resolved settings. */

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { ConfigError, type ConfigProblem, isErrno } from '../errors/index.js';
 import { readBoundedSync } from '../fsread/index.js';
 import { readCosmovisorToml } from './cosmovisor-toml.js';
-import { type Config, type RawConfig, type SettingKey, type SettingSpec, fileKey, settingKeys, settings } from './schema.js';
+import { type Config, type RawConfig, type SettingKey, type SettingSpec, fileKey, fileSettings, settingKeys, settings } from './schema.js';
 import {
   type Parsed,
   parseAbsPath,
@@ -178,28 +178,13 @@ function readConfigFile(file: string, problems: ConfigProblem[]): RawConfig {
     problems.push({ setting: 'config file', value: file, message: 'must hold a JSON object of settings' });
     return {};
   }
-  const byFileKey = new Map(settingKeys.map((key) => [fileKey(key), key]));
-  const raw: RawConfig = {};
-  for (const [name, value] of Object.entries(parsed)) {
-    const key = byFileKey.get(name.toLowerCase());
-    const label = `${name} in ${file}`;
-    if (key === undefined) {
-      problems.push({
-        setting: label,
-        message: "unknown setting; keys are the lower-cased variable names that 'chainvisor config' lists",
-      });
-    } else if (typeof value === 'string') {
-      raw[key] = value;
-    } else if (typeof value === 'boolean' && settings[key].kind === 'bool') {
-      raw[key] = String(value);
-    } else if (typeof value === 'number' && ['count', 'bytes', 'duration'].includes(settings[key].kind)) {
-      // A bare number for a duration is refused by parseDuration with a hint to add a unit.
-      raw[key] = String(value);
-    } else {
-      problems.push({ setting: label, value: JSON.stringify(value), message: `expected ${expectedJson(settings[key].kind)}` });
-    }
-  }
-  return raw;
+  return fileSettings(parsed as Record<string, unknown>, file, problems, (value, kind) => {
+    if (typeof value === 'string') return value;
+    if (typeof value === 'boolean' && kind === 'bool') return String(value);
+    // A bare number for a duration is refused by parseDuration with a hint to add a unit.
+    if (typeof value === 'number' && (kind === 'count' || kind === 'bytes' || kind === 'duration')) return String(value);
+    return { wrong: `expected ${expectedJson(kind)}` };
+  });
 }
 
 function expectedJson(kind: string): string {

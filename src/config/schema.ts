@@ -323,3 +323,30 @@ export const settingKeys = Object.keys(settings) as SettingKey[];
 export function fileKey(key: SettingKey): string {
   return settings[key].env.toLowerCase();
 }
+
+/**
+ * The settings of a parsed settings file (chainvisor's JSON, cosmovisor's TOML): keys matched to
+ * settings, values turned into the raw text an environment variable would hold by `asText`, which
+ * answers `{ wrong }` for a value of the wrong type. Unknown keys and wrong types are added to `problems`.
+ */
+export function fileSettings(
+  entries: Record<string, unknown>,
+  file: string,
+  problems: Array<{ setting: string; value?: string; message: string }>,
+  asText: (value: unknown, kind: SettingKind) => string | { wrong: string },
+): RawConfig {
+  const byFileKey = new Map(settingKeys.map((key) => [fileKey(key), key]));
+  const raw: RawConfig = {};
+  for (const [name, value] of Object.entries(entries)) {
+    const key = byFileKey.get(name.toLowerCase());
+    const label = `${name} in ${file}`;
+    if (key === undefined) {
+      problems.push({ setting: label, message: "unknown setting; keys are the lower-cased variable names that 'chainvisor config' lists" });
+      continue;
+    }
+    const text = asText(value, settings[key].kind);
+    if (typeof text === 'string') raw[key] = text;
+    else problems.push({ setting: label, value: JSON.stringify(typeof value === 'bigint' ? String(value) : value), message: text.wrong });
+  }
+  return raw;
+}

@@ -61,7 +61,8 @@ export interface FetchRequest {
   file: string;
   /** For messages: `linux/amd64 binary`. */
   what: string;
-  algo: ChecksumAlgo;
+  /** The hash computed as the bytes arrive; by default the source's checksum's (sha256 when it has none). */
+  algo?: ChecksumAlgo;
   /** Overrides the fetcher's cap (the Info document has a small one). */
   maxBytes?: number;
   signal?: AbortSignal;
@@ -141,7 +142,8 @@ export function createFetcher(options: FetcherOptions): Fetcher {
   const backoff = { ...defaultBackoff, ...options.backoff };
   const transport = createTransport({ timeoutMs: options.timeoutMs, ...(options.tls ? { tls: options.tls } : {}) });
 
-  async function fetchToFile(req: FetchRequest): Promise<FetchResult> {
+  async function fetchToFile(request: FetchRequest): Promise<FetchResult> {
+    const req = { ...request, algo: request.algo ?? request.source.checksum?.algo ?? 'sha256' };
     const maxBytes = req.maxBytes ?? options.maxBytes;
     if (req.source.url.protocol === 'file:') {
       return copyFileUrl({

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { assertChecksum, createHasher } from '../verify/index.js';
+import { assertChecksum } from '../verify/index.js';
 import { InfoError, NoPlatformError } from './errors.js';
 import type { Fetcher } from './fetch.js';
 import { parseSource } from './source.js';
@@ -84,7 +84,6 @@ export async function resolveInfo(text: string, options: ResolveInfoOptions): Pr
     source,
     file,
     what,
-    algo: createHasher(source.checksum).algo,
     maxBytes: maxInfoBytes,
     ...(options.signal ? { signal: options.signal } : {}),
   });
