@@ -138,6 +138,16 @@ export class ManualUpgrades {
    * halt height; when a height was seen, the height it had reached by the exit (extrapolated from the
    * observed block rate) must be within a block of H, otherwise it was stopped by someone else.
    */
+  /**
+   * The queued plan when the heights seen show the node's exit 0 was its halt there (no guess, nothing
+   * logged): such an exit needs no wait for a stop signal that might explain it instead.
+   */
+  haltConfirmed(status: { code: number | undefined; signal: string | undefined }): ManualPlan | undefined {
+    const run = this.run;
+    if (!run?.plan || run.last === undefined || status.signal !== undefined || status.code !== 0) return undefined;
+    return reachedHeight(run.first, run.last, Date.now()) >= run.plan.height - 1 ? run.plan : undefined;
+  }
+
   haltedOnExit(status: { code: number | undefined; signal: string | undefined }): ManualPlan | undefined {
     const run = this.run;
     const plan = run?.plan;

@@ -188,11 +188,12 @@ export class Supervisor {
       if (event.kind === 'exited') {
         // The node exited: did it halt for an upgrade? Only the file says so (never its output).
         const file = await this.detector.dueFromFile();
-        // A stop sent to the whole group can show the node's exit before chainvisor's own signal: that
-        // exit is an orderly stop — never a crash, an after-upgrade event, a restart, nor the halt of a
-        // queued manual upgrade (a node stopped with SIGTERM exits 0, as at its --halt-height).
-        if (!file && (await stop.within(groupSignalSettleMs))) return this.stopped(event.status);
-        manual = file ? undefined : this.manual.haltedOnExit(event.status);
+        // A stop sent to the whole group can show the node's exit before chainvisor's own signal: an orderly
+        // stop, never a crash, an after-upgrade event, a restart, nor a manual halt taken on a guess (SIGTERM
+        // makes a node exit 0, as its --halt-height does). A halt the heights confirm needs no such wait.
+        const confirmed = file ? undefined : this.manual.haltConfirmed(event.status);
+        if (!file && !confirmed && (await stop.within(groupSignalSettleMs))) return this.stopped(event.status);
+        manual = file ? undefined : (confirmed ?? this.manual.haltedOnExit(event.status));
         if (!file && !manual) {
           const exit = { code: event.status.code, signal: event.status.signal, pid: node.pid, ranMs: Date.now() - startedAt, described: describeExit(event.status) };
           const next = await afterNodeExit(exit, { policy: this.restarts, restartMax: this.config.restartMax, events: this.events, logger: this.logger, signal: this.abort.signal, lastUpgrade: this.lastUpgrade });
