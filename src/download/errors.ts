@@ -7,7 +7,9 @@ import { UpgradeError } from '../errors/index.js';
 /** The plan's Info cannot be used. */
 export class InfoError extends UpgradeError {
   constructor(message: string, hint: string, cause?: unknown) {
-    super('InfoError', 'CHAINVISOR_INFO_INVALID', message, { hint, cause });
+    // A plan's Info is set on chain: an operator cannot fix it at the height, but can go on without it.
+    const wayOut = hint.includes('add-upgrade') ? '' : "; once the plan is on chain, install the release binary by hand with 'chainvisor add-upgrade <name> <path>' and start chainvisor again";
+    super('InfoError', 'CHAINVISOR_INFO_INVALID', message, { hint: `${hint}${wayOut}`, cause });
   }
 }
 

@@ -365,17 +365,19 @@ function describeFailure(error: unknown): string {
 function finalError(req: FetchRequest, reason: string, attempts: number, status: number | undefined, cause: unknown, exhausted = false): DownloadError {
   let hint: string;
   const code = (cause as { code?: unknown } | null)?.code;
+  // Whatever the cause, the node can still be moved on at its height: the release binary, installed by hand.
+  const byHand = "; or install the release binary by hand with 'chainvisor add-upgrade <name> <path>' and start chainvisor again";
   if (typeof code === 'string' && isTlsTrustError(code)) {
-    hint = "the server's certificate does not verify against this host's trusted CAs (expired, self-signed, wrong name); fix the server or the URL; not retried";
+    hint = `the server's certificate does not verify against this host's trusted CAs (expired, self-signed, wrong name); fix the server or the URL; not retried${byHand}`;
   } else if (status !== undefined && !exhausted) {
     hint =
       status === 404 || status === 410
-        ? "the URL in the plan's Info is wrong or the file was removed from the server; not retried (a 4xx answer does not change by asking again)"
+        ? `the URL in the plan's Info is wrong or the file was removed from the server; not retried (a 4xx answer does not change by asking again)${byHand}`
         : status === 401 || status === 403
-          ? 'the server refuses access to the file; check the URL and any credentials in it; not retried'
-          : 'the server refused the request; not retried';
+          ? `the server refuses access to the file; check the URL and any credentials in it; not retried${byHand}`
+          : `the server refused the request; not retried${byHand}`;
   } else {
-    hint = `retried with backoff (CHAINVISOR_DOWNLOAD_RETRIES, CHAINVISOR_DOWNLOAD_TIMEOUT); check this host's network and the server, or install the binary by hand with 'chainvisor add-upgrade'`;
+    hint = `retried with backoff (CHAINVISOR_DOWNLOAD_RETRIES, CHAINVISOR_DOWNLOAD_TIMEOUT); check this host's network and the server${byHand}`;
   }
   return new DownloadError(req.what, req.source.shown, reason, { attempts, ...(status === undefined ? {} : { status }), hint, cause });
 }

@@ -115,6 +115,7 @@ test('404: not retried, a clear error', async (t) => {
     assert.match(error.message, /HTTP 404/);
     assert.doesNotMatch(error.message, /secret/, 'the query string is redacted');
     assert.match(String(error.hint), /wrong or the file was removed/);
+    assert.match(String(error.hint), /chainvisor add-upgrade <name> <path>/, 'the way out at the height: the binary by hand');
     return true;
   });
   assert.equal(s.requests.length, 1);
@@ -124,7 +125,7 @@ test('403: not retried', async (t) => {
   const s = await server(t);
   s.route('/simd', { always: { kind: 'status', status: 403 } });
   const { fetch } = await setup(t);
-  await assert.rejects(fetch(s.url('/simd')), { code: 'CHAINVISOR_DOWNLOAD_FAILED', status: 403, attempts: 1 });
+  await assert.rejects(fetch(s.url('/simd')), { code: 'CHAINVISOR_DOWNLOAD_FAILED', status: 403, attempts: 1, hint: /refuses access.*chainvisor add-upgrade <name> <path>/ });
 });
 
 test('5xx every time: gives up after CHAINVISOR_DOWNLOAD_RETRIES extra attempts', async (t) => {

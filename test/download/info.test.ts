@@ -35,7 +35,7 @@ test('malformed Info: every problem at once', () => {
   });
   assert.throws(() => parseInfoJson('{"binaries": {}}', 'inline'), { message: /"binaries" is empty/ });
   assert.throws(() => parseInfoJson('{"files": {}}', 'inline'), { message: /no "binaries" object/ });
-  assert.throws(() => parseInfoJson('{"binaries": ', 'inline'), { message: /not valid JSON/ });
+  assert.throws(() => parseInfoJson('{"binaries": ', 'inline'), { message: /not valid JSON/, hint: /the Info must be .*chainvisor add-upgrade <name> <path>/ });
 });
 
 test('an empty Info, or free text, says the binary must be installed by hand', async (t) => {
