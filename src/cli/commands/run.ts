@@ -28,10 +28,11 @@ export const runCommand: Command = {
     const { config } = loadContextConfig(ctx);
     // The supervisor's machinery (pino, gRPC, prom-client, archives …) is loaded here, when it is used:
     // `help`, `version` and `status` never evaluate it, which keeps them fast.
-    const [{ removePartialBackups }, { acquireHomeLock, stopOrphanNode }, { createLogger }] = await Promise.all([
+    const [{ removePartialBackups }, { acquireHomeLock, stopOrphanNode }, { createLogger }, { removeLeftoverRehearsals }] = await Promise.all([
       import('../../backup/index.js'),
       import('../../lock/index.js'),
       import('../../log/index.js'),
+      import('../../rehearsal/index.js'),
     ]);
     const pretty = config.logFormat === 'auto' ? process.stderr.isTTY : config.logFormat === 'text';
     const logger = createLogger({
@@ -52,6 +53,7 @@ export const runCommand: Command = {
       // What a killed chainvisor left half-done; only now, so a refused second run never touches the first's.
       await removeLeftoverWorkFolders({ parents: [layout.root, layout.upgradesDir], logger });
       await removePartialBackups({ config, logger });
+      await removeLeftoverRehearsals({ rehearsalDir: config.rehearsalDir, logger });
       for (const file of await removeLeftoverSwitchFiles(layout)) {
         logger.info({ file }, 'removed a file left by an interrupted switch (current was not changed by it): %s', file);
       }
