@@ -6,3 +6,5 @@ export { type RehearseOptions, rehearse } from './rehearse.js';
 export { type RehearsalReport, type RehearsalPhases, readRehearsals, recordRehearsal, rehearsalsPath } from './record.js';
 export { removeLeftoverRehearsals } from './scratch-dir.js';
 export { renderReport } from './report.js';
+export { followRehearsals } from './follow.js';
+export { type AutoRehearsalOptions, startAutoRehearsal } from './auto.js';

@@ -84,7 +84,7 @@ export function startScratchNode(options: { binary: string; args: string[]; env:
     tail: () => [...lines],
     panicLine: () => panic,
     peakRss: () => peak,
-    async stop(graceMs = 10_000) {
+    async stop(graceMs = 5000) {
       if (done) return exited;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);

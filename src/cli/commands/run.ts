@@ -67,11 +67,12 @@ export const runCommand: Command = {
 /** Everything after the lock: the `current` link, the observers, and the supervisor itself. */
 async function supervise(args: string[], options: { config: Config; layout: Layout; logger: Logger; pretty: boolean }): Promise<number> {
   const { config, layout, logger, pretty } = options;
-  const [{ createEventBus }, { createNodeTracker }, { startObservers }, { Supervisor }] = await Promise.all([
+  const [{ createEventBus }, { createNodeTracker }, { startObservers }, { Supervisor }, { followRehearsals, startAutoRehearsal }] = await Promise.all([
     import('../../events/index.js'),
     import('../../lock/index.js'),
     import('../../observe/index.js'),
     import('../../supervisor/index.js'),
+    import('../../rehearsal/index.js'),
   ]);
   if (await ensureCurrentLink(layout, switchCurrent)) {
     logger.info({ current: layout.currentLink }, "'current' was missing: created it as a link to genesis (as cosmovisor does)");
@@ -87,9 +88,14 @@ async function supervise(args: string[], options: { config: Config; layout: Layo
     ...(pretty && process.stderr.isTTY && !config.disableLogs ? { progressTty: process.stderr } : {}),
   });
   const tracker = createNodeTracker({ layout, logger });
+  // Rehearsals (docs/rehearsal.md): their results become events; CHAINVISOR_REHEARSE runs them in the background.
+  const rehearsals = followRehearsals({ layout, bus: events, logger });
+  const auto = config.rehearse ? startAutoRehearsal({ config, layout, logger, bus: events }) : undefined;
   try {
     return await new Supervisor({ config, layout, args, logger, events, tracker }).run();
   } finally {
+    await auto?.stop();
+    rehearsals.close();
     // The last events (node-exited, upgrade-failed) still reach the webhooks before chainvisor exits.
     await observers.close();
     await tracker.settled();
