@@ -101,25 +101,22 @@ async function copyDatabase(src: string, dst: string, rel: string, options: HotC
   let reason = 'it has no MANIFEST';
   for (let pass = 1; pass <= maxPasses; pass++) {
     options.signal.throwIfAborted();
-    const before = await manifestState(src);
-    if (before === undefined) continue;
-    const names = await fs.readdir(src);
-    // The MANIFEST first, then the logs and the rest: logs are only ever newer than the MANIFEST's state.
-    const small = names.filter((n) => !isImmutableTable(n) && !engineOwn.test(n)).sort((a, b) => Number(b === before.name) - Number(a === before.name));
-    for (const name of small) await placeFresh(path.join(src, name), path.join(dst, name), path.join(rel, name), undefined, options);
-    for (const name of names.filter((n) => isImmutableTable(n))) await placeIfMissing(src, dst, rel, name, undefined, options);
-    const after = await manifestState(src);
-    if (after === undefined || after.name !== before.name || after.size !== before.size) {
-      reason = `its MANIFEST changed while it was copied (${before.name}, ${before.size} → ${after ? `${after.name}, ${after.size}` : 'gone'} bytes)`;
+    // The bulk first: every table there now (immutable: linked, cloned or copied once).
+    for (const name of (await fs.readdir(src)).filter((n) => isImmutableTable(n))) await placeIfMissing(src, dst, rel, name, undefined, options);
+    // Then the database's state, in a short window that no flush or compaction may cross: its MANIFEST,
+    // then the write-ahead logs (only ever newer than the MANIFEST's state) and the other small files.
+    const snapshot = await copyState(src, dst, rel, options);
+    if (typeof snapshot === 'string') {
+      reason = snapshot;
       options.logger.debug({ database: rel, pass, reason }, 'copying the database again');
       continue;
     }
-    const live = liveTables(await fs.readFile(path.join(dst, before.name)));
+    const live = liveTables(await fs.readFile(path.join(dst, snapshot.name)));
     if (live === undefined) return { rel, passes: pass, verified: false };
+    // Every table that state names, whole: those written since the bulk are placed now.
     const missing: string[] = [];
     for (const [number, size] of live.tables) {
-      const found = await tableInCopy(src, dst, rel, number, size, options);
-      if (!found) missing.push(tableNames(number)[0] as string);
+      if (!(await tableInCopy(src, dst, rel, number, size, options))) missing.push(tableNames(number)[0] as string);
     }
     if (missing.length === 0) return { rel, passes: pass, verified: true };
     reason = `${missing.length} table${missing.length === 1 ? '' : 's'} its MANIFEST names (${missing.slice(0, 3).join(', ')}) were removed by a compaction before they could be copied`;
@@ -127,6 +124,32 @@ async function copyDatabase(src: string, dst: string, rel: string, options: HotC
   }
   throw new ChainvisorError('CHAINVISOR_REHEARSAL_COPY_FAILED', `no consistent copy of ${src} could be taken from the running node in ${maxPasses} passes: ${reason}`);
 }
+
+/**
+ * The MANIFEST, logs and small files copied while the MANIFEST and the set of logs stay as they are
+ * (a few tries); the MANIFEST's name, or why no steady state was seen.
+ */
+async function copyState(src: string, dst: string, rel: string, options: HotCopyOptions): Promise<ManifestState | string> {
+  let reason = 'it has no MANIFEST';
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    const before = await manifestState(src);
+    if (before === undefined) continue;
+    const names = await fs.readdir(src);
+    const small = names.filter((n) => !isImmutableTable(n) && !engineOwn.test(n)).sort((a, b) => Number(b === before.name) - Number(a === before.name) || a.localeCompare(b));
+    let vanished = false;
+    for (const name of small) {
+      if (!(await placeFresh(path.join(src, name), path.join(dst, name), path.join(rel, name), undefined, options)) && name !== before.name) vanished = true;
+    }
+    const after = await manifestState(src);
+    const logsAfter = (await fs.readdir(src)).filter((n) => n.endsWith('.log'));
+    const logsBefore = small.filter((n) => n.endsWith('.log'));
+    if (after !== undefined && after.name === before.name && after.size === before.size && !vanished && sameSet(logsBefore, logsAfter)) return before;
+    reason = `its MANIFEST or write-ahead logs changed while they were copied (${before.name}, ${before.size} → ${after ? `${after.name}, ${after.size}` : 'gone'} bytes)`;
+  }
+  return reason;
+}
+
+const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((x) => b.includes(x));
 
 /** True when table `number` is in the copy with `size` bytes, placing it from the live folder if need be. */
 async function tableInCopy(src: string, dst: string, rel: string, number: number, size: number, options: HotCopyOptions): Promise<boolean> {
