@@ -15,7 +15,7 @@ import type { ScratchKeys } from './keys.js';
 import type { ScratchPorts } from './ports.js';
 
 /** Files of the live `config/` the scratch never gets. */
-const notCopied = new Set(['priv_validator_key.json', 'node_key.json', 'addrbook.json', 'write-file-atomic-0000000000000000000', 'addresses.json']);
+const notCopied = new Set(['priv_validator_key.json', 'node_key.json', 'addrbook.json', 'addresses.json']);
 
 type Table = Record<string, unknown>;
 

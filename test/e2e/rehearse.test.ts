@@ -189,6 +189,13 @@ test('SIGTERM mid-rehearsal stops the scratch node and removes the scratch', asy
   await waitFor(async () => (await heightOf(await run.nodeOf('genesis'))) > 3, 'a few blocks');
   const rehearsal = background(sim, ['v2', ...fast]);
   const pid = await scratchNodePid(sim.home);
+  // Meanwhile: the scratch node listens on loopback only, on ports of its own, and runs the rehearsal chain.
+  const [scratch] = await scratchLeft(sim.home);
+  const addresses = JSON.parse(await fs.readFile(path.join(sim.home, 'cosmovisor', scratch!, 'config', 'addresses.json'), 'utf8')) as Record<string, string>;
+  for (const key of ['rpc', 'grpc', 'api']) assert.match(addresses[key]!, /^(tcp:\/\/)?127\.0\.0\.1:\d+$/, key);
+  assert.notEqual(addresses.grpc, sim.env.DAEMON_GRPC_ADDRESS);
+  const genesis = JSON.parse(await fs.readFile(path.join(sim.home, 'cosmovisor', scratch!, 'config', 'genesis.json'), 'utf8')) as { chain_id: string };
+  assert.equal(genesis.chain_id, 'sim-1-rehearsal');
   rehearsal.proc.kill('SIGTERM');
   assert.equal(await rehearsal.exit, 79, rehearsal.output());
   assert.match(rehearsal.output(), /CHAINVISOR_REHEARSAL_INTERRUPTED/);
