@@ -80,6 +80,7 @@ export async function rehearse(options: RehearseOptions): Promise<RehearsalRepor
   const scratch = newScratchPath(rehearsalDir);
   const phases: RehearsalPhases = { copy: null, halt: null, migration: null, blocks: null };
   let node: ScratchNode | undefined;
+  let newBinary = false;
   let plan: Plan | undefined;
   let lastHeight = 0;
   let peak: number | null = null;
@@ -88,7 +89,7 @@ export async function rehearse(options: RehearseOptions): Promise<RehearsalRepor
   const stopNode = async () => {
     if (node === undefined) return;
     await node.stop();
-    peak = Math.max(peak ?? 0, node.peakRss()) || peak;
+    if (newBinary) peak = node.peakRss() || null;
     tail = node.tail();
   };
   try {
@@ -150,6 +151,7 @@ export async function rehearse(options: RehearseOptions): Promise<RehearsalRepor
       saved();
     }
     node = startScratchNode({ binary: path.join(scratchLayout.currentLink, 'bin', layout.name), args: ['start', ...flags], env: nodeEnv, logFile: path.join(scratch, 'node.log') });
+    newBinary = true;
     if (node.pid !== undefined) await recordScratchNode(scratch, node.pid);
     say(`started the new binary; waiting for block ${plan.height}`);
     const first = await waitHeight(node, ports.rpc, plan.height, deadline, signal, (h) => (lastHeight = h));
