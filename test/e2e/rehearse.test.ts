@@ -6,7 +6,7 @@
  * SIGKILL mid-rehearsal leave nothing behind either (the latter once chainvisor starts again).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -33,14 +33,28 @@ async function setUp(t: TestContext, v2 = 'v2', genesis = 'genesis'): Promise<Ch
   return sim;
 }
 
+function mountTmpfs(dir: string, size: string): boolean {
+  if (process.getuid?.() !== 0) return false;
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const digest = async (file: string) => createHash('sha256').update(await fs.readFile(file)).digest('hex');
 
 /** What must not change in the live home: its keys and config, byte for byte. */
 async function liveFacts(home: string): Promise<Record<string, string>> {
   const facts: Record<string, string> = {};
   for (const file of ['priv_validator_key.json', 'node_key.json', 'config.toml', 'genesis.json']) facts[file] = await digest(path.join(home, 'config', file));
+  facts.signState = await digest(path.join(home, 'data', 'priv_validator_state.json'));
   return facts;
 }
+
+/** A real node keeps its signing state in data/ (the simulated node has none): one the rehearsal must never touch. */
+const signState = (home: string) => fs.writeFile(path.join(home, 'data', 'priv_validator_state.json'), '{"height":"42","round":0,"step":3}', { mode: 0o600 });
 
 async function scratchLeft(home: string): Promise<string[]> {
   return (await fs.readdir(path.join(home, 'cosmovisor'))).filter((n) => n.startsWith('.chainvisor-rehearsal-'));
@@ -48,6 +62,7 @@ async function scratchLeft(home: string): Promise<string[]> {
 
 test('a good v2 passes while the live node keeps committing; its node, keys and config untouched, the scratch gone, status shows it', async (t) => {
   const sim = await setUp(t);
+  await signState(sim.home);
   const run = sim.run();
   const live = await run.nodeOf('genesis');
   const start = await heightOf(live);
@@ -135,7 +150,7 @@ test('an old binary without in-place-testnet: 79, naming it and the SDK command 
   await assert.rejects(fs.access(path.join(sim.home, 'cosmovisor', '.chainvisor', 'rehearsals.json')));
 });
 
-test('without chainvisor run; an upgrade not installed is 79; usage errors are 64', async (t) => {
+test('without chainvisor run; --keep; an upgrade not installed is 79; not enough disk is 79; usage errors are 64', async (t) => {
   const sim = await setUp(t);
   // The node must have blocks: run it a moment under chainvisor, then rehearse with nothing running.
   const run = sim.run();
@@ -144,9 +159,29 @@ test('without chainvisor run; an upgrade not installed is 79; usage errors are 6
   const r = await sim.cv(['rehearse', 'v2', '--blocks', '2', ...fast]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /PASSED/);
+  const kept = await sim.cv(['rehearse', 'v2', '--keep', '--output', 'json', ...fast]);
+  assert.equal(kept.code, 0, kept.stderr);
+  const where = (JSON.parse(kept.stdout) as { kept: string }).kept;
+  assert.deepEqual(await scratchLeft(sim.home), [path.basename(where)]);
+  assert.ok((await fs.readFile(path.join(where, 'node.log'), 'utf8')).includes('in-place testnet'));
+  await fs.rm(where, { recursive: true });
   const missing = await sim.cv(['rehearse', 'v3']);
   assert.equal(missing.code, 79);
   assert.match(missing.stderr, /the binary of upgrade "v3" is not installed/);
+  // A rehearsal folder on a 32 MiB disk: refused before anything is written.
+  const small = path.join(sim.dir, 'small-disk');
+  await fs.mkdir(small);
+  if (mountTmpfs(small, '32m')) {
+    try {
+      const full = await sim.cv(['rehearse', 'v2'], { CHAINVISOR_REHEARSAL_DIR: small });
+      assert.equal(full.code, 79, full.stderr);
+      assert.match(full.stderr, /not enough disk to rehearse in .*small-disk: .* need .* is available; nothing was written/);
+      assert.match(full.stderr, /CHAINVISOR_REHEARSAL_NO_SPACE/);
+      assert.deepEqual(await fs.readdir(small), []);
+    } finally {
+      execFileSync('umount', ['-l', small]);
+    }
+  } else t.diagnostic('no small tmpfs here (needs root): the disk case was not run');
   for (const args of [['--blocks', '0'], ['--timeout', 'soon'], ['a', 'b'], ['--output', 'xml'], ['--nope']]) {
     const bad = await sim.cv(['rehearse', ...args]);
     assert.equal(bad.code, 64, `${args.join(' ')}: ${bad.stderr}`);
