@@ -7,7 +7,9 @@ export { backupBeforeUpgrade, type BackupBeforeUpgradeOptions } from './before-u
 export { removePartialBackups } from './partials.js';
 export { pruneBackups } from './prune.js';
 export { backupName } from './names.js';
-export { type BackupMode, isImmutableTable } from './place.js';
-export { type RequestedMode } from './mode.js';
+export { type BackupMode, type Placer, createPlacer, isImmutableTable } from './place.js';
+export { type RequestedMode, chooseMode } from './mode.js';
 export { type MadeBackup, readMadeBackups } from './record.js';
-export { type StatfsFn } from './space.js';
+export { type StatfsFn, bytesNeeded } from './space.js';
+export { type Tree, type TreeEntry, readTree } from './tree.js';
+export { copyWhole } from './copy.js';

@@ -3,6 +3,7 @@
  * file), validate every setting, and report every problem at once.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { ConfigError, type ConfigProblem, isErrno } from '../errors/index.js';
 import { readBoundedSync } from '../fsread/index.js';
 import { readCosmovisorToml } from './cosmovisor-toml.js';
@@ -95,6 +96,7 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
 
   // Derived default, then the cross-setting checks.
   if (values.dataBackupDir === undefined && values.home !== undefined) values.dataBackupDir = values.home;
+  if (values.rehearsalDir === undefined && typeof values.home === 'string') values.rehearsalDir = path.join(values.home, 'cosmovisor');
   if (values.unsafeSkipBackup === false && typeof values.dataBackupDir === 'string' && sources.dataBackupDir !== 'default') {
     const folder = folderState(values.dataBackupDir);
     if (folder !== 'folder') {

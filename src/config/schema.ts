@@ -289,6 +289,21 @@ export const settings = {
     default: '100',
     description: 'When a scheduled upgrade is this many blocks away or fewer and its binary is still not staged: a warning while its download is under way, an error (and `staging-failed`) when staging keeps failing or downloads are off and nobody ran `add-upgrade`.',
   },
+  // Rehearsals (issue #19, docs/rehearsal.md).
+  rehearsalDir: {
+    env: 'CHAINVISOR_REHEARSAL_DIR',
+    kind: 'absPath',
+    defaultDoc: '`$DAEMON_HOME/cosmovisor`',
+    description:
+      "Where `rehearse` makes its scratch home (a hidden `.chainvisor-rehearsal-<pid>-<random>` folder, removed afterwards, and at the next start when chainvisor was killed). On the data's filesystem the data's tables are linked, not copied.",
+  },
+  rehearse: {
+    env: 'CHAINVISOR_REHEARSE',
+    kind: 'bool',
+    default: 'false',
+    description:
+      '`run` rehearses each staged upgrade once (again when its binary changes), in the background at low CPU and I/O priority, one at a time; given up when the height is `CHAINVISOR_STAGE_WARN_BLOCKS` away or nearer, or free disk runs low. A failure is an error log, a `rehearsal-failed` webhook and a metric, never a refusal to upgrade.',
+  },
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingKey = keyof typeof settings;

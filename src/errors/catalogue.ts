@@ -318,6 +318,38 @@ export const errorCatalogue = {
     when: '`run`: a node left running by a killed chainvisor could not be stopped, or its record cannot be trusted.',
     hint: 'stop that pid yourself (as its owner or root), or remove the stale record if it is not the node; then start chainvisor again',
   },
+
+  // 79 / 83: rehearsals (`rehearse`, docs/rehearsal.md)
+  CHAINVISOR_REHEARSAL_NO_UPGRADE: {
+    exit: ExitCode.upgradeFailed,
+    when: '`rehearse` without a name: no plan is scheduled on chain (or the node does not answer) and no manual upgrade is queued.',
+    hint: "name the upgrade: chainvisor rehearse <upgrade-name> (its binary installed in upgrades/<name>/bin/)",
+  },
+  CHAINVISOR_REHEARSAL_UNAVAILABLE: {
+    exit: ExitCode.upgradeFailed,
+    when: '`rehearse`: the rehearsal cannot be set up: the upgrade binary is not installed, the current binary has no `in-place-testnet`, or the old binary did not halt on the copy.',
+    hint: "install the upgrade binary with 'chainvisor add-upgrade <name> <path>'; an old binary needs `in-place-testnet` (Cosmos SDK v0.50.4+, server.AddTestnetCreatorCommand)",
+  },
+  CHAINVISOR_REHEARSAL_NO_SPACE: {
+    exit: ExitCode.upgradeFailed,
+    when: '`rehearse`: the copy of the data would not fit in the rehearsal folder, with room to spare for the node.',
+    hint: 'free space there, or point CHAINVISOR_REHEARSAL_DIR at a bigger disk (on the data\'s filesystem, links keep the copy small)',
+  },
+  CHAINVISOR_REHEARSAL_COPY_FAILED: {
+    exit: ExitCode.upgradeFailed,
+    when: '`rehearse`: no consistent copy of a database could be taken from the running node after several attempts, or a file of the data could not be read.',
+    hint: 'try again when the node is less busy (after a compaction), or set CHAINVISOR_REHEARSAL_DIR on the data\'s filesystem so tables are linked rather than copied',
+  },
+  CHAINVISOR_REHEARSAL_INTERRUPTED: {
+    exit: ExitCode.upgradeFailed,
+    when: '`rehearse` was stopped (SIGTERM, SIGINT) before it finished; the scratch node was stopped and the scratch removed.',
+    hint: 'run it again when it may finish',
+  },
+  CHAINVISOR_REHEARSAL_FAILED: {
+    exit: ExitCode.rehearsalFailed,
+    when: '`rehearse`: the upgrade failed on the copy: pre-upgrade, the switch, or the new binary before N blocks past the upgrade height.',
+    hint: 'read the reason and the node\'s last lines in the report; the network still upgrades at its height — fix the binary (or warn the chain\'s developers) before then',
+  },
 } as const satisfies Record<`CHAINVISOR_${string}`, ErrorSpec>;
 
 /** Every code chainvisor raises. */

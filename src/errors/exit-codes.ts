@@ -17,5 +17,7 @@ export const ExitCode = {
   backupFailed: 81,
   /** Another chainvisor already supervises this home (or a node it left could not be stopped). */
   homeLocked: 82,
+  /** `rehearse`: the upgrade failed on the copy of this node's state (issue #19). */
+  rehearsalFailed: 83,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];

@@ -10,6 +10,7 @@ const groups: ReadonlyArray<{ exit: ExitCodeValue; title: string }> = [
   { exit: ExitCode.preUpgradeFailed, title: 'pre-upgrade failed; `current` is unchanged' },
   { exit: ExitCode.backupFailed, title: 'the data backup failed; `current` is unchanged' },
   { exit: ExitCode.homeLocked, title: 'the home is taken; nothing was started' },
+  { exit: ExitCode.rehearsalFailed, title: 'a rehearsal: the upgrade failed on the copy; nothing live was touched' },
 ];
 
 function cell(text: string): string {

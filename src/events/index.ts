@@ -14,6 +14,8 @@ export const notableEvents = [
   'upgrade-applied',
   'upgrade-failed',
   'node-exited',
+  'rehearsal-passed',
+  'rehearsal-failed',
 ] as const;
 export type NotableEvent = (typeof notableEvents)[number];
 

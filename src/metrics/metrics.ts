@@ -12,6 +12,8 @@ export interface MetricsSnapshot {
   nodeUp: boolean;
   current: string;
   pending: { name: string; height: number; blocksRemaining: number | null; binaryPresent: boolean } | null;
+  /** The last rehearsal of each upgrade (`chainvisor rehearse`). */
+  rehearsals?: { upgrade: string; result: 'passed' | 'failed'; migration_seconds: number | null }[];
 }
 
 export interface MetricsOptions {
@@ -39,6 +41,8 @@ export const metricNames = [
   'chainvisor_upgrade_duration_seconds',
   'chainvisor_download_bytes_total',
   'chainvisor_backup_duration_seconds',
+  'chainvisor_rehearsal_result',
+  'chainvisor_rehearsal_migration_seconds',
 ] as const;
 
 export function createMetrics(options: MetricsOptions): Metrics {
@@ -72,6 +76,14 @@ export function createMetrics(options: MetricsOptions): Metrics {
     name: 'chainvisor_backup_duration_seconds',
     help: 'Duration of data backups before upgrades.',
     buckets: [1, 5, 15, 60, 300, 900, 1800, 3600, 7200, 14400],
+    registers,
+  });
+
+  const rehearsalResult = new Gauge({ name: 'chainvisor_rehearsal_result', help: 'The last rehearsal of each upgrade: 1 passed, 0 failed (chainvisor rehearse).', labelNames: ['upgrade'], registers });
+  const rehearsalMigration = new Gauge({
+    name: 'chainvisor_rehearsal_migration_seconds',
+    help: "The last rehearsal of each upgrade: seconds from the halt to the new binary's first block on the copy.",
+    labelNames: ['upgrade'],
     registers,
   });
 
@@ -117,6 +129,12 @@ export function createMetrics(options: MetricsOptions): Metrics {
       pending.set(labels, 1);
       if (snap.pending.blocksRemaining !== null) remaining.set(labels, snap.pending.blocksRemaining);
       present.set({ name: snap.pending.name }, snap.pending.binaryPresent ? 1 : 0);
+    }
+    rehearsalResult.reset();
+    rehearsalMigration.reset();
+    for (const r of snap.rehearsals ?? []) {
+      rehearsalResult.set({ upgrade: r.upgrade }, r.result === 'passed' ? 1 : 0);
+      if (r.migration_seconds !== null) rehearsalMigration.set({ upgrade: r.upgrade }, r.migration_seconds);
     }
   };
 

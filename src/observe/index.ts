@@ -72,7 +72,7 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
       version: options.version,
       snapshot: async () => {
         const doc = await status();
-        return { nodeUp: doc.node.state === 'running', current: doc.current.name, pending: doc.pending };
+        return { nodeUp: doc.node.state === 'running', current: doc.current.name, pending: doc.pending, rehearsals: doc.rehearsals };
       },
     });
     metrics = created;

@@ -27,6 +27,8 @@ export interface StatusDocument {
   lastUpgrade: LastUpgrade | null;
   backups: { name: string; path: string; time: string | null; durationSeconds: number | null; mode: string | null }[];
   activity: Activity | null;
+  /** The last rehearsal of each upgrade, newest first (`chainvisor rehearse`, docs/rehearsal.md). */
+  rehearsals: HomeFacts['rehearsals'];
   health: { ok: boolean; reason: string | null };
   problems: string[];
 }
@@ -75,6 +77,7 @@ export async function buildStatus(options: BuildOptions): Promise<StatusDocument
     lastUpgrade: live?.lastUpgrade ?? options.history?.lastUpgrade ?? lastFromHome(home),
     backups,
     activity: live?.activity ?? null,
+    rehearsals: home.rehearsals,
     health: health(live, home),
     problems: home.problems,
   };

@@ -10,6 +10,7 @@ import { isErrno } from '../errors/index.js';
 import { readBounded } from '../fsread/index.js';
 import { type Layout, binaryPath, genesis, isFile, planBinaryDir, planRecordPath, readCurrent, upgradeBinaryDir } from '../layout/index.js';
 import { readUpgradeInfo } from '../plan/index.js';
+import { type RehearsalSummary, readRehearsals } from './rehearsals.js';
 
 export interface HomeFacts {
   current: { name: string; dir: string; binary: string; height: number | null };
@@ -21,6 +22,8 @@ export interface HomeFacts {
   queued: { name: string; height: number; info?: string }[];
   /** `data-backup-*` folders, newest first. */
   backups: { name: string; path: string; time: string | null }[];
+  /** The last rehearsal of each upgrade, newest first (cosmovisor/.chainvisor/rehearsals.json). */
+  rehearsals: RehearsalSummary[];
   /** Files that could not be read or made sense of. */
   problems: string[];
 }
@@ -38,8 +41,13 @@ export async function readHome(options: HomeOptions): Promise<HomeFacts> {
   const problems: string[] = [];
   const current = await readCurrentFacts(layout, problems);
   const haltPlan = await readHaltPlan(options, current.dir, problems);
-  const [staged, queued, backups] = await Promise.all([readStaged(layout, current.dir, problems), readQueued(layout, problems), readBackups(options.backupDir, problems)]);
-  return { current, haltPlan, staged, queued, backups, problems };
+  const [staged, queued, backups, rehearsals] = await Promise.all([
+    readStaged(layout, current.dir, problems),
+    readQueued(layout, problems),
+    readBackups(options.backupDir, problems),
+    readRehearsals(layout, problems),
+  ]);
+  return { current, haltPlan, staged, queued, backups, rehearsals: rehearsals.reverse(), problems };
 }
 
 /** Whether upgrades/<name>/bin/$DAEMON_NAME is installed for a plan name. */

@@ -11,6 +11,7 @@ export { type HomeFacts, readHome, upgradeBinaryPresent } from './home.js';
 export { type LiveState, type LiveTracker, type NodeState, type LastUpgrade, trackLive } from './live.js';
 export { type StatusFileWriter, readStatusFile, statusFilePath, writeStatusFile } from './state-file.js';
 export { renderStatus } from './render.js';
+export { type RehearsalSummary, readRehearsals, rehearsalsPath } from './rehearsals.js';
 
 /** For `chainvisor status`: the live state of a running `run` when there is one, the home otherwise. */
 export async function statusOfHome(options: { layout: Layout; backupDir: string; recase: boolean; version: string }): Promise<StatusDocument> {

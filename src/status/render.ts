@@ -29,6 +29,10 @@ export function renderStatus(doc: StatusDocument): string {
       : `${last.name} at height ${last.height}: ${last.result}${last.durationSeconds === null ? '' : ` in ${last.durationSeconds.toFixed(1)} s`}${last.error ? ` (${last.error})` : ''}`,
   );
   add('backups', doc.backups.length === 0 ? 'none' : doc.backups.map((b) => `${b.name}${b.durationSeconds === null ? '' : ` (${b.durationSeconds.toFixed(1)} s)`}`).join(', '));
+  for (const r of doc.rehearsals) {
+    const migration = r.migration_seconds === null ? '' : `, migration ${r.migration_seconds.toFixed(1)} s`;
+    add('rehearsal', `${r.upgrade} ${r.result}${migration}, ${r.blocks_after_upgrade} blocks after the upgrade (${r.finished_at})${r.reason ? `: ${r.reason}` : ''}`);
+  }
   if (doc.activity) {
     const total = doc.activity.total === null ? '' : ` of ${doc.activity.total}`;
     add('in progress', `${doc.activity.kind} ${doc.activity.what}: ${doc.activity.bytes}${total} bytes`);

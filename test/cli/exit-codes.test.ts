@@ -26,7 +26,7 @@ async function documentedCodes(): Promise<string[]> {
 }
 
 /** The scenarios below, by the table's first column. */
-const covered = ["the node's", '0', '1', '64', '78', '79', '80', '81', '82'];
+const covered = ["the node's", '0', '1', '64', '78', '79', '80', '81', '82', '83'];
 
 function assertCoded(r: CliResult, exitCode: number, code: string): void {
   assert.equal(r.exitCode, exitCode, r.stderr);
@@ -194,5 +194,36 @@ describe('exit codes, as the README documents them', () => {
       first.kill('SIGTERM');
       await first;
     }
+  });
+
+  test('83: rehearse: the upgrade failed on the copy of this node\'s state', async () => {
+    // One script for both binaries: the old one's in-place-testnet halts for v2, the new one's start panics.
+    const node = path.join(t.root, 'rehearsal-node');
+    await fs.writeFile(
+      node,
+      [
+        '#!/bin/sh',
+        'case "$1" in',
+        '  pre-upgrade) exit 1 ;;',
+        '  in-place-testnet)',
+        '    if [ "$2" = "--help" ]; then echo "Usage: node in-place-testnet [newChainID] [newOperatorAddress] [flags]"; exit 0; fi',
+        '    while [ $# -gt 0 ]; do if [ "$1" = "--home" ]; then home="$2"; fi; shift; done',
+        '    printf \'{"name":"v2","height":11}\' > "$home/data/upgrade-info.json"; exit 2 ;;',
+        '  start) echo "panic: cannot migrate" >&2; exit 2 ;;',
+        'esac',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    await t.cliOk(['init', node]);
+    await t.cliOk(['add-upgrade', 'v2', node]);
+    await fs.mkdir(path.join(t.home, 'config'), { recursive: true });
+    await fs.writeFile(path.join(t.home, 'config', 'genesis.json'), '{"chain_id":"fake-1"}');
+    await fs.mkdir(path.join(t.home, 'data', 'application.db'), { recursive: true });
+    await fs.writeFile(path.join(t.home, 'data', 'application.db', '000001.log'), 'x');
+    const r = await t.cli(['rehearse', 'v2', '--timeout', '20s']);
+    assert.equal(r.exitCode, ExitCode.rehearsalFailed, r.stderr);
+    assert.match(r.stdout, /FAILED/);
+    assert.match(r.stdout, /panic: cannot migrate/);
   });
 });

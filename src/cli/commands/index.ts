@@ -6,6 +6,7 @@ import { checkPlanCommand } from './check-plan.js';
 import { configCommand } from './config.js';
 import { initCommand } from './init.js';
 import { prepareUpgradeCommand } from './prepare-upgrade.js';
+import { rehearseCommand } from './rehearse.js';
 import { runCommand } from './run.js';
 import { showUpgradeInfoCommand } from './show-upgrade-info.js';
 import { statusCommand } from './status.js';
@@ -22,4 +23,5 @@ export const commands: Command[] = [
   checkPlanCommand,
   statusCommand,
   prepareUpgradeCommand,
+  rehearseCommand,
 ];

@@ -28,10 +28,11 @@ export const runCommand: Command = {
     const { config } = loadContextConfig(ctx);
     // The supervisor's machinery (pino, gRPC, prom-client, archives …) is loaded here, when it is used:
     // `help`, `version` and `status` never evaluate it, which keeps them fast.
-    const [{ removePartialBackups }, { acquireHomeLock, stopOrphanNode }, { createLogger }] = await Promise.all([
+    const [{ removePartialBackups }, { acquireHomeLock, stopOrphanNode }, { createLogger }, { removeLeftoverRehearsals }] = await Promise.all([
       import('../../backup/index.js'),
       import('../../lock/index.js'),
       import('../../log/index.js'),
+      import('../../rehearsal/index.js'),
     ]);
     const pretty = config.logFormat === 'auto' ? process.stderr.isTTY : config.logFormat === 'text';
     const logger = createLogger({
@@ -52,6 +53,7 @@ export const runCommand: Command = {
       // What a killed chainvisor left half-done; only now, so a refused second run never touches the first's.
       await removeLeftoverWorkFolders({ parents: [layout.root, layout.upgradesDir], logger });
       await removePartialBackups({ config, logger });
+      await removeLeftoverRehearsals({ rehearsalDir: config.rehearsalDir, logger });
       for (const file of await removeLeftoverSwitchFiles(layout)) {
         logger.info({ file }, 'removed a file left by an interrupted switch (current was not changed by it): %s', file);
       }
@@ -65,11 +67,12 @@ export const runCommand: Command = {
 /** Everything after the lock: the `current` link, the observers, and the supervisor itself. */
 async function supervise(args: string[], options: { config: Config; layout: Layout; logger: Logger; pretty: boolean }): Promise<number> {
   const { config, layout, logger, pretty } = options;
-  const [{ createEventBus }, { createNodeTracker }, { startObservers }, { Supervisor }] = await Promise.all([
+  const [{ createEventBus }, { createNodeTracker }, { startObservers }, { Supervisor }, { followRehearsals, startAutoRehearsal }] = await Promise.all([
     import('../../events/index.js'),
     import('../../lock/index.js'),
     import('../../observe/index.js'),
     import('../../supervisor/index.js'),
+    import('../../rehearsal/index.js'),
   ]);
   if (await ensureCurrentLink(layout, switchCurrent)) {
     logger.info({ current: layout.currentLink }, "'current' was missing: created it as a link to genesis (as cosmovisor does)");
@@ -85,9 +88,14 @@ async function supervise(args: string[], options: { config: Config; layout: Layo
     ...(pretty && process.stderr.isTTY && !config.disableLogs ? { progressTty: process.stderr } : {}),
   });
   const tracker = createNodeTracker({ layout, logger });
+  // Rehearsals (docs/rehearsal.md): their results become events; CHAINVISOR_REHEARSE runs them in the background.
+  const rehearsals = followRehearsals({ layout, bus: events, logger });
+  const auto = config.rehearse ? startAutoRehearsal({ config, layout, logger, bus: events }) : undefined;
   try {
     return await new Supervisor({ config, layout, args, logger, events, tracker }).run();
   } finally {
+    await auto?.stop();
+    rehearsals.close();
     // The last events (node-exited, upgrade-failed) still reach the webhooks before chainvisor exits.
     await observers.close();
     await tracker.settled();

@@ -40,10 +40,16 @@ export interface Running {
   stop(): Promise<number | null>;
 }
 
-export async function chainvisorSim(t: TestContext, versions: string[], env: Record<string, string> = {}, initFlags: string[] = []): Promise<ChainvisorSim> {
+export async function chainvisorSim(
+  t: TestContext,
+  versions: string[],
+  env: Record<string, string> = {},
+  initFlags: string[] = [],
+  variants: NonNullable<Parameters<typeof buildVersions>[0]>['variants'] = {},
+): Promise<ChainvisorSim> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'manual-e2e-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
-  const built = await buildVersions({ out: path.join(dir, 'versions'), versions });
+  const built = await buildVersions({ out: path.join(dir, 'versions'), versions, variants });
   const home = path.join(dir, 'home');
   const grpc = `127.0.0.1:${await unusedPort()}`;
   const bin = (v: string) => built.versions[v]?.bin as string;

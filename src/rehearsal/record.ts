@@ -1,0 +1,19 @@
+/**
+ * `cosmovisor/.chainvisor/rehearsals.json`: the last rehearsal of each upgrade, the only file a rehearsal
+ * writes in the live home. `status` reads it (src/status/rehearsals.ts); `run` follows it for metrics
+ * and webhooks, and rehearses automatically only an upgrade whose staged binary has no record yet.
+ */
+import { type Layout, makeFolders, writeFileAtomic } from '../layout/index.js';
+import { type RehearsalSummary, readRehearsals, rehearsalsPath } from '../status/index.js';
+
+export type RehearsalReport = RehearsalSummary;
+export type RehearsalPhases = RehearsalSummary['phases'];
+export { readRehearsals, rehearsalsPath };
+
+/** Keeps the newest report of each upgrade (of the last 20 upgrades rehearsed). */
+export async function recordRehearsal(layout: Layout, report: RehearsalReport): Promise<void> {
+  const kept = (await readRehearsals(layout)).filter((r) => r.upgrade !== report.upgrade);
+  kept.push(report);
+  await makeFolders(layout.stateDir);
+  await writeFileAtomic(rehearsalsPath(layout), `${JSON.stringify(kept.slice(-20), null, 2)}\n`, 0o644);
+}

@@ -1,0 +1,281 @@
+/**
+ * One rehearsal, in the order it happens (docs/rehearsal.md):
+ *   1. checks (./prepare.ts): binary installed, `in-place-testnet`, chain id, free disk — else 79;
+ *   2. copy: the live `data/` into a scratch home without stopping the node (./hot-copy.ts), its config
+ *      made unreachable with fresh keys (./scratch-config.ts), the two binaries in its own cosmovisor/;
+ *   3. halt: the current binary's `in-place-testnet <chain-id>-rehearsal <operator> --trigger-testnet-upgrade
+ *      <name> --skip-confirmation` halts at the next block and writes the scratch's upgrade-info.json;
+ *   4. migration: chainvisor's own upgrade sequence (applyUpgrade: pre-upgrade, switch; no backup) on the
+ *      scratch layout, then the new binary's `start`, until its first block;
+ *   5. blocks: N more blocks on the scratch node's RPC.
+ * A failure from step 4 on is the upgrade's (a `failed` report, exit 83); before, the rehearsal could not
+ * be made (a coded error, exit 79). The scratch is removed at the end, whatever happened, unless kept.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createPlacer } from '../backup/index.js';
+import type { Config } from '../config/index.js';
+import { ChainvisorError } from '../errors/index.js';
+import { type Layout, layoutFor } from '../layout/index.js';
+import type { Logger } from '../log/index.js';
+import { readUpgradeInfo, type Plan } from '../plan/index.js';
+import { applyUpgrade } from '../supervisor/index.js';
+import { readGenesisFacts } from './genesis.js';
+import { copyLiveData } from './hot-copy.js';
+import { newScratchKeys, operatorAddress } from './keys.js';
+import { listenerFlags, scratchPorts } from './ports.js';
+import { type Binaries, checkInPlaceTestnet, checkSpace, findBinaries, sdkHint } from './prepare.js';
+import type { RehearsalPhases, RehearsalReport } from './record.js';
+import { liveGenesisPath, writeScratchConfig } from './scratch-config.js';
+import { newScratchPath, ownDiskUse, recordScratchNode, removeLeftoverRehearsals } from './scratch-dir.js';
+import { type ScratchNode, rpcHeight, startScratchNode } from './scratch-node.js';
+
+export interface RehearseOptions {
+  config: Config;
+  layout: Layout;
+  logger: Logger;
+  upgrade: string;
+  /** Blocks past the upgrade height to wait for (default 3). */
+  blocks: number;
+  /** From the old binary's start to the last block. */
+  timeoutMs: number;
+  keep: boolean;
+  /** The operator address given with --operator; else derived from the fresh key. */
+  operator?: string | undefined;
+  /** Extra flags for the scratch node's commands (after `--`). */
+  nodeArgs: string[];
+  signal: AbortSignal;
+  /** One line per phase, for a terminal. */
+  progress?: (text: string) => void;
+}
+
+const seconds = (ms: number) => Math.round(ms) / 1000;
+
+/** A failure of the upgrade itself, on the copy: the report says `failed`. */
+class UpgradeFailed extends ChainvisorError {
+  constructor(message: string) {
+    super('CHAINVISOR_REHEARSAL_FAILED', message);
+  }
+}
+
+export async function rehearse(options: RehearseOptions): Promise<RehearsalReport> {
+  const { config, layout, logger, upgrade, signal } = options;
+  const say = options.progress ?? (() => undefined);
+  const startedAt = new Date();
+  const rehearsalDir = config.rehearsalDir;
+  await removeLeftoverRehearsals({ rehearsalDir, logger });
+  const binaries = await findBinaries(layout, config, upgrade);
+  const env = scratchEnv(layout, '');
+  await checkInPlaceTestnet(binaries.oldBinary, env);
+  const genesis = await readGenesisFacts(await liveGenesisPath(layout.home));
+  if (genesis.chainId === undefined) {
+    throw new ChainvisorError('CHAINVISOR_REHEARSAL_UNAVAILABLE', `no chain_id in the genesis file of ${layout.home}`, { hint: 'check config/genesis.json' });
+  }
+  await fs.mkdir(rehearsalDir, { recursive: true });
+  const space = await checkSpace({ layout, config, rehearsalDir, logger });
+  const binarySha = await sha256(binaries.newBinary);
+  const scratch = newScratchPath(rehearsalDir);
+  const phases: RehearsalPhases = { copy: null, halt: null, migration: null, blocks: null };
+  let node: ScratchNode | undefined;
+  let newBinary = false;
+  let plan: Plan | undefined;
+  let lastHeight = 0;
+  let peak: number | null = null;
+  let tail: string[] = [];
+  let scratchBytes = 0;
+  const stopNode = async () => {
+    if (node === undefined) return;
+    await node.stop();
+    if (newBinary) peak = node.peakRss() || null;
+    tail = node.tail();
+  };
+  try {
+    // 2. The copy.
+    say(`copying ${layout.dataDir} (${space.mode}: ${space.reason}) into ${scratch}`);
+    const copyStart = performance.now();
+    await fs.mkdir(path.join(scratch, 'data'), { recursive: true, mode: 0o700 });
+    const placer = createPlacer({ mode: space.mode, logger, backupDir: rehearsalDir });
+    const copied = await copyLiveData({ dataDir: layout.dataDir, target: path.join(scratch, 'data'), placer, logger, signal });
+    phases.copy = seconds(performance.now() - copyStart);
+    logger.info({ scratch, mode: space.mode, databases: copied.databases, ms: phases.copy * 1000 }, 'rehearsal: data copied');
+    say(`copied in ${phases.copy} s`);
+    const keys = newScratchKeys();
+    const ports = await scratchPorts();
+    const chainId = `${genesis.chainId.slice(0, 40)}-rehearsal`;
+    await writeScratchConfig({ liveConfigDir: path.join(layout.home, 'config'), liveGenesis: await liveGenesisPath(layout.home), scratchHome: scratch, ports, keys, chainId });
+    const scratchLayout = layoutFor({ home: scratch, name: layout.name });
+    await placeBinaries(scratchLayout, binaries);
+    const operator = options.operator ?? operatorAddress(genesis.prefix ?? 'cosmos', keys.address);
+    const nodeEnv = scratchEnv(layout, scratch);
+    const flags = ['--home', scratch, ...listenerFlags(ports), ...options.nodeArgs];
+    const deadline = performance.now() + options.timeoutMs;
+    signal.throwIfAborted();
+
+    // 3. The old binary halts at the next block.
+    say(`${binaries.oldBinary} in-place-testnet ${chainId} ${operator} --trigger-testnet-upgrade ${upgrade}`);
+    const haltStart = performance.now();
+    const args = ['in-place-testnet', chainId, operator, ...flags.slice(0, 2), '--trigger-testnet-upgrade', upgrade, '--skip-confirmation', ...flags.slice(2)];
+    node = startScratchNode({ binary: binaries.oldBinary, args, env: nodeEnv, logFile: path.join(scratch, 'node.log') });
+    if (node.pid !== undefined) await recordScratchNode(scratch, node.pid);
+    const oldExit = await waitExit(node, deadline, signal);
+    tail = node.tail();
+    const haltedAt = performance.now();
+    const info = await readUpgradeInfo(scratchLayout.upgradeInfoFile);
+    if (oldExit === 'timeout' || info.status !== 'valid' || info.plan.name !== upgrade) {
+      if (oldExit === 'timeout') await stopNode();
+      const said = tail.find((l) => /unknown command "in-place-testnet"/.test(l));
+      throw new ChainvisorError(
+        'CHAINVISOR_REHEARSAL_UNAVAILABLE',
+        said
+          ? `the current binary ${binaries.oldBinary} has no in-place-testnet command: ${said.trim()}`
+          : `the current binary did not halt for upgrade "${upgrade}" on the copy (${oldExit === 'timeout' ? `still running after ${options.timeoutMs / 1000} s` : describe(oldExit)}${info.status === 'valid' ? `, it wrote a plan for "${info.plan.name}"` : ', no upgrade-info.json'}); its last lines:\n${tail.slice(-10).join('\n')}`,
+        { hint: said ? sdkHint : `read ${path.join(scratch, 'node.log')} with --keep; the in-place-testnet of the current binary must halt for the upgrade` },
+      );
+    }
+    plan = info.plan;
+    phases.halt = seconds(haltedAt - haltStart);
+    say(`halted for "${upgrade}" at height ${plan.height} after ${phases.halt} s`);
+
+    // 4. chainvisor's own upgrade sequence on the scratch, then the new binary.
+    const scratchConfig: Config = { ...config, home: scratch, unsafeSkipBackup: true, customPreUpgrade: '', allowDownloadBinaries: false, restartDelay: 0 };
+    const saved = pushEnv(nodeEnv);
+    try {
+      await applyUpgrade(plan, binaries.dir, { config: scratchConfig, layout: scratchLayout, logger, signal }, { delay: false });
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw new UpgradeFailed(`the upgrade sequence failed on the copy: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      saved();
+    }
+    node = startScratchNode({ binary: path.join(scratchLayout.currentLink, 'bin', layout.name), args: ['start', ...flags], env: nodeEnv, logFile: path.join(scratch, 'node.log') });
+    newBinary = true;
+    if (node.pid !== undefined) await recordScratchNode(scratch, node.pid);
+    say(`started the new binary; waiting for block ${plan.height}`);
+    const first = await waitHeight(node, ports.rpc, plan.height, deadline, signal, (h) => (lastHeight = h));
+    if (first !== 'reached') throw new UpgradeFailed(stalled(node, first, plan.height, options.timeoutMs));
+    const firstAt = performance.now();
+    phases.migration = seconds(firstAt - haltedAt);
+    say(`block ${plan.height} committed by the new binary: migration ${phases.migration} s`);
+    const target = plan.height + options.blocks;
+    const after = await waitHeight(node, ports.rpc, target, deadline, signal, (h) => (lastHeight = h));
+    if (after !== 'reached') throw new UpgradeFailed(stalled(node, after, target, options.timeoutMs));
+    phases.blocks = seconds(performance.now() - firstAt);
+    say(`${options.blocks} blocks after the upgrade in ${phases.blocks} s`);
+    return await finish('passed', null);
+  } catch (error) {
+    if (error instanceof UpgradeFailed) {
+      say(`failed: ${error.message}`);
+      return await finish('failed', error.message);
+    }
+    throw error;
+  } finally {
+    await stopNode().catch(() => undefined);
+    if (!options.keep) await fs.rm(scratch, { recursive: true, force: true });
+  }
+
+  async function finish(result: 'passed' | 'failed', reason: string | null): Promise<RehearsalReport> {
+    await stopNode();
+    scratchBytes = await ownDiskUse(scratch);
+    return {
+      upgrade,
+      result,
+      reason,
+      height: plan?.height ?? null,
+      migration_seconds: phases.migration,
+      blocks_after_upgrade: plan === undefined ? 0 : Math.max(0, lastHeight - plan.height),
+      peak_rss_bytes: peak,
+      scratch_bytes: scratchBytes,
+      phases,
+      log_tail: result === 'failed' ? tail : [],
+      started_at: startedAt.toISOString(),
+      finished_at: new Date().toISOString(),
+      binary_sha256: binarySha,
+      ...(options.keep ? { kept: scratch } : {}),
+    };
+  }
+}
+
+function describe(exit: { code: number | undefined; signal: NodeJS.Signals | undefined }): string {
+  return exit.signal === undefined ? `it exited with code ${exit.code}` : `it was killed by ${exit.signal}`;
+}
+
+function stalled(node: ScratchNode, outcome: 'timeout' | { code: number | undefined; signal: NodeJS.Signals | undefined }, height: number, timeoutMs: number): string {
+  const panic = node.panicLine();
+  if (outcome === 'timeout') return `the new binary did not reach height ${height} within ${timeoutMs / 1000} s`;
+  return `the new binary stopped before height ${height}: ${describe(outcome)}${panic ? `: ${panic}` : ''}`;
+}
+
+/** The node's environment: its home named for pre-upgrade and the node (`DAEMON_HOME`, `<NAME>_HOME`). */
+function scratchEnv(layout: Layout, scratch: string): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  if (scratch !== '') {
+    env.DAEMON_HOME = scratch;
+    env[`${layout.name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_HOME`] = scratch;
+  }
+  return env;
+}
+
+/** Sets the scratch's variables in this process (pre-upgrade inherits them); returns the undo. */
+function pushEnv(env: NodeJS.ProcessEnv): () => void {
+  const before = { ...process.env };
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) process.env[key] = value;
+  return () => {
+    for (const key of Object.keys(process.env)) if (!(key in before)) delete process.env[key];
+    Object.assign(process.env, before);
+  };
+}
+
+/** The two binaries in the scratch's own cosmovisor/: `current -> genesis` (the old), `upgrades/<dir>` (the new). */
+async function placeBinaries(scratchLayout: Layout, binaries: Binaries): Promise<void> {
+  const place = async (src: string, folder: string) => {
+    await fs.mkdir(path.join(folder, 'bin'), { recursive: true });
+    const dst = path.join(folder, 'bin', scratchLayout.name);
+    try {
+      await fs.link(await fs.realpath(src), dst);
+    } catch {
+      await fs.copyFile(src, dst);
+      await fs.chmod(dst, 0o755);
+    }
+  };
+  await place(binaries.oldBinary, scratchLayout.genesisDir);
+  await place(binaries.newBinary, path.join(scratchLayout.root, binaries.dir));
+  await fs.symlink('genesis', scratchLayout.currentLink);
+}
+
+async function waitExit(node: ScratchNode, deadline: number, signal: AbortSignal): Promise<'timeout' | { code: number | undefined; signal: NodeJS.Signals | undefined }> {
+  const aborted = new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason as Error);
+    signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+  });
+  aborted.catch(() => undefined);
+  const timer = sleep(Math.max(0, deadline - performance.now()), 'timeout' as const, { ref: false });
+  return Promise.race([node.exited, timer, aborted]);
+}
+
+async function waitHeight(
+  node: ScratchNode,
+  port: number,
+  height: number,
+  deadline: number,
+  signal: AbortSignal,
+  seen: (h: number) => void,
+): Promise<'reached' | 'timeout' | { code: number | undefined; signal: NodeJS.Signals | undefined }> {
+  for (;;) {
+    signal.throwIfAborted();
+    if (node.hasExited()) return node.exited;
+    const h = await rpcHeight(port);
+    if (h !== undefined) seen(h);
+    if (h !== undefined && h >= height) return 'reached';
+    if (performance.now() > deadline) return 'timeout';
+    await sleep(100);
+  }
+}
+
+async function sha256(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}

@@ -1,0 +1,133 @@
+/**
+ * The scratch home's `config/`: the live one copied, then made a node that can reach no one and that no
+ * one can reach — every listener on a loopback port of its own, no seeds, no persistent or unconditional
+ * peers, no address book, peer exchange off, no outbound or inbound peers, no state sync, no remote signer
+ * (`priv_validator_laddr`), no halt height — with a fresh validator key and node key (./keys.ts) and the
+ * file paths made relative to the scratch home (a live config naming an absolute key or data path
+ * would otherwise make the scratch use the live one). Works on a real node's `config.toml`/`app.toml`/
+ * `client.toml` and on a home whose `config.toml` holds only a moniker.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { parse, stringify } from 'smol-toml';
+import { isErrno } from '../errors/index.js';
+import type { ScratchKeys } from './keys.js';
+import type { ScratchPorts } from './ports.js';
+
+/** Files of the live `config/` the scratch never gets. */
+const notCopied = new Set(['priv_validator_key.json', 'node_key.json', 'addrbook.json', 'addresses.json']);
+
+type Table = Record<string, unknown>;
+
+const loopback = (port: number, scheme = 'tcp://') => `${scheme}127.0.0.1:${port}`;
+
+function section(doc: Table, name: string): Table {
+  const existing = doc[name];
+  if (existing !== null && typeof existing === 'object' && !Array.isArray(existing)) return existing as Table;
+  const made: Table = {};
+  doc[name] = made;
+  return made;
+}
+
+/** CometBFT's config.toml, rewritten for the scratch. */
+export function scratchConfigToml(text: string, ports: ScratchPorts): string {
+  const doc = parse(text) as Table;
+  Object.assign(doc, {
+    proxy_app: loopback(ports.proxyApp),
+    db_dir: 'data',
+    genesis_file: 'config/genesis.json',
+    priv_validator_key_file: 'config/priv_validator_key.json',
+    priv_validator_state_file: 'data/priv_validator_state.json',
+    priv_validator_laddr: '',
+    node_key_file: 'config/node_key.json',
+  });
+  Object.assign(section(doc, 'rpc'), { laddr: loopback(ports.rpc), grpc_laddr: '', pprof_laddr: '', unsafe: false });
+  Object.assign(section(doc, 'p2p'), {
+    laddr: loopback(ports.p2p),
+    external_address: '',
+    seeds: '',
+    persistent_peers: '',
+    unconditional_peer_ids: '',
+    pex: false,
+    seed_mode: false,
+    addr_book_file: 'config/addrbook.json',
+    max_num_inbound_peers: 0,
+    max_num_outbound_peers: 0,
+  });
+  Object.assign(section(doc, 'statesync'), { enable: false, rpc_servers: '' });
+  Object.assign(section(doc, 'consensus'), { wal_file: 'data/cs.wal/wal' });
+  Object.assign(section(doc, 'instrumentation'), { prometheus: false });
+  if (doc.grpc !== undefined) Object.assign(section(doc, 'grpc'), { laddr: '' }); // CometBFT v1's own gRPC
+  return stringify(doc);
+}
+
+/** The SDK's app.toml, rewritten for the scratch. */
+export function scratchAppToml(text: string, ports: ScratchPorts): string {
+  const doc = parse(text) as Table;
+  Object.assign(doc, { 'halt-height': 0, 'halt-time': 0 });
+  Object.assign(section(doc, 'api'), { address: loopback(ports.api) });
+  Object.assign(section(doc, 'grpc'), { address: `127.0.0.1:${ports.grpc}` });
+  if (doc['grpc-web'] !== undefined) Object.assign(section(doc, 'grpc-web'), { enable: false });
+  if (doc.rosetta !== undefined) Object.assign(section(doc, 'rosetta'), { enable: false });
+  if (doc['state-sync'] !== undefined) Object.assign(section(doc, 'state-sync'), { 'snapshot-interval': 0 });
+  return stringify(doc);
+}
+
+/** client.toml: the node the CLI talks to is the scratch's. */
+export function scratchClientToml(text: string, ports: ScratchPorts, chainId: string): string {
+  const doc = parse(text) as Table;
+  Object.assign(doc, { node: loopback(ports.rpc), 'chain-id': chainId });
+  return stringify(doc);
+}
+
+export interface ScratchConfigOptions {
+  liveConfigDir: string;
+  /** The live genesis file (config.toml's `genesis_file`, usually `config/genesis.json`). */
+  liveGenesis: string;
+  scratchHome: string;
+  ports: ScratchPorts;
+  keys: ScratchKeys;
+  chainId: string;
+}
+
+export async function writeScratchConfig(options: ScratchConfigOptions): Promise<void> {
+  const dir = path.join(options.scratchHome, 'config');
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  for (const entry of await fs.readdir(options.liveConfigDir, { withFileTypes: true })) {
+    if (notCopied.has(entry.name) || !(entry.isFile() || entry.isSymbolicLink())) continue;
+    const src = path.join(options.liveConfigDir, entry.name);
+    const dst = path.join(dir, entry.name);
+    try {
+      const stat = await fs.stat(src);
+      if (!stat.isFile()) continue;
+      const text = await fs.readFile(src);
+      const rewritten =
+        entry.name === 'config.toml'
+          ? scratchConfigToml(text.toString('utf8'), options.ports)
+          : entry.name === 'app.toml'
+            ? scratchAppToml(text.toString('utf8'), options.ports)
+            : entry.name === 'client.toml'
+              ? scratchClientToml(text.toString('utf8'), options.ports, options.chainId)
+              : text;
+      await fs.writeFile(dst, rewritten, { mode: stat.mode & 0o777 });
+    } catch (error) {
+      if (!isErrno(error, 'ENOENT')) throw error;
+    }
+  }
+  await fs.copyFile(options.liveGenesis, path.join(dir, 'genesis.json'));
+  await fs.writeFile(path.join(dir, 'priv_validator_key.json'), options.keys.validatorKeyJson, { mode: 0o600 });
+  await fs.writeFile(path.join(dir, 'node_key.json'), options.keys.nodeKeyJson, { mode: 0o600 });
+  await fs.writeFile(path.join(options.scratchHome, 'data', 'priv_validator_state.json'), options.keys.signStateJson, { mode: 0o600 });
+}
+
+/** The live genesis file's path, from the live config.toml's `genesis_file` (relative to the home). */
+export async function liveGenesisPath(home: string): Promise<string> {
+  let file = 'config/genesis.json';
+  try {
+    const doc = parse(await fs.readFile(path.join(home, 'config', 'config.toml'), 'utf8')) as Table;
+    if (typeof doc.genesis_file === 'string' && doc.genesis_file !== '') file = doc.genesis_file;
+  } catch (error) {
+    if (!isErrno(error, 'ENOENT')) throw error;
+  }
+  return path.resolve(home, file);
+}

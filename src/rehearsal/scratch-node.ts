@@ -1,0 +1,111 @@
+/**
+ * A node process of the rehearsal: the old binary's `in-place-testnet`, then the new binary's `start`.
+ * Unlike the live node (src/supervisor/node-process.ts, output passed straight through), its output is
+ * piped: kept whole in `<scratch>/node.log` and its last lines in memory for the report, with the first
+ * `panic:` line noted; its peak resident memory sampled from /proc (VmHWM); and its RPC asked for the
+ * latest height. It never outlives chainvisor's own exit.
+ */
+import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+
+export const tailLines = 40;
+
+export interface Exit {
+  code: number | undefined;
+  signal: NodeJS.Signals | undefined;
+}
+
+export interface ScratchNode {
+  pid: number | undefined;
+  exited: Promise<Exit>;
+  hasExited(): boolean;
+  /** The last `tailLines` lines of its output (stdout and stderr, in order). */
+  tail(): string[];
+  /** The first line starting with `panic:`, if any. */
+  panicLine(): string | undefined;
+  /** Peak resident memory in bytes seen so far (0 when it cannot be read). */
+  peakRss(): number;
+  /** SIGTERM, SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<Exit>;
+}
+
+export function startScratchNode(options: { binary: string; args: string[]; env: NodeJS.ProcessEnv; logFile: string }): ScratchNode {
+  const child = spawn(options.binary, options.args, { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const log = createWriteStream(options.logFile, { flags: 'a' });
+  log.on('error', () => undefined);
+  const lines: string[] = [];
+  let panic: string | undefined;
+  let peak = 0;
+  let done = false;
+  const onLine = (line: string) => {
+    log.write(`${line}\n`);
+    lines.push(line.length > 2000 ? `${line.slice(0, 2000)}…` : line);
+    if (lines.length > tailLines) lines.shift();
+    if (panic === undefined && /^panic: /.test(line)) panic = line;
+  };
+  for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream, crlfDelay: Infinity }).on('line', onLine);
+  const sample = async () => {
+    if (child.pid === undefined || done) return;
+    try {
+      const status = await fs.readFile(`/proc/${child.pid}/status`, 'utf8');
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(status);
+      if (hwm) peak = Math.max(peak, Number(hwm[1]) * 1024);
+    } catch {
+      // gone, or not Linux
+    }
+  };
+  const sampler = setInterval(() => void sample(), 200);
+  void sample();
+  const killOnExit = () => {
+    if (!done) child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
+  const exited = new Promise<Exit>((resolve) => {
+    child.once('error', () => {
+      if (child.pid === undefined) {
+        done = true;
+        resolve({ code: 127, signal: undefined });
+      }
+    });
+    child.once('close', (code, signal) => {
+      done = true;
+      clearInterval(sampler);
+      process.off('exit', killOnExit);
+      log.end();
+      resolve({ code: code ?? undefined, signal: signal ?? undefined });
+    });
+  });
+  return {
+    pid: child.pid,
+    exited,
+    hasExited: () => done,
+    tail: () => [...lines],
+    panicLine: () => panic,
+    peakRss: () => peak,
+    async stop(graceMs = 5000) {
+      if (done) return exited;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      try {
+        return await exited;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+/** The latest block height the node's CometBFT RPC reports; undefined while it does not answer. */
+export async function rpcHeight(port: number): Promise<number | undefined> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/status`, { signal: AbortSignal.timeout(2000) });
+    if (!response.ok) return undefined;
+    const body = (await response.json()) as { result?: { sync_info?: { latest_block_height?: string } } };
+    const height = Number(body.result?.sync_info?.latest_block_height);
+    return Number.isSafeInteger(height) ? height : undefined;
+  } catch {
+    return undefined;
+  }
+}
