@@ -93,7 +93,8 @@ test('a good v2 passes while the live node keeps committing; its node, keys and 
   assert.ok(!run.exited());
   assert.deepEqual(await scratchLeft(sim.home), []);
   const status = await sim.cv(['status', '--output', 'json']);
-  const doc = JSON.parse(status.stdout) as { rehearsals: { upgrade: string; result: string; migration_seconds: number }[] };
+  const doc = JSON.parse(status.stdout) as { rehearsals: { upgrade: string; result: string; migration_seconds: number }[]; lastRehearsal: { upgrade: string } };
+  assert.equal(doc.lastRehearsal.upgrade, 'v2');
   assert.equal(doc.rehearsals[0]?.upgrade, 'v2');
   assert.equal(doc.rehearsals[0]?.result, 'passed');
   assert.equal(doc.rehearsals[0]?.migration_seconds, report.migration_seconds);

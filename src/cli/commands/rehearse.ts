@@ -1,3 +1,8 @@
+/**
+ * `chainvisor rehearse`: the upgrade run on a scratch copy of this node's state (src/rehearsal/, docs/rehearsal.md).
+ * Parses the command line (64 when wrong), picks the upgrade, stops cleanly on SIGTERM/SIGINT, prints the
+ * report (text or JSON) and records it; exit 0 passed, 83 failed, 79 could not rehearse.
+ */
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../../config/index.js';
 import { ChainvisorError, ExitCode, UsageError } from '../../errors/index.js';
