@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
 import type { Config } from '../config/index.js';
 import type { EventBus, UpgradeRef } from '../events/index.js';
 import { type Layout, binaryPath, upgradeBinaryDir, upgradeDirName } from '../layout/index.js';
@@ -152,8 +153,12 @@ async function firstExisting(files: string[]): Promise<string | undefined> {
   return undefined;
 }
 
-/** This chainvisor as a command: the single executable itself, or Node with bin/chainvisor.js. */
+/**
+ * This chainvisor as a command: Node with the script it was started with (`bin/chainvisor.js`), or the
+ * single executable itself (its argv[1] is the executable, not a script).
+ */
 async function selfCommand(args: string[]): Promise<[string, string[]]> {
-  const sea = await import('node:sea').then((m) => m.isSea(), () => false);
-  return sea || process.argv[1] === undefined ? [process.execPath, args] : [process.execPath, [process.argv[1], ...args]];
+  const script = process.argv[1];
+  const executable = script === undefined || !/\.[cm]?js$/.test(script) || path.resolve(script) === process.execPath;
+  return executable ? [process.execPath, args] : [process.execPath, [script, ...args]];
 }

@@ -19,9 +19,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createPlacer } from '../backup/index.js';
 import type { Config } from '../config/index.js';
 import { ChainvisorError } from '../errors/index.js';
+import type { EventBus } from '../events/index.js';
 import { type Layout, layoutFor } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { readUpgradeInfo, type Plan } from '../plan/index.js';
+import { progressOnBus } from '../progress/index.js';
 import { applyUpgrade } from '../supervisor/index.js';
 import { readGenesisFacts } from './genesis.js';
 import { copyLiveData } from './hot-copy.js';
@@ -50,6 +52,8 @@ export interface RehearseOptions {
   signal: AbortSignal;
   /** One line per phase, for a terminal. */
   progress?: (text: string) => void;
+  /** Where the copy's progress goes (`backup-progress` events; a terminal's progress bar listens). */
+  events?: EventBus;
 }
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
@@ -98,7 +102,10 @@ export async function rehearse(options: RehearseOptions): Promise<RehearsalRepor
     const copyStart = performance.now();
     await fs.mkdir(path.join(scratch, 'data'), { recursive: true, mode: 0o700 });
     const placer = createPlacer({ mode: space.mode, logger, backupDir: rehearsalDir });
-    const copied = await copyLiveData({ dataDir: layout.dataDir, target: path.join(scratch, 'data'), placer, logger, signal });
+    const bar = options.events && progressOnBus({ events: options.events, event: 'backup-progress', what: `the copy of ${layout.dataDir}` });
+    let copiedBytes = 0;
+    const onBytes = (n: number) => bar?.update((copiedBytes += n), Math.max(space.dataBytes, copiedBytes));
+    const copied = await copyLiveData({ dataDir: layout.dataDir, target: path.join(scratch, 'data'), placer, logger, signal, onBytes }).finally(() => bar?.finish());
     phases.copy = seconds(performance.now() - copyStart);
     logger.info({ scratch, mode: space.mode, databases: copied.databases, ms: phases.copy * 1000 }, 'rehearsal: data copied');
     say(`copied in ${phases.copy} s`);

@@ -29,6 +29,8 @@ export interface StatusDocument {
   activity: Activity | null;
   /** The last rehearsal of each upgrade, newest first (`chainvisor rehearse`, docs/rehearsal.md). */
   rehearsals: HomeFacts['rehearsals'];
+  /** The newest of them, or null. */
+  lastRehearsal: HomeFacts['rehearsals'][number] | null;
   health: { ok: boolean; reason: string | null };
   problems: string[];
 }
@@ -78,6 +80,7 @@ export async function buildStatus(options: BuildOptions): Promise<StatusDocument
     backups,
     activity: live?.activity ?? null,
     rehearsals: home.rehearsals,
+    lastRehearsal: home.rehearsals[0] ?? null,
     health: health(live, home),
     problems: home.problems,
   };

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { upgradeInfoFor } from '@chainvisor/simd';
-import { proposeUpgrade, waitFor, waitForProposal } from '@chainvisor/simd/testing';
+import { cli, proposeUpgrade, waitFor, waitForProposal } from '@chainvisor/simd/testing';
 import { chainvisorCommand } from '../support/chainvisor-command.js';
 import { type ChainvisorSim, chainvisorSim, heightOf } from './support/chainvisor-sim.js';
 
@@ -93,7 +93,8 @@ test('a good v2 passes while the live node keeps committing; its node, keys and 
   assert.ok(!run.exited());
   assert.deepEqual(await scratchLeft(sim.home), []);
   const status = await sim.cv(['status', '--output', 'json']);
-  const doc = JSON.parse(status.stdout) as { rehearsals: { upgrade: string; result: string; migration_seconds: number }[] };
+  const doc = JSON.parse(status.stdout) as { rehearsals: { upgrade: string; result: string; migration_seconds: number }[]; lastRehearsal: { upgrade: string } };
+  assert.equal(doc.lastRehearsal.upgrade, 'v2');
   assert.equal(doc.rehearsals[0]?.upgrade, 'v2');
   assert.equal(doc.rehearsals[0]?.result, 'passed');
   assert.equal(doc.rehearsals[0]?.migration_seconds, report.migration_seconds);
@@ -159,6 +160,14 @@ test('without chainvisor run; --keep; an upgrade not installed is 79; not enough
   const r = await sim.cv(['rehearse', 'v2', '--blocks', '2', ...fast]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /PASSED/);
+  // On a terminal (script(1) gives it one): a line per phase on stderr.
+  if (await fs.access('/usr/bin/script').then(() => true, () => false)) {
+    const [file, args] = chainvisorCommand(['rehearse', 'v2', ...fast]);
+    const line = [file, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
+    const tty = await cli('/usr/bin/script', ['-qec', line, '/dev/null'], sim.env);
+    assert.equal(tty.code, 0, tty.stdout);
+    for (const said of [/rehearse: copying .* into .*\.chainvisor-rehearsal-/, /rehearse: halted for "v2" at height \d+/, /rehearse: block \d+ committed by the new binary: migration/, /PASSED/]) assert.match(tty.stdout, said);
+  } else t.diagnostic('no script(1) here: the terminal case was not run');
   const kept = await sim.cv(['rehearse', 'v2', '--keep', '--output', 'json', ...fast]);
   assert.equal(kept.code, 0, kept.stderr);
   const where = (JSON.parse(kept.stdout) as { kept: string }).kept;

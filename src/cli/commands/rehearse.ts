@@ -1,3 +1,8 @@
+/**
+ * `chainvisor rehearse`: the upgrade run on a scratch copy of this node's state (src/rehearsal/, docs/rehearsal.md).
+ * Parses the command line (64 when wrong), picks the upgrade, stops cleanly on SIGTERM/SIGINT, prints the
+ * report (text or JSON) and records it; exit 0 passed, 83 failed, 79 could not rehearse.
+ */
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../../config/index.js';
 import { ChainvisorError, ExitCode, UsageError } from '../../errors/index.js';
@@ -35,10 +40,12 @@ export const rehearseCommand: Command = {
     if (!timeout.ok || timeout.value <= 0) throw new UsageError(`--timeout must be a duration such as 10m or 90s, not ${JSON.stringify(values.timeout)}`);
     const { config } = loadContextConfig(ctx);
     const layout = layoutFor(config);
-    const [{ createLogger }, rehearsal, { pickUpgrade }] = await Promise.all([
+    const [{ createLogger }, rehearsal, { pickUpgrade }, { createEventBus }, { startProgressView }] = await Promise.all([
       import('../../log/index.js'),
       import('../../rehearsal/index.js'),
       import('./rehearse-pick.js'),
+      import('../../events/index.js'),
+      import('../../progress/index.js'),
     ]);
     const logger = createLogger({
       disabled: config.disableLogs,
@@ -55,6 +62,9 @@ export const rehearseCommand: Command = {
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
     const terminal = (ctx.stderr as { isTTY?: boolean }).isTTY === true;
+    // On a terminal: a line per phase, and the copy's progress bar.
+    const events = terminal ? createEventBus() : undefined;
+    const stopView = events && startProgressView({ bus: events, logger, tty: ctx.stderr });
     try {
       const report = await rehearsal.rehearse({
         config,
@@ -67,7 +77,7 @@ export const rehearseCommand: Command = {
         operator: values.operator,
         nodeArgs,
         signal: stop.signal,
-        ...(terminal ? { progress: (text: string) => ctx.stderr.write(`rehearse: ${text}\n`) } : {}),
+        ...(events ? { events, progress: (text: string) => ctx.stderr.write(`rehearse: ${text}\n`) } : {}),
       });
       await rehearsal.recordRehearsal(layout, report);
       writeLine(ctx.stdout, output === 'json' ? JSON.stringify(report, null, 2) : rehearsal.renderReport(report));
@@ -79,6 +89,7 @@ export const rehearseCommand: Command = {
       }
       throw thrown;
     } finally {
+      stopView?.();
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
     }
