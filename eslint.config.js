@@ -30,11 +30,13 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-expressions': 'error',
       'no-useless-catch': 'error',
       // Imports: types imported as types, each module once, in one order.
-      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
       '@typescript-eslint/no-import-type-side-effects': 'error',
       'no-duplicate-imports': ['error', { allowSeparateTypeImports: true }],
       'simple-import-sort/imports': 'error',
       'simple-import-sort/exports': 'error',
+      // A variable read by a closure before its one assignment stays a let.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       // Upgrade names and plan files are checked for control characters on purpose.
       'no-control-regex': 'off',
     },

@@ -25,6 +25,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
+
 import { backupData, type RequestedMode } from '../src/backup/index.js';
 import { silentLogger } from '../src/log/index.js';
 
@@ -174,7 +175,9 @@ function table(title: string, rows: Row[]): void {
   console.log('|---|---:|---:|---:|---:|---|');
   for (const r of rows) {
     const x = (b: number | undefined, v: number): string => (b === undefined ? '–' : `${(b / v).toFixed(1)}×`);
-    console.log(`| ${r.name} | ${r.seconds.toFixed(3)} | ${x(base?.seconds, r.seconds)} | ${r.durable.toFixed(3)} | ${x(base?.durable, r.durable)} | ${r.note} |`);
+    console.log(
+      `| ${r.name} | ${r.seconds.toFixed(3)} | ${x(base?.seconds, r.seconds)} | ${r.durable.toFixed(3)} | ${x(base?.durable, r.durable)} | ${r.note} |`,
+    );
   }
 }
 
@@ -195,7 +198,12 @@ try {
   if (free < needed) throw new Error(`${work}: ${(free / 2 ** 30).toFixed(1)} GiB free, the benchmark needs ${(needed / 2 ** 30).toFixed(1)} GiB`);
   const fsType = (await run('stat', ['-f', '-c', '%T', work])).stdout.trim();
   const { stdout: cpVersion } = await run('cp', ['--version']);
-  console.log(`backup benchmark: Node ${process.version}, ${os.cpus().length} CPUs, filesystem ${fsType} (${work}), ${cpVersion.split('\n')[0]}, fastest of runs 2–${runs} reported, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `backup benchmark: Node ${process.version}, ${os.cpus().length} CPUs, filesystem ${fsType} (${work}), ${cpVersion.split('\n')[0]}, fastest of runs 2–${runs} reported, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
 
   const big = path.join(work, 'big', 'data');
   process.stderr.write(`generating ${gib} GiB of LevelDB-shaped data…\n`);
@@ -215,7 +223,12 @@ try {
     `${files} files, ${((await folderBytes(small)) / MiB).toFixed(0)} MiB`,
     await measure(small, path.join(work, 'small'), [cpA, oldBackup, ...modes.map(chainvisor)]),
   );
-  console.log(`\nload average at the end: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `\nload average at the end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
 } finally {
   await fs.rm(work, { recursive: true, force: true });
 }

@@ -23,15 +23,17 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import { createGzip } from 'node:zlib';
 import { parseArgs } from 'node:util';
-import { Writable } from 'node:stream';
+import { createGzip } from 'node:zlib';
+
 import { pino } from 'pino';
-import { createFetcher, parseSource, fetchAndUnpack } from '../src/download/index.js';
-import { silentLogger } from '../src/log/index.js';
+
+import { createFetcher, fetchAndUnpack, parseSource } from '../src/download/index.js';
 import { installFolder } from '../src/layout/index.js';
+import { silentLogger } from '../src/log/index.js';
 
 const self = fileURLToPath(import.meta.url);
 const MiB = 1 << 20;
@@ -63,7 +65,10 @@ async function makeArchive(file: string, mib: number): Promise<string> {
   };
   async function* entries(): AsyncGenerator<Buffer> {
     const script = Buffer.from('#!/bin/sh\necho v2.0.0\nexit 0\n');
-    for (const [name, size, mode] of [['bin/simd', binarySize, 0o755], ['lib/libwasmvm.so', librarySize, 0o644]] as const) {
+    for (const [name, size, mode] of [
+      ['bin/simd', binarySize, 0o755],
+      ['lib/libwasmvm.so', librarySize, 0o644],
+    ] as const) {
       yield header(name, size, mode);
       let left = size;
       if (name === 'bin/simd') {
@@ -80,12 +85,17 @@ async function makeArchive(file: string, mib: number): Promise<string> {
     yield Buffer.alloc(1024);
   }
   const hash = createHash('sha256');
-  await pipeline(entries, createGzip({ level: 1 }), async function* (source: AsyncIterable<Buffer>) {
-    for await (const chunk of source) {
-      hash.update(chunk);
-      yield chunk;
-    }
-  }, createWriteStream(file));
+  await pipeline(
+    entries,
+    createGzip({ level: 1 }),
+    async function* (source: AsyncIterable<Buffer>) {
+      for await (const chunk of source) {
+        hash.update(chunk);
+        yield chunk;
+      }
+    },
+    createWriteStream(file),
+  );
   return hash.digest('hex');
 }
 
@@ -208,7 +218,9 @@ async function measure(mode: Mode, url: string, root: string): Promise<ClientRes
 const rate = (r: ClientResult): number => r.bytes / MiB / (r.ms / 1000);
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { 'size-mib': { type: 'string', default: '256' }, 'rss-mib': { type: 'string', default: '1024' }, runs: { type: 'string', default: '3' } } });
+  const { values } = parseArgs({
+    options: { 'size-mib': { type: 'string', default: '256' }, 'rss-mib': { type: 'string', default: '1024' }, runs: { type: 'string', default: '3' } },
+  });
   const sizeMiB = Number(values['size-mib']);
   const rssMiB = Number(values['rss-mib']);
   const runs = Number(values.runs);
@@ -242,11 +254,19 @@ async function main(): Promise<void> {
     const bestFull = full.reduce((a, b) => (rate(a) >= rate(b) ? a : b));
     const range = (values: number[], digits = 0): string => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
     console.log(`archive: ${(size / MiB).toFixed(1)} MiB`);
-    console.log(`raw transfer to a file, node:http:         runs: ${rawHttp.map((r) => rate(r).toFixed(0)).join(', ')} MiB/s; peak RSS ${range(rawHttp.map((r) => r.maxRssMiB))} MiB`);
-    console.log(`raw transfer to a file, undici:            runs: ${rawUndici.map((r) => rate(r).toFixed(0)).join(', ')} MiB/s; peak RSS ${range(rawUndici.map((r) => r.maxRssMiB))} MiB`);
+    console.log(
+      `raw transfer to a file, node:http:         runs: ${rawHttp.map((r) => rate(r).toFixed(0)).join(', ')} MiB/s; peak RSS ${range(rawHttp.map((r) => r.maxRssMiB))} MiB`,
+    );
+    console.log(
+      `raw transfer to a file, undici:            runs: ${rawUndici.map((r) => rate(r).toFixed(0)).join(', ')} MiB/s; peak RSS ${range(rawUndici.map((r) => r.maxRssMiB))} MiB`,
+    );
     console.log(`raw transfer, best of both:                ${rate(bestRaw).toFixed(0)} MiB/s (${bestRaw.ms.toFixed(0)} ms)`);
-    console.log(`download + hash + extract, then verify:    ${rate(bestFull).toFixed(0)} MiB/s (${bestFull.ms.toFixed(0)} ms)   runs: ${full.map((r) => rate(r).toFixed(0)).join(', ')}`);
-    console.log(`  download + hash + extract (overlapped):  ${bestFull.downloadMs?.toFixed(0)} ms; after the last byte (verify, release the tree, find the binary): ${bestFull.extractMs?.toFixed(0)} ms`);
+    console.log(
+      `download + hash + extract, then verify:    ${rate(bestFull).toFixed(0)} MiB/s (${bestFull.ms.toFixed(0)} ms)   runs: ${full.map((r) => rate(r).toFixed(0)).join(', ')}`,
+    );
+    console.log(
+      `  download + hash + extract (overlapped):  ${bestFull.downloadMs?.toFixed(0)} ms; after the last byte (verify, release the tree, find the binary): ${bestFull.extractMs?.toFixed(0)} ms`,
+    );
     const bestHttp = rawHttp.reduce((a, b) => (rate(a) >= rate(b) ? a : b));
     console.log(`ratio (pipeline / raw node:http):          ${(rate(bestFull) / rate(bestHttp)).toFixed(2)} (best of each; goal ≥ 0.8)`);
     console.log(`ratio (pipeline / faster raw):             ${(rate(bestFull) / rate(bestRaw)).toFixed(2)}`);
@@ -260,7 +280,9 @@ async function main(): Promise<void> {
       const bigDigest = await makeArchive(big, rssMiB);
       const bigUrl = `http://127.0.0.1:${port}/release.tar.gz?checksum=sha256:${bigDigest}`;
       const result = await measure('pipeline', bigUrl, root);
-      console.log(`peak RSS, ${rssMiB} MiB pipeline:            ${result.maxRssMiB.toFixed(0)} MiB (${rate(result).toFixed(0)} MiB/s; goal < 120 MB = 114 MiB)`);
+      console.log(
+        `peak RSS, ${rssMiB} MiB pipeline:            ${result.maxRssMiB.toFixed(0)} MiB (${rate(result).toFixed(0)} MiB/s; goal < 120 MB = 114 MiB)`,
+      );
       const baseline = await runChild<{ maxRssMiB: number }>(['--baseline']);
       console.log(`peak RSS of an idle child (baseline):      ${baseline.maxRssMiB.toFixed(0)} MiB`);
     }

@@ -9,8 +9,8 @@
  *
  *   npm run bench:downtime -- [--library-mib 32] [--rate-mbps 3] [--blocks-ahead 100] [--block-time 200ms] [--poll 10s]
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import http from 'node:http';
@@ -20,9 +20,10 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import * as tar from 'tar';
+
 import { buildVersions, hostPlatform, readAddresses } from '@chainvisor/simd';
 import { cli, proposeUpgrade } from '@chainvisor/simd/testing';
+import * as tar from 'tar';
 
 const chainvisor = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
 const { values } = parseArgs({
@@ -81,12 +82,29 @@ async function scenario(label: string, staged: boolean, work: string, built: Awa
     UNSAFE_SKIP_BACKUP: 'true',
     DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true',
     DAEMON_GRPC_ADDRESS: grpc,
-    CHAINVISOR_PLAN_POLL_INTERVAL: staged ? (values.poll as string) : '0s',
+    CHAINVISOR_PLAN_POLL_INTERVAL: staged ? values.poll : '0s',
     CHAINVISOR_LOG_FORMAT: 'json',
   };
   await cli(process.execPath, [chainvisor, 'init', genesis], env);
-  const run = spawn(process.execPath, [chainvisor, 'run', 'start', '--home', home, '--block-time', values['block-time'] as string, '--grpc.address', grpc,
-    '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0'], { env, stdio: ['ignore', 'ignore', 'ignore'] });
+  const run = spawn(
+    process.execPath,
+    [
+      chainvisor,
+      'run',
+      'start',
+      '--home',
+      home,
+      '--block-time',
+      values['block-time'],
+      '--grpc.address',
+      grpc,
+      '--rpc.laddr',
+      'tcp://127.0.0.1:0',
+      '--api.address',
+      'tcp://127.0.0.1:0',
+    ],
+    { env, stdio: ['ignore', 'ignore', 'ignore'] },
+  );
   try {
     const nodeOf = async (version: string) => {
       for (;;) {
@@ -111,7 +129,10 @@ async function scenario(label: string, staged: boolean, work: string, built: Awa
       if (written === undefined) await sleep(5);
     }
     const bytesBeforeHalt = sent() - before;
-    const stagedInTime = await fs.stat(path.join(home, 'cosmovisor', 'upgrades', 'v2', 'bin', 'simd')).then(() => true, () => false);
+    const stagedInTime = await fs.stat(path.join(home, 'cosmovisor', 'upgrades', 'v2', 'bin', 'simd')).then(
+      () => true,
+      () => false,
+    );
     const second = await nodeOf('v2');
     for (;;) {
       const h = await heightOf(second.rpc).catch(() => 0);
@@ -139,13 +160,20 @@ try {
   await fs.mkdir(files);
   const archive = path.join(files, 'v2.tar.gz');
   await tar.c({ gzip: true, cwd: tree, file: archive, portable: true }, ['bin', 'lib']);
-  const sha = createHash('sha256').update(await fs.readFile(archive)).digest('hex');
+  const sha = createHash('sha256')
+    .update(await fs.readFile(archive))
+    .digest('hex');
   const size = (await fs.stat(archive)).size;
   const server = await mirror(files);
   const info = JSON.stringify({ binaries: { [hostPlatform()]: `${server.url}/v2.tar.gz?checksum=sha256:${sha}` } });
-  console.log(`archive ${(size / 2 ** 20).toFixed(1)} MiB at ${values['rate-mbps']} MB/s (${(size / rate).toFixed(1)} s to fetch); plan ${values['blocks-ahead']} blocks ahead at ${values['block-time']} blocks; plan poll ${values.poll}`);
+  console.log(
+    `archive ${(size / 2 ** 20).toFixed(1)} MiB at ${values['rate-mbps']} MB/s (${(size / rate).toFixed(1)} s to fetch); plan ${values['blocks-ahead']} blocks ahead at ${values['block-time']} blocks; plan poll ${values.poll}`,
+  );
   const results = [];
-  for (const [label, staged] of [['staged', true], ['not staged', false]] as const) {
+  for (const [label, staged] of [
+    ['staged', true],
+    ['not staged', false],
+  ] as const) {
     const r = await scenario(label.replace(' ', '-'), staged, work, built, info, server.sent);
     results.push(r);
     console.log(

@@ -12,7 +12,6 @@
  *   npm run bench:idle -- [--seconds 60] [--warmup 10] [--rounds 1] [--case all|no-grpc|grpc]
  *                         [--endpoint on|off] [--scrape 15] [--vs ../other/bin/chainvisor.js]
  */
-import { type ResultPromise, execa } from 'execa';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -21,7 +20,9 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+
 import { buildVersions } from '@chainvisor/simd';
+import { execa, type ResultPromise } from 'execa';
 
 const thisBin = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
 const { values } = parseArgs({
@@ -88,7 +89,9 @@ try {
   // Sleeps in the background and waits, so the TERM trap runs at once (and takes its sleep along).
   const sleeper = path.join(root, 'sleeper');
   await fs.writeFile(sleeper, "#!/bin/sh\ntrap 'kill $! 2>/dev/null; exit 143' TERM\nwhile :; do sleep 3600 & wait $!; done\n", { mode: 0o755 });
-  const simd = cases.includes('grpc') ? ((await buildVersions({ out: path.join(root, 'versions'), versions: ['genesis'] })).versions.genesis?.bin as string) : '';
+  const simd = cases.includes('grpc')
+    ? ((await buildVersions({ out: path.join(root, 'versions'), versions: ['genesis'] })).versions.genesis?.bin as string)
+    : '';
 
   async function measure(bin: string, which: 'no-grpc' | 'grpc', round: number): Promise<Result> {
     const home = path.join(root, `home-${which}-${round}-${bins.findIndex(([, b]) => b === bin)}`);
@@ -108,7 +111,19 @@ try {
     let nodeArgs: string[] = ['start'];
     if (which === 'grpc') {
       await execa(simd, ['init', 'idle', '--home', home]);
-      nodeArgs = ['start', '--home', home, '--block-time', '5s', '--grpc.address', `127.0.0.1:${grpcPort}`, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0'];
+      nodeArgs = [
+        'start',
+        '--home',
+        home,
+        '--block-time',
+        '5s',
+        '--grpc.address',
+        `127.0.0.1:${grpcPort}`,
+        '--rpc.laddr',
+        'tcp://127.0.0.1:0',
+        '--api.address',
+        'tcp://127.0.0.1:0',
+      ];
     }
     await execa(process.execPath, [bin, 'init', which === 'grpc' ? simd : sleeper], { env, extendEnv: false });
     const child: ResultPromise = execa(process.execPath, [bin, 'run', ...nodeArgs], { env, extendEnv: false, reject: false, stdio: 'ignore' });
@@ -139,19 +154,27 @@ try {
         const r = await measure(bin, which, round);
         const key = `${which}\t${name}`;
         results.set(key, [...(results.get(key) ?? []), r]);
-        console.error(`  round ${round + 1}, ${which}, ${name}: CPU ${r.cpuPercent.toFixed(3)} %, VmRSS ${r.rssMiB.toFixed(1)} MiB, RssAnon ${r.anonMiB.toFixed(1)} MiB`);
+        console.error(
+          `  round ${round + 1}, ${which}, ${name}: CPU ${r.cpuPercent.toFixed(3)} %, VmRSS ${r.rssMiB.toFixed(1)} MiB, RssAnon ${r.anonMiB.toFixed(1)} MiB`,
+        );
       }
     }
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-  console.log(`chainvisor run idle, default settings${endpointOn ? ` with the HTTP endpoint scraped every ${scrapeEvery} s` : ''}, Node ${process.version}, ${seconds} s measured after ${warmupMs / 1000} s, ${values.rounds} round(s); target CPU ≤ 0.1 %`);
+  console.log(
+    `chainvisor run idle, default settings${endpointOn ? ` with the HTTP endpoint scraped every ${scrapeEvery} s` : ''}, Node ${process.version}, ${seconds} s measured after ${warmupMs / 1000} s, ${values.rounds} round(s); target CPU ≤ 0.1 %`,
+  );
   console.log('case      entry          CPU % (median, min–max)   VmRSS MiB   RssAnon MiB');
   for (const [key, rs] of results) {
     const [which, name] = key.split('\t');
     const cpu = rs.map((r) => r.cpuPercent);
     console.log(
       `${which?.padEnd(9)} ${name?.padEnd(14)} ${median(cpu).toFixed(3)} (${Math.min(...cpu).toFixed(3)}–${Math.max(...cpu).toFixed(3)})`.padEnd(57) +
-        `${median(rs.map((r) => r.rssMiB)).toFixed(1).padStart(6)}   ${median(rs.map((r) => r.anonMiB)).toFixed(1).padStart(8)}`,
+        `${median(rs.map((r) => r.rssMiB))
+          .toFixed(1)
+          .padStart(6)}   ${median(rs.map((r) => r.anonMiB))
+          .toFixed(1)
+          .padStart(8)}`,
     );
   }
 } finally {

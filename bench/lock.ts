@@ -9,14 +9,16 @@
  *
  *   npm run bench:lock -- [--iterations 500] [--runs 10]
  */
-import { execa } from 'execa';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+
+import { execa } from 'execa';
+
 import { layoutFor, removeLeftoverWorkFolders } from '../src/layout/index.js';
-import { type LockMode, acquireHomeLock, createNodeTracker, stopOrphanNode } from '../src/lock/index.js';
+import { acquireHomeLock, createNodeTracker, type LockMode, stopOrphanNode } from '../src/lock/index.js';
 import { createLogger } from '../src/log/index.js';
 
 const chainvisor = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');

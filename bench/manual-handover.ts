@@ -14,8 +14,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { execa } from 'execa';
+
 import { buildVersions } from '@chainvisor/simd';
+import { execa } from 'execa';
 
 const chainvisor = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, height: { type: 'string', default: '40' } } });
@@ -42,7 +43,10 @@ async function once(dir: string, bins: Record<string, string>, mode: 'exit' | 's
   await execa(process.execPath, [chainvisor, 'init', bins.genesis as string], { env });
   await execa(process.execPath, [chainvisor, 'add-upgrade', 'v2', bins.v2 as string, '--upgrade-height', String(height)], { env, reject: false });
   const flags = ['--block-time', '50ms', '--rpc.laddr', 'tcp://127.0.0.1:0', '--grpc.address', env.DAEMON_GRPC_ADDRESS, '--api.address', 'tcp://127.0.0.1:0'];
-  const proc = spawn(process.execPath, [chainvisor, 'run', 'start', '--home', home, ...flags, ...(mode === 'stay' ? ['--halt-mode', 'stay'] : [])], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(process.execPath, [chainvisor, 'run', 'start', '--home', home, ...flags, ...(mode === 'stay' ? ['--halt-mode', 'stay'] : [])], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const commits = new Map<number, Commit>();
   let version = '?';
   let buffer = '';
@@ -79,7 +83,9 @@ try {
     for (let i = 0; i < runs; i++) {
       const r = await once(dir, bins, mode, i);
       pauses.push(r.pause);
-      console.log(`  node ${mode === 'exit' ? 'exits' : 'stays up'}: old binary's last block ${r.lastOld}, new binary's first ${r.firstNew}, chain paused ${r.pause} ms`);
+      console.log(
+        `  node ${mode === 'exit' ? 'exits' : 'stays up'}: old binary's last block ${r.lastOld}, new binary's first ${r.firstNew}, chain paused ${r.pause} ms`,
+      );
     }
     const sorted = [...pauses].sort((a, b) => a - b);
     console.log(`  ${mode}: median pause ${sorted[Math.floor(sorted.length / 2)]} ms`);

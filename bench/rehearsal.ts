@@ -20,6 +20,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
+
 import { buildVersions } from '@chainvisor/simd';
 
 const exec = promisify(execFile);
@@ -69,7 +70,14 @@ async function main(): Promise<void> {
   const root = await fs.mkdtemp(path.join(args.dir, 'chainvisor-bench-rehearsal-'));
   const home = path.join(root, 'home');
   const grpc = `127.0.0.1:${30000 + Math.floor(Math.random() * 20000)}`;
-  const env = { ...process.env, DAEMON_HOME: home, DAEMON_NAME: 'simd', UNSAFE_SKIP_BACKUP: 'true', DAEMON_GRPC_ADDRESS: grpc, COSMOVISOR_DISABLE_LOGS: 'true' };
+  const env = {
+    ...process.env,
+    DAEMON_HOME: home,
+    DAEMON_NAME: 'simd',
+    UNSAFE_SKIP_BACKUP: 'true',
+    DAEMON_GRPC_ADDRESS: grpc,
+    COSMOVISOR_DISABLE_LOGS: 'true',
+  };
   let live: ReturnType<typeof spawn> | undefined;
   try {
     const built = await buildVersions({ out: path.join(root, 'versions'), versions: ['genesis', 'v2'] });
@@ -79,7 +87,25 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     await blockStore(path.join(home, 'data', 'blockstore.db'), Number(args.gib));
     console.log(`generated ${args.gib} GiB of block store tables in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    live = spawn(process.execPath, [bin, 'run', 'start', '--home', home, '--block-time', '50ms', '--rpc.laddr', 'tcp://127.0.0.1:0', '--grpc.address', grpc, '--api.address', 'tcp://127.0.0.1:0'], { env, stdio: 'ignore' });
+    live = spawn(
+      process.execPath,
+      [
+        bin,
+        'run',
+        'start',
+        '--home',
+        home,
+        '--block-time',
+        '50ms',
+        '--rpc.laddr',
+        'tcp://127.0.0.1:0',
+        '--grpc.address',
+        grpc,
+        '--api.address',
+        'tcp://127.0.0.1:0',
+      ],
+      { env, stdio: 'ignore' },
+    );
     await sleep(3000); // some blocks first
     console.log(`\nrehearse v2 on ${os.cpus().length} CPUs, ${runs} runs per mode, medians:`);
     console.log('mode   copy (s)   rehearsal (s)   migration (s)   scratch disk (MiB)');
@@ -92,7 +118,10 @@ async function main(): Promise<void> {
       for (let i = 0; i < runs; i++) {
         await exec('sync');
         const start = performance.now();
-        const { stdout, stderr } = await exec(process.execPath, [bin, 'rehearse', 'v2', '--output', 'json'], { env: { ...env, CHAINVISOR_BACKUP_MODE: mode, COSMOVISOR_DISABLE_LOGS: 'false' }, maxBuffer: 64 * MiB });
+        const { stdout, stderr } = await exec(process.execPath, [bin, 'rehearse', 'v2', '--output', 'json'], {
+          env: { ...env, CHAINVISOR_BACKUP_MODE: mode, COSMOVISOR_DISABLE_LOGS: 'false' },
+          maxBuffer: 64 * MiB,
+        });
         total.push((performance.now() - start) / 1000);
         const report = JSON.parse(stdout) as { phases: { copy: number }; migration_seconds: number; scratch_bytes: number };
         copy.push(report.phases.copy);
@@ -100,7 +129,9 @@ async function main(): Promise<void> {
         disk.push(report.scratch_bytes / MiB);
         chosen = /"mode":"(\w+)"/.exec(stderr)?.[1] ?? mode;
       }
-      console.log(`${`${mode}${chosen !== mode ? ` (${chosen})` : ''}`.padEnd(6)} ${median(copy).toFixed(2).padStart(8)}   ${median(total).toFixed(2).padStart(13)}   ${median(migration).toFixed(2).padStart(13)}   ${median(disk).toFixed(0).padStart(18)}`);
+      console.log(
+        `${`${mode}${chosen !== mode ? ` (${chosen})` : ''}`.padEnd(6)} ${median(copy).toFixed(2).padStart(8)}   ${median(total).toFixed(2).padStart(13)}   ${median(migration).toFixed(2).padStart(13)}   ${median(disk).toFixed(0).padStart(18)}`,
+      );
     }
   } finally {
     live?.kill('SIGTERM');

@@ -10,8 +10,8 @@
  *   npm run bench:startup -- [--runs 21] [--idle 5] [--executable release/chainvisor-linux-x64]
  */
 import { spawn } from 'node:child_process';
-import fs from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -34,7 +34,9 @@ interface Entry {
   command(args: string[]): [string, string[]];
 }
 
-const entries: Entry[] = [{ name: `node bin/chainvisor.js (Node ${process.version})`, command: (args) => [process.execPath, [path.join(root, 'bin', 'chainvisor.js'), ...args]] }];
+const entries: Entry[] = [
+  { name: `node bin/chainvisor.js (Node ${process.version})`, command: (args) => [process.execPath, [path.join(root, 'bin', 'chainvisor.js'), ...args]] },
+];
 const executable = path.resolve(values.executable);
 if (existsSync(executable)) entries.push({ name: path.relative(root, executable) || executable, command: (args) => [executable, args] });
 else console.log(`no executable at ${executable}: run 'npm run release' first; measuring node bin/chainvisor.js only`);
@@ -79,7 +81,11 @@ try {
   const node = path.join(work, 'simd');
   await fs.mkdir(home);
   // Answers `version` at once; otherwise sleeps (in the background, so that SIGTERM ends it at once).
-  await fs.writeFile(node, "#!/bin/sh\n[ \"$1\" = version ] && { echo v1.0.0; exit 0; }\ntrap 'kill $! 2>/dev/null; exit 143' TERM\nwhile :; do sleep 3600 & wait $!; done\n", { mode: 0o755 });
+  await fs.writeFile(
+    node,
+    '#!/bin/sh\n[ "$1" = version ] && { echo v1.0.0; exit 0; }\ntrap \'kill $! 2>/dev/null; exit 143\' TERM\nwhile :; do sleep 3600 & wait $!; done\n',
+    { mode: 0o755 },
+  );
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', DAEMON_HOME: home, DAEMON_NAME: 'simd', UNSAFE_SKIP_BACKUP: 'true', CHAINVISOR_LOG_FORMAT: 'json' };
   await timeOnce((entries[0] as Entry).command(['init', node]), env);
 
@@ -98,7 +104,12 @@ try {
       }
     }
   }
-  console.log(`${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; ${runs} runs of each, interleaved`);
+  console.log(
+    `${os.cpus().length} CPUs, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}; ${runs} runs of each, interleaved`,
+  );
   console.log('wall time, exec to exit: median (min–max)');
   console.log(['command', ...entries.map((e) => e.name)].join(' | '));
   for (const args of commands) {

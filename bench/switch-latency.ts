@@ -14,12 +14,14 @@
  *
  *   npm run bench:switch -- [--upgrades 20] [--poll-interval 300ms]
  */
-import { execa, execaSync } from 'execa';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+
+import { execa, execaSync } from 'execa';
+
 import { parseDuration } from '../src/config/index.js';
 
 const chainvisor = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
@@ -28,17 +30,13 @@ const { values } = parseArgs({
   options: { upgrades: { type: 'string', default: '20' }, 'poll-interval': { type: 'string', default: '300ms' } },
 });
 const upgrades = Number(values.upgrades);
-const pollInterval = values['poll-interval'] as string;
+const pollInterval = values['poll-interval'];
 const parsedPoll = parseDuration(pollInterval);
 if (!parsedPoll.ok) throw new Error(`--poll-interval: ${parsedPoll.message}`);
 const pollMs = parsedPoll.value;
 
 function nodeScript(label: string, journal: string, next: string | undefined, height: number, delayMs: number): string {
-  const lines = [
-    '#!/bin/bash',
-    '[ "$1" = pre-upgrade ] && exit 1',
-    `echo "start ${label} $EPOCHREALTIME" >> '${journal}'`,
-  ];
+  const lines = ['#!/bin/bash', '[ "$1" = pre-upgrade ] && exit 1', `echo "start ${label} $EPOCHREALTIME" >> '${journal}'`];
   if (next === undefined) {
     lines.push('exit 0');
   } else {
@@ -130,7 +128,5 @@ for (const [mode, label] of [
 ] as const) {
   const latencies = await runChain(mode);
   const p50 = percentile(latencies, 50);
-  console.log(
-    `${label.padEnd(26)}${fmt(p50)}${fmt(percentile(latencies, 95))}${fmt(Math.max(...latencies))}${fmt(Math.max(0, p50 - baseP50)).padStart(12)}`,
-  );
+  console.log(`${label.padEnd(26)}${fmt(p50)}${fmt(percentile(latencies, 95))}${fmt(Math.max(...latencies))}${fmt(Math.max(0, p50 - baseP50)).padStart(12)}`);
 }

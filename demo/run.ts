@@ -16,7 +16,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
-import { type NodeAddresses, buildVersions, readAddresses } from '@chainvisor/simd';
+
+import { buildVersions, type NodeAddresses, readAddresses } from '@chainvisor/simd';
 
 const run = promisify(execFile);
 const chainvisor = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
@@ -66,7 +67,13 @@ function relay(child: ChildProcess, upgradeHeight: () => number | undefined): vo
 
 const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-demo-'));
 const home = path.join(root, 'home');
-const env = { DAEMON_HOME: home, DAEMON_NAME: 'simd', UNSAFE_SKIP_BACKUP: 'true', CHAINVISOR_LOG_FORMAT: 'text', COSMOVISOR_COLOR_LOGS: String(process.stdout.isTTY === true) };
+const env = {
+  DAEMON_HOME: home,
+  DAEMON_NAME: 'simd',
+  UNSAFE_SKIP_BACKUP: 'true',
+  CHAINVISOR_LOG_FORMAT: 'text',
+  COSMOVISOR_COLOR_LOGS: String(process.stdout.isTTY === true),
+};
 let supervisor: ChildProcess | undefined;
 try {
   step(`building the simulated node's versions into ${root}/versions`);
@@ -81,7 +88,19 @@ try {
   await sh(chainvisor, ['add-upgrade', 'v2', v2], env);
 
   step('starting the node under chainvisor');
-  const nodeArgs = ['start', '--home', home, '--block-time', values['block-time'] as string, '--rpc.laddr', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0'];
+  const nodeArgs = [
+    'start',
+    '--home',
+    home,
+    '--block-time',
+    values['block-time'],
+    '--rpc.laddr',
+    'tcp://127.0.0.1:0',
+    '--grpc.address',
+    '127.0.0.1:0',
+    '--api.address',
+    'tcp://127.0.0.1:0',
+  ];
   console.log(`  $ chainvisor run ${nodeArgs.join(' ')}`);
   let target: number | undefined;
   supervisor = spawn(process.execPath, [chainvisor, 'run', ...nodeArgs], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -95,13 +114,39 @@ try {
   target = (await heightOf(first)) + 25;
 
   step(`proposing upgrade v2 at height ${target} through governance`);
-  await sh(genesis, ['tx', 'upgrade', 'software-upgrade', 'v2', '--title', 'Upgrade to v2', '--summary', 'demo', '--deposit', '10000000stake', '--upgrade-height', String(target), '--upgrade-info', built.versions.v2?.info as string, '--from', 'validator', '--home', home, '--yes', '--output', 'text']);
+  await sh(genesis, [
+    'tx',
+    'upgrade',
+    'software-upgrade',
+    'v2',
+    '--title',
+    'Upgrade to v2',
+    '--summary',
+    'demo',
+    '--deposit',
+    '10000000stake',
+    '--upgrade-height',
+    String(target),
+    '--upgrade-info',
+    built.versions.v2?.info as string,
+    '--from',
+    'validator',
+    '--home',
+    home,
+    '--yes',
+    '--output',
+    'text',
+  ]);
 
   step('waiting for the halt, the switch and v2 producing blocks');
-  const second = await until('the v2 node', async () => {
-    const a = await readAddresses(home);
-    return a?.version === 'v2' && (await heightOf(a)) >= (target as number) + 3 ? a : undefined;
-  }, 120_000);
+  const second = await until(
+    'the v2 node',
+    async () => {
+      const a = await readAddresses(home);
+      return a?.version === 'v2' && (await heightOf(a)) >= target + 3 ? a : undefined;
+    },
+    120_000,
+  );
 
   step('what v2 reports');
   await sh(v2, ['query', 'upgrade', 'applied', 'v2', '--home', home, '--output', 'text']);

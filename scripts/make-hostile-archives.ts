@@ -188,9 +188,20 @@ export function goodArchives(name: string): Record<string, Built> {
     /** `$DAEMON_NAME` at the root, not executable: moved into bin/ and made executable. */
     rootTarGz: {
       file: `${name}-root.tar.gz`,
-      data: gzip(tar([{ name, body: binary, mode: 0o644 }, { name: 'libwasmvm.so', body: 'lib\n' }])),
+      data: gzip(
+        tar([
+          { name, body: binary, mode: 0o644 },
+          { name: 'libwasmvm.so', body: 'lib\n' },
+        ]),
+      ),
     },
-    rootZip: { file: `${name}-root.zip`, data: zip([{ name, body: binary, mode: 0, method: 'deflate' }, { name: 'README.md', body: '# release\n' }]) },
+    rootZip: {
+      file: `${name}-root.zip`,
+      data: zip([
+        { name, body: binary, mode: 0, method: 'deflate' },
+        { name: 'README.md', body: '# release\n' },
+      ]),
+    },
   };
 }
 
@@ -210,11 +221,20 @@ export function hostileArchives(options: ArchiveOptions): Record<string, Built> 
     /** Each link stays inside on its own; `p/out` escapes only by going through `p/up` (placed after it). */
     tarSymlinkChain: {
       file: 'symlink-chain.tar',
-      data: tar([binary, { name: 'p/', type: 'dir' }, { name: 'p/out', type: 'symlink', linkname: 'up/..' }, { name: 'p/up', type: 'symlink', linkname: '..' }]),
+      data: tar([
+        binary,
+        { name: 'p/', type: 'dir' },
+        { name: 'p/out', type: 'symlink', linkname: 'up/..' },
+        { name: 'p/up', type: 'symlink', linkname: '..' },
+      ]),
     },
     tarThroughSymlink: {
       file: 'through-symlink.tar',
-      data: tar([{ name: 'bin/', type: 'dir' }, { name: 'lib', type: 'symlink', linkname: 'bin' }, { name: `lib/${name}`, body: fakeBinary() }]),
+      data: tar([
+        { name: 'bin/', type: 'dir' },
+        { name: 'lib', type: 'symlink', linkname: 'bin' },
+        { name: `lib/${name}`, body: fakeBinary() },
+      ]),
     },
     tarHardlinkEscape: { file: 'hardlink-escape.tar', data: tar([binary, { name: 'lib/evil', type: 'hardlink', linkname: escapeRelative }]) },
     tarHardlinkAbsolute: { file: 'hardlink-absolute.tar', data: tar([binary, { name: 'lib/evil', type: 'hardlink', linkname: escapeAbsolute }]) },
@@ -235,7 +255,15 @@ export function hostileArchives(options: ArchiveOptions): Record<string, Built> 
     /** Declares 1 KiB, inflates to 8 MiB. */
     zipBomb: { file: 'bomb.zip', data: zip([zipBinary, { name: 'data/zeros', body: Buffer.alloc(8 << 20), method: 'deflate', declaredSize: 1024 }]) },
     tarTooManyEntries: { file: 'too-many.tar', data: tar(many) },
-    tarMissingBinary: { file: 'missing-binary.tar.gz', data: gzip(tar([{ name: 'README.md', body: '# nothing here\n' }, { name: `bin/${name}d`, body: fakeBinary() }])) },
+    tarMissingBinary: {
+      file: 'missing-binary.tar.gz',
+      data: gzip(
+        tar([
+          { name: 'README.md', body: '# nothing here\n' },
+          { name: `bin/${name}d`, body: fakeBinary() },
+        ]),
+      ),
+    },
     tarWrappedBinary: { file: 'wrapped.tar.gz', data: gzip(tar([{ name: `${name}-v2/bin/${name}`, body: fakeBinary(), mode: 0o755 }])) },
     truncatedTarGz: { file: 'truncated.tar.gz', data: gzip(good).subarray(0, 200) },
     htmlPage: { file: 'error.html', data: Buffer.from('<!DOCTYPE html><html><body>Access denied</body></html>\n') },

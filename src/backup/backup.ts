@@ -6,16 +6,17 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+
 import { ChainvisorError, isErrno } from '../errors/index.js';
 import { fsyncDir } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
+import { formatBytesExact } from '../units/index.js';
 import { chooseMode, type RequestedMode } from './mode.js';
 import { backupTarget, partialPath } from './names.js';
-import { createPlacer, type BackupMode } from './place.js';
+import { type BackupMode, createPlacer } from './place.js';
 import { runPool } from './pool.js';
 import { checkSpace, type StatfsFn } from './space.js';
 import { readTree, type TreeEntry } from './tree.js';
-import { formatBytesExact } from '../units/index.js';
 
 export interface BackupOptions {
   dataDir: string;
@@ -79,7 +80,12 @@ export async function backupData(options: BackupOptions): Promise<BackupResult |
       options.onProgress?.(done, tree.bytes);
     };
     for (const dir of tree.dirs) await fs.mkdir(path.join(into, dir.rel), { mode: 0o700 });
-    await runPool(tree.files, options.concurrency ?? 12, (file) => placer.place(path.join(tree.root, file.rel), path.join(into, file.rel), file, onBytes), signal);
+    await runPool(
+      tree.files,
+      options.concurrency ?? 12,
+      (file) => placer.place(path.join(tree.root, file.rel), path.join(into, file.rel), file, onBytes),
+      signal,
+    );
     await runPool(tree.symlinks, options.concurrency ?? 12, (link) => copySymlink(path.join(tree.root, link.rel), path.join(into, link.rel), link), signal);
     // Folders last, deepest first: their own mode (a read-only folder would refuse its children) and
     // times (every file created in them changed their mtime).
@@ -90,7 +96,10 @@ export async function backupData(options: BackupOptions): Promise<BackupResult |
     await fsyncDir(backupDir);
     const ms = Date.now() - started;
     const { linked, cloned, copied } = placer.counts;
-    logger.info({ to: target, mode, ms, files: tree.files.length, bytes: tree.bytes, linked, cloned, copied }, `backup complete in ${(ms / 1000).toFixed(1)} s`);
+    logger.info(
+      { to: target, mode, ms, files: tree.files.length, bytes: tree.bytes, linked, cloned, copied },
+      `backup complete in ${(ms / 1000).toFixed(1)} s`,
+    );
     return { path: target, mode, bytes: tree.bytes, files: tree.files.length, linked, cloned, copied, ms };
   } catch (error) {
     if (partial !== undefined) await fs.rm(partial, { recursive: true, force: true });

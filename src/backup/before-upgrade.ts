@@ -7,13 +7,14 @@
  * and recorded.
  */
 import fs from 'node:fs/promises';
+
 import type { Config } from '../config/index.js';
 import type { EventBus } from '../events/index.js';
 import type { Layout } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { progressOnBus } from '../progress/index.js';
-import { type BackupResult, backupData } from './backup.js';
-import { type MadeBackup, backupForUpgrade, readMadeBackups, writeMadeBackups } from './record.js';
+import { backupData, type BackupResult } from './backup.js';
+import { backupForUpgrade, type MadeBackup, readMadeBackups, writeMadeBackups } from './record.js';
 import type { StatfsFn } from './space.js';
 
 export interface BackupBeforeUpgradeOptions {
@@ -64,7 +65,17 @@ export async function backupBeforeUpgrade(options: BackupBeforeUpgradeOptions): 
   try {
     // Entries whose folder the operator has removed since are dropped: the record lists what exists.
     const made = await onlyExisting(await readMadeBackups(layout));
-    made.push({ upgrade: upgrade.name, height: upgrade.height, path, dataDir: layout.dataDir, mode, bytes, files, durationSeconds: ms / 1000, time: new Date().toISOString() });
+    made.push({
+      upgrade: upgrade.name,
+      height: upgrade.height,
+      path,
+      dataDir: layout.dataDir,
+      mode,
+      bytes,
+      files,
+      durationSeconds: ms / 1000,
+      time: new Date().toISOString(),
+    });
     await writeMadeBackups(layout, made);
   } catch (error) {
     // The backup itself is whole; without its record a restart makes another and KEEP will not prune it.
@@ -74,6 +85,13 @@ export async function backupBeforeUpgrade(options: BackupBeforeUpgradeOptions): 
 }
 
 async function onlyExisting(list: MadeBackup[]): Promise<MadeBackup[]> {
-  const present = await Promise.all(list.map((b) => fs.stat(b.path).then((s) => s.isDirectory(), () => false)));
+  const present = await Promise.all(
+    list.map((b) =>
+      fs.stat(b.path).then(
+        (s) => s.isDirectory(),
+        () => false,
+      ),
+    ),
+  );
   return list.filter((_, i) => present[i]);
 }

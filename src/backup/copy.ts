@@ -5,6 +5,7 @@
  */
 import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
+
 import type { TreeEntry } from './tree.js';
 
 /** Files larger than this are streamed (with progress) rather than copied in one call. */

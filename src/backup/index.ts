@@ -4,12 +4,12 @@
  */
 export { backupData, type BackupOptions, type BackupResult } from './backup.js';
 export { backupBeforeUpgrade, type BackupBeforeUpgradeOptions } from './before-upgrade.js';
-export { removePartialBackups } from './partials.js';
-export { pruneBackups } from './prune.js';
-export { backupName } from './names.js';
-export { type BackupMode, type Placer, createPlacer, isImmutableTable } from './place.js';
-export { type RequestedMode, chooseMode } from './mode.js';
-export { type MadeBackup, readMadeBackups } from './record.js';
-export { type StatfsFn, bytesNeeded } from './space.js';
-export { type Tree, type TreeEntry, readTree } from './tree.js';
 export { copyWhole } from './copy.js';
+export { chooseMode, type RequestedMode } from './mode.js';
+export { backupName } from './names.js';
+export { removePartialBackups } from './partials.js';
+export { type BackupMode, createPlacer, isImmutableTable, type Placer } from './place.js';
+export { pruneBackups } from './prune.js';
+export { type MadeBackup, readMadeBackups } from './record.js';
+export { bytesNeeded, type StatfsFn } from './space.js';
+export { readTree, type Tree, type TreeEntry } from './tree.js';

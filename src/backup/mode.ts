@@ -9,10 +9,11 @@
  * An explicit `reflink` whose probe fails becomes `copy` (said once); an explicit `link` across
  * filesystems copies file by file (said once, in ./place.ts).
  */
+import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+
 import type { Logger } from '../log/index.js';
 import type { BackupMode } from './place.js';
 import type { Tree } from './tree.js';
@@ -32,7 +33,10 @@ export async function chooseMode(options: { requested: RequestedMode; tree: Tree
   const probe = await probeClone(tree, backupDir);
   if (requested === 'reflink') {
     if (probe.ok) return { mode: 'reflink', reason: 'CHAINVISOR_BACKUP_MODE=reflink' };
-    logger.warn({ backupDir, code: probe.code }, `CHAINVISOR_BACKUP_MODE=reflink, but ${backupDir} cannot clone files from the data (${probe.code}): copying instead`);
+    logger.warn(
+      { backupDir, code: probe.code },
+      `CHAINVISOR_BACKUP_MODE=reflink, but ${backupDir} cannot clone files from the data (${probe.code}): copying instead`,
+    );
     return { mode: 'copy', reason: `reflink refused (${probe.code})` };
   }
   if (probe.ok) return { mode: 'reflink', reason: 'auto: the backup folder supports copy-on-write clones' };

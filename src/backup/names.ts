@@ -35,4 +35,3 @@ export function partialOwner(name: string): { pid: number | undefined } | undefi
   if (!match) return undefined;
   return { pid: match[1] === undefined ? undefined : Number(match[1]) };
 }
-

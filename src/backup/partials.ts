@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+
 import { isErrno } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { isProcessAlive } from '../proc/index.js';
@@ -38,4 +39,3 @@ export async function removePartialBackups(options: { config: { dataBackupDir: s
   }
   return removed;
 }
-

@@ -10,6 +10,7 @@
  */
 import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
+
 import type { Logger } from '../log/index.js';
 import { copyWhole } from './copy.js';
 import type { TreeEntry } from './tree.js';
@@ -73,16 +74,22 @@ export function createPlacer(options: { mode: BackupMode; logger: Logger; backup
         }
       };
       if (mode === 'link' && isImmutableTable(entry.rel)) {
-        if (await shared('hard link', linkRefusals, async () => {
-          await fs.link(src, dst);
-          counts.linked += 1;
-        })) return;
+        if (
+          await shared('hard link', linkRefusals, async () => {
+            await fs.link(src, dst);
+            counts.linked += 1;
+          })
+        )
+          return;
       } else if (mode === 'reflink') {
-        if (await shared('clone', cloneRefusals, async () => {
-          await fs.copyFile(src, dst, constants.COPYFILE_FICLONE_FORCE | constants.COPYFILE_EXCL);
-          await fs.utimes(dst, entry.atime, entry.mtime); // the mode came with the clone (as with copyFile)
-          counts.cloned += 1;
-        })) return;
+        if (
+          await shared('clone', cloneRefusals, async () => {
+            await fs.copyFile(src, dst, constants.COPYFILE_FICLONE_FORCE | constants.COPYFILE_EXCL);
+            await fs.utimes(dst, entry.atime, entry.mtime); // the mode came with the clone (as with copyFile)
+            counts.cloned += 1;
+          })
+        )
+          return;
       }
       await copy(src, dst, entry, onBytes);
     },

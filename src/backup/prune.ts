@@ -5,6 +5,7 @@
  * Never fails the upgrade: a folder that cannot be removed is a warning.
  */
 import fs from 'node:fs/promises';
+
 import type { Layout } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { readMadeBackups, writeMadeBackups } from './record.js';
@@ -30,7 +31,10 @@ export async function pruneBackups(options: { config: { backupKeep: number }; la
         logger.warn({ path: backup.path, err: error }, `cannot remove the old backup ${backup.path}: ${(error as Error).message}`);
       }
     }
-    await writeMadeBackups(layout, made.filter((b) => !gone.has(b.path)));
+    await writeMadeBackups(
+      layout,
+      made.filter((b) => !gone.has(b.path)),
+    );
   } catch (error) {
     logger.warn({ err: error }, `could not prune old backups: ${(error as Error).message}`);
   }

@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+
 import { isErrno } from '../errors/index.js';
 import { type Layout, makeFolders, writeFileAtomic } from '../layout/index.js';
 import type { BackupMode } from './place.js';

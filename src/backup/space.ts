@@ -8,9 +8,10 @@
  *            that ends as an ordinary failed backup (81, the partial copy removed).
  */
 import fs from 'node:fs/promises';
+
 import { ChainvisorError } from '../errors/index.js';
 import { formatBytesExact } from '../units/index.js';
-import { isImmutableTable, type BackupMode } from './place.js';
+import { type BackupMode, isImmutableTable } from './place.js';
 import type { Tree } from './tree.js';
 
 export type StatfsFn = (dir: string) => Promise<{ bavail: number | bigint; bsize: number | bigint }>;
@@ -26,7 +27,12 @@ export function bytesNeeded(tree: Tree, mode: BackupMode, blockSize: number): nu
   return needed;
 }
 
-export async function checkSpace(options: { tree: Tree; mode: BackupMode; backupDir: string; statfs?: StatfsFn }): Promise<{ needed: number; available: number }> {
+export async function checkSpace(options: {
+  tree: Tree;
+  mode: BackupMode;
+  backupDir: string;
+  statfs?: StatfsFn;
+}): Promise<{ needed: number; available: number }> {
   const stats = await (options.statfs ?? ((dir: string) => fs.statfs(dir)))(options.backupDir);
   const blockSize = Number(stats.bsize) || 4096;
   const available = Number(stats.bavail) * blockSize;
@@ -42,4 +48,3 @@ export async function checkSpace(options: { tree: Tree; mode: BackupMode; backup
   }
   return { needed, available };
 }
-

@@ -7,6 +7,7 @@
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+
 import { ChainvisorError } from '../errors/index.js';
 import { describeType } from '../fsread/index.js';
 import { runPool } from './pool.js';
@@ -44,24 +45,34 @@ export async function readTree(dataDir: string, signal?: AbortSignal): Promise<T
   let level = [''];
   while (level.length > 0) {
     const children: string[] = [];
-    await runPool(level, 16, async (rel) => {
-      for (const name of await fs.readdir(path.join(root, rel))) children.push(path.join(rel, name));
-    }, signal);
+    await runPool(
+      level,
+      16,
+      async (rel) => {
+        for (const name of await fs.readdir(path.join(root, rel))) children.push(path.join(rel, name));
+      },
+      signal,
+    );
     const nextLevel: string[] = [];
-    await runPool(children, 16, async (rel) => {
-      const stat = await fs.lstat(path.join(root, rel));
-      if (stat.isDirectory()) {
-        tree.dirs.push(entryOf(rel, stat, 'dir'));
-        nextLevel.push(rel);
-      } else if (stat.isFile()) {
-        tree.files.push(entryOf(rel, stat, 'file'));
-        tree.bytes += stat.size;
-      } else if (stat.isSymbolicLink()) {
-        tree.symlinks.push(entryOf(rel, stat, 'symlink'));
-      } else {
-        throw unsupported(path.join(dataDir, rel), `is ${describeType(stat)}, which a backup cannot hold`);
-      }
-    }, signal);
+    await runPool(
+      children,
+      16,
+      async (rel) => {
+        const stat = await fs.lstat(path.join(root, rel));
+        if (stat.isDirectory()) {
+          tree.dirs.push(entryOf(rel, stat, 'dir'));
+          nextLevel.push(rel);
+        } else if (stat.isFile()) {
+          tree.files.push(entryOf(rel, stat, 'file'));
+          tree.bytes += stat.size;
+        } else if (stat.isSymbolicLink()) {
+          tree.symlinks.push(entryOf(rel, stat, 'symlink'));
+        } else {
+          throw unsupported(path.join(dataDir, rel), `is ${describeType(stat)}, which a backup cannot hold`);
+        }
+      },
+      signal,
+    );
     level = nextLevel;
   }
   // Parents before children for creation (levels already are); largest files first keeps the workers

@@ -5,10 +5,12 @@
  * Messages are cosmjs-types' generated codecs; the channel is plaintext, as a node's gRPC port is.
  * Every call has a deadline, so a node that accepts the connection and never answers cannot hang us.
  */
-import { Client, type ServiceError, credentials, status } from '@grpc/grpc-js';
 import net from 'node:net';
+
+import { Client, credentials, type ServiceError, status } from '@grpc/grpc-js';
 import { GetLatestBlockRequest, GetLatestBlockResponse } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
 import { QueryCurrentPlanRequest, QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
+
 import { ChainUnavailableError } from './errors.js';
 
 /** The plan as chainvisor uses it: the same shape as upgrade-info.json's. */
@@ -94,7 +96,12 @@ export function createChainClient(options: ChainClientOptions): ChainClient {
       return { name: plan.name, height: Number(plan.height), info: plan.info };
     },
     async latestHeight() {
-      const response = await call('/cosmos.base.tendermint.v1beta1.Service/GetLatestBlock', GetLatestBlockRequest, GetLatestBlockResponse, 'the latest block height');
+      const response = await call(
+        '/cosmos.base.tendermint.v1beta1.Service/GetLatestBlock',
+        GetLatestBlockRequest,
+        GetLatestBlockResponse,
+        'the latest block height',
+      );
       const height = response.sdkBlock?.header?.height ?? response.block?.header?.height;
       if (height === undefined) throw new ChainUnavailableError(address, 'the latest block height', new Error('the answer has no block header'));
       return Number(height);

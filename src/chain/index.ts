@@ -3,5 +3,5 @@
  * node's own gRPC endpoint (DAEMON_GRPC_ADDRESS). Used to stage binaries before the halt, to refuse a
  * manual upgrade height already passed, and for the status page. Read-only: the node is never disturbed.
  */
-export { createChainClient, type ChainClient, type ChainClientOptions, type ScheduledPlan } from './client.js';
+export { type ChainClient, type ChainClientOptions, createChainClient, type ScheduledPlan } from './client.js';
 export { ChainUnavailableError } from './errors.js';

@@ -1,6 +1,7 @@
 /** What every `chainvisor <command>` implements. Commands return an exit code; only `main` prints errors. */
 import type { Writable } from 'node:stream';
-import { type LoadedConfig, loadConfig } from '../config/index.js';
+
+import { loadConfig, type LoadedConfig } from '../config/index.js';
 
 export interface CommandContext {
   /** Arguments after the command name, untouched. */

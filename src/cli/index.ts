@@ -74,7 +74,8 @@ function takeCosmovisorConfig(args: string[]): { file: string | undefined; args:
   const arg = args[i] as string;
   const eq = arg.indexOf('=');
   const file = eq === -1 ? args[i + 1] : arg.slice(eq + 1);
-  if (file === undefined || file === '') throw new UsageError('--cosmovisor-config needs a file path', 'chainvisor run --cosmovisor-config $DAEMON_HOME/cosmovisor/config.toml start');
+  if (file === undefined || file === '')
+    throw new UsageError('--cosmovisor-config needs a file path', 'chainvisor run --cosmovisor-config $DAEMON_HOME/cosmovisor/config.toml start');
   return { file, args: [...args.slice(0, i), ...args.slice(i + (eq === -1 ? 2 : 1))] };
 }
 

@@ -7,15 +7,30 @@
  * may be added to the same file; cosmovisor ignores them.
  */
 import { parse } from 'smol-toml';
+
 import type { ConfigProblem } from '../errors/index.js';
 import { readBoundedSync } from '../fsread/index.js';
-import { type Config, type RawConfig, type SettingKey, fileKey, fileSettings, settings } from './schema.js';
+import { type Config, fileKey, fileSettings, type RawConfig, type SettingKey, settings } from './schema.js';
 
 /** The keys cosmovisor writes, in its order (its Config struct's). */
 export const cosmovisorKeys = [
-  'home', 'name', 'allowDownloadBinaries', 'downloadMustHaveChecksum', 'restartAfterUpgrade', 'restartDelay',
-  'shutdownGrace', 'pollInterval', 'unsafeSkipBackup', 'dataBackupDir', 'preUpgradeMaxRetries', 'grpcAddress',
-  'disableLogs', 'colorLogs', 'timeFormatLogs', 'customPreUpgrade', 'disableRecase',
+  'home',
+  'name',
+  'allowDownloadBinaries',
+  'downloadMustHaveChecksum',
+  'restartAfterUpgrade',
+  'restartDelay',
+  'shutdownGrace',
+  'pollInterval',
+  'unsafeSkipBackup',
+  'dataBackupDir',
+  'preUpgradeMaxRetries',
+  'grpcAddress',
+  'disableLogs',
+  'colorLogs',
+  'timeFormatLogs',
+  'customPreUpgrade',
+  'disableRecase',
 ] as const satisfies readonly SettingKey[];
 
 /** Reads a cosmovisor config.toml into raw strings; every problem is added to `problems`. */
@@ -30,7 +45,7 @@ export function readCosmovisorToml(file: string, problems: ConfigProblem[]): Raw
   const text = read.text;
   let table: Record<string, unknown>;
   try {
-    table = parse(text) as Record<string, unknown>;
+    table = parse(text);
   } catch (error) {
     const first = ((error as Error).message.split('\n')[0] ?? '').trim();
     problems.push({

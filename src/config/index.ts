@@ -1,5 +1,5 @@
-export { type Config, type SettingKey, settings, settingKeys, fileKey } from './schema.js';
+export { cosmovisorKeys, readCosmovisorToml, renderCosmovisorToml } from './cosmovisor-toml.js';
 export { loadConfig, type LoadedConfig, type LoadOptions, type Source } from './load.js';
 export { formatDuration, formatSettings, renderDocsTable, renderExample } from './render.js';
+export { type Config, fileKey, type SettingKey, settingKeys, settings } from './schema.js';
 export { parseDuration } from './values.js';
-export { readCosmovisorToml, renderCosmovisorToml, cosmovisorKeys } from './cosmovisor-toml.js';

@@ -4,20 +4,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+
 import { ConfigError, type ConfigProblem, isErrno } from '../errors/index.js';
 import { readBoundedSync } from '../fsread/index.js';
 import { readCosmovisorToml } from './cosmovisor-toml.js';
-import { type Config, type RawConfig, type SettingKey, type SettingSpec, fileKey, fileSettings, settingKeys, settings } from './schema.js';
-import {
-  type Parsed,
-  parseAbsPath,
-  parseBool,
-  parseBytes,
-  parseCount,
-  parseDuration,
-  parseEnum,
-  parseFileName,
-} from './values.js';
+import { type Config, fileKey, fileSettings, type RawConfig, type SettingKey, settingKeys, settings, type SettingSpec } from './schema.js';
+import { parseAbsPath, parseBool, parseBytes, parseCount, type Parsed, parseDuration, parseEnum, parseFileName } from './values.js';
 
 export interface LoadOptions {
   /** Usually `process.env`. */

@@ -1,14 +1,18 @@
 /** Views of the schema: the resolved settings, `config.example.json` and the settings table of docs/settings.md. */
 import { redactUrl } from '../redact/index.js';
 import type { LoadedConfig } from './load.js';
-import { type SettingKey, type SettingSpec, fileKey, settingKeys, settings } from './schema.js';
+import { fileKey, type SettingKey, settingKeys, settings, type SettingSpec } from './schema.js';
 
 function formatValue(key: SettingKey, value: unknown): string {
   const kind = settings[key].kind;
   if (value === undefined) return '';
   const redact = (settings[key] as SettingSpec).redact;
   if (redact === 'secret' && value !== '') return '(set, hidden)';
-  if (redact === 'urls' && value !== '') return String(value).split(',').map((url) => redactUrl(url.trim())).join(',');
+  if (redact === 'urls' && value !== '')
+    return String(value)
+      .split(',')
+      .map((url) => redactUrl(url.trim()))
+      .join(',');
   if (kind === 'duration') return formatDuration(value as number);
   if (kind === 'bytes') return `${value} bytes`;
   return String(value);
@@ -28,8 +32,7 @@ export function formatSettings(loaded: LoadedConfig): string[] {
   return settingKeys.map((key) => {
     const value = formatValue(key, loaded.config[key]);
     const from = loaded.sources[key];
-    const source =
-      from === 'file' ? `file ${loaded.configFile}` : from === 'cosmovisor-config' ? `cosmovisor config ${loaded.cosmovisorConfigFile}` : from;
+    const source = from === 'file' ? `file ${loaded.configFile}` : from === 'cosmovisor-config' ? `cosmovisor config ${loaded.cosmovisorConfigFile}` : from;
     return `${settings[key].env.padEnd(width)}  ${value === '' ? '(empty)' : value}  [${source}]`;
   });
 }
@@ -52,7 +55,9 @@ export function renderDocsTable(): string {
     const spec: SettingSpec = settings[key];
     const def = spec.required ? 'required' : (spec.defaultDoc ?? (spec.default === '' ? 'empty' : `\`${spec.default}\``));
     const values = spec.values ? ` One of: ${spec.values.map((v) => `\`${v}\``).join(', ')}.` : '';
-    const min = spec.min ? ` At least \`${spec.min.shown ?? (spec.kind === 'duration' ? formatDuration(spec.min.value) : spec.min.value)}\`${spec.min.zeroTurnsOff ? ' (or `0s`)' : ''}.` : '';
+    const min = spec.min
+      ? ` At least \`${spec.min.shown ?? (spec.kind === 'duration' ? formatDuration(spec.min.value) : spec.min.value)}\`${spec.min.zeroTurnsOff ? ' (or `0s`)' : ''}.`
+      : '';
     return `| \`${spec.env}\` | ${def} | ${spec.description}${values}${min} |`;
   });
   return ['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n');

@@ -80,7 +80,8 @@ export const settings = {
     kind: 'duration',
     default: '300ms',
     min: { value: 10, why: 'a shorter interval keeps a CPU core busy for nothing' },
-    description: 'Polling period for `data/upgrade-info.json`: the only check with `CHAINVISOR_WATCH=poll`; with `auto`, the safety net beside file events (at most once a second while the events of `data/` arrive, at this period when they cannot).',
+    description:
+      'Polling period for `data/upgrade-info.json`: the only check with `CHAINVISOR_WATCH=poll`; with `auto`, the safety net beside file events (at most once a second while the events of `data/` arrive, at this period when they cannot).',
   },
   unsafeSkipBackup: {
     env: 'UNSAFE_SKIP_BACKUP',
@@ -92,7 +93,8 @@ export const settings = {
     env: 'DAEMON_DATA_BACKUP_DIR',
     kind: 'absPath',
     defaultDoc: '`$DAEMON_HOME`',
-    description: 'Where backups go (`data-backup-<date>`); absolute, and must exist unless backups are skipped (then any value is accepted, as cosmovisor does).',
+    description:
+      'Where backups go (`data-backup-<date>`); absolute, and must exist unless backups are skipped (then any value is accepted, as cosmovisor does).',
   },
   backupMode: {
     env: 'CHAINVISOR_BACKUP_MODE',
@@ -138,8 +140,23 @@ export const settings = {
     kind: 'enum',
     default: 'kitchen',
     values: [
-      'kitchen', 'layout', 'ansic', 'unixdate', 'rubydate', 'rfc822', 'rfc822z', 'rfc850', 'rfc1123',
-      'rfc1123z', 'rfc3339', 'rfc3339nano', 'stamp', 'stampmilli', 'datetime', 'dateonly', 'timeonly',
+      'kitchen',
+      'layout',
+      'ansic',
+      'unixdate',
+      'rubydate',
+      'rfc822',
+      'rfc822z',
+      'rfc850',
+      'rfc1123',
+      'rfc1123z',
+      'rfc3339',
+      'rfc3339nano',
+      'stamp',
+      'stampmilli',
+      'datetime',
+      'dateonly',
+      'timeonly',
     ],
     description: 'Time format of human-readable logs (Go layout names).',
   },
@@ -168,8 +185,7 @@ export const settings = {
     kind: 'enum',
     default: 'auto',
     values: ['auto', 'poll'],
-    description:
-      '`auto`: file events, with polling as a safety net; `poll`: polling only (network filesystems where events do not arrive).',
+    description: '`auto`: file events, with polling as a safety net; `poll`: polling only (network filesystems where events do not arrive).',
   },
   allowInsecureHttp: {
     env: 'CHAINVISOR_ALLOW_INSECURE_HTTP',
@@ -200,8 +216,12 @@ export const settings = {
     env: 'CHAINVISOR_DOWNLOAD_TIMEOUT',
     kind: 'duration',
     default: '30s',
-    min: { value: 100, why: '0 would turn every timeout off (a server that accepts and never answers would hold the halted node until CHAINVISOR_DOWNLOAD_DEADLINE), and less than 100ms fails every download' },
-    description: 'Connect and response-head timeout: the status line and headers must have arrived in full within it, however they trickle (retried like any timeout); also the longest pause allowed while the body streams.',
+    min: {
+      value: 100,
+      why: '0 would turn every timeout off (a server that accepts and never answers would hold the halted node until CHAINVISOR_DOWNLOAD_DEADLINE), and less than 100ms fails every download',
+    },
+    description:
+      'Connect and response-head timeout: the status line and headers must have arrived in full within it, however they trickle (retried like any timeout); also the longest pause allowed while the body streams.',
   },
   downloadDeadline: {
     env: 'CHAINVISOR_DOWNLOAD_DEADLINE',
@@ -243,7 +263,7 @@ export const settings = {
     env: 'CHAINVISOR_RESTART_MAX',
     kind: 'count',
     default: '5',
-    description: 'Most restarts in a row; the count starts over once the node has run for 10 minutes. Past it chainvisor exits with the node\'s status.',
+    description: "Most restarts in a row; the count starts over once the node has run for 10 minutes. Past it chainvisor exits with the node's status.",
   },
   restartBackoff: {
     env: 'CHAINVISOR_RESTART_BACKOFF',
@@ -279,7 +299,11 @@ export const settings = {
     env: 'CHAINVISOR_PLAN_POLL_INTERVAL',
     kind: 'duration',
     default: '10s',
-    min: { value: 100, zeroTurnsOff: true, why: 'a shorter interval asks the node (or dials a node that is down) many times a second; 0s turns plan watching off' },
+    min: {
+      value: 100,
+      zeroTurnsOff: true,
+      why: 'a shorter interval asks the node (or dials a node that is down) many times a second; 0s turns plan watching off',
+    },
     description:
       "How often `run` reads the scheduled upgrade plan and the latest height from the node's gRPC (`DAEMON_GRPC_ADDRESS`), to stage the binary before the halt; every 5 blocks instead on chains faster than that (at most once a second); until the node answers after a start, after 1, 2, 4 … seconds up to this interval (a node whose gRPC has not answered for a minute is reported once: nothing is staged then). `0s` turns plan watching off.",
   },
@@ -287,7 +311,8 @@ export const settings = {
     env: 'CHAINVISOR_STAGE_WARN_BLOCKS',
     kind: 'count',
     default: '100',
-    description: 'When a scheduled upgrade is this many blocks away or fewer and its binary is still not staged: a warning while its download is under way, an error (and `staging-failed`) when staging keeps failing or downloads are off and nobody ran `add-upgrade`.',
+    description:
+      'When a scheduled upgrade is this many blocks away or fewer and its binary is still not staged: a warning while its download is under way, an error (and `staging-failed`) when staging keeps failing or downloads are off and nobody ran `add-upgrade`.',
   },
   // Rehearsals (issue #19, docs/rehearsal.md).
   rehearsalDir: {
@@ -320,11 +345,7 @@ interface KindValue {
   enum: string;
 }
 
-type ValueOf<S> = S extends { kind: 'enum'; values: readonly (infer V)[] }
-  ? V
-  : S extends { kind: infer K extends SettingKind }
-    ? KindValue[K]
-    : never;
+type ValueOf<S> = S extends { kind: 'enum'; values: readonly (infer V)[] } ? V : S extends { kind: infer K extends SettingKind } ? KindValue[K] : never;
 
 /** Resolved settings: every value present, typed, durations in milliseconds, sizes in bytes. */
 export type Config = { readonly [K in SettingKey]: ValueOf<(typeof settings)[K]> };

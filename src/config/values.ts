@@ -20,8 +20,8 @@ export function parseBool(text: string): Parsed<boolean> {
 const durationUnits: Record<string, number> = {
   ns: 1e-6,
   us: 1e-3,
-  'µs': 1e-3,
-  'μs': 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
   ms: 1,
   s: 1000,
   m: 60_000,

@@ -8,7 +8,9 @@ import { UpgradeError } from '../errors/index.js';
 export class InfoError extends UpgradeError {
   constructor(message: string, hint: string, cause?: unknown) {
     // A plan's Info is set on chain: an operator cannot fix it at the height, but can go on without it.
-    const wayOut = hint.includes('add-upgrade') ? '' : "; once the plan is on chain, install the release binary by hand with 'chainvisor add-upgrade <name> <path>' and start chainvisor again";
+    const wayOut = hint.includes('add-upgrade')
+      ? ''
+      : "; once the plan is on chain, install the release binary by hand with 'chainvisor add-upgrade <name> <path>' and start chainvisor again";
     super('InfoError', 'CHAINVISOR_INFO_INVALID', message, { hint: `${hint}${wayOut}`, cause });
   }
 }
@@ -120,7 +122,13 @@ export class DownloadIoError extends UpgradeError {
   declare readonly path: string;
 
   constructor(action: string, file: string, cause: NodeJS.ErrnoException) {
-    super('DownloadIoError', 'CHAINVISOR_DOWNLOAD_IO', `could not ${action} ${file}: ${describeSystemError(cause)}`, { hint: ioHint(file, cause), cause }, { path: file });
+    super(
+      'DownloadIoError',
+      'CHAINVISOR_DOWNLOAD_IO',
+      `could not ${action} ${file}: ${describeSystemError(cause)}`,
+      { hint: ioHint(file, cause), cause },
+      { path: file },
+    );
   }
 }
 

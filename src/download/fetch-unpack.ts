@@ -6,23 +6,24 @@
  * folder inside the work folder; installing it is the caller's business.
  */
 import path from 'node:path';
+
+import { isFsError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import {
-  type Checksum,
-  type ExtractLimits,
-  type StreamUnpacker,
-  type Subject,
-  type Unpacked,
   assertChecksum,
+  type Checksum,
   createStreamUnpacker,
+  type ExtractLimits,
   formatChecksum,
   smokeTest,
+  type StreamUnpacker,
+  type Subject,
   unpack,
+  type Unpacked,
 } from '../verify/index.js';
 import { ExtractIoError } from './errors.js';
 import type { Fetcher } from './fetch.js';
 import type { DownloadSource } from './source.js';
-import { isFsError } from '../errors/index.js';
 
 export interface FetchUnpackOptions {
   source: DownloadSource;
@@ -117,7 +118,10 @@ async function unpackFetched(
     assertChecksum(subject, source.checksum, fetched.checksum, fetched.bytes);
     logger.info({ checksum: formatChecksum(source.checksum) }, 'checksum verified');
   } else {
-    logger.warn({ checksum: formatChecksum(fetched.checksum) }, 'the URL has no checksum: the download is NOT verified (DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM=false)');
+    logger.warn(
+      { checksum: formatChecksum(fetched.checksum) },
+      'the URL has no checksum: the download is NOT verified (DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM=false)',
+    );
   }
   progress.verified = true;
 
@@ -127,7 +131,15 @@ async function unpackFetched(
   try {
     unpacked =
       (await streamed.finish({ tree, name: options.name, platform })) ??
-      (await unpack({ subject, file, tree, name: options.name, platform, limits: options.limits, ...(options.onExtractProgress ? { onProgress: options.onExtractProgress } : {}) }));
+      (await unpack({
+        subject,
+        file,
+        tree,
+        name: options.name,
+        platform,
+        limits: options.limits,
+        ...(options.onExtractProgress ? { onProgress: options.onExtractProgress } : {}),
+      }));
   } catch (error) {
     // The download arrived whole: a full disk now is the extraction's, and is said as such.
     if (isFsError(error)) throw new ExtractIoError(what, source.shown, error.path ?? options.workDir, error);

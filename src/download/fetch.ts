@@ -14,28 +14,23 @@
  * fetch of one URL, every attempt and backoff included; when it runs out the request is aborted and
  * the fetch fails with the bytes received so far.
  */
-import { type Hash, createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs/promises';
+
 import type { Config } from '../config/index.js';
 import { ChainvisorError, isFsError } from '../errors/index.js';
-import type { Logger } from '../log/index.js';
 import { createBufferedWriter } from '../fswrite/index.js';
-import { type Checksum, type ChecksumAlgo } from '../verify/index.js';
+import type { Logger } from '../log/index.js';
+import { formatBytes } from '../units/index.js';
+import type { Checksum, ChecksumAlgo } from '../verify/index.js';
 import { type BackoffOptions, defaultBackoff, parseRetryAfter, retryDelay, sleep } from './backoff.js';
 import { startDeadline } from './deadline.js';
-import {
-  DownloadAbortedError,
-  DownloadDeadlineError,
-  DownloadError,
-  DownloadIoError,
-  DownloadTooLargeError,
-} from './errors.js';
+import { DownloadAbortedError, DownloadDeadlineError, DownloadError, DownloadIoError, DownloadTooLargeError } from './errors.js';
 import { copyFileUrl } from './file-url.js';
 import { header, openUrl } from './http.js';
 import type { UrlPolicy } from './policy.js';
 import type { DownloadSource } from './source.js';
-import { TransportTimeout, createTransport, discardBody } from './transport.js';
-import { formatBytes } from '../units/index.js';
+import { createTransport, discardBody, TransportTimeout } from './transport.js';
 
 export interface FetcherOptions {
   /** CHAINVISOR_DOWNLOAD_TIMEOUT (ms): connect, response headers, and the longest pause in the body. */
@@ -260,7 +255,9 @@ export function createFetcher(options: FetcherOptions): Fetcher {
         await discardBody(body);
         await restart();
         state.rangeOk = false;
-        throw new RetryableFailure(`the server answered the range request with Content-Range ${JSON.stringify(header(response.headers['content-range']) ?? '')}`);
+        throw new RetryableFailure(
+          `the server answered the range request with Content-Range ${JSON.stringify(header(response.headers['content-range']) ?? '')}`,
+        );
       }
       if (range.total !== undefined) state.total = range.total;
     } else if (statusCode === 416 && resuming) {

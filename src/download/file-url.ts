@@ -5,12 +5,13 @@ import fs from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
+
 import { isErrno, isFsError } from '../errors/index.js';
-import { type Checksum, type ChecksumAlgo } from '../verify/index.js';
-import { DownloadAbortedError, DownloadError, DownloadIoError, DownloadTooLargeError } from './errors.js';
-import { type UrlPolicy, checkUrlAllowed } from './policy.js';
-import type { DownloadSource } from './source.js';
 import { formatBytes } from '../units/index.js';
+import type { Checksum, ChecksumAlgo } from '../verify/index.js';
+import { DownloadAbortedError, DownloadError, DownloadIoError, DownloadTooLargeError } from './errors.js';
+import { checkUrlAllowed, type UrlPolicy } from './policy.js';
+import type { DownloadSource } from './source.js';
 
 export interface CopyFileUrlOptions {
   source: DownloadSource;
@@ -40,7 +41,11 @@ export async function copyFileUrl(options: CopyFileUrlOptions): Promise<{ bytes:
     throw new DownloadError(options.what, source.shown, 'not a regular file', { attempts: 1, hint: 'a file:// URL must name the archive or binary itself' });
   }
   if (stat.size > maxBytes) {
-    throw new DownloadTooLargeError(source.shown, `the file holds ${stat.size} bytes, over the limit of ${maxBytes} bytes (${formatBytes(maxBytes)})`, maxBytes);
+    throw new DownloadTooLargeError(
+      source.shown,
+      `the file holds ${stat.size} bytes, over the limit of ${maxBytes} bytes (${formatBytes(maxBytes)})`,
+      maxBytes,
+    );
   }
   const hash = createHash(options.algo);
   let bytes = 0;

@@ -4,9 +4,9 @@
  * one, and credentials never follow the request to another origin.
  */
 import { RedirectError } from './errors.js';
-import { type UrlPolicy, checkUrlAllowed } from './policy.js';
+import { checkUrlAllowed, type UrlPolicy } from './policy.js';
 import { redactUrl } from './redact.js';
-import { type Transport, type TransportResponse, discardBody } from './transport.js';
+import { discardBody, type Transport, type TransportResponse } from './transport.js';
 
 export const maxRedirects = 5;
 

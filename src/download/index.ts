@@ -3,7 +3,7 @@
  * platform key, the URL policy, and an HTTP client that retries, resumes and times out. The supervisor
  * calls `downloadUpgradeBinary`; `chainvisor check-plan` uses the parts.
  */
-export { type DownloadUpgradeOptions, type Downloader, downloadUpgradeBinary } from './plan-binary.js';
+export { type BackoffOptions, defaultBackoff, parseRetryAfter, retryDelay } from './backoff.js';
 export {
   ChecksumRequiredError,
   DownloadAbortedError,
@@ -16,11 +16,11 @@ export {
   RedirectError,
   UrlRefusedError,
 } from './errors.js';
+export { createFetcher, type DownloadSink, type Fetcher, fetcherFromConfig, type FetcherOptions, type FetchRequest, type FetchResult } from './fetch.js';
+export { fetchAndUnpack, type FetchedBinary, type FetchProgress, type FetchUnpackOptions } from './fetch-unpack.js';
 export { type Info, isInfoUrl, maxInfoBytes, parseInfoJson, pickBinary, resolveInfo } from './info.js';
+export { type Downloader, downloadUpgradeBinary, type DownloadUpgradeOptions } from './plan-binary.js';
 export { hostPlatform } from './platform.js';
-export { type UrlPolicy, checkUrlAllowed, isLoopbackHost } from './policy.js';
+export { checkUrlAllowed, isLoopbackHost, type UrlPolicy } from './policy.js';
 export { redactUrl } from './redact.js';
 export { type DownloadSource, parseSource } from './source.js';
-export { type DownloadSink, type Fetcher, type FetcherOptions, type FetchRequest, type FetchResult, createFetcher, fetcherFromConfig } from './fetch.js';
-export { type BackoffOptions, defaultBackoff, parseRetryAfter, retryDelay } from './backoff.js';
-export { type FetchedBinary, type FetchUnpackOptions, type FetchProgress, fetchAndUnpack } from './fetch-unpack.js';

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+
 import { assertChecksum } from '../verify/index.js';
 import { InfoError, NoPlatformError } from './errors.js';
 import type { Fetcher } from './fetch.js';
@@ -34,7 +35,11 @@ export function parseInfoJson(text: string, origin: string): Info {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new InfoError(`${where} is not valid JSON: ${(error as Error).message}`, 'the Info must be {"binaries": {"<os>/<arch>": "<url>?checksum=sha256:<hex>", …}}', error);
+    throw new InfoError(
+      `${where} is not valid JSON: ${(error as Error).message}`,
+      'the Info must be {"binaries": {"<os>/<arch>": "<url>?checksum=sha256:<hex>", …}}',
+      error,
+    );
   }
   const binaries = (value as { binaries?: unknown } | null)?.binaries;
   if (value === null || typeof value !== 'object' || Array.isArray(value) || binaries === null || typeof binaries !== 'object' || Array.isArray(binaries)) {
@@ -49,7 +54,10 @@ export function parseInfoJson(text: string, origin: string): Info {
   }
   if (Object.keys(binaries).length === 0) problems.push('"binaries" is empty');
   if (problems.length > 0) {
-    throw new InfoError(`${where} is malformed: ${problems.join('; ')}`, 'platform keys use Go names such as linux/amd64, darwin/arm64, or "any"; each value is a URL');
+    throw new InfoError(
+      `${where} is malformed: ${problems.join('; ')}`,
+      'platform keys use Go names such as linux/amd64, darwin/arm64, or "any"; each value is a URL',
+    );
   }
   return { binaries: out, origin };
 }
@@ -67,7 +75,10 @@ export interface ResolveInfoOptions {
 export async function resolveInfo(text: string, options: ResolveInfoOptions): Promise<Info> {
   const trimmed = text.trim();
   if (trimmed === '') {
-    throw new InfoError("the plan has no Info, so there is no binary to download", "install the upgrade binary by hand: chainvisor add-upgrade <plan name> <path to binary>");
+    throw new InfoError(
+      'the plan has no Info, so there is no binary to download',
+      'install the upgrade binary by hand: chainvisor add-upgrade <plan name> <path to binary>',
+    );
   }
   if (trimmed.startsWith('{')) return parseInfoJson(trimmed, 'inline');
   if (!isInfoUrl(trimmed)) {

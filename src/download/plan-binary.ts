@@ -5,19 +5,20 @@
  * attempt starts clean. `current` is never touched here.
  */
 import path from 'node:path';
+
 import type { Config } from '../config/index.js';
 import { ChainvisorError, ExitCode, isFsError } from '../errors/index.js';
 import type { EventBus } from '../events/index.js';
-import { type Layout, binaryDirPath, binaryPath, installFolder } from '../layout/index.js';
+import { binaryDirPath, binaryPath, installFolder, type Layout } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import type { Plan } from '../plan/index.js';
 import { progressOnBus } from '../progress/index.js';
 import { DownloadIoError } from './errors.js';
-import { type FetcherOptions, fetcherFromConfig } from './fetch.js';
+import { fetcherFromConfig, type FetcherOptions } from './fetch.js';
+import { fetchAndUnpack, type FetchProgress } from './fetch-unpack.js';
 import { pickBinary, resolveInfo } from './info.js';
 import { hostPlatform } from './platform.js';
 import { parseSource } from './source.js';
-import { type FetchProgress, fetchAndUnpack } from './fetch-unpack.js';
 import { createWorkspace } from './workspace.js';
 
 export interface DownloadUpgradeOptions {

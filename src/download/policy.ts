@@ -4,6 +4,7 @@
  * the Info and again to every redirect.
  */
 import net from 'node:net';
+
 import { UrlRefusedError } from './errors.js';
 import { redactUrl } from './redact.js';
 
@@ -39,7 +40,10 @@ export function checkUrlAllowed(url: URL, policy: UrlPolicy): void {
 
 /** localhost, 127.0.0.0/8, ::1 (and ::ffff:127.x.y.z). Names are not resolved: only these spellings. */
 export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const host = hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (net.isIPv4(host)) return host.startsWith('127.');
   if (net.isIPv6(host)) {

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+
 import { makeFolders, removeLeftoverWorkFolders, workFolderName } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 
@@ -21,7 +22,7 @@ const active = new Set<string>();
 /** Creates the work folder for `upgrades/<dirName>` and clears stale ones. */
 export async function createWorkspace(options: { root: string; upgradesDir: string; dirName: string; logger: Logger }): Promise<Workspace> {
   await makeFolders(options.upgradesDir);
-  const parent = await sameDevice(options.root, options.upgradesDir) ? options.root : options.upgradesDir;
+  const parent = (await sameDevice(options.root, options.upgradesDir)) ? options.root : options.upgradesDir;
   await removeLeftoverWorkFolders({ parents: [parent], logger: options.logger, keep: active });
   const dir = path.join(parent, workFolderName(process.pid, randomBytes(4).toString('hex'), options.dirName));
   await fs.mkdir(dir, { mode: 0o700 });

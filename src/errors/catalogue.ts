@@ -148,7 +148,10 @@ export const errorCatalogue = {
   // 79: an upgrade failed
   CHAINVISOR_UPGRADE_INFO_INVALID: {
     exit: ExitCode.upgradeFailed,
-    alsoExit: { codes: [ExitCode.config], why: '`show-upgrade-info` reading the recorded plan of `current` says 78: there the file is part of the layout, not an upgrade being applied' },
+    alsoExit: {
+      codes: [ExitCode.config],
+      why: '`show-upgrade-info` reading the recorded plan of `current` says 78: there the file is part of the layout, not an upgrade being applied',
+    },
     when: '`data/upgrade-info.json` (or the recorded plan of `current`) is not a regular JSON file with a name and a height.',
     hint: 'the node writes this file when it halts for an upgrade: it must be a regular JSON file with "name" and "height"; move aside whatever is there',
   },
@@ -180,7 +183,7 @@ export const errorCatalogue = {
   CHAINVISOR_PLAN_NO_INFO: {
     exit: ExitCode.upgradeFailed,
     when: '`prepare-upgrade`: the scheduled plan has no Info, so there is nothing to download.',
-    hint: "install its binary by hand: chainvisor add-upgrade <name> <path-to-binary>",
+    hint: 'install its binary by hand: chainvisor add-upgrade <name> <path-to-binary>',
   },
   CHAINVISOR_INFO_INVALID: {
     exit: ExitCode.upgradeFailed,
@@ -323,7 +326,7 @@ export const errorCatalogue = {
   CHAINVISOR_REHEARSAL_NO_UPGRADE: {
     exit: ExitCode.upgradeFailed,
     when: '`rehearse` without a name: no plan is scheduled on chain (or the node does not answer) and no manual upgrade is queued.',
-    hint: "name the upgrade: chainvisor rehearse <upgrade-name> (its binary installed in upgrades/<name>/bin/)",
+    hint: 'name the upgrade: chainvisor rehearse <upgrade-name> (its binary installed in upgrades/<name>/bin/)',
   },
   CHAINVISOR_REHEARSAL_UNAVAILABLE: {
     exit: ExitCode.upgradeFailed,
@@ -333,12 +336,12 @@ export const errorCatalogue = {
   CHAINVISOR_REHEARSAL_NO_SPACE: {
     exit: ExitCode.upgradeFailed,
     when: '`rehearse`: the copy of the data would not fit in the rehearsal folder, with room to spare for the node.',
-    hint: 'free space there, or point CHAINVISOR_REHEARSAL_DIR at a bigger disk (on the data\'s filesystem, links keep the copy small)',
+    hint: "free space there, or point CHAINVISOR_REHEARSAL_DIR at a bigger disk (on the data's filesystem, links keep the copy small)",
   },
   CHAINVISOR_REHEARSAL_COPY_FAILED: {
     exit: ExitCode.upgradeFailed,
     when: '`rehearse`: no consistent copy of a database could be taken from the running node after several attempts, or a file of the data could not be read.',
-    hint: 'try again when the node is less busy (after a compaction), or set CHAINVISOR_REHEARSAL_DIR on the data\'s filesystem so tables are linked rather than copied',
+    hint: "try again when the node is less busy (after a compaction), or set CHAINVISOR_REHEARSAL_DIR on the data's filesystem so tables are linked rather than copied",
   },
   CHAINVISOR_REHEARSAL_INTERRUPTED: {
     exit: ExitCode.upgradeFailed,
@@ -348,7 +351,7 @@ export const errorCatalogue = {
   CHAINVISOR_REHEARSAL_FAILED: {
     exit: ExitCode.rehearsalFailed,
     when: '`rehearse`: the upgrade failed on the copy: pre-upgrade, the switch, or the new binary before N blocks past the upgrade height.',
-    hint: 'read the reason and the node\'s last lines in the report; the network still upgrades at its height — fix the binary (or warn the chain\'s developers) before then',
+    hint: "read the reason and the node's last lines in the report; the network still upgrades at its height — fix the binary (or warn the chain's developers) before then",
   },
 } as const satisfies Record<`CHAINVISOR_${string}`, ErrorSpec>;
 

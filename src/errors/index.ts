@@ -3,11 +3,11 @@
  * a `hint` that tells the operator what to do, and the process exit code the CLI should use.
  */
 
-import { type ErrorCode, type ErrorSpec, errorCatalogue } from './catalogue.js';
+import { errorCatalogue, type ErrorCode, type ErrorSpec } from './catalogue.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 
+export { errorCatalogue, type ErrorCode, errorCodes, type ErrorSpec, errorSpec } from './catalogue.js';
 export { ExitCode, type ExitCodeValue } from './exit-codes.js';
-export { type ErrorCode, type ErrorSpec, errorCatalogue, errorCodes, errorSpec } from './catalogue.js';
 export { renderErrorsDoc } from './render.js';
 
 export interface ChainvisorErrorOptions {
@@ -73,16 +73,10 @@ export class ConfigError extends ChainvisorError {
   readonly problems: readonly ConfigProblem[];
 
   constructor(problems: readonly ConfigProblem[]) {
-    const lines = problems.map(
-      (p) => `  - ${p.setting}${p.value === undefined ? '' : `=${JSON.stringify(p.value)}`}: ${p.message}`,
-    );
-    super(
-      'CHAINVISOR_CONFIG_INVALID',
-      `invalid configuration (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${lines.join('\n')}`,
-      {
-        hint: "fix the settings above in the environment or the config file, then run 'chainvisor config' to check",
-      },
-    );
+    const lines = problems.map((p) => `  - ${p.setting}${p.value === undefined ? '' : `=${JSON.stringify(p.value)}`}: ${p.message}`);
+    super('CHAINVISOR_CONFIG_INVALID', `invalid configuration (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${lines.join('\n')}`, {
+      hint: "fix the settings above in the environment or the config file, then run 'chainvisor config' to check",
+    });
     this.name = 'ConfigError';
     this.problems = problems;
   }

@@ -1,5 +1,5 @@
 /** docs/errors.md, generated from the catalogue (scripts/regen-docs.mjs): every code, grouped by exit code. */
-import { type ErrorCode, type ErrorSpec, errorCatalogue, errorCodes } from './catalogue.js';
+import { errorCatalogue, type ErrorCode, errorCodes, type ErrorSpec } from './catalogue.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 
 const groups: ReadonlyArray<{ exit: ExitCodeValue; title: string }> = [

@@ -1,4 +1,4 @@
 /** Defensive reads of small files chainvisor does not write itself (see bounded.ts). */
 export { type BoundedRead, describeType, readBounded, readBoundedSync } from './bounded.js';
-export { type StatPoll, pollStat } from './stat-poll.js';
 export { exists } from './exists.js';
+export { pollStat, type StatPoll } from './stat-poll.js';

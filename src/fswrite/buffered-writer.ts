@@ -28,7 +28,7 @@ export function createBufferedWriter(handle: FileHandle, start = 0): BufferedWri
   let inFlight: Promise<void> | undefined;
 
   const writeAll = async (data: Buffer, length: number, position: number): Promise<void> => {
-    for (let offset = 0; offset < length; ) {
+    for (let offset = 0; offset < length;) {
       const { bytesWritten } = await handle.write(data, offset, length - offset, position + offset);
       offset += bytesWritten;
     }
@@ -64,7 +64,7 @@ export function createBufferedWriter(handle: FileHandle, start = 0): BufferedWri
       await settle();
     },
     async write(chunk) {
-      for (let offset = 0; offset < chunk.length; ) {
+      for (let offset = 0; offset < chunk.length;) {
         const n = Math.min(chunk.length - offset, bufferSize - filled);
         buffer.set(chunk.subarray(offset, offset + n), filled);
         filled += n;

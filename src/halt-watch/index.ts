@@ -10,8 +10,10 @@
  * The node may be seen mid-write: a file that does not parse yet is re-read on a short backoff and
  * only reported as invalid once it has stayed that way. Each distinct content is reported once.
  */
-import { type FSWatcher, watch } from 'chokidar';
 import path from 'node:path';
+
+import { type FSWatcher, watch } from 'chokidar';
+
 import { pollStat } from '../fsread/index.js';
 import type { Logger } from '../log/index.js';
 import { type Plan, readUpgradeInfo, upgradeInfoError } from '../plan/index.js';
@@ -183,10 +185,7 @@ export function watchHaltFile(options: WatchOptions): HaltFileWatch {
     watcher.on('add', onEvent).on('change', onEvent).on('unlink', onEvent).on('addDir', onDataDir).on('unlinkDir', onDataDirGone);
     watcher.on('error', (error: unknown) => {
       pollEvery(options.pollIntervalMs);
-      logger.warn(
-        { err: error, pollIntervalMs: options.pollIntervalMs },
-        'file events failed; relying on polling (set CHAINVISOR_WATCH=poll to silence this)',
-      );
+      logger.warn({ err: error, pollIntervalMs: options.pollIntervalMs }, 'file events failed; relying on polling (set CHAINVISOR_WATCH=poll to silence this)');
     });
     const w = watcher;
     ready = new Promise((resolve) => w.once('ready', () => resolve()));

@@ -7,6 +7,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import { ChainvisorError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type { ListenAddress } from './address.js';
@@ -64,10 +65,14 @@ export async function startHttpServer(options: { listen: ListenAddress; token: s
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       reject(
-        new ChainvisorError('CHAINVISOR_HTTP_LISTEN_FAILED', `cannot listen on CHAINVISOR_HTTP_ADDRESS ${listen.host}:${listen.port}: ${error.code ?? error.message}`, {
-          hint: error.code === 'EADDRINUSE' ? 'another process uses that port; pick another one' : 'check the address (an IP of this host, or localhost)',
-          cause: error,
-        }),
+        new ChainvisorError(
+          'CHAINVISOR_HTTP_LISTEN_FAILED',
+          `cannot listen on CHAINVISOR_HTTP_ADDRESS ${listen.host}:${listen.port}: ${error.code ?? error.message}`,
+          {
+            hint: error.code === 'EADDRINUSE' ? 'another process uses that port; pick another one' : 'check the address (an IP of this host, or localhost)',
+            cause: error,
+          },
+        ),
       );
     });
     server.listen(listen.port, listen.host, () => resolve());

@@ -6,9 +6,10 @@
  */
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
-import { type ExitCodeValue, ChainvisorError, isErrno, isFsError } from '../errors/index.js';
-import { layoutFsError } from './fs-error.js';
+
+import { ChainvisorError, type ExitCodeValue, isErrno, isFsError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
+import { layoutFsError } from './fs-error.js';
 
 /** Throws CHAINVISOR_BINARY_EMPTY when `stats` (of `file`) is an empty file. */
 export function refuseEmptyBinary(file: string, stats: Stats, exitCode: ExitCodeValue, hint?: string): void {

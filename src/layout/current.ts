@@ -6,12 +6,13 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+
 import { ChainvisorError, ExitCode, isErrno, isFsError } from '../errors/index.js';
 import { type Plan, readUpgradeInfo } from '../plan/index.js';
 import { isProcessAlive } from '../proc/index.js';
 import { dropFolder, openFolder, syncFolder, tempSibling } from './atomic.js';
 import { layoutFsError } from './fs-error.js';
-import { type BinaryDir, type Layout, genesis, planRecordPath } from './paths.js';
+import { type BinaryDir, genesis, type Layout, planRecordPath } from './paths.js';
 
 export interface Current {
   /** `genesis` or `upgrades/<dir>`. */
@@ -92,7 +93,9 @@ export async function prepareSwitch(layout: Layout, dir: BinaryDir): Promise<Pre
         dropFolder(folder);
         await fs.rm(temp, { force: true });
         throw new ChainvisorError('CHAINVISOR_SWITCH_FAILED', `could not point ${layout.currentLink} at ${dir}: ${(error as Error).message}`, {
-          hint: layoutFsError(layout.currentLink, 'replace', error as NodeJS.ErrnoException).hint ?? "if 'current' is a real folder, move it aside; chainvisor manages it as a link",
+          hint:
+            layoutFsError(layout.currentLink, 'replace', error as NodeJS.ErrnoException).hint ??
+            "if 'current' is a real folder, move it aside; chainvisor manages it as a link",
           cause: error,
         });
       }

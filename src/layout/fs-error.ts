@@ -12,7 +12,10 @@ const meanings: Record<string, { what: string; hint: string }> = {
   EPERM: { what: 'cannot be accessed (operation not permitted)', hint: 'give the user chainvisor runs as access to it and the folders above it' },
   ENOTDIR: { what: 'has a file where a folder is expected on its path', hint: 'move the file aside so that every folder on the path is a folder' },
   EEXIST: { what: 'is in the way (something already exists there)', hint: 'move it aside, then run the command again' },
-  ENOSPC: { what: 'cannot be written: the disk is full (of bytes or of inodes)', hint: 'free space or inodes on that filesystem (df -h and df -i show which), then run the command again' },
+  ENOSPC: {
+    what: 'cannot be written: the disk is full (of bytes or of inodes)',
+    hint: 'free space or inodes on that filesystem (df -h and df -i show which), then run the command again',
+  },
   EDQUOT: { what: 'cannot be written: the disk quota is exhausted', hint: 'free space or raise the quota, then run the command again' },
   EROFS: { what: 'cannot be written: the filesystem is read-only', hint: 'mount it read-write, or point DAEMON_HOME at a writable folder' },
   EISDIR: { what: 'is a folder where a file is expected', hint: 'move the folder aside, then run the command again' },
@@ -25,7 +28,7 @@ function tooLong(file: string): { what: string; hint: string } {
   if (bytes > 255) {
     return {
       what: `has a name of ${bytes} bytes (${JSON.stringify(longest.length > 40 ? `${longest.slice(0, 40)}…` : longest)}), more than the 255 a file name may have`,
-      hint: 'shorten that name: if it is a folder of DAEMON_HOME, DAEMON_DATA_BACKUP_DIR or DAEMON_NAME, change the setting; if it is an upgrade\'s folder, its name comes from the chain\'s upgrade proposal (see CHAINVISOR_BAD_PLAN_NAME)',
+      hint: "shorten that name: if it is a folder of DAEMON_HOME, DAEMON_DATA_BACKUP_DIR or DAEMON_NAME, change the setting; if it is an upgrade's folder, its name comes from the chain's upgrade proposal (see CHAINVISOR_BAD_PLAN_NAME)",
     };
   }
   return {

@@ -1,10 +1,10 @@
-export { type Layout, type BinaryDir, genesis, layoutFor, upgradeBinaryDir, binaryDirPath, binaryPath, planRecordPath } from './paths.js';
-export { upgradeDirName, pathEscape, planBinaryDir } from './upgrade-dir.js';
-export { type Current, type PreparedSwitch, prepareSwitch, readCurrent, readCurrentDir, removeLeftoverSwitchFiles, switchCurrent } from './current.js';
-export { installBinary, isFile, checkSourceBinary } from './install.js';
-export { checkLayoutShape, customPreUpgradeProblem, requireHome, ensureCurrentLink } from './shape.js';
-export { type TempFile, writeFileAtomic, copyFileAtomic, writeTempFile, tempSibling, fsyncDir, replaceFile, makeFolders } from './atomic.js';
+export { copyFileAtomic, fsyncDir, makeFolders, replaceFile, type TempFile, tempSibling, writeFileAtomic, writeTempFile } from './atomic.js';
 export { acceptNodeBinary, checkNodeBinary, refuseEmptyBinary, statBinary, warnIfWritableByOthers } from './binary-check.js';
-export { type RemoveOptions, removeLeftoverWorkFolders, workFolderName, workFolderPrefix } from './work-folders.js';
+export { type Current, type PreparedSwitch, prepareSwitch, readCurrent, readCurrentDir, removeLeftoverSwitchFiles, switchCurrent } from './current.js';
 export { layoutFsError } from './fs-error.js';
-export { type InstallFolderOptions, installFolder, moveAside, syncTree } from './install-folder.js';
+export { checkSourceBinary, installBinary, isFile } from './install.js';
+export { installFolder, type InstallFolderOptions, moveAside, syncTree } from './install-folder.js';
+export { type BinaryDir, binaryDirPath, binaryPath, genesis, type Layout, layoutFor, planRecordPath, upgradeBinaryDir } from './paths.js';
+export { checkLayoutShape, customPreUpgradeProblem, ensureCurrentLink, requireHome } from './shape.js';
+export { pathEscape, planBinaryDir, upgradeDirName } from './upgrade-dir.js';
+export { removeLeftoverWorkFolders, type RemoveOptions, workFolderName, workFolderPrefix } from './work-folders.js';

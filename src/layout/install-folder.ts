@@ -11,10 +11,11 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+
 import { isErrno } from '../errors/index.js';
-import { fsyncDir, makeFolders } from './atomic.js';
-import type { Logger } from '../log/index.js';
 import { exists } from '../fsread/index.js';
+import type { Logger } from '../log/index.js';
+import { fsyncDir, makeFolders } from './atomic.js';
 
 export interface InstallFolderOptions {
   /** The extracted folder, on the same filesystem as `target`. */
@@ -59,7 +60,10 @@ async function clearTarget(target: string, logger: Logger, now: () => Date): Pro
  * undefined when there was nothing to move.
  */
 export async function moveAside(folder: string, logger: Logger, why: string, now: () => Date = () => new Date()): Promise<string | undefined> {
-  const stamp = now().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = now()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   let aside = `${folder}.replaced-${stamp}`;
   for (let n = 2; await exists(aside); n++) aside = `${folder}.replaced-${stamp}-${n}`;
   try {
@@ -79,7 +83,6 @@ async function holdsNoFiles(dir: string): Promise<boolean> {
   }
   return true;
 }
-
 
 /** fsync every regular file and folder under `dir` (links need none). */
 export async function syncTree(dir: string): Promise<void> {

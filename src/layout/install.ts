@@ -1,11 +1,12 @@
 /** Putting a binary in place: `init`, `add-upgrade` and downloads all end here. */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+
 import { ChainvisorError, ExitCode, isErrno, isFsError } from '../errors/index.js';
 import { copyFileAtomic, makeFolders } from './atomic.js';
 import { refuseEmptyBinary } from './binary-check.js';
 import { layoutFsError } from './fs-error.js';
-import { type BinaryDir, type Layout, binaryPath } from './paths.js';
+import { type BinaryDir, binaryPath, type Layout } from './paths.js';
 
 export interface InstallOptions {
   /** Replace an existing binary. */

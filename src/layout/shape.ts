@@ -6,10 +6,11 @@
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+
 import { ChainvisorError, isErrno, isFsError } from '../errors/index.js';
 import { describeType } from '../fsread/index.js';
 import { layoutFsError } from './fs-error.js';
-import { type Layout, binaryPath, genesis } from './paths.js';
+import { binaryPath, genesis, type Layout } from './paths.js';
 
 async function lstatOrUndefined(file: string): Promise<Stats | undefined> {
   try {
@@ -61,18 +62,25 @@ async function isDirectoryBehindLink(file: string): Promise<boolean> {
  * folders (cosmovisor refuses to start otherwise too). Throws CHAINVISOR_HOME_MISSING (exit 78).
  */
 export async function requireHome(layout: Layout): Promise<void> {
-  for (const [folder, name] of [[layout.home, 'DAEMON_HOME'], [layout.root, '$DAEMON_HOME/cosmovisor']] as const) {
+  for (const [folder, name] of [
+    [layout.home, 'DAEMON_HOME'],
+    [layout.root, '$DAEMON_HOME/cosmovisor'],
+  ] as const) {
     let stats: Stats;
     try {
       stats = await fs.stat(folder);
     } catch (error) {
       const missing = isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR');
-      throw new ChainvisorError('CHAINVISOR_HOME_MISSING', `${name} (${folder}) ${missing ? 'does not exist' : `cannot be examined: ${(error as Error).message}`}`, {
-        hint: missing
-          ? "check DAEMON_HOME, or create the layout with 'chainvisor init <path-to-genesis-binary>'"
-          : 'check the permissions of the folders above it',
-        cause: error,
-      });
+      throw new ChainvisorError(
+        'CHAINVISOR_HOME_MISSING',
+        `${name} (${folder}) ${missing ? 'does not exist' : `cannot be examined: ${(error as Error).message}`}`,
+        {
+          hint: missing
+            ? "check DAEMON_HOME, or create the layout with 'chainvisor init <path-to-genesis-binary>'"
+            : 'check the permissions of the folders above it',
+          cause: error,
+        },
+      );
     }
     if (!stats.isDirectory()) {
       throw new ChainvisorError('CHAINVISOR_HOME_MISSING', `${name} (${folder}) is ${describeType(stats)}, not a folder`, {

@@ -9,10 +9,11 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+
 import { isErrno, isFsError } from '../errors/index.js';
-import { layoutFsError } from './fs-error.js';
 import type { Logger } from '../log/index.js';
 import { isProcessAlive, processStartedAtMs } from '../proc/index.js';
+import { layoutFsError } from './fs-error.js';
 
 export const workFolderPrefix = '.download-';
 

@@ -23,10 +23,11 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+
 import { ChainvisorError, isErrno, isFsError } from '../errors/index.js';
+import { readBounded } from '../fsread/index.js';
 import { type Layout, layoutFsError, makeFolders, replaceFile } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
-import { readBounded } from '../fsread/index.js';
 import { processStartToken } from '../proc/index.js';
 
 export type LockMode = 'abstract' | 'socket-file';
@@ -86,7 +87,11 @@ export async function acquireHomeLock(options: AcquireOptions): Promise<HomeLock
 
   const previous = await readLockRecord(layout);
   if (previous !== undefined && previous.pid !== process.pid) {
-    logger.info({ previous: previous.pid, since: previous.startedAt }, 'took over the home lock left by a chainvisor that is no longer running (pid %d)', previous.pid);
+    logger.info(
+      { previous: previous.pid, since: previous.startedAt },
+      'took over the home lock left by a chainvisor that is no longer running (pid %d)',
+      previous.pid,
+    );
   }
   try {
     await makeFolders(layout.stateDir);

@@ -10,11 +10,12 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+
+import { isFsError } from '../errors/index.js';
 import { readBounded } from '../fsread/index.js';
 import { type Layout, layoutFsError, makeFolders, replaceFile } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { processStartToken } from '../proc/index.js';
-import { isFsError } from '../errors/index.js';
 
 /** Environment variable carrying the run id into the node (and every process it starts). */
 export const runIdVariable = 'CHAINVISOR_RUN_ID';
@@ -66,7 +67,10 @@ export function createNodeTracker(options: { layout: Layout; logger: Logger; run
     queue = queue.then(step).catch((error: unknown) => {
       if (warned) return;
       warned = true;
-      logger.warn({ file, err: error }, 'could not write the node record; if chainvisor is killed with SIGKILL, the next start may not find the node it leaves running');
+      logger.warn(
+        { file, err: error },
+        'could not write the node record; if chainvisor is killed with SIGKILL, the next start may not find the node it leaves running',
+      );
     });
     return queue;
   };
@@ -99,9 +103,7 @@ export function createNodeTracker(options: { layout: Layout; logger: Logger; run
           await put({ ...base, pid, startToken: token });
         });
       }
-      void node.exited
-        .catch(() => undefined)
-        .then(() => enqueue(async () => (mine === generation ? fs.rm(file, { force: true }) : undefined)));
+      void node.exited.catch(() => undefined).then(() => enqueue(async () => (mine === generation ? fs.rm(file, { force: true }) : undefined)));
     },
     notSpawned() {
       const mine = generation;

@@ -8,6 +8,7 @@
  * A record whose pid is gone, or now belongs to another process, is stale and ignored.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+
 import { ChainvisorError, isErrno } from '../errors/index.js';
 import type { Layout } from '../layout/index.js';
 import type { Logger } from '../log/index.js';

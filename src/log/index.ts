@@ -4,7 +4,8 @@
  * Writes are synchronous so the last line before an exit is never lost.
  */
 import { createRequire } from 'node:module';
-import { pino, destination, type Logger } from 'pino';
+
+import { destination, type Logger, pino } from 'pino';
 import type pinoPretty from 'pino-pretty';
 
 // pino-pretty (and its dependencies) is loaded only for human-readable output: under systemd the logs

@@ -6,6 +6,7 @@
  * per height, and the name is the folder of the binary.
  */
 import fs from 'node:fs/promises';
+
 import { ChainvisorError } from '../errors/index.js';
 import { readBounded } from '../fsread/index.js';
 import { type Layout, makeFolders, writeFileAtomic } from '../layout/index.js';

@@ -3,9 +3,9 @@
  * `add-upgrade --upgrade-height` and `add-batch-upgrade`), queued in data/upgrade-info.json.batch and
  * applied by halting the old binary with its own --halt-height.
  */
-export { type ManualPlan, type QueueRead, parseQueue, readQueue, readQueued, writeQueue, serializeQueue } from './file.js';
-export { type ManualEntry, parseUpgradeList, parseUpgradeCsv, readUpgradeFile } from './parse-list.js';
-export { type ScheduleOptions, type ScheduleResult, scheduleUpgrades } from './schedule.js';
-export { type HaltArgs, haltArgs, operatorHaltHeight, isStart } from './halt-args.js';
-export { ManualUpgrades, type ManualUpgradesOptions, type ManualWatchHandlers } from './runner.js';
+export { type ManualPlan, parseQueue, type QueueRead, readQueue, readQueued, serializeQueue, writeQueue } from './file.js';
+export { type HaltArgs, haltArgs, isStart, operatorHaltHeight } from './halt-args.js';
 export { type HeightSample, reachedHeight } from './height.js';
+export { type ManualEntry, parseUpgradeCsv, parseUpgradeList, readUpgradeFile } from './parse-list.js';
+export { ManualUpgrades, type ManualUpgradesOptions, type ManualWatchHandlers } from './runner.js';
+export { type ScheduleOptions, type ScheduleResult, scheduleUpgrades } from './schedule.js';

@@ -37,8 +37,12 @@ function entryOf(fields: string[], where: string, problems: string[]): ManualEnt
 
 /** `name:path:height` items, comma-separated (and/or one per repeated flag). */
 export function parseUpgradeList(values: readonly string[]): ManualEntry[] {
-  const items = values.flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s !== '');
-  if (items.length === 0) throw new UsageError('--upgrade-list is empty', 'give name:path:height items, for example --upgrade-list v2:/opt/v2/simd:1000,v3:/opt/v3/simd:2000');
+  const items = values
+    .flatMap((v) => v.split(','))
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (items.length === 0)
+    throw new UsageError('--upgrade-list is empty', 'give name:path:height items, for example --upgrade-list v2:/opt/v2/simd:1000,v3:/opt/v3/simd:2000');
   const problems: string[] = [];
   const entries: ManualEntry[] = [];
   items.forEach((item, i) => {
@@ -52,7 +56,8 @@ export function parseUpgradeList(values: readonly string[]): ManualEntry[] {
     const entry = entryOf([item.slice(0, first), item.slice(first + 1, last), item.slice(last + 1)], `item ${i + 1} (${JSON.stringify(item)})`, problems);
     if (entry) entries.push(entry);
   });
-  if (problems.length > 0) throw new UsageError(`invalid --upgrade-list: ${problems.join('; ')}`, 'each item is name:path-to-binary:height, items separated by commas');
+  if (problems.length > 0)
+    throw new UsageError(`invalid --upgrade-list: ${problems.join('; ')}`, 'each item is name:path-to-binary:height, items separated by commas');
   return entries;
 }
 

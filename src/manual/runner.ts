@@ -11,11 +11,11 @@
  * The queue lives in the file, so it survives chainvisor restarts; an entry leaves the file once its
  * upgrade is applied (an entry whose upgrade `current` already records is dropped at start-up).
  */
-import { ChainUnavailableError, type ChainClient, createChainClient } from '../chain/index.js';
+import { type ChainClient, ChainUnavailableError, createChainClient } from '../chain/index.js';
 import type { Config } from '../config/index.js';
 import { ChainvisorError } from '../errors/index.js';
 import type { EventBus } from '../events/index.js';
-import { type StatPoll, pollStat } from '../fsread/index.js';
+import { pollStat, type StatPoll } from '../fsread/index.js';
 import { type Current, type Layout, planBinaryDir } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { type ManualPlan, readQueue, readQueued, writeQueue } from './file.js';
@@ -100,7 +100,11 @@ export class ManualUpgrades {
     await this.reload();
     const applied = this.queue.filter((p) => this.isCurrent(p, current));
     if (applied.length === 0) return;
-    for (const plan of applied) this.options.logger.info({ upgrade: plan.name, height: plan.height }, 'manual upgrade already applied (current points at it); removing it from the queue');
+    for (const plan of applied)
+      this.options.logger.info(
+        { upgrade: plan.name, height: plan.height },
+        'manual upgrade already applied (current points at it); removing it from the queue',
+      );
     await this.remove(applied);
   }
 
@@ -112,7 +116,10 @@ export class ManualUpgrades {
     if (halt.owner === 'manual' && plan) {
       this.options.logger.info({ upgrade: plan.name, height: plan.height }, 'manual upgrade queued: the node runs with --halt-height=%d', plan.height);
     } else if (plan && halt.owner === 'operator') {
-      this.options.logger.warn({ upgrade: plan.name, height: plan.height, haltHeight: halt.haltHeight }, "the node's own --halt-height is below the queued manual upgrade; it halts there first");
+      this.options.logger.warn(
+        { upgrade: plan.name, height: plan.height, haltHeight: halt.haltHeight },
+        "the node's own --halt-height is below the queued manual upgrade; it halts there first",
+      );
     } else if (plan) {
       this.options.logger.warn({ upgrade: plan.name, height: plan.height }, "manual upgrades need the node's 'start' command; not adding --halt-height");
     }
@@ -124,7 +131,9 @@ export class ManualUpgrades {
     this.handlers = handlers;
     // An operator's edit of the queue is hours or days ahead of its height: a second is soon enough, and
     // polls half as often as DAEMON_POLL_INTERVAL's 300 ms at rest.
-    this.filePoll = pollStat(this.options.layout.batchFile, Math.max(this.options.config.pollInterval, batchFilePollMs), () => this.kick(), { persistent: false });
+    this.filePoll = pollStat(this.options.layout.batchFile, Math.max(this.options.config.pollInterval, batchFilePollMs), () => this.kick(), {
+      persistent: false,
+    });
     this.schedule();
   }
 
@@ -154,7 +163,11 @@ export class ManualUpgrades {
     if (!run || !plan || status.signal !== undefined || status.code !== 0) return undefined;
     const { first, last } = run;
     if (last === undefined) {
-      this.options.logger.warn({ upgrade: plan.name, height: plan.height }, 'the node exited 0 with --halt-height=%d before its height could be read; taking it as the halt', plan.height);
+      this.options.logger.warn(
+        { upgrade: plan.name, height: plan.height },
+        'the node exited 0 with --halt-height=%d before its height could be read; taking it as the halt',
+        plan.height,
+      );
       return plan;
     }
     const reached = reachedHeight(first, last, Date.now());
@@ -215,7 +228,11 @@ export class ManualUpgrades {
     this.text = text;
     if (read.status === 'invalid') {
       this.report(`invalid:${text}`, () =>
-        this.options.logger.error({ file: this.options.layout.batchFile, reason: read.reason }, 'ignoring the invalid manual upgrade batch: %s; the last valid queue stays in force', read.reason),
+        this.options.logger.error(
+          { file: this.options.layout.batchFile, reason: read.reason },
+          'ignoring the invalid manual upgrade batch: %s; the last valid queue stays in force',
+          read.reason,
+        ),
       );
       return false;
     }
@@ -283,7 +300,9 @@ export class ManualUpgrades {
     if (!run) return;
     const next = haltArgs(run.args, this.next()?.height ?? 0);
     if (next.haltHeight !== run.halt.haltHeight) {
-      this.handlers?.restart(`the first queued manual upgrade is now at ${next.haltHeight || 'none'} (the node runs with ${run.halt.haltHeight || 'no halt height'})`);
+      this.handlers?.restart(
+        `the first queued manual upgrade is now at ${next.haltHeight || 'none'} (the node runs with ${run.halt.haltHeight || 'no halt height'})`,
+      );
       this.run = { ...run, active: false, plan: undefined };
     }
   }

@@ -11,11 +11,12 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
-import { ChainUnavailableError, type ChainClient, createChainClient } from '../chain/index.js';
+
+import { type ChainClient, ChainUnavailableError, createChainClient } from '../chain/index.js';
 import type { Config } from '../config/index.js';
 import { ChainvisorError, isErrno } from '../errors/index.js';
-import { type Layout, binaryPath, installBinary, isFile, planBinaryDir } from '../layout/index.js';
-import { type ManualPlan, byHeight, clashes, readQueued, writeQueue } from './file.js';
+import { binaryPath, installBinary, isFile, type Layout, planBinaryDir } from '../layout/index.js';
+import { byHeight, clashes, type ManualPlan, readQueued, writeQueue } from './file.js';
 import type { ManualEntry } from './parse-list.js';
 
 export interface ScheduleOptions {
@@ -63,7 +64,9 @@ export async function scheduleUpgrades(options: ScheduleOptions): Promise<Schedu
         else problems.push(`"${entry.name}": a different binary is already installed at ${dest} (pass --force to replace it)`);
       }
     } else if (!(await isFile(dest)) && !(config.allowDownloadBinaries && entry.info !== '')) {
-      problems.push(`"${entry.name}": no binary installed at ${dest}, and it cannot be downloaded (needs DAEMON_ALLOW_DOWNLOAD_BINARIES=true and binaries in "info")`);
+      problems.push(
+        `"${entry.name}": no binary installed at ${dest}, and it cannot be downloaded (needs DAEMON_ALLOW_DOWNLOAD_BINARIES=true and binaries in "info")`,
+      );
     }
   }
   const added: ManualPlan[] = entries.map((e) => ({ name: e.name, height: e.height, info: e.info }));

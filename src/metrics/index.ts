@@ -1,2 +1,2 @@
 /** Prometheus metrics (prom-client) for the HTTP endpoint's `/metrics`. */
-export { type Metrics, type MetricsOptions, type MetricsSnapshot, createMetrics, metricNames } from './metrics.js';
+export { createMetrics, metricNames, type Metrics, type MetricsOptions, type MetricsSnapshot } from './metrics.js';

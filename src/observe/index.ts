@@ -12,8 +12,8 @@ import type { Layout } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { startProgressView } from '../progress/index.js';
-import { type StatusDocument, buildStatus, trackLive, writeStatusFile } from '../status/index.js';
-import { type Webhooks, parseWebhookTargets, startWebhooks } from '../webhooks/index.js';
+import { buildStatus, type StatusDocument, trackLive, writeStatusFile } from '../status/index.js';
+import { parseWebhookTargets, startWebhooks, type Webhooks } from '../webhooks/index.js';
 
 export interface ObserverOptions {
   config: Config;
@@ -97,7 +97,10 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
     tracker.setHttp(server.address);
     logger.info({ address: server.address, token: config.httpToken !== '' }, 'HTTP endpoint listening: /metrics, /healthz, /status');
     if (!listen.loopback && config.httpToken === '') {
-      logger.warn({ address: server.address }, 'the HTTP endpoint listens beyond this host without CHAINVISOR_HTTP_TOKEN: anyone who can reach it can read the status');
+      logger.warn(
+        { address: server.address },
+        'the HTTP endpoint listens beyond this host without CHAINVISOR_HTTP_TOKEN: anyone who can reach it can read the status',
+      );
     }
   }
   const statusFile = writeStatusFile({ layout, tracker, logger });

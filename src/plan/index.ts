@@ -1,11 +1,11 @@
+export { skipHeights } from './skip-heights.js';
 export {
-  type Plan,
-  type PlanParse,
-  type UpgradeInfoRead,
   maxUpgradeInfoBytes,
   parseUpgradeInfo,
+  type Plan,
+  type PlanParse,
   readUpgradeInfo,
   serializePlan,
   upgradeInfoError,
+  type UpgradeInfoRead,
 } from './upgrade-info.js';
-export { skipHeights } from './skip-heights.js';

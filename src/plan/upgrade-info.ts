@@ -54,9 +54,7 @@ export function serializePlan(plan: Plan): string {
 }
 
 export type UpgradeInfoRead =
-  | { status: 'missing' }
-  | { status: 'invalid'; reason: string; incomplete: boolean; text: string }
-  | { status: 'valid'; plan: Plan; text: string };
+  { status: 'missing' } | { status: 'invalid'; reason: string; incomplete: boolean; text: string } | { status: 'valid'; plan: Plan; text: string };
 
 /** Never throws for what is at the path: a FIFO, a folder, a link loop, a 2 MiB file are `invalid`. */
 export async function readUpgradeInfo(file: string): Promise<UpgradeInfoRead> {
@@ -65,9 +63,7 @@ export async function readUpgradeInfo(file: string): Promise<UpgradeInfoRead> {
   if (read.status === 'refused') return { status: 'invalid', reason: read.reason, incomplete: false, text: '' };
   const text = read.text;
   const parsed = parseUpgradeInfo(text);
-  return parsed.ok
-    ? { status: 'valid', plan: parsed.plan, text }
-    : { status: 'invalid', reason: parsed.reason, incomplete: parsed.incomplete, text };
+  return parsed.ok ? { status: 'valid', plan: parsed.plan, text } : { status: 'invalid', reason: parsed.reason, incomplete: parsed.incomplete, text };
 }
 
 /** The coded error an invalid upgrade-info.json is logged as (supervision goes on; nothing is applied). */

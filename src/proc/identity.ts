@@ -9,6 +9,7 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
+
 import { isErrno } from '../errors/index.js';
 
 const linux = process.platform === 'linux';

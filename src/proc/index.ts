@@ -3,5 +3,5 @@
  * recorded process) and its environment. Used by the home lock, the node record and work-folder cleanup.
  * Standbys: programs forked ahead of need, so that a switch does not pay for forking the supervisor.
  */
-export { findProcessesByEnv, isProcessAlive, isProcessAliveNow, processStartToken, processStartedAtMs, readProcessEnv } from './identity.js';
+export { findProcessesByEnv, isProcessAlive, isProcessAliveNow, processStartedAtMs, processStartToken, readProcessEnv } from './identity.js';
 export { type Standby, type StandbyOptions, startStandby } from './standby.js';

@@ -17,6 +17,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import type { Socket } from 'node:net';
 import path from 'node:path';
+
 import { isProcessAliveNow } from './identity.js';
 
 /**

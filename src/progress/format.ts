@@ -1,6 +1,5 @@
 /** Durations as people read them in progress lines (sizes: src/units). */
 
-
 export function formatSeconds(seconds: number): string {
   if (!Number.isFinite(seconds)) return '?';
   const s = Math.max(0, Math.round(seconds));

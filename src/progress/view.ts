@@ -5,10 +5,11 @@
  * The log lines carry the event's name in `event`, like every stage's line.
  */
 import type { Writable } from 'node:stream';
+
 import type { EventBus, SupervisorEvent } from '../events/index.js';
 import type { Logger } from '../log/index.js';
-import type { ProgressData, TransferOutcome } from './emitter.js';
 import { formatBytes } from '../units/index.js';
+import type { ProgressData, TransferOutcome } from './emitter.js';
 import { formatSeconds } from './format.js';
 
 export interface ProgressViewOptions {
@@ -111,7 +112,13 @@ function drawBar(
   const filled = Math.round(ratio * width);
   const bar = p.total === undefined ? '?'.repeat(width) : `${'#'.repeat(filled)}${'-'.repeat(width - filled)}`;
   const size = `${formatBytes(p.bytes, { steady: true })}${p.total === undefined ? '' : ` / ${formatBytes(p.total, { steady: true })}`}`;
-  const tail = p.done ? (p.outcome === 'cancelled' ? 'cancelled' : p.outcome === 'failed' ? 'stopped' : 'done') : `ETA ${p.eta === undefined ? '?' : formatSeconds(p.eta)}`;
+  const tail = p.done
+    ? p.outcome === 'cancelled'
+      ? 'cancelled'
+      : p.outcome === 'failed'
+        ? 'stopped'
+        : 'done'
+    : `ETA ${p.eta === undefined ? '?' : formatSeconds(p.eta)}`;
   let line = `${p.kind} [${bar}] ${Math.floor(ratio * 100)}% ${size} ${formatBytes(Math.round(p.rate), { steady: true })}/s ${tail}`;
   const columns = out.columns ?? 100;
   if (line.length > columns - 1) line = line.slice(0, columns - 1);

@@ -14,9 +14,10 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+
 import type { Config } from '../config/index.js';
 import type { EventBus, UpgradeRef } from '../events/index.js';
-import { type Layout, binaryPath, upgradeBinaryDir, upgradeDirName } from '../layout/index.js';
+import { binaryPath, type Layout, upgradeBinaryDir, upgradeDirName } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { readRehearsals } from './record.js';
 
@@ -65,7 +66,8 @@ export function startAutoRehearsal(options: AutoRehearsalOptions): { stop(): Pro
     checking = true;
     try {
       if (child !== undefined) {
-        if (tooNear() || (await diskLow())) giveUp(tooNear() ? `upgrade "${child.upgrade}" is ${config.stageWarnBlocks} blocks away or nearer` : 'free disk runs low');
+        if (tooNear() || (await diskLow()))
+          giveUp(tooNear() ? `upgrade "${child.upgrade}" is ${config.stageWarnBlocks} blocks away or nearer` : 'free disk runs low');
         return;
       }
       if (plan === undefined || height === undefined || tooNear()) return;
@@ -96,7 +98,9 @@ export function startAutoRehearsal(options: AutoRehearsalOptions): { stop(): Pro
   async function begin(name: string): Promise<void> {
     const [file, args] = await (options.command ?? selfCommand)(['rehearse', name]);
     const ionice = await firstExisting(['/usr/bin/ionice', '/bin/ionice']);
-    const proc = ionice ? spawn(ionice, ['-c', '3', file, ...args], { stdio: ['ignore', 'ignore', 'pipe'] }) : spawn(file, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const proc = ionice
+      ? spawn(ionice, ['-c', '3', file, ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
+      : spawn(file, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     try {
       if (proc.pid !== undefined) os.setPriority(proc.pid, 19);
     } catch {
@@ -113,7 +117,10 @@ export function startAutoRehearsal(options: AutoRehearsalOptions): { stop(): Pro
         child = undefined;
         if (code === 0 || code === 83) logger.debug({ upgrade: name, code }, 'rehearsal finished');
         else {
-          const said = tail.split('\n').filter((l) => l.startsWith('chainvisor: ')).join(' ');
+          const said = tail
+            .split('\n')
+            .filter((l) => l.startsWith('chainvisor: '))
+            .join(' ');
           logger.warn({ upgrade: name, code, signal }, `could not rehearse upgrade "${name}" (exit ${code ?? signal}): ${said || tail.slice(-500)}`);
         }
         resolve();
@@ -148,7 +155,13 @@ export function startAutoRehearsal(options: AutoRehearsalOptions): { stop(): Pro
 
 async function firstExisting(files: string[]): Promise<string | undefined> {
   for (const file of files) {
-    if (await fs.access(file, fs.constants.X_OK).then(() => true, () => false)) return file;
+    if (
+      await fs.access(file, fs.constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return file;
   }
   return undefined;
 }

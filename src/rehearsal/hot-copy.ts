@@ -15,7 +15,8 @@
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { type Placer, type TreeEntry, isImmutableTable } from '../backup/index.js';
+
+import { isImmutableTable, type Placer, type TreeEntry } from '../backup/index.js';
 import { ChainvisorError, isErrno } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { liveTables, tableNames } from './manifest.js';
@@ -87,7 +88,10 @@ async function manifestState(dir: string): Promise<ManifestState | undefined> {
     name = (await fs.readFile(path.join(dir, 'CURRENT'), 'utf8')).trim();
   } catch (error) {
     if (!isErrno(error, 'ENOENT')) throw error;
-    const marker = (await fs.readdir(dir)).filter((n) => n.startsWith('marker.manifest.')).sort().at(-1);
+    const marker = (await fs.readdir(dir))
+      .filter((n) => n.startsWith('marker.manifest.'))
+      .sort()
+      .at(-1);
     name = marker?.split('.').slice(3).join('.');
   }
   if (name === undefined || name === '') return undefined;
@@ -122,7 +126,10 @@ async function copyDatabase(src: string, dst: string, rel: string, options: HotC
     reason = `${missing.length} table${missing.length === 1 ? '' : 's'} its MANIFEST names (${missing.slice(0, 3).join(', ')}) were removed by a compaction before they could be copied`;
     options.logger.debug({ database: rel, pass, reason }, 'copying the database again');
   }
-  throw new ChainvisorError('CHAINVISOR_REHEARSAL_COPY_FAILED', `no consistent copy of ${src} could be taken from the running node in ${maxPasses} passes: ${reason}`);
+  throw new ChainvisorError(
+    'CHAINVISOR_REHEARSAL_COPY_FAILED',
+    `no consistent copy of ${src} could be taken from the running node in ${maxPasses} passes: ${reason}`,
+  );
 }
 
 /**
@@ -135,7 +142,9 @@ async function copyState(src: string, dst: string, rel: string, options: HotCopy
     const before = await manifestState(src);
     if (before === undefined) continue;
     const names = await fs.readdir(src);
-    const small = names.filter((n) => !isImmutableTable(n) && !engineOwn.test(n)).sort((a, b) => Number(b === before.name) - Number(a === before.name) || a.localeCompare(b));
+    const small = names
+      .filter((n) => !isImmutableTable(n) && !engineOwn.test(n))
+      .sort((a, b) => Number(b === before.name) - Number(a === before.name) || a.localeCompare(b));
     let vanished = false;
     for (const name of small) {
       if (!(await placeFresh(path.join(src, name), path.join(dst, name), path.join(rel, name), undefined, options)) && name !== before.name) vanished = true;

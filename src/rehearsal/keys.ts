@@ -5,6 +5,7 @@
  * the chain's `<prefix>valoper`). The live keys are never read: the live validator key signs nothing else.
  */
 import { createHash, generateKeyPairSync } from 'node:crypto';
+
 import { bech32 } from '@scure/base';
 
 export interface ScratchKeys {

@@ -6,15 +6,16 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
-import { type BackupMode, type StatfsFn, bytesNeeded, chooseMode, readTree } from '../backup/index.js';
-import { formatBytesExact as formatBytes } from '../units/index.js';
+
+import { type BackupMode, bytesNeeded, chooseMode, readTree, type StatfsFn } from '../backup/index.js';
 import type { Config } from '../config/index.js';
 import { ChainvisorError } from '../errors/index.js';
-import { type Layout, binaryPath, readCurrentDir, statBinary, upgradeBinaryDir, upgradeDirName } from '../layout/index.js';
+import { binaryPath, type Layout, readCurrentDir, statBinary, upgradeBinaryDir, upgradeDirName } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
+import { formatBytesExact as formatBytes } from '../units/index.js';
 
 export const sdkHint =
-  'in-place-testnet is the Cosmos SDK\'s (v0.50.4 and later): chains add it to their binary with server.AddTestnetCreatorCommand; a binary without it cannot rehearse';
+  "in-place-testnet is the Cosmos SDK's (v0.50.4 and later): chains add it to their binary with server.AddTestnetCreatorCommand; a binary without it cannot rehearse";
 
 export interface Binaries {
   /** `upgrades/<dir>`. */
@@ -88,7 +89,7 @@ export interface SpaceChoice {
 export async function checkSpace(options: { layout: Layout; config: Config; rehearsalDir: string; logger: Logger; statfs?: StatfsFn }): Promise<SpaceChoice> {
   const { layout, config, rehearsalDir, logger } = options;
   const tree = await readTree(layout.dataDir);
-  const choice = await chooseMode({ requested: config.backupMode as BackupMode | 'auto', tree, backupDir: rehearsalDir, logger });
+  const choice = await chooseMode({ requested: config.backupMode, tree, backupDir: rehearsalDir, logger });
   const stats = await (options.statfs ?? ((dir: string) => fs.statfs(dir)))(rehearsalDir);
   const blockSize = Number(stats.bsize) || 4096;
   const available = Number(stats.bavail) * blockSize;

@@ -4,7 +4,7 @@
  * and webhooks, and rehearses automatically only an upgrade whose staged binary has no record yet.
  */
 import { type Layout, makeFolders, writeFileAtomic } from '../layout/index.js';
-import { type RehearsalSummary, readRehearsals, rehearsalsPath } from '../status/index.js';
+import { readRehearsals, rehearsalsPath, type RehearsalSummary } from '../status/index.js';
 
 export type RehearsalReport = RehearsalSummary;
 export type RehearsalPhases = RehearsalSummary['phases'];

@@ -16,13 +16,14 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+
 import { createPlacer } from '../backup/index.js';
 import type { Config } from '../config/index.js';
 import { ChainvisorError } from '../errors/index.js';
 import type { EventBus } from '../events/index.js';
 import { type Layout, layoutFor } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
-import { readUpgradeInfo, type Plan } from '../plan/index.js';
+import { type Plan, readUpgradeInfo } from '../plan/index.js';
 import { progressOnBus } from '../progress/index.js';
 import { applyUpgrade } from '../supervisor/index.js';
 import { readGenesisFacts } from './genesis.js';
@@ -33,7 +34,7 @@ import { type Binaries, checkInPlaceTestnet, checkSpace, findBinaries, sdkHint }
 import type { RehearsalPhases, RehearsalReport } from './record.js';
 import { liveGenesisPath, writeScratchConfig } from './scratch-config.js';
 import { newScratchPath, ownDiskUse, recordScratchNode, removeLeftoverRehearsals } from './scratch-dir.js';
-import { type ScratchNode, rpcHeight, startScratchNode } from './scratch-node.js';
+import { rpcHeight, type ScratchNode, startScratchNode } from './scratch-node.js';
 
 export interface RehearseOptions {
   config: Config;
@@ -105,14 +106,23 @@ export async function rehearse(options: RehearseOptions): Promise<RehearsalRepor
     const bar = options.events && progressOnBus({ events: options.events, event: 'backup-progress', what: `the copy of ${layout.dataDir}` });
     let copiedBytes = 0;
     const onBytes = (n: number) => bar?.update((copiedBytes += n), Math.max(space.dataBytes, copiedBytes));
-    const copied = await copyLiveData({ dataDir: layout.dataDir, target: path.join(scratch, 'data'), placer, logger, signal, onBytes }).finally(() => bar?.finish());
+    const copied = await copyLiveData({ dataDir: layout.dataDir, target: path.join(scratch, 'data'), placer, logger, signal, onBytes }).finally(() =>
+      bar?.finish(),
+    );
     phases.copy = seconds(performance.now() - copyStart);
     logger.info({ scratch, mode: space.mode, databases: copied.databases, ms: phases.copy * 1000 }, 'rehearsal: data copied');
     say(`copied in ${phases.copy} s`);
     const keys = newScratchKeys();
     const ports = await scratchPorts();
     const chainId = `${genesis.chainId.slice(0, 40)}-rehearsal`;
-    await writeScratchConfig({ liveConfigDir: path.join(layout.home, 'config'), liveGenesis: await liveGenesisPath(layout.home), scratchHome: scratch, ports, keys, chainId });
+    await writeScratchConfig({
+      liveConfigDir: path.join(layout.home, 'config'),
+      liveGenesis: await liveGenesisPath(layout.home),
+      scratchHome: scratch,
+      ports,
+      keys,
+      chainId,
+    });
     const scratchLayout = layoutFor({ home: scratch, name: layout.name });
     await placeBinaries(scratchLayout, binaries);
     const operator = options.operator ?? operatorAddress(genesis.prefix ?? 'cosmos', keys.address);
@@ -157,7 +167,12 @@ export async function rehearse(options: RehearseOptions): Promise<RehearsalRepor
     } finally {
       saved();
     }
-    node = startScratchNode({ binary: path.join(scratchLayout.currentLink, 'bin', layout.name), args: ['start', ...flags], env: nodeEnv, logFile: path.join(scratch, 'node.log') });
+    node = startScratchNode({
+      binary: path.join(scratchLayout.currentLink, 'bin', layout.name),
+      args: ['start', ...flags],
+      env: nodeEnv,
+      logFile: path.join(scratch, 'node.log'),
+    });
     newBinary = true;
     if (node.pid !== undefined) await recordScratchNode(scratch, node.pid);
     say(`started the new binary; waiting for block ${plan.height}`);
@@ -209,7 +224,12 @@ function describe(exit: { code: number | undefined; signal: NodeJS.Signals | und
   return exit.signal === undefined ? `it exited with code ${exit.code}` : `it was killed by ${exit.signal}`;
 }
 
-function stalled(node: ScratchNode, outcome: 'timeout' | { code: number | undefined; signal: NodeJS.Signals | undefined }, height: number, timeoutMs: number): string {
+function stalled(
+  node: ScratchNode,
+  outcome: 'timeout' | { code: number | undefined; signal: NodeJS.Signals | undefined },
+  height: number,
+  timeoutMs: number,
+): string {
   const panic = node.panicLine();
   if (outcome === 'timeout') return `the new binary did not reach height ${height} within ${timeoutMs / 1000} s`;
   return `the new binary stopped before height ${height}: ${describe(outcome)}${panic ? `: ${panic}` : ''}`;
@@ -252,7 +272,11 @@ async function placeBinaries(scratchLayout: Layout, binaries: Binaries): Promise
   await fs.symlink('genesis', scratchLayout.currentLink);
 }
 
-async function waitExit(node: ScratchNode, deadline: number, signal: AbortSignal): Promise<'timeout' | { code: number | undefined; signal: NodeJS.Signals | undefined }> {
+async function waitExit(
+  node: ScratchNode,
+  deadline: number,
+  signal: AbortSignal,
+): Promise<'timeout' | { code: number | undefined; signal: NodeJS.Signals | undefined }> {
   const aborted = new Promise<never>((_, reject) => {
     if (signal.aborted) reject(signal.reason as Error);
     signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });

@@ -9,7 +9,9 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+
 import { parse, stringify } from 'smol-toml';
+
 import { isErrno } from '../errors/index.js';
 import type { ScratchKeys } from './keys.js';
 import type { ScratchPorts } from './ports.js';

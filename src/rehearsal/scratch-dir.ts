@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+
 import { isErrno } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { isProcessAlive, processStartToken } from '../proc/index.js';

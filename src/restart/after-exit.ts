@@ -6,9 +6,10 @@
  * A stop signal (the abort signal) ends the wait at once.
  */
 import { setTimeout as delay } from 'node:timers/promises';
+
 import type { EventBus } from '../events/index.js';
 import type { Logger } from '../log/index.js';
-import { type RestartPolicy, healthyRunMs } from './policy.js';
+import { healthyRunMs, type RestartPolicy } from './policy.js';
 
 export interface NodeExit {
   code: number | undefined;

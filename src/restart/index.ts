@@ -1,3 +1,3 @@
 /** The restart policy for a node that exits with no upgrade to apply (CHAINVISOR_RESTART_*). */
-export { RestartPolicy, type RestartDecision, type RestartSettings, healthyRunMs, maxBackoffMs } from './policy.js';
-export { afterNodeExit, type AfterExitContext, type NodeExit } from './after-exit.js';
+export { type AfterExitContext, afterNodeExit, type NodeExit } from './after-exit.js';
+export { healthyRunMs, maxBackoffMs, type RestartDecision, RestartPolicy, type RestartSettings } from './policy.js';

@@ -4,5 +4,5 @@
  * watcher; `chainvisor prepare-upgrade` stages once.
  */
 export { type PlanWatcher, type PlanWatcherOptions, startPlanWatcher, unansweredWait } from './plan-watch.js';
-export { type StageResult, stagePlan } from './stage.js';
-export { type StagedRecord, readStagedRecords } from './record.js';
+export { readStagedRecords, type StagedRecord } from './record.js';
+export { stagePlan, type StageResult } from './stage.js';

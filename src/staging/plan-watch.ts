@@ -7,14 +7,15 @@
  * to the interval, until it answers), and one that keeps not answering is reported once.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type ChainClient, type ScheduledPlan, createChainClient } from '../chain/index.js';
+
+import { type ChainClient, createChainClient, type ScheduledPlan } from '../chain/index.js';
 import { type Config, formatDuration } from '../config/index.js';
+import type { Downloader } from '../download/index.js';
 import type { EventBus } from '../events/index.js';
-import { type Layout, binaryPath, isFile, planBinaryDir, readCurrent } from '../layout/index.js';
+import { binaryPath, isFile, type Layout, planBinaryDir, readCurrent } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import type { Plan } from '../plan/index.js';
 import { discardStaged, stagePlan } from './stage.js';
-import type { Downloader } from '../download/index.js';
 
 export interface PlanWatcherOptions {
   config: Config;
@@ -172,7 +173,10 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
       if (current?.plan?.name === before.name) {
         logger.debug({ upgrade: before.name }, 'the plan was applied');
       } else {
-        const text = after === null ? `upgrade "${before.name}" at height ${before.height} was cancelled on chain` : `upgrade "${before.name}" was replaced on chain by "${after.name}"`;
+        const text =
+          after === null
+            ? `upgrade "${before.name}" at height ${before.height} was cancelled on chain`
+            : `upgrade "${before.name}" was replaced on chain by "${after.name}"`;
         logger.warn({ event: 'plan-cancelled', upgrade: before.name, height: before.height }, text);
         events.emit('plan-cancelled', { upgrade: upgradeOf(before), text });
         if (config.allowDownloadBinaries && (await discardStaged({ plan: before, config, layout, logger }).catch(() => false))) {
@@ -203,14 +207,25 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
       for (let attempt = 1; !abort.signal.aborted; attempt++) {
         const started = Date.now();
         try {
-          const result = await stagePlan({ plan: target, config, layout, logger, signal: abort.signal, ...(options.download ? { download: options.download } : {}) });
+          const result = await stagePlan({
+            plan: target,
+            config,
+            layout,
+            logger,
+            signal: abort.signal,
+            ...(options.download ? { download: options.download } : {}),
+          });
           state.staged = true;
           const text =
             result.status === 'downloaded'
               ? `binary for upgrade "${target.name}" staged at ${result.binary} in ${((Date.now() - started) / 1000).toFixed(1)} s, before the halt`
               : `binary for upgrade "${target.name}" already in place at ${result.binary} (${result.status === 'installed' ? 'installed by the operator' : 'staged earlier'})`;
           logger.info({ event: 'binary-staged', upgrade: target.name, height: target.height, binary: result.binary, status: result.status }, text);
-          events.emit('binary-staged', { upgrade: upgradeOf(target), text, data: { binary: result.binary, dir: result.dir, status: result.status, ms: Date.now() - started } });
+          events.emit('binary-staged', {
+            upgrade: upgradeOf(target),
+            text,
+            data: { binary: result.binary, dir: result.dir, status: result.status, ms: Date.now() - started },
+          });
           return;
         } catch (error) {
           if (abort.signal.aborted) return;
@@ -287,7 +302,11 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
       if (plan == null) return;
       if (plan.name !== halted.name || plan.height !== halted.height || plan.info !== halted.info) {
         logger.warn(
-          { upgrade: halted.name, file: { name: halted.name, height: halted.height, info: halted.info }, chain: { name: plan.name, height: plan.height, info: plan.info } },
+          {
+            upgrade: halted.name,
+            file: { name: halted.name, height: halted.height, info: halted.info },
+            chain: { name: plan.name, height: plan.height, info: plan.info },
+          },
           'upgrade-info.json differs from the plan last read from the chain; the file decides',
         );
       }

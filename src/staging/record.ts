@@ -5,6 +5,7 @@
  * operator installed (never touched), and lets a restarted chainvisor see what is already done.
  */
 import path from 'node:path';
+
 import { readBounded } from '../fsread/index.js';
 import { type Layout, makeFolders, writeFileAtomic } from '../layout/index.js';
 

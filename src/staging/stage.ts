@@ -5,11 +5,11 @@
  * replaced; one chainvisor staged for a different Info is moved aside (never deleted) and restaged.
  */
 import type { Config } from '../config/index.js';
-import { type Layout, binaryDirPath, binaryPath, isFile, moveAside, planBinaryDir, readCurrentDir } from '../layout/index.js';
+import type { Downloader } from '../download/index.js';
+import { binaryDirPath, binaryPath, isFile, type Layout, moveAside, planBinaryDir, readCurrentDir } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import type { Plan } from '../plan/index.js';
 import { readStagedRecords, updateStagedRecord } from './record.js';
-import type { Downloader } from '../download/index.js';
 
 /** The downloader: `downloadUpgradeBinary` from src/download, injectable for tests. */
 
@@ -37,12 +37,17 @@ export async function stagePlan(options: StageOptions): Promise<StageResult> {
   if (await isFile(binary)) {
     if (record === undefined) return { status: 'installed', dir, binary };
     if (record.info === plan.info) {
-      if (record.height !== plan.height || record.name !== plan.name) await updateStagedRecord(layout, dir, { ...record, name: plan.name, height: plan.height });
+      if (record.height !== plan.height || record.name !== plan.name)
+        await updateStagedRecord(layout, dir, { ...record, name: plan.name, height: plan.height });
       return { status: 'staged', dir, binary };
     }
     // Staged by chainvisor for another Info: the plan changed. Never overwrite silently; never the running one.
     if ((await readCurrentDir(layout)) === dir) return { status: 'installed', dir, binary };
-    await moveAside(binaryDirPath(layout, dir), logger, `a staged upgrade folder was for another Info: the plan's Info changed since this binary was staged (was ${record.info.slice(0, 200)})`);
+    await moveAside(
+      binaryDirPath(layout, dir),
+      logger,
+      `a staged upgrade folder was for another Info: the plan's Info changed since this binary was staged (was ${record.info.slice(0, 200)})`,
+    );
     await updateStagedRecord(layout, dir, undefined);
   }
   const download = options.download ?? (await import('../download/index.js')).downloadUpgradeBinary;
@@ -61,4 +66,3 @@ export async function discardStaged(options: { plan: Pick<Plan, 'name'>; config:
   await updateStagedRecord(layout, dir, undefined);
   return true;
 }
-

@@ -60,9 +60,7 @@ export async function buildStatus(options: BuildOptions): Promise<StatusDocument
     const record = known.find((k) => k.path === b.path);
     return { ...b, durationSeconds: record?.durationSeconds ?? null, mode: record?.mode ?? null };
   });
-  const node: StatusDocument['node'] = live
-    ? { ...live.node }
-    : { pid: null, state: 'unsupervised', since: null, restarts: 0, lastExit: null };
+  const node: StatusDocument['node'] = live ? { ...live.node } : { pid: null, state: 'unsupervised', since: null, restarts: 0, lastExit: null };
   return {
     version: options.version,
     time: new Date().toISOString(),
@@ -101,6 +99,7 @@ function health(live: LiveState | undefined, home: HomeFacts): StatusDocument['h
   }
   if (node.state === 'upgrading') return { ok: false, reason: `the node is stopped for upgrade "${live.pending?.name ?? live.lastUpgrade?.name ?? '?'}"` };
   if (node.state === 'starting') return { ok: false, reason: 'the node has not started yet' };
-  if (live.lastUpgrade?.result === 'failed' && node.state === 'stopped') return { ok: false, reason: `upgrade "${live.lastUpgrade.name}" failed: ${live.lastUpgrade.error ?? ''}` };
+  if (live.lastUpgrade?.result === 'failed' && node.state === 'stopped')
+    return { ok: false, reason: `upgrade "${live.lastUpgrade.name}" failed: ${live.lastUpgrade.error ?? ''}` };
   return { ok: false, reason: `the node is ${node.state}` };
 }

@@ -6,11 +6,12 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+
 import { isErrno } from '../errors/index.js';
 import { readBounded } from '../fsread/index.js';
-import { type Layout, binaryPath, genesis, isFile, planBinaryDir, planRecordPath, readCurrent, upgradeBinaryDir } from '../layout/index.js';
+import { binaryPath, genesis, isFile, type Layout, planBinaryDir, planRecordPath, readCurrent, upgradeBinaryDir } from '../layout/index.js';
 import { readUpgradeInfo } from '../plan/index.js';
-import { type RehearsalSummary, readRehearsals } from './rehearsals.js';
+import { readRehearsals, type RehearsalSummary } from './rehearsals.js';
 
 export interface HomeFacts {
   current: { name: string; dir: string; binary: string; height: number | null };
@@ -71,7 +72,10 @@ async function readCurrentFacts(layout: Layout, problems: string[]): Promise<Hom
 }
 
 async function readHaltPlan(options: HomeOptions, currentDir: string, problems: string[]): Promise<HomeFacts['haltPlan']> {
-  const read = await readUpgradeInfo(options.layout.upgradeInfoFile).catch((error: unknown) => ({ status: 'invalid' as const, reason: (error as Error).message }));
+  const read = await readUpgradeInfo(options.layout.upgradeInfoFile).catch((error: unknown) => ({
+    status: 'invalid' as const,
+    reason: (error as Error).message,
+  }));
   if (read.status === 'missing') return null;
   if (read.status === 'invalid') {
     problems.push(`${options.layout.upgradeInfoFile}: ${read.reason}`);

@@ -3,15 +3,15 @@
  * and the document both make (`/status`, `chainvisor status`).
  */
 import type { Layout } from '../layout/index.js';
-import { type StatusDocument, buildStatus } from './document.js';
+import { buildStatus, type StatusDocument } from './document.js';
 import { readStatusFile } from './state-file.js';
 
-export { type StatusDocument, type BuildOptions, buildStatus } from './document.js';
+export { type BuildOptions, buildStatus, type StatusDocument } from './document.js';
 export { type HomeFacts, readHome, upgradeBinaryPresent } from './home.js';
-export { type LiveState, type LiveTracker, type NodeState, type LastUpgrade, trackLive } from './live.js';
-export { type StatusFileWriter, readStatusFile, statusFilePath, writeStatusFile } from './state-file.js';
+export { type LastUpgrade, type LiveState, type LiveTracker, type NodeState, trackLive } from './live.js';
+export { readRehearsals, rehearsalsPath, type RehearsalSummary } from './rehearsals.js';
 export { renderStatus } from './render.js';
-export { type RehearsalSummary, readRehearsals, rehearsalsPath } from './rehearsals.js';
+export { readStatusFile, statusFilePath, type StatusFileWriter, writeStatusFile } from './state-file.js';
 
 /** For `chainvisor status`: the live state of a running `run` when there is one, the home otherwise. */
 export async function statusOfHome(options: { layout: Layout; backupDir: string; recase: boolean; version: string }): Promise<StatusDocument> {

@@ -147,7 +147,12 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
       case 'extract-progress':
         state.activity = data.done
           ? null
-          : { kind: e.event === 'download-progress' ? 'download' : e.event === 'backup-progress' ? 'backup' : 'extract', what: str(data.what) ?? '', bytes: num(data.bytes) ?? 0, total: num(data.total) };
+          : {
+              kind: e.event === 'download-progress' ? 'download' : e.event === 'backup-progress' ? 'backup' : 'extract',
+              what: str(data.what) ?? '',
+              bytes: num(data.bytes) ?? 0,
+              total: num(data.total),
+            };
         return true;
       default:
         return false;

@@ -4,6 +4,7 @@
  * so that `status` never loads the rehearsal's machinery.
  */
 import path from 'node:path';
+
 import { readBounded } from '../fsread/index.js';
 import type { Layout } from '../layout/index.js';
 

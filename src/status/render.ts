@@ -9,7 +9,10 @@ export function renderStatus(doc: StatusDocument): string {
   add('health', doc.health.ok ? 'ok' : `NOT OK: ${doc.health.reason}`);
   add('current', `${doc.current.name}${doc.current.height === null ? '' : ` (height ${doc.current.height})`} → ${doc.current.binary}`);
   const exit = doc.node.lastExit ? `, last exit ${doc.node.lastExit.signal ?? `code ${doc.node.lastExit.code}`}` : '';
-  add('node', `${doc.node.state}${doc.node.pid === null ? '' : ` (pid ${doc.node.pid})`}${doc.node.since ? ` since ${doc.node.since}` : ''}, ${doc.node.restarts} restart(s)${exit}`);
+  add(
+    'node',
+    `${doc.node.state}${doc.node.pid === null ? '' : ` (pid ${doc.node.pid})`}${doc.node.since ? ` since ${doc.node.since}` : ''}, ${doc.node.restarts} restart(s)${exit}`,
+  );
   if (doc.chain.height !== null) add('chain height', String(doc.chain.height));
   add(
     'pending',
@@ -28,10 +31,18 @@ export function renderStatus(doc: StatusDocument): string {
       ? 'none'
       : `${last.name} at height ${last.height}: ${last.result}${last.durationSeconds === null ? '' : ` in ${last.durationSeconds.toFixed(1)} s`}${last.error ? ` (${last.error})` : ''}`,
   );
-  add('backups', doc.backups.length === 0 ? 'none' : doc.backups.map((b) => `${b.name}${b.durationSeconds === null ? '' : ` (${b.durationSeconds.toFixed(1)} s)`}`).join(', '));
+  add(
+    'backups',
+    doc.backups.length === 0
+      ? 'none'
+      : doc.backups.map((b) => `${b.name}${b.durationSeconds === null ? '' : ` (${b.durationSeconds.toFixed(1)} s)`}`).join(', '),
+  );
   for (const r of doc.rehearsals) {
     const migration = r.migration_seconds === null ? '' : `, migration ${r.migration_seconds.toFixed(1)} s`;
-    add('rehearsal', `${r.upgrade} ${r.result}${migration}, ${r.blocks_after_upgrade} blocks after the upgrade (${r.finished_at})${r.reason ? `: ${r.reason}` : ''}`);
+    add(
+      'rehearsal',
+      `${r.upgrade} ${r.result}${migration}, ${r.blocks_after_upgrade} blocks after the upgrade (${r.finished_at})${r.reason ? `: ${r.reason}` : ''}`,
+    );
   }
   if (doc.activity) {
     const total = doc.activity.total === null ? '' : ` of ${doc.activity.total}`;

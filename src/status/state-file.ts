@@ -7,6 +7,7 @@
  * and file permissions already decide who may read the home.
  */
 import path from 'node:path';
+
 import { isErrno } from '../errors/index.js';
 import { readBounded } from '../fsread/index.js';
 import { type Layout, makeFolders, writeFileAtomic } from '../layout/index.js';

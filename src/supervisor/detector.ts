@@ -5,11 +5,11 @@
  * hears of a plan only through the wake-ups it is given.
  */
 import type { Config } from '../config/index.js';
+import { type HaltFileWatch, watchHaltFile } from '../halt-watch/index.js';
 import { type Current, type Layout, readCurrent } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { type Plan, readUpgradeInfo, skipHeights, upgradeInfoError } from '../plan/index.js';
-import { type HaltFileWatch, watchHaltFile } from '../halt-watch/index.js';
-import { type Verdict, upgradeDue } from './due.js';
+import { upgradeDue, type Verdict } from './due.js';
 
 /** A plan to apply, and the folder of its binary (`upgrades/<dir>`). */
 export interface Due {

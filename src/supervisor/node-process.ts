@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
+
 import { ChainvisorError, ExitCode } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type { Standby } from '../proc/index.js';

@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+
 import { ChainvisorError, isErrno } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type { Plan } from '../plan/index.js';
@@ -37,11 +38,7 @@ interface RunResult {
  * stdout: stdout carries the node's output only, for operators who parse it. node:child_process, not
  * execa: `pre-upgrade` runs inside every switch, where execa's per-spawn cost is measurable (bench:switch).
  */
-function runLogged(
-  file: string,
-  args: string[],
-  options: { cwd?: string; logger: Logger; source: string; standby?: Standby | undefined },
-): Promise<RunResult> {
+function runLogged(file: string, args: string[], options: { cwd?: string; logger: Logger; source: string; standby?: Standby | undefined }): Promise<RunResult> {
   return new Promise((resolve) => {
     // A standby runs the program in chainvisor's own working folder: not used when another is asked for.
     const standby = options.cwd === undefined ? options.standby : undefined;
@@ -101,11 +98,16 @@ export async function runCustomPreUpgrade({ script, plan, cwd, logger }: CustomP
       : result.signal !== undefined
         ? `it was killed by ${result.signal}`
         : `it exited with code ${result.exitCode}`;
-  throw new ChainvisorError('CHAINVISOR_CUSTOM_PREUPGRADE_FAILED', `custom pre-upgrade script ${script} failed for upgrade "${plan.name}": ${why}; nothing was switched`, {
-    hint: cause?.code === 'EACCES'
-      ? `make it executable (chmod +x ${script}), then start chainvisor again`
-      : `fix the script (or unset COSMOVISOR_CUSTOM_PREUPGRADE), then start chainvisor again — the upgrade is applied at start-up`,
-  });
+  throw new ChainvisorError(
+    'CHAINVISOR_CUSTOM_PREUPGRADE_FAILED',
+    `custom pre-upgrade script ${script} failed for upgrade "${plan.name}": ${why}; nothing was switched`,
+    {
+      hint:
+        cause?.code === 'EACCES'
+          ? `make it executable (chmod +x ${script}), then start chainvisor again`
+          : `fix the script (or unset COSMOVISOR_CUSTOM_PREUPGRADE), then start chainvisor again — the upgrade is applied at start-up`,
+    },
+  );
 }
 
 export interface PreUpgradeOptions {

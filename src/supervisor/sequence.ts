@@ -19,27 +19,28 @@ import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+
 import { backupBeforeUpgrade } from '../backup/index.js';
 import type { Config } from '../config/index.js';
 import type { Downloader } from '../download/index.js';
 import { ChainvisorError, ExitCode, isFsError } from '../errors/index.js';
 import type { EventBus } from '../events/index.js';
-import type { NodeTracker } from '../lock/index.js';
 import {
-  type Current,
-  type Layout,
-  type PreparedSwitch,
-  type TempFile,
   acceptNodeBinary,
   binaryPath,
+  type Current,
+  type Layout,
   layoutFsError,
   planRecordPath,
+  type PreparedSwitch,
   prepareSwitch,
   readCurrentDir,
-  writeTempFile,
   statBinary,
+  type TempFile,
   writeFileAtomic,
+  writeTempFile,
 } from '../layout/index.js';
+import type { NodeTracker } from '../lock/index.js';
 import type { Logger } from '../log/index.js';
 import { type Plan, serializePlan } from '../plan/index.js';
 import type { Standby } from '../proc/index.js';
@@ -201,13 +202,24 @@ async function sequence(plan: Plan, dir: string, binary: string, ahead: Ahead, c
   let record = stats?.isFile() ? recordPlan(planRecordPath(layout, dir), plan, ahead.record) : undefined;
   record?.catch(() => undefined);
   // No binary yet: its folder is left as it was (a download must find an empty leftover folder empty).
-  if (record === undefined) await ahead.record.then((file) => file.abandon(), () => undefined);
+  if (record === undefined)
+    await ahead.record.then(
+      (file) => file.abandon(),
+      () => undefined,
+    );
   // Fail before an hour-long backup when nothing can provide the binary.
   if (!config.allowDownloadBinaries && config.customPreUpgrade === '' && stats?.isFile() !== true) {
     throw await missingBinary(plan, binary, ctx);
   }
   if (!config.unsafeSkipBackup) {
-    await backupBeforeUpgrade({ upgrade: { name: plan.name, height: plan.height }, config, layout, logger, signal, ...(ctx.events ? { events: ctx.events } : {}) });
+    await backupBeforeUpgrade({
+      upgrade: { name: plan.name, height: plan.height },
+      config,
+      layout,
+      logger,
+      signal,
+      ...(ctx.events ? { events: ctx.events } : {}),
+    });
     stale = true;
   }
   signal.throwIfAborted();

@@ -4,6 +4,8 @@
  * SIGHUP is only forwarded. chainvisor then exits with the node's status (128+N when it died of N).
  */
 import { constants } from 'node:os';
+
+import { ChainvisorError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type { NodeProcess } from './node-process.js';
 
@@ -19,6 +21,13 @@ export interface StopOptions {
   /** Called once, at the first stop signal, after it was forwarded. */
   onStop: (signal: NodeJS.Signals) => void;
 }
+
+/**
+ * How long a node's exit waits for chainvisor's own stop signal before it is judged a failure. A signal
+ * to the group (Ctrl-C, systemd's KillMode=control-group) reaches both processes at once, so it arrives
+ * within milliseconds of the node's exit; a crash's restart waits this much longer.
+ */
+export const groupSignalSettleMs = 250;
 
 export class StopSignals {
   private readonly options: StopOptions;
@@ -59,6 +68,22 @@ export class StopSignals {
     });
     this.arrived = undefined;
     return this.received !== undefined;
+  }
+
+  /**
+   * The stop ended an upgrade sequence: whatever ended it (an abort, a cancelled download) is the stop's
+   * doing, not a failed upgrade. One line without a stack for a known error or the abort itself; anything
+   * else keeps its stack, as a bug would. Returns the exit code.
+   */
+  stoppedMidUpgrade(error: unknown): number {
+    const signal = this.received;
+    const known = error instanceof ChainvisorError;
+    const aborted = error instanceof Error && error.name === 'AbortError';
+    this.options.logger.warn(
+      known ? { signal, code: error.code } : aborted ? { signal } : { signal, err: error },
+      `stopped while applying an upgrade; current was not switched — start chainvisor again to finish it${known ? ` (${error.message})` : ''}`,
+    );
+    return this.exitCode;
   }
 
   dispose(): void {

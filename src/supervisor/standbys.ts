@@ -30,7 +30,10 @@ export class Standbys {
           this.node?.dismiss();
           this.node = startStandby({ stdio: 'inherit', env: nodeEnv });
         }
-        this.logger.debug({ pids: [this.preUpgrade.pid, this.node?.pid] }, "next switch's pre-upgrade and node forked ahead (waiting shells named chainvisor-standby)");
+        this.logger.debug(
+          { pids: [this.preUpgrade.pid, this.node?.pid] },
+          "next switch's pre-upgrade and node forked ahead (waiting shells named chainvisor-standby)",
+        );
       } catch (error) {
         // Only a speed-up: never a reason to disturb the running node.
         this.logger.warn({ err: error }, "could not fork the next switch's programs ahead; they will be started at the switch");

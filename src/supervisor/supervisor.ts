@@ -10,22 +10,23 @@
  *   stopping: the signal is forwarded to the node, and chainvisor exits with the node's status.
  */
 import { setTimeout as delay } from 'node:timers/promises';
+
 import { pruneBackups } from '../backup/index.js';
-import { type ManualPlan, ManualUpgrades } from '../manual/index.js';
 import type { Config } from '../config/index.js';
+import type { Downloader } from '../download/index.js';
 import { ChainvisorError, ExitCode } from '../errors/index.js';
-import { type EventBus, createEventBus } from '../events/index.js';
-import { type Current, type Layout, binaryPath, checkNodeBinary, readCurrent } from '../layout/index.js';
+import { createEventBus, type EventBus } from '../events/index.js';
+import { binaryPath, checkNodeBinary, type Current, type Layout, readCurrent } from '../layout/index.js';
 import type { NodeTracker } from '../lock/index.js';
 import type { Logger } from '../log/index.js';
-import { RestartPolicy, afterNodeExit } from '../restart/index.js';
+import { type ManualPlan, ManualUpgrades } from '../manual/index.js';
+import { type AfterExitContext, afterNodeExit, RestartPolicy } from '../restart/index.js';
 import { type PlanWatcher, startPlanWatcher } from '../staging/index.js';
-import { type Due, Detector, type DetectorWake } from './detector.js';
-import { type ExitStatus, type NodeProcess, describeExit, exitCodeOf, nodeEnvironment, startNode } from './node-process.js';
-import { StopSignals } from './signals.js';
+import { Detector, type DetectorWake, type Due } from './detector.js';
+import { describeExit, exitCodeOf, type ExitStatus, nodeEnvironment, type NodeProcess, startNode } from './node-process.js';
+import { runUpgrade, type Switched } from './sequence.js';
+import { groupSignalSettleMs, StopSignals } from './signals.js';
 import { Standbys } from './standbys.js';
-import { type Switched, runUpgrade } from './sequence.js';
-import type { Downloader } from '../download/index.js';
 
 export interface SupervisorOptions {
   config: Config;
@@ -49,13 +50,6 @@ type Wake =
   | { kind: 'restart'; reason: string }
   | { kind: 'manual-due'; plan: ManualPlan };
 
-/**
- * How long a node's exit waits for chainvisor's own stop signal before it is judged a failure. A signal
- * to the group (Ctrl-C, systemd's KillMode=control-group) reaches both processes at once, so it arrives
- * within milliseconds of the node's exit; a crash's restart waits this much longer.
- */
-const groupSignalSettleMs = 250;
-
 export class Supervisor {
   readonly events: EventBus;
   private readonly options: SupervisorOptions;
@@ -64,8 +58,11 @@ export class Supervisor {
   private readonly abort = new AbortController();
   private readonly detector: Detector;
   private readonly manual: ManualUpgrades;
-  private readonly restarts: RestartPolicy;
+  /** What a node's exit with no upgrade pending is judged by (src/restart). */
+  private readonly restarts: Omit<AfterExitContext, 'lastUpgrade'>;
   private readonly standbys: Standbys;
+  /** The downloader a test put in place of the real one, if any. */
+  private readonly downloader: { download?: Downloader };
   private stop: StopSignals | undefined;
   private planWatcher: PlanWatcher | undefined;
   private nodeEnv: NodeJS.ProcessEnv | undefined; // built at the node's first start (nodeEnvironment)
@@ -82,8 +79,10 @@ export class Supervisor {
     this.events = options.events ?? createEventBus();
     this.detector = new Detector({ config: this.config, layout: options.layout, logger: this.logger, args: options.args });
     this.manual = new ManualUpgrades({ config: this.config, layout: options.layout, logger: this.logger, events: this.events });
-    this.restarts = new RestartPolicy(this.config);
+    const { restartMax } = this.config;
+    this.restarts = { policy: new RestartPolicy(this.config), restartMax, events: this.events, logger: this.logger, signal: this.abort.signal };
     this.standbys = new Standbys(this.logger);
+    this.downloader = options.download ? { download: options.download } : {};
   }
 
   /** Runs until the node exits for good or chainvisor is stopped; resolves to the exit code. */
@@ -104,7 +103,10 @@ export class Supervisor {
       const startup = await this.detector.dueFromFile();
       let switched: Switched | undefined;
       if (startup) {
-        logger.warn({ event: 'upgrade-detected', upgrade: startup.plan.name, height: startup.plan.height }, 'an upgrade is already due at start-up; applying it before starting the node');
+        logger.warn(
+          { event: 'upgrade-detected', upgrade: startup.plan.name, height: startup.plan.height },
+          'an upgrade is already due at start-up; applying it before starting the node',
+        );
         switched = await this.upgrade(startup, { delay: false, detectedAt: Date.now() });
       }
       if (stop.signal) return await this.abandon(switched, stop.exitCode);
@@ -113,10 +115,11 @@ export class Supervisor {
         restart: (reason) => this.wake?.({ kind: 'restart', reason }),
         due: (plan) => this.wake?.({ kind: 'manual-due', plan }),
       });
-      const ready = this.detector.watch((event) => this.wake?.(event), () => this.running);
-      if (config.planPollInterval > 0) {
-        this.planWatcher = startPlanWatcher({ config, layout, logger, events: this.events, ...(this.options.download ? { download: this.options.download } : {}) });
-      }
+      const ready = this.detector.watch(
+        (event) => this.wake?.(event),
+        () => this.running,
+      );
+      if (config.planPollInterval > 0) this.planWatcher = startPlanWatcher({ config, layout, logger, events: this.events, ...this.downloader });
       // Never hold the node back on file events: polling covers until (or unless) they are live.
       if (!(await Promise.race([ready.then(() => true), delay(5000, false, { ref: false })]))) {
         logger.warn('file events are not ready after 5 s; starting the node and relying on polling meanwhile');
@@ -125,17 +128,7 @@ export class Supervisor {
     } catch (error) {
       // Asked to stop mid-sequence: whatever ended the sequence (an abort, a cancelled download)
       // is the stop's doing, not a failed upgrade.
-      if (stop.signal && this.abort.signal.aborted) {
-        // One line without a stack: a known error (a cancelled download says so itself) or the abort
-        // itself; anything else keeps its stack, as a bug would.
-        const known = error instanceof ChainvisorError;
-        const aborted = error instanceof Error && error.name === 'AbortError';
-        logger.warn(
-          known ? { signal: stop.signal, code: error.code } : aborted ? { signal: stop.signal } : { signal: stop.signal, err: error },
-          `stopped while applying an upgrade; current was not switched — start chainvisor again to finish it${known ? ` (${error.message})` : ''}`,
-        );
-        return stop.exitCode;
-      }
+      if (stop.signal && this.abort.signal.aborted) return stop.stoppedMidUpgrade(error);
       throw error;
     } finally {
       stop.dispose();
@@ -161,7 +154,10 @@ export class Supervisor {
       const event = await new Promise<Wake>((resolve) => {
         this.wake = resolve;
         // A spawn failure rejects `exited`: it surfaces as the error it is.
-        node.exited.then((status) => resolve({ kind: 'exited', status }), (error: unknown) => resolve({ kind: 'error', error }));
+        node.exited.then(
+          (status) => resolve({ kind: 'exited', status }),
+          (error: unknown) => resolve({ kind: 'error', error }),
+        );
         if (stop.signal) resolve({ kind: 'stop' });
       });
       this.wake = undefined;
@@ -195,8 +191,8 @@ export class Supervisor {
         if (!file && !confirmed && (await stop.within(groupSignalSettleMs))) return this.stopped(event.status);
         manual = file ? undefined : (confirmed ?? this.manual.haltedOnExit(event.status));
         if (!file && !manual) {
-          const exit = { code: event.status.code, signal: event.status.signal, pid: node.pid, ranMs: Date.now() - startedAt, described: describeExit(event.status) };
-          const next = await afterNodeExit(exit, { policy: this.restarts, restartMax: this.config.restartMax, events: this.events, logger: this.logger, signal: this.abort.signal, lastUpgrade: this.lastUpgrade });
+          const exit = { ...event.status, pid: node.pid, ranMs: Date.now() - startedAt, described: describeExit(event.status) };
+          const next = await afterNodeExit(exit, { ...this.restarts, lastUpgrade: this.lastUpgrade });
           if (stop.signal) return stop.exitCode;
           if (next === 'exit') return exitCodeOf(event.status);
           switched = undefined;
@@ -265,7 +261,8 @@ export class Supervisor {
     this.running = current;
     this.events.emit('node-started', { text: `node started: ${binary}`, data: { pid: node.pid, binary, current: current.dir } });
     void node.exited.then(
-      (status) => this.events.emit('node-stopped', { text: `node stopped (${describeExit(status)})`, data: { pid: node.pid, code: status.code, signal: status.signal } }),
+      (status) =>
+        this.events.emit('node-stopped', { text: `node stopped (${describeExit(status)})`, data: { pid: node.pid, code: status.code, signal: status.signal } }),
       () => undefined,
     );
     return node;
@@ -273,9 +270,9 @@ export class Supervisor {
 
   /** The upgrade sequence (upgrade.ts), with what the run loop knows: staging under way, the standbys, the node record. */
   private upgrade(due: Due, options: { delay: boolean; detectedAt: number; nodeStopped?: Promise<unknown> }): Promise<Switched> {
-    const { config, layout, download, tracker } = this.options;
+    const { config, layout, tracker } = this.options;
     return runUpgrade(due.plan, due.dir, {
-      ctx: { config, layout, logger: this.logger, signal: this.abort.signal, events: this.events, ...(download ? { download } : {}) },
+      ctx: { config, layout, logger: this.logger, signal: this.abort.signal, events: this.events, ...this.downloader },
       ...options,
       ...(this.planWatcher ? { planWatcher: this.planWatcher } : {}),
       ...(this.standbys.preUpgrade ? { preUpgradeStandby: this.standbys.preUpgrade } : {}),

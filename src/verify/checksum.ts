@@ -2,7 +2,8 @@
  * `checksum=<algo>:<hex>` as go-getter (and so cosmovisor) writes it. A bare hex value is accepted as
  * go-getter does, the algorithm guessed from its length.
  */
-import { type Hash, createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
+
 import { ChecksumFormatError, ChecksumMismatchError, type Subject } from './errors.js';
 
 export type ChecksumAlgo = 'sha256' | 'sha512' | 'sha1' | 'md5';

@@ -5,6 +5,7 @@
  * operator should hear about it rather than get a half-guessed tree.
  */
 import path from 'node:path';
+
 import { ArchiveUnsafeError, type Subject } from './errors.js';
 
 /**
@@ -96,7 +97,12 @@ export class LinkTracker {
   /** A hard link may only name a regular file placed earlier (never a folder or a link). */
   checkHardlinkSource(entry: string, target: string): void {
     if (this.#seen.get(target) !== 'file') {
-      throw new ArchiveUnsafeError(this.subject, entry, 'link-escape', `is a hard link to ${JSON.stringify(target)}, which is not a file earlier in the archive`);
+      throw new ArchiveUnsafeError(
+        this.subject,
+        entry,
+        'link-escape',
+        `is a hard link to ${JSON.stringify(target)}, which is not a file earlier in the archive`,
+      );
     }
   }
 }

@@ -52,14 +52,7 @@ export class UnknownFormatError extends UpgradeError {
   }
 }
 
-export type UnsafeReason =
-  | 'absolute-path'
-  | 'parent-path'
-  | 'bad-name'
-  | 'link-escape'
-  | 'through-link'
-  | 'special-file'
-  | 'duplicate';
+export type UnsafeReason = 'absolute-path' | 'parent-path' | 'bad-name' | 'link-escape' | 'through-link' | 'special-file' | 'duplicate';
 
 /** What an operator can do about a broken archive named on chain. */
 const byHand = " Meanwhile get the binary from the chain's release, check it, and install it with 'chainvisor add-upgrade <name> <path>'";
@@ -70,7 +63,13 @@ export class ArchiveUnsafeError extends UpgradeError {
   declare readonly reason: UnsafeReason;
 
   constructor(subject: Subject, entry: string, reason: UnsafeReason, detail: string) {
-    super('ArchiveUnsafeError', 'CHAINVISOR_ARCHIVE_UNSAFE', `refusing the ${describe(subject)}: entry ${JSON.stringify(entry)} ${detail}`, {}, { entry, reason });
+    super(
+      'ArchiveUnsafeError',
+      'CHAINVISOR_ARCHIVE_UNSAFE',
+      `refusing the ${describe(subject)}: entry ${JSON.stringify(entry)} ${detail}`,
+      {},
+      { entry, reason },
+    );
   }
 }
 
@@ -110,7 +109,13 @@ export class BinaryNotFoundError extends UpgradeError {
 
   constructor(subject: Subject, name: string, found: readonly string[], hint: string) {
     const listing = found.length === 0 ? 'it is empty' : `its top level holds ${found.map((f) => JSON.stringify(f)).join(', ')}`;
-    super('BinaryNotFoundError', 'CHAINVISOR_BINARY_NOT_IN_ARCHIVE', `the ${describe(subject)} holds neither bin/${name} nor ${name}: ${listing}`, { hint }, { binaryName: name, found });
+    super(
+      'BinaryNotFoundError',
+      'CHAINVISOR_BINARY_NOT_IN_ARCHIVE',
+      `the ${describe(subject)} holds neither bin/${name} nor ${name}: ${listing}`,
+      { hint },
+      { binaryName: name, found },
+    );
   }
 }
 
@@ -128,4 +133,3 @@ export class SmokeTestError extends UpgradeError {
     );
   }
 }
-

@@ -3,9 +3,10 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { ArchiveInvalidError, ArchiveLimitError, type Subject } from './errors.js';
-import { type ExtractLimits, createBudget } from './limits.js';
+
 import { isFsError } from '../errors/index.js';
+import { ArchiveInvalidError, ArchiveLimitError, type Subject } from './errors.js';
+import { createBudget, type ExtractLimits } from './limits.js';
 
 export async function gunzipFile(subject: Subject, archive: string, dest: string, limits: ExtractLimits): Promise<number> {
   const budget = createBudget(subject, limits);

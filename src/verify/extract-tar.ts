@@ -8,12 +8,14 @@
  * arrives.
  */
 import { createReadStream } from 'node:fs';
+
 import { Parser, type ReadEntry } from 'tar';
+
+import { isFsError } from '../errors/index.js';
 import { checkEntryPath } from './entry-path.js';
 import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject } from './errors.js';
 import type { ExtractLimits } from './limits.js';
-import { type ExtractResult, type TreeWriter, type TreeWriterOptions, createTreeWriter } from './tree-writer.js';
-import { isFsError } from '../errors/index.js';
+import { createTreeWriter, type ExtractResult, type TreeWriter, type TreeWriterOptions } from './tree-writer.js';
 
 export type { ExtractResult } from './tree-writer.js';
 

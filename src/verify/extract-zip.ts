@@ -5,11 +5,12 @@
  * is stopped mid-stream.
  */
 import type { File as ZipFile } from 'unzipper';
+
+import { isFsError } from '../errors/index.js';
 import { checkEntryPath } from './entry-path.js';
 import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject } from './errors.js';
 import type { ExtractLimits } from './limits.js';
-import { type ExtractResult, type TreeWriter, createTreeWriter } from './tree-writer.js';
-import { isFsError } from '../errors/index.js';
+import { createTreeWriter, type ExtractResult, type TreeWriter } from './tree-writer.js';
 
 type Kind = 'dir' | 'file' | 'link';
 
@@ -72,7 +73,10 @@ function planEntry(subject: Subject, entry: ZipFile, tree: TreeWriter): Planned 
   const name = checkEntryPath(subject, entry.path);
   if ((entry.flags & 0x1) !== 0) throw new ArchiveUnsafeError(subject, entry.path, 'special-file', 'is encrypted');
   if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
-    throw new ArchiveInvalidError(subject, `entry ${JSON.stringify(entry.path)} uses compression method ${entry.compressionMethod}; only stored and deflate are supported`);
+    throw new ArchiveInvalidError(
+      subject,
+      `entry ${JSON.stringify(entry.path)} uses compression method ${entry.compressionMethod}; only stored and deflate are supported`,
+    );
   }
   const unixMode = entry.versionMadeBy >> 8 === madeOnUnix ? entry.externalFileAttributes >>> 16 : 0;
   const type = unixMode & S_IFMT;

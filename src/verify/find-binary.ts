@@ -6,10 +6,11 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+
 import { ExitCode, isErrno } from '../errors/index.js';
-import { refuseEmptyBinary } from '../layout/index.js';
-import { ArchiveUnsafeError, BinaryNotFoundError, type Subject, describe } from './errors.js';
 import { exists } from '../fsread/index.js';
+import { refuseEmptyBinary } from '../layout/index.js';
+import { ArchiveUnsafeError, BinaryNotFoundError, describe, type Subject } from './errors.js';
 
 export interface FoundBinary {
   /** Absolute path of `<tree>/bin/<name>`. */
@@ -26,7 +27,12 @@ export async function findBinary(subject: Subject, tree: string, name: string, p
     const file = path.join(tree, ...candidate.split('/'));
     if (!(await isRegularInside(subject, tree, file, candidate))) continue;
     // An empty bin/<name> is a broken build, not a node: refuse it rather than switch to it.
-    refuseEmptyBinary(`${candidate} in the ${describe(subject)}`, await fs.stat(file), ExitCode.upgradeFailed, 'the archive holds an empty file where the node binary should be; publish a fixed archive (and a new checksum)');
+    refuseEmptyBinary(
+      `${candidate} in the ${describe(subject)}`,
+      await fs.stat(file),
+      ExitCode.upgradeFailed,
+      'the archive holds an empty file where the node binary should be; publish a fixed archive (and a new checksum)',
+    );
     if (file !== dest) await moveInto(subject, tree, file, dest);
     await makeExecutable(dest);
     return { binary: dest, from: candidate };
@@ -100,4 +106,3 @@ async function notFound(subject: Subject, tree: string, name: string): Promise<B
   }
   return new BinaryNotFoundError(subject, name, shown, hint);
 }
-

@@ -59,7 +59,14 @@ function isTar(b: Buffer): boolean {
   if (b.length < 512) return false;
   const magic = b.subarray(257, 263).toString('latin1');
   if (magic === 'ustar\u0000' || magic === 'ustar ') return true;
-  const stored = Number.parseInt(b.subarray(148, 156).toString('latin1').replace(/[\0 ]+$/, '').trim(), 8);
+  const stored = Number.parseInt(
+    b
+      .subarray(148, 156)
+      .toString('latin1')
+      .replace(/[\0 ]+$/, '')
+      .trim(),
+    8,
+  );
   if (!Number.isFinite(stored)) return false;
   let sum = 0;
   for (let i = 0; i < 512; i++) sum += i >= 148 && i < 156 ? 0x20 : (b[i] as number);

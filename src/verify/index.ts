@@ -3,16 +3,7 @@
  * bytes, safe extraction (tar, tar.gz, zip), finding the binary, the smoke test, and the final rename
  * into `upgrades/<dir>`. Nothing here touches the network or `current`.
  */
-export {
-  type Checksum,
-  type ChecksumAlgo,
-  assertChecksum,
-  createHasher,
-  formatChecksum,
-  parseChecksum,
-  shortChecksum,
-  weakAlgos,
-} from './checksum.js';
+export { assertChecksum, type Checksum, type ChecksumAlgo, createHasher, formatChecksum, parseChecksum, shortChecksum, weakAlgos } from './checksum.js';
 export {
   ArchiveInvalidError,
   ArchiveLimitError,
@@ -20,14 +11,14 @@ export {
   BinaryNotFoundError,
   ChecksumFormatError,
   ChecksumMismatchError,
+  describe,
   SmokeTestError,
   type Subject,
   UnknownFormatError,
   type UnsafeReason,
-  describe,
 } from './errors.js';
-export { type Detected, type Format, detectFormat, detectFromHead } from './format.js';
+export { type Detected, detectFormat, detectFromHead, type Format } from './format.js';
 export { type ExtractLimits } from './limits.js';
-export { type Unpacked, type UnpackOptions, unpack } from './unpack.js';
-export { type StreamUnpacker, type StreamUnpackOptions, createStreamUnpacker } from './stream-unpack.js';
-export { type SmokeTestOptions, smokeTest } from './smoke-test.js';
+export { smokeTest, type SmokeTestOptions } from './smoke-test.js';
+export { createStreamUnpacker, type StreamUnpacker, type StreamUnpackOptions } from './stream-unpack.js';
+export { unpack, type Unpacked, type UnpackOptions } from './unpack.js';

@@ -1,6 +1,6 @@
 /** The two caps that stop decompression bombs: how many entries, and how many bytes they expand to. */
-import { ArchiveLimitError, type Subject } from './errors.js';
 import { formatBytes } from '../units/index.js';
+import { ArchiveLimitError, type Subject } from './errors.js';
 
 export interface ExtractLimits {
   /** CHAINVISOR_EXTRACT_MAX_BYTES: total uncompressed bytes. */
@@ -40,4 +40,3 @@ export function createBudget(subject: Subject, limits: ExtractLimits): Budget {
     },
   };
 }
-

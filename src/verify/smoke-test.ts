@@ -3,6 +3,7 @@
  * wrong CPU, a missing shared library or a truncated build while the old node can still be kept.
  */
 import path from 'node:path';
+
 import { SmokeTestError } from './errors.js';
 
 export interface SmokeTestOptions {
@@ -38,7 +39,12 @@ export async function smokeTest(options: SmokeTestOptions): Promise<string> {
           : `could not start (${(result as { code?: string }).code ?? result.shortMessage})`;
     throw new SmokeTestError(options.binary, why, output);
   }
-  return output.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
+  return (
+    output
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? ''
+  );
 }
 
 function tail(text: string): string {

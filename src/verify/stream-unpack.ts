@@ -19,11 +19,12 @@
  * downloaded file as before.
  */
 import fs from 'node:fs/promises';
+
 import type { Subject } from './errors.js';
-import { type TarExtractor, createTarExtractor } from './extract-tar.js';
-import { type Format, detectFromHead, headLength } from './format.js';
+import { createTarExtractor, type TarExtractor } from './extract-tar.js';
+import { detectFromHead, type Format, headLength } from './format.js';
 import type { ExtractLimits } from './limits.js';
-import { type Unpacked, finishTree } from './unpack.js';
+import { finishTree, type Unpacked } from './unpack.js';
 
 export interface StreamUnpackOptions {
   subject: Subject;

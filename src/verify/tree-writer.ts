@@ -16,12 +16,13 @@
 import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+
 import { isErrno } from '../errors/index.js';
-import { makeFolders } from '../layout/index.js';
 import { createBufferedWriter } from '../fswrite/index.js';
-import { LinkTracker, checkHardlinkTarget, checkSymlinkTarget } from './entry-path.js';
+import { makeFolders } from '../layout/index.js';
+import { checkHardlinkTarget, checkSymlinkTarget, LinkTracker } from './entry-path.js';
 import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject } from './errors.js';
-import { type ExtractLimits, createBudget } from './limits.js';
+import { createBudget, type ExtractLimits } from './limits.js';
 
 export interface ExtractResult {
   entries: number;

@@ -7,13 +7,14 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+
 import { makeFolders } from '../layout/index.js';
 import { type Subject, UnknownFormatError } from './errors.js';
+import { gunzipFile } from './extract-gzip.js';
 import { type ExtractResult, extractTar } from './extract-tar.js';
 import { extractZip } from './extract-zip.js';
-import { gunzipFile } from './extract-gzip.js';
 import { findBinary } from './find-binary.js';
-import { type Format, detectFormat } from './format.js';
+import { detectFormat, type Format } from './format.js';
 import type { ExtractLimits } from './limits.js';
 
 export interface UnpackOptions {
@@ -66,8 +67,7 @@ export async function unpack(options: UnpackOptions): Promise<Unpacked> {
     return { format: detected.format, kind: detected.kind, entries: 1, bytes, binary, from: '(plain executable)' };
   }
 
-  const result =
-    detected.format === 'zip' ? await extractZip(subject, file, tree, limits, options.onProgress) : await extractTar(subject, file, tree, limits);
+  const result = detected.format === 'zip' ? await extractZip(subject, file, tree, limits, options.onProgress) : await extractTar(subject, file, tree, limits);
   return finishTree({ subject, tree, name, platform: options.platform, detected, result });
 }
 

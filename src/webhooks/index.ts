@@ -1,3 +1,3 @@
 /** Webhooks for the notable events (CHAINVISOR_WEBHOOK_URL): delivered in order, in the background. */
-export { type WebhookPayload, type WebhookOptions, type Webhooks, payloadOf, startWebhooks } from './sender.js';
-export { type WebhookTarget, parseWebhookTargets } from './targets.js';
+export { payloadOf, startWebhooks, type WebhookOptions, type WebhookPayload, type Webhooks } from './sender.js';
+export { parseWebhookTargets, type WebhookTarget } from './targets.js';

@@ -8,7 +8,8 @@
  * exponential backoff. A dead receiver therefore never delays the upgrade, nor another receiver.
  */
 import os from 'node:os';
-import { type EventBus, type NotableEvent, type SupervisorEvent, notableEvents } from '../events/index.js';
+
+import { type EventBus, type NotableEvent, notableEvents, type SupervisorEvent } from '../events/index.js';
 import type { Logger } from '../log/index.js';
 import { postJson } from './post.js';
 import type { WebhookTarget } from './targets.js';

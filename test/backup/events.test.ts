@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+
 import { backupBeforeUpgrade } from '../../src/backup/index.js';
 import { createEventBus, type SupervisorEvent } from '../../src/events/index.js';
 import { layoutFor } from '../../src/layout/index.js';

@@ -9,8 +9,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+
 import { backupData, isImmutableTable } from '../../src/backup/index.js';
-import { ChainvisorError } from '../../src/errors/index.js';
+import type { ChainvisorError } from '../../src/errors/index.js';
 import { memoryLogger } from '../support/download-kit.js';
 import { makeDataTree, snapshot, withoutInodes } from './support.js';
 
@@ -71,7 +72,13 @@ describe('backup modes', () => {
     await fs.rename(data, real);
     await fs.symlink(real, data);
     for (const mode of ['copy', 'link'] as const) {
-      const result = await backupData({ dataDir: data, backupDir: backups, logger: memoryLogger().logger, mode, now: new Date(2026, 0, mode === 'copy' ? 1 : 2) });
+      const result = await backupData({
+        dataDir: data,
+        backupDir: backups,
+        logger: memoryLogger().logger,
+        mode,
+        now: new Date(2026, 0, mode === 'copy' ? 1 : 2),
+      });
       assert.ok(result);
       assert.ok((await fs.lstat(result.path)).isDirectory(), 'a folder, not a copy of the link');
       assert.equal(await fs.readFile(path.join(result.path, 'application.db', 'CURRENT'), 'utf8'), 'MANIFEST-000004\n');
@@ -114,16 +121,13 @@ describe('backup modes', () => {
     const log = memoryLogger();
     const statfs = async () => ({ bavail: 10, bsize: 4096 }); // 40 KiB free
     for (const mode of ['copy', 'link'] as const) {
-      await assert.rejects(
-        backupData({ dataDir: data, backupDir: backups, logger: log.logger, mode, statfs }),
-        (error: ChainvisorError) => {
-          assert.equal(error.code, 'CHAINVISOR_BACKUP_NO_SPACE');
-          assert.equal(error.exitCode, 81);
-          assert.match(error.message, /it needs [\d.]+ KiB \(\d+ bytes\), 40 KiB \(40960 bytes\) is available; nothing was written/);
-          assert.match(error.hint ?? '', /DAEMON_DATA_BACKUP_DIR|UNSAFE_SKIP_BACKUP/);
-          return true;
-        },
-      );
+      await assert.rejects(backupData({ dataDir: data, backupDir: backups, logger: log.logger, mode, statfs }), (error: ChainvisorError) => {
+        assert.equal(error.code, 'CHAINVISOR_BACKUP_NO_SPACE');
+        assert.equal(error.exitCode, 81);
+        assert.match(error.message, /it needs [\d.]+ KiB \(\d+ bytes\), 40 KiB \(40960 bytes\) is available; nothing was written/);
+        assert.match(error.hint ?? '', /DAEMON_DATA_BACKUP_DIR|UNSAFE_SKIP_BACKUP/);
+        return true;
+      });
     }
     assert.deepEqual(await fs.readdir(backups), []);
   });
@@ -133,7 +137,9 @@ describe('backup modes', () => {
     const statfs = async () => ({ bavail: 50, bsize: 4096 });
     const linked = await backupData({ dataDir: data, backupDir: backups, logger: memoryLogger().logger, mode: 'link', statfs });
     assert.equal(linked?.mode, 'link');
-    await assert.rejects(backupData({ dataDir: data, backupDir: backups, logger: memoryLogger().logger, mode: 'copy', statfs }), { code: 'CHAINVISOR_BACKUP_NO_SPACE' });
+    await assert.rejects(backupData({ dataDir: data, backupDir: backups, logger: memoryLogger().logger, mode: 'copy', statfs }), {
+      code: 'CHAINVISOR_BACKUP_NO_SPACE',
+    });
   });
 
   test('a FIFO in the data is refused before anything is written', async () => {

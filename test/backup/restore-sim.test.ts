@@ -9,9 +9,11 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
+
+import { simFixture, startNode } from '@chainvisor/simd/testing';
+
 import { backupData } from '../../src/backup/index.js';
 import { memoryLogger } from '../support/download-kit.js';
-import { simFixture, startNode } from '@chainvisor/simd/testing';
 
 /** The last height a node's log says it committed. */
 function lastCommitted(log: string): number {

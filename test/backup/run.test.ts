@@ -8,8 +8,9 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+
 import { plan } from '../support/fake-node.js';
-import { type TestHome, makeHome, waitFor } from '../support/home.js';
+import { makeHome, type TestHome, waitFor } from '../support/home.js';
 
 describe('chainvisor run: backups', () => {
   let t: TestHome;
@@ -63,7 +64,7 @@ describe('chainvisor run: backups', () => {
   test('a partial backup left by a crash is removed at the next start; others are left alone', async () => {
     await homeWithUpgrade();
     await fs.mkdir(path.join(t.home, 'data'), { recursive: true });
-    const dead = spawnSync('true').pid as number; // a pid that has exited
+    const dead = spawnSync('true').pid; // a pid that has exited
     const crashed = path.join(backups, `.data-backup-2026-1-5.partial-${dead}-0badc0de`);
     const older = path.join(backups, '.data-backup-2026-1-4.partial-deadbeef'); // an earlier version's name
     const writing = path.join(backups, `.data-backup-2026-1-6.partial-${process.pid}-feedf00d`); // a live writer
@@ -128,7 +129,11 @@ describe('chainvisor run: backups', () => {
     assert.equal(first.exitCode, 80, first.stderr);
     assert.equal((await finished()).length, 1);
     const made = JSON.parse(await fs.readFile(path.join(t.home, 'cosmovisor', '.chainvisor', 'backups.json'), 'utf8'));
-    assert.deepEqual(made.map((b: { upgrade: string; height: number; files: number }) => [b.upgrade, b.height, b.files]), [['v2', 10, 2]], 'state.db and the upgrade-info.json the node wrote');
+    assert.deepEqual(
+      made.map((b: { upgrade: string; height: number; files: number }) => [b.upgrade, b.height, b.files]),
+      [['v2', 10, 2]],
+      'state.db and the upgrade-info.json the node wrote',
+    );
 
     const second = await t.cli(['run', 'start'], env);
     assert.equal(second.exitCode, 0, second.stderr);
@@ -148,7 +153,17 @@ describe('chainvisor run: backups', () => {
       await fs.mkdir(dir);
       await fs.writeFile(path.join(dir, 'state.db'), 'old');
     }
-    const record = (p: string, upgrade: string, time: string) => ({ upgrade, height: 5, path: p, dataDir: path.join(t.home, 'data'), mode: 'copy', bytes: 3, files: 1, durationSeconds: 0.1, time });
+    const record = (p: string, upgrade: string, time: string) => ({
+      upgrade,
+      height: 5,
+      path: p,
+      dataDir: path.join(t.home, 'data'),
+      mode: 'copy',
+      bytes: 3,
+      files: 1,
+      durationSeconds: 0.1,
+      time,
+    });
     await fs.mkdir(path.join(t.home, 'cosmovisor', '.chainvisor'), { recursive: true });
     await fs.writeFile(
       path.join(t.home, 'cosmovisor', '.chainvisor', 'backups.json'),
@@ -163,6 +178,9 @@ describe('chainvisor run: backups', () => {
     assert.equal(names.length, 3, names.join());
     assert.match(r.stderr, /removed an old backup \(CHAINVISOR_BACKUP_KEEP=2\)/);
     const made = JSON.parse(await fs.readFile(path.join(t.home, 'cosmovisor', '.chainvisor', 'backups.json'), 'utf8'));
-    assert.deepEqual(made.map((b: { upgrade: string }) => b.upgrade), ['v1', 'v2']);
+    assert.deepEqual(
+      made.map((b: { upgrade: string }) => b.upgrade),
+      ['v1', 'v2'],
+    );
   });
 });

@@ -54,7 +54,13 @@ export async function snapshot(root: string): Promise<Map<string, Node>> {
       } else if (stat.isSymbolicLink()) {
         out.set(r, { kind: 'symlink', content: await fs.readlink(full), ...base, mode: 0 });
       } else {
-        out.set(r, { kind: 'file', content: createHash('sha256').update(await fs.readFile(full)).digest('hex'), ...base });
+        out.set(r, {
+          kind: 'file',
+          content: createHash('sha256')
+            .update(await fs.readFile(full))
+            .digest('hex'),
+          ...base,
+        });
       }
     }
   };

@@ -5,9 +5,11 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
+
+import { proposeUpgrade, simFixture, startNode, waitFor, waitForProposal } from '@chainvisor/simd/testing';
+
 import { ChainUnavailableError, createChainClient } from '../../src/chain/index.js';
 import { unusedPort } from '../support/ports.js';
-import { proposeUpgrade, simFixture, startNode, waitFor, waitForProposal } from '@chainvisor/simd/testing';
 
 test('reads the scheduled plan and the latest height from a running node', async (t) => {
   const sim = await simFixture(t);

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { type TestHome, makeHome } from '../support/home.js';
+
+import { makeHome, type TestHome } from '../support/home.js';
 
 describe('add-upgrade --upgrade-height and add-batch-upgrade: the command line', () => {
   let t: TestHome;

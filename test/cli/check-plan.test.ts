@@ -1,12 +1,13 @@
 /** `chainvisor check-plan`, run in-process through the CLI entry against a local server. */
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
-import { type TestContext, test } from 'node:test';
+import { test, type TestContext } from 'node:test';
+
 import { goodArchives, hostileArchives } from '../../scripts/make-hostile-archives.js';
 import { main } from '../../src/cli/index.js';
 import { hostPlatform } from '../../src/download/index.js';
-import { type FaultServer, startFaultServer } from '../support/fault-server.js';
 import { binariesInfo, withChecksum } from '../support/download-kit.js';
+import { type FaultServer, startFaultServer } from '../support/fault-server.js';
 
 const archives = goodArchives('simd');
 const tarGz = archives.tarGz?.data as Buffer;
@@ -41,7 +42,11 @@ test("checks only the host's binary by default: downloaded, verified, inspected,
   assert.match(r.out, /PLATFORM\s+URL\s+SIZE\s+CHECKSUM\s+BINARY\s+SMOKE TEST/);
   assert.match(r.out, new RegExp(`${host}\\s+${s.origin}/host\\.tar\\.gz\\s+\\S+ \\w*B\\s+ok\\s+bin/simd \\(tar\\.gz\\)\\s+ok: v2\\.0\\.0`));
   assert.match(r.out, new RegExp(`${other}\\s+${s.origin}/other\\.zip\\s+-\\s+not checked\\s+not downloaded`));
-  assert.deepEqual(s.requests.map((q) => q.path), ['/host.tar.gz'], 'only the host binary is downloaded');
+  assert.deepEqual(
+    s.requests.map((q) => q.path),
+    ['/host.tar.gz'],
+    'only the host binary is downloaded',
+  );
   assert.match(r.out, /ok: 1 binary checked \(--all-platforms downloads the other 1\)/);
 });
 
@@ -69,7 +74,10 @@ test("another platform's URL without a checksum fails the check, even when not d
   const r = await checkPlan(['--info', binariesInfo({ [host]: withChecksum(s.url('/host.tar.gz'), tarGz), [other]: s.url('/other.zip') })]);
   assert.equal(r.code, 79);
   assert.match(r.err, new RegExp(`${other}: error: the URL of the ${other} binary has no checksum`));
-  assert.deepEqual(s.requests.map((q) => q.path), ['/host.tar.gz']);
+  assert.deepEqual(
+    s.requests.map((q) => q.path),
+    ['/host.tar.gz'],
+  );
 });
 
 test('a URL without a checksum fails the check without being downloaded', async (t) => {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { type TestHome, makeHome } from '../support/home.js';
+
+import { makeHome, type TestHome } from '../support/home.js';
 
 describe('chainvisor commands', () => {
   let t: TestHome;

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { type TestHome, makeHome } from '../support/home.js';
+
+import { makeHome, type TestHome } from '../support/home.js';
 
 describe('cosmovisor parity: configuration and init', () => {
   let t: TestHome;
@@ -74,7 +75,10 @@ describe('cosmovisor parity: configuration and init', () => {
     );
     const env = { DAEMON_HOME: '', DAEMON_NAME: '', UNSAFE_SKIP_BACKUP: '', DAEMON_POLL_INTERVAL: '' };
     // Before the command, and after it (cosmovisor's `run ... --cosmovisor-config <file>` form).
-    for (const args of [['--cosmovisor-config', toml, 'config'], ['config', '--cosmovisor-config', toml]]) {
+    for (const args of [
+      ['--cosmovisor-config', toml, 'config'],
+      ['config', '--cosmovisor-config', toml],
+    ]) {
       const r = await t.cli(args, { ...env, DAEMON_GRPC_ADDRESS: 'localhost:29090' });
       assert.equal(r.exitCode, 0, r.stderr);
       assert.match(r.stdout, /DAEMON_SHUTDOWN_GRACE +5s +\[cosmovisor config .*cv\.toml\]/);
@@ -125,7 +129,10 @@ describe('cosmovisor parity: configuration and init', () => {
     const root = path.join(t.home, 'cosmovisor');
     const cases: Array<[() => Promise<void>, RegExp]> = [
       [async () => fs.writeFile(path.join(root, 'genesis', 'bin'), 'x'), /genesis\/bin is a regular file, not a folder/],
-      [async () => void (await fs.mkdir(path.join(root, "genesis", "bin", "simd"), { recursive: true })), /genesis\/bin\/simd is a folder, not the node binary/],
+      [
+        async () => void (await fs.mkdir(path.join(root, 'genesis', 'bin', 'simd'), { recursive: true })),
+        /genesis\/bin\/simd is a folder, not the node binary/,
+      ],
       [async () => fs.writeFile(path.join(root, 'current'), 'x'), /current is a regular file, not a link/],
     ];
     for (const [make, message] of cases) {

@@ -9,9 +9,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+
 import { ExitCode } from '../../src/errors/index.js';
 import { plan } from '../support/fake-node.js';
-import { type CliResult, type TestHome, makeHome, waitFor } from '../support/home.js';
+import { type CliResult, makeHome, type TestHome, waitFor } from '../support/home.js';
 
 const readme = path.resolve(fileURLToPath(import.meta.url), '../../../../README.md');
 
@@ -109,7 +110,10 @@ describe('exit codes, as the README documents them', () => {
     await t.cliOk(['init', await t.fakeNode({ label: 'genesis', runMs: 0 })]);
     const r = await t.cli(['config'], { COSMOVISOR_CUSTOM_PREUPGRADE: 'nope.sh' });
     assertCoded(r, 78, 'CHAINVISOR_CONFIG_INVALID');
-    assert.match(r.stderr, /COSMOVISOR_CUSTOM_PREUPGRADE="nope.sh": .*cosmovisor\/nope\.sh does not exist, so every upgrade would fail at this step \(exit 80\)/);
+    assert.match(
+      r.stderr,
+      /COSMOVISOR_CUSTOM_PREUPGRADE="nope.sh": .*cosmovisor\/nope\.sh does not exist, so every upgrade would fail at this step \(exit 80\)/,
+    );
     const run = await t.cli(['run', 'start'], { COSMOVISOR_CUSTOM_PREUPGRADE: 'nope.sh', CHAINVISOR_LOG_FORMAT: 'json' });
     assert.equal(run.exitCode, 0, run.stderr);
     assert.match(run.stderr, /"level":50.*COSMOVISOR_CUSTOM_PREUPGRADE: .*nope\.sh does not exist/);
@@ -196,7 +200,7 @@ describe('exit codes, as the README documents them', () => {
     }
   });
 
-  test('83: rehearse: the upgrade failed on the copy of this node\'s state', async () => {
+  test("83: rehearse: the upgrade failed on the copy of this node's state", async () => {
     // One script for both binaries: the old one's in-place-testnet halts for v2, the new one's start panics.
     const node = path.join(t.root, 'rehearsal-node');
     await fs.writeFile(

@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+
 import { loadConfig, renderDocsTable, renderExample } from '../../src/config/index.js';
 import { parseBool, parseBytes, parseDuration } from '../../src/config/values.js';
 
@@ -53,6 +54,9 @@ describe('setting values', () => {
   test('config.example.json and the settings table in docs/settings.md are generated from the schema and up to date', async () => {
     assert.equal(await fs.readFile(path.join(repo, 'config.example.json'), 'utf8'), renderExample(), "run 'chainvisor config --example > config.example.json'");
     const readme = await fs.readFile(path.join(repo, 'docs', 'settings.md'), 'utf8');
-    assert.ok(readme.includes(renderDocsTable()), "run 'npm run build && node scripts/regen-docs.mjs' (or paste 'chainvisor config --docs' into docs/settings.md)");
+    assert.ok(
+      readme.includes(renderDocsTable()),
+      "run 'npm run build && node scripts/regen-docs.mjs' (or paste 'chainvisor config --docs' into docs/settings.md)",
+    );
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+
 import { defaultBackoff, parseRetryAfter, retryDelay } from '../../src/download/index.js';
 
 test('exponential backoff with jitter, capped', () => {
@@ -12,8 +13,14 @@ test('exponential backoff with jitter, capped', () => {
 });
 
 test('Retry-After is honoured when longer, and capped', () => {
-  assert.equal(retryDelay(1, defaultBackoff, 5000, () => 0), 5000);
-  assert.equal(retryDelay(1, defaultBackoff, 3_600_000, () => 0), 60_000);
+  assert.equal(
+    retryDelay(1, defaultBackoff, 5000, () => 0),
+    5000,
+  );
+  assert.equal(
+    retryDelay(1, defaultBackoff, 3_600_000, () => 0),
+    60_000,
+  );
   assert.equal(parseRetryAfter('120'), 120_000);
   assert.equal(parseRetryAfter(new Date(10_000 + 7000).toUTCString(), 10_000), 7000);
   assert.equal(parseRetryAfter('soon'), undefined);

@@ -7,12 +7,13 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { type TestContext, test } from 'node:test';
+import { test, type TestContext } from 'node:test';
+
 import { fakeBinary, goodArchives, gzip, hostileArchives, tar } from '../../scripts/make-hostile-archives.js';
-import { type Fetcher, createFetcher, parseSource, fetchAndUnpack } from '../../src/download/index.js';
+import { createFetcher, fetchAndUnpack, type Fetcher, parseSource } from '../../src/download/index.js';
 import { ChainvisorError } from '../../src/errors/index.js';
-import { type FaultServer, startFaultServer } from '../support/fault-server.js';
 import { fastBackoff, listTree, memoryLogger, tempDir, withChecksum } from '../support/download-kit.js';
+import { type FaultServer, startFaultServer } from '../support/fault-server.js';
 
 /** bin/simd first, then an executable library large enough to be cut mid-way (random: gzip keeps its size). */
 const library = randomBytes(512 * 1024);
@@ -57,13 +58,17 @@ function stage(ctx: { work: string; fetcher: Fetcher; log: ReturnType<typeof mem
 }
 
 async function waitFor(what: string, check: () => Promise<boolean>): Promise<void> {
-  for (const deadline = Date.now() + 10_000; !(await check()); ) {
+  for (const deadline = Date.now() + 10_000; !(await check());) {
     assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 5));
   }
 }
 
-const exists = (file: string): Promise<boolean> => fs.lstat(file).then(() => true, () => false);
+const exists = (file: string): Promise<boolean> =>
+  fs.lstat(file).then(
+    () => true,
+    () => false,
+  );
 
 test('extracted while downloading: quarantined and not executable until the checksum matched, then released', async (t) => {
   const ctx = await setup(t, 1000);
@@ -89,7 +94,12 @@ test('extracted while downloading: quarantined and not executable until the chec
 
 test('checksum mismatch with extraction under way: the mismatch is the error, no quarantine and no tree remain', async (t) => {
   const ctx = await setup(t);
-  const other = gzip(tar([{ name: 'bin/simd', body: fakeBinary('v9'), mode: 0o755 }, { name: 'lib/x.so', body: randomBytes(64 * 1024) }]));
+  const other = gzip(
+    tar([
+      { name: 'bin/simd', body: fakeBinary('v9'), mode: 0o755 },
+      { name: 'lib/x.so', body: randomBytes(64 * 1024) },
+    ]),
+  );
   ctx.server.route('/simd.tar.gz', { body: other });
   await assert.rejects(stage(ctx, withChecksum(ctx.server.url('/simd.tar.gz'), archive)), { code: 'CHAINVISOR_CHECKSUM_MISMATCH' });
   assert.deepEqual(await fs.readdir(ctx.work), ['download'], 'only the downloaded file, which the caller removes with the work folder');

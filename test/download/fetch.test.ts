@@ -6,10 +6,11 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { type TestContext, test } from 'node:test';
-import { type FetcherOptions, createFetcher, parseSource } from '../../src/download/index.js';
-import { type FaultServer, startFaultServer } from '../support/fault-server.js';
+import { test, type TestContext } from 'node:test';
+
+import { createFetcher, type FetcherOptions, parseSource } from '../../src/download/index.js';
 import { fastBackoff, memoryLogger, sha256, tempDir, withChecksum } from '../support/download-kit.js';
+import { type FaultServer, startFaultServer } from '../support/fault-server.js';
 import { testCa } from '../support/tls.js';
 
 const body = randomBytes(256 * 1024);
@@ -36,7 +37,13 @@ async function setup(t: TestContext, overrides: Partial<FetcherOptions> = {}) {
   t.after(() => fetcher.close());
   const file = path.join(dir, 'download');
   const fetch = (url: string, extra: { signal?: AbortSignal } = {}) =>
-    fetcher.fetchToFile({ source: parseSource(url, { mustHaveChecksum: false, what: 'linux/amd64 binary' }), file, what: 'linux/amd64 binary', algo: 'sha256', ...extra });
+    fetcher.fetchToFile({
+      source: parseSource(url, { mustHaveChecksum: false, what: 'linux/amd64 binary' }),
+      file,
+      what: 'linux/amd64 binary',
+      algo: 'sha256',
+      ...extra,
+    });
   return { dir, file, log, fetch };
 }
 
@@ -90,7 +97,13 @@ test('a server that answers a range request with 200: the file and the hash star
 
 test('500 then 200: retried', async (t) => {
   const s = await server(t);
-  s.route('/simd', { body, faults: [{ kind: 'status', status: 500 }, { kind: 'status', status: 503 }] });
+  s.route('/simd', {
+    body,
+    faults: [
+      { kind: 'status', status: 500 },
+      { kind: 'status', status: 503 },
+    ],
+  });
   const { fetch, log } = await setup(t);
   const result = await fetch(s.url('/simd'));
   assert.equal(result.attempts, 3);
@@ -100,7 +113,13 @@ test('500 then 200: retried', async (t) => {
 
 test('429 with Retry-After and 408: retried', async (t) => {
   const s = await server(t);
-  s.route('/simd', { body, faults: [{ kind: 'status', status: 429, headers: { 'retry-after': '0' } }, { kind: 'status', status: 408 }] });
+  s.route('/simd', {
+    body,
+    faults: [
+      { kind: 'status', status: 429, headers: { 'retry-after': '0' } },
+      { kind: 'status', status: 408 },
+    ],
+  });
   const { fetch } = await setup(t);
   assert.equal((await fetch(s.url('/simd'))).attempts, 3);
 });
@@ -125,7 +144,12 @@ test('403: not retried', async (t) => {
   const s = await server(t);
   s.route('/simd', { always: { kind: 'status', status: 403 } });
   const { fetch } = await setup(t);
-  await assert.rejects(fetch(s.url('/simd')), { code: 'CHAINVISOR_DOWNLOAD_FAILED', status: 403, attempts: 1, hint: /refuses access.*chainvisor add-upgrade <name> <path>/ });
+  await assert.rejects(fetch(s.url('/simd')), {
+    code: 'CHAINVISOR_DOWNLOAD_FAILED',
+    status: 403,
+    attempts: 1,
+    hint: /refuses access.*chainvisor add-upgrade <name> <path>/,
+  });
 });
 
 test('5xx every time: gives up after CHAINVISOR_DOWNLOAD_RETRIES extra attempts', async (t) => {
@@ -147,7 +171,10 @@ test('a server that never answers: the header timeout', async (t) => {
   const s = await server(t);
   s.route('/simd', { always: { kind: 'no-answer' } });
   const { fetch } = await setup(t, { timeoutMs: 250, retries: 0 });
-  await assert.rejects(fetch(s.url('/simd')), { code: 'CHAINVISOR_DOWNLOAD_FAILED', message: /the server sent its response head too slowly \(not complete within 250 ms/ });
+  await assert.rejects(fetch(s.url('/simd')), {
+    code: 'CHAINVISOR_DOWNLOAD_FAILED',
+    message: /the server sent its response head too slowly \(not complete within 250 ms/,
+  });
 });
 
 test('a response head that trickles is cut by CHAINVISOR_DOWNLOAD_TIMEOUT, not by the deadline, and retried', async (t) => {
@@ -164,7 +191,10 @@ test('a response head that trickles is cut by CHAINVISOR_DOWNLOAD_TIMEOUT, not b
   const elapsed = Date.now() - started;
   assert.equal(error.code, 'CHAINVISOR_DOWNLOAD_FAILED');
   assert.equal(error.attempts, 2, 'retried like any timeout');
-  assert.match(error.message, /from http:\/\/\*\*\*@127\.0\.0\.1:\d+\/simd\?… failed after 2 attempts: the server sent its response head too slowly \(not complete within 500 ms, CHAINVISOR_DOWNLOAD_TIMEOUT\)/);
+  assert.match(
+    error.message,
+    /from http:\/\/\*\*\*@127\.0\.0\.1:\d+\/simd\?… failed after 2 attempts: the server sent its response head too slowly \(not complete within 500 ms, CHAINVISOR_DOWNLOAD_TIMEOUT\)/,
+  );
   assert.doesNotMatch(error.message, /hunter2|secret/);
   // Two attempts of 500 ms each and a tiny backoff; far from the 40 s the head takes.
   assert.ok(elapsed < 2500, `cut after ${elapsed} ms`);
@@ -348,7 +378,12 @@ test('CHAINVISOR_DOWNLOAD_DEADLINE: a trickling body ends with a coded error nam
   );
   assert.equal(error.code, 'CHAINVISOR_DOWNLOAD_DEADLINE');
   assert.equal(error.exitCode, 79);
-  assert.match(error.message, new RegExp(`from http://\\*\\*\\*@127\\.0\\.0\\.1:\\d+/simd\\?… did not finish within CHAINVISOR_DOWNLOAD_DEADLINE \\(500 ms\\): \\d+ of ${body.length} bytes received`));
+  assert.match(
+    error.message,
+    new RegExp(
+      `from http://\\*\\*\\*@127\\.0\\.0\\.1:\\d+/simd\\?… did not finish within CHAINVISOR_DOWNLOAD_DEADLINE \\(500 ms\\): \\d+ of ${body.length} bytes received`,
+    ),
+  );
   assert.doesNotMatch(error.message, /hunter2|secret/);
   assert.ok(error.bytes > 0 && error.bytes < body.length, `some bytes arrived: ${error.bytes}`);
 });

@@ -2,10 +2,11 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
+
 import { createFetcher, hostPlatform, parseInfoJson, pickBinary, resolveInfo } from '../../src/download/index.js';
 import { silentLogger } from '../../src/log/index.js';
-import { startFaultServer } from '../support/fault-server.js';
 import { fastBackoff, tempDir, withChecksum } from '../support/download-kit.js';
+import { startFaultServer } from '../support/fault-server.js';
 
 test('the host platform in Go names', () => {
   assert.equal(hostPlatform('linux', 'x64'), 'linux/amd64');
@@ -40,11 +41,20 @@ test('malformed Info: every problem at once', () => {
 
 test('an empty Info, or free text, says the binary must be installed by hand', async (t) => {
   const dir = await tempDir(t);
-  const fetcher = createFetcher({ timeoutMs: 1000, retries: 0, maxBytes: 1 << 20, policy: { allowInsecureHttp: false, allowFileUrls: false }, logger: silentLogger() });
+  const fetcher = createFetcher({
+    timeoutMs: 1000,
+    retries: 0,
+    maxBytes: 1 << 20,
+    policy: { allowInsecureHttp: false, allowFileUrls: false },
+    logger: silentLogger(),
+  });
   t.after(() => fetcher.close());
   const opts = { mustHaveChecksum: true, fetcher, workDir: dir };
   await assert.rejects(resolveInfo('', opts), { code: 'CHAINVISOR_INFO_INVALID', message: /no Info/, hint: /add-upgrade/ });
-  await assert.rejects(resolveInfo('upgrade to v2, see the forum', opts), { code: 'CHAINVISOR_INFO_INVALID', message: /neither a JSON binaries map nor a URL/ });
+  await assert.rejects(resolveInfo('upgrade to v2, see the forum', opts), {
+    code: 'CHAINVISOR_INFO_INVALID',
+    message: /neither a JSON binaries map nor a URL/,
+  });
 });
 
 test('an Info URL: fetched, its own checksum verified, and required like any other', async (t) => {
@@ -53,7 +63,14 @@ test('an Info URL: fetched, its own checksum verified, and required like any oth
   t.after(() => server.close());
   const doc = JSON.stringify({ binaries: { any: 'https://dl.example.com/simd?checksum=sha256:' + 'a'.repeat(64) } });
   server.route('/info.json', { body: doc });
-  const fetcher = createFetcher({ timeoutMs: 1000, retries: 0, maxBytes: 1 << 20, policy: { allowInsecureHttp: false, allowFileUrls: false }, logger: silentLogger(), ...fastBackoff });
+  const fetcher = createFetcher({
+    timeoutMs: 1000,
+    retries: 0,
+    maxBytes: 1 << 20,
+    policy: { allowInsecureHttp: false, allowFileUrls: false },
+    logger: silentLogger(),
+    ...fastBackoff,
+  });
   t.after(() => fetcher.close());
   const opts = { mustHaveChecksum: true, fetcher, workDir: dir };
 
@@ -90,7 +107,8 @@ test('an Info URL whose response head trickles is cut by CHAINVISOR_DOWNLOAD_TIM
   const started = Date.now();
   await assert.rejects(resolveInfo(withChecksum(server.url('/info.json'), doc), { mustHaveChecksum: true, fetcher, workDir: dir }), {
     code: 'CHAINVISOR_DOWNLOAD_FAILED',
-    message: /download of the Info document from http:\/\/127\.0\.0\.1:\d+\/info\.json(\?…)? failed after 1 attempt: the server sent its response head too slowly \(not complete within 500 ms/,
+    message:
+      /download of the Info document from http:\/\/127\.0\.0\.1:\d+\/info\.json(\?…)? failed after 1 attempt: the server sent its response head too slowly \(not complete within 500 ms/,
   });
   assert.ok(Date.now() - started < 1500, `cut after ${Date.now() - started} ms`);
 });

@@ -4,16 +4,17 @@
  * untouched, and the next attempt can succeed.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { type TestContext, test } from 'node:test';
+import { test, type TestContext } from 'node:test';
+
 import { fakeBinary, goodArchives, gzip, hostileArchives, tar, zip } from '../../scripts/make-hostile-archives.js';
-import { type DownloadUpgradeOptions, downloadUpgradeBinary } from '../../src/download/index.js';
+import { downloadUpgradeBinary, type DownloadUpgradeOptions } from '../../src/download/index.js';
 import { ChainvisorError, ExitCode } from '../../src/errors/index.js';
-import { type FaultServer, startFaultServer } from '../support/fault-server.js';
 import { binariesInfo, fastBackoff, listTree, memoryLogger, tempDir, testSetup, withChecksum } from '../support/download-kit.js';
+import { type FaultServer, startFaultServer } from '../support/fault-server.js';
 
 const archives = goodArchives('simd');
 const tarGz = archives.tarGz?.data as Buffer;
@@ -88,7 +89,10 @@ test('installs a tar.gz: the folder appears with the binary and its libraries, n
 });
 
 test('installs a plain executable, a zip, and uses the "any" entry when the host has none', async (t) => {
-  for (const [key, dir] of [['plain', 'upgrades/p'], ['zip', 'upgrades/z']] as const) {
+  for (const [key, dir] of [
+    ['plain', 'upgrades/p'],
+    ['zip', 'upgrades/z'],
+  ] as const) {
     const ctx = await setup(t);
     const data = archives[key]?.data as Buffer;
     ctx.server.route('/bin', { body: data });
@@ -100,12 +104,15 @@ test('installs a plain executable, a zip, and uses the "any" entry when the host
 test('checksum mismatch: nothing installed, current unchanged; the next attempt with a fixed file succeeds', async (t) => {
   const ctx = await setup(t);
   const info = binariesInfo({ 'linux/amd64': withChecksum(ctx.server.url('/simd.tar.gz'), tarGz) });
-  ctx.server.route('/simd.tar.gz', { body: archives.tar?.data as Buffer });
+  ctx.server.route('/simd.tar.gz', { body: archives.tar?.data });
   await assert.rejects(ctx.run(info), (error: unknown) => {
     assert.ok(error instanceof ChainvisorError);
     assert.equal(error.code, 'CHAINVISOR_CHECKSUM_MISMATCH');
     assert.equal(error.exitCode, ExitCode.upgradeFailed);
-    assert.match(error.message, /checksum mismatch for linux\/amd64 binary from http:\/\/127\.0\.0\.1:\d+\/simd\.tar\.gz: expected sha256:[0-9a-f]{64}, got sha256:[0-9a-f]{64}/);
+    assert.match(
+      error.message,
+      /checksum mismatch for linux\/amd64 binary from http:\/\/127\.0\.0\.1:\d+\/simd\.tar\.gz: expected sha256:[0-9a-f]{64}, got sha256:[0-9a-f]{64}/,
+    );
     return true;
   });
   await assertNothingInstalled(ctx);
@@ -134,7 +141,11 @@ test('no entry for this host and no "any": the error lists the keys', async (t) 
 
 test('a 404: a clear error, nothing installed', async (t) => {
   const ctx = await setup(t);
-  await assert.rejects(ctx.run(binariesInfo({ 'linux/amd64': withChecksum(ctx.server.url('/gone'), tarGz) })), { code: 'CHAINVISOR_DOWNLOAD_FAILED', status: 404, exitCode: 79 });
+  await assert.rejects(ctx.run(binariesInfo({ 'linux/amd64': withChecksum(ctx.server.url('/gone'), tarGz) })), {
+    code: 'CHAINVISOR_DOWNLOAD_FAILED',
+    status: 404,
+    exitCode: 79,
+  });
   await assertNothingInstalled(ctx);
 });
 
@@ -143,7 +154,10 @@ test('a hostile archive through the whole path: refused, nothing installed', asy
   const evil = hostileArchives({ name: 'simd', escapeRelative: '../../../../evil', escapeAbsolute: path.join(ctx.home, 'evil-abs') });
   const data = evil.tarTraversal?.data as Buffer;
   ctx.server.route('/evil.tar', { body: data });
-  await assert.rejects(ctx.run(binariesInfo({ 'linux/amd64': withChecksum(ctx.server.url('/evil.tar'), data) })), { code: 'CHAINVISOR_ARCHIVE_UNSAFE', exitCode: 79 });
+  await assert.rejects(ctx.run(binariesInfo({ 'linux/amd64': withChecksum(ctx.server.url('/evil.tar'), data) })), {
+    code: 'CHAINVISOR_ARCHIVE_UNSAFE',
+    exitCode: 79,
+  });
   await assertNothingInstalled(ctx);
   await assert.rejects(fs.lstat(path.join(ctx.home, '..', 'evil')), { code: 'ENOENT' });
 });
@@ -192,7 +206,7 @@ test('cancelled mid-download: a clear error, nothing left behind', async (t) => 
   const controller = new AbortController();
   const pending = ctx.run(binariesInfo({ 'linux/amd64': withChecksum(ctx.server.url('/simd.tar.gz'), tarGz) }), { signal: controller.signal });
   // Cancel once the request has reached the server.
-  for (const deadline = Date.now() + 10_000; ctx.server.requests.length === 0; ) {
+  for (const deadline = Date.now() + 10_000; ctx.server.requests.length === 0;) {
     assert.ok(Date.now() < deadline, 'the request never reached the server');
     await new Promise((r) => setTimeout(r, 5));
   }
@@ -217,7 +231,12 @@ test('the disk fills while the archive unpacks (tar.gz as it arrives, zip after)
   // below the decompression-ratio guard), twice the disk once unpacked.
   const big = Buffer.from(randomBytes(8 << 20).map((b) => b & 3));
   const releases = {
-    'tar.gz': gzip(tar([{ name: 'bin/simd', body: fakeBinary(), mode: 0o755 }, { name: 'lib/libbig.so', body: big }])),
+    'tar.gz': gzip(
+      tar([
+        { name: 'bin/simd', body: fakeBinary(), mode: 0o755 },
+        { name: 'lib/libbig.so', body: big },
+      ]),
+    ),
     zip: zip([
       { name: 'bin/simd', body: fakeBinary(), mode: 0o100755, method: 'deflate' },
       { name: 'lib/libbig.so', body: big, method: 'deflate' },
@@ -240,7 +259,9 @@ test('the disk fills while the archive unpacks (tar.gz as it arrives, zip after)
       assert.equal(error.exitCode, ExitCode.upgradeFailed);
       assert.match(
         error.message,
-        new RegExp(`^could not extract the linux/amd64 binary from http://127\\.0\\.0\\.1:\\d+/simd\\.${kind.replace('.', '\\.')}: writing ${mount}/cosmovisor/\\S+: the disk is full \\(ENOSPC\\)$`),
+        new RegExp(
+          `^could not extract the linux/amd64 binary from http://127\\.0\\.0\\.1:\\d+/simd\\.${kind.replace('.', '\\.')}: writing ${mount}/cosmovisor/\\S+: the disk is full \\(ENOSPC\\)$`,
+        ),
         `${kind}: ${error.message}`,
       );
       assert.doesNotMatch(error.message, /could not write the download|ENOSPC.*ENOSPC/, kind);

@@ -1,12 +1,16 @@
 /** URL handling: redaction, the scheme policy, and go-getter's checksum parameter. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+
 import { checkUrlAllowed, isLoopbackHost, parseSource, redactUrl } from '../../src/download/index.js';
 
 const hex = 'ab'.repeat(32);
 
 test('redaction removes credentials and query strings', () => {
-  assert.equal(redactUrl('https://user:tok@dl.example.com/v2/simd.tar.gz?X-Amz-Signature=abc&checksum=sha256:00'), 'https://***@dl.example.com/v2/simd.tar.gz?…');
+  assert.equal(
+    redactUrl('https://user:tok@dl.example.com/v2/simd.tar.gz?X-Amz-Signature=abc&checksum=sha256:00'),
+    'https://***@dl.example.com/v2/simd.tar.gz?…',
+  );
   assert.equal(redactUrl('https://dl.example.com/simd'), 'https://dl.example.com/simd');
   assert.equal(redactUrl('not a url //user:pw@host/x?sig=1'), 'not a url //***@host/x?…');
 });
@@ -46,7 +50,10 @@ test('a URL without a checksum is refused while checksums are required, with a h
 test('bad checksums, two checksums and unsupported schemes are clear errors', () => {
   const opts = { mustHaveChecksum: true, what: 'linux/amd64 binary' };
   assert.throws(() => parseSource('https://h/simd?checksum=sha256:abc', opts), { code: 'CHAINVISOR_CHECKSUM_INVALID', message: /needs 64 hex digits, got 3/ });
-  assert.throws(() => parseSource(`https://h/simd?checksum=sha256:${hex}&checksum=md5:${'0'.repeat(32)}`, opts), { code: 'CHAINVISOR_INFO_INVALID', message: /2 checksum parameters/ });
+  assert.throws(() => parseSource(`https://h/simd?checksum=sha256:${hex}&checksum=md5:${'0'.repeat(32)}`, opts), {
+    code: 'CHAINVISOR_INFO_INVALID',
+    message: /2 checksum parameters/,
+  });
   assert.throws(() => parseSource(`s3://bucket/simd?checksum=sha256:${hex}`, opts), { code: 'CHAINVISOR_INFO_INVALID', message: /unsupported scheme s3/ });
 });
 

@@ -9,11 +9,12 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+
 import { hostPlatform } from '../../src/download/index.js';
 import { binariesInfo, withChecksum } from '../support/download-kit.js';
-import { type FaultServer, startFaultServer } from '../support/fault-server.js';
 import { plan } from '../support/fake-node.js';
-import { type TestHome, makeHome, waitFor } from '../support/home.js';
+import { type FaultServer, startFaultServer } from '../support/fault-server.js';
+import { makeHome, type TestHome, waitFor } from '../support/home.js';
 
 describe('chainvisor run: a download cancelled by SIGTERM', () => {
   let t: TestHome;
@@ -44,7 +45,7 @@ describe('chainvisor run: a download cancelled by SIGTERM', () => {
       await new Promise((r) => setTimeout(r, 300));
       run.kill('SIGTERM');
       const r = await run;
-      const out = r.all ?? "";
+      const out = r.all ?? '';
 
       assert.equal(r.exitCode, 143, out);
       assert.match(out, /download of the [a-z0-9/]+ binary from http:\/\/127\.0\.0\.1:\d+\/v2\/simd(\?…)? was cancelled: chainvisor is stopping/);

@@ -9,11 +9,12 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+
 import { hostPlatform } from '../../src/download/index.js';
 import { binariesInfo, withChecksum } from '../support/download-kit.js';
-import { type FaultServer, startFaultServer } from '../support/fault-server.js';
 import { plan } from '../support/fake-node.js';
-import { type TestHome, makeHome } from '../support/home.js';
+import { type FaultServer, startFaultServer } from '../support/fault-server.js';
+import { makeHome, type TestHome } from '../support/home.js';
 
 describe('chainvisor run: the download deadline', () => {
   let t: TestHome;

@@ -10,12 +10,13 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+
 import { gzip, tar } from '../../scripts/make-hostile-archives.js';
 import { hostPlatform } from '../../src/download/index.js';
-import { type FaultServer, startFaultServer } from '../support/fault-server.js';
-import { fakeNodeScript, plan } from '../support/fake-node.js';
-import { type TestHome, makeHome } from '../support/home.js';
 import { binariesInfo, withChecksum } from '../support/download-kit.js';
+import { fakeNodeScript, plan } from '../support/fake-node.js';
+import { type FaultServer, startFaultServer } from '../support/fault-server.js';
+import { makeHome, type TestHome } from '../support/home.js';
 
 describe('chainvisor run: automatic download', () => {
   let t: TestHome;
@@ -70,7 +71,11 @@ describe('chainvisor run: automatic download', () => {
     const installed = path.join(t.home, 'cosmovisor', 'upgrades', 'v2');
     assert.equal((await fs.stat(path.join(installed, 'lib', 'libwasmvm.so'))).size, 512 * 1024, 'the library travelled with the binary');
     assert.deepEqual(await cosmovisorEntries(), ['current', 'genesis', 'upgrades'], 'no work folder left');
-    assert.deepEqual((await fs.readdir(installed)).filter((n) => n.startsWith('.')), [], 'no temp file left beside the plan record');
+    assert.deepEqual(
+      (await fs.readdir(installed)).filter((n) => n.startsWith('.')),
+      [],
+      'no temp file left beside the plan record',
+    );
     assert.match(await fs.readFile(path.join(installed, 'upgrade-info.json'), 'utf8'), /"name":"v2"/);
     const requests = server.requestsTo('/v2/simd.tar.gz');
     assert.equal(requests.length, 2);
@@ -86,7 +91,10 @@ describe('chainvisor run: automatic download', () => {
     const failed = await t.cli(['run', 'start']);
 
     assert.equal(failed.exitCode, 79, failed.stderr);
-    assert.match(failed.stderr, /checksum mismatch for .*binary from http:\/\/127\.0\.0\.1:\d+\/v2\/simd\.tar\.gz: expected sha256:[0-9a-f]{64}, got sha256:[0-9a-f]{64}/);
+    assert.match(
+      failed.stderr,
+      /checksum mismatch for .*binary from http:\/\/127\.0\.0\.1:\d+\/v2\/simd\.tar\.gz: expected sha256:[0-9a-f]{64}, got sha256:[0-9a-f]{64}/,
+    );
     assert.match(failed.stderr, /do not switch binaries until it is resolved/);
     assert.equal(await t.current(), 'genesis');
     assert.deepEqual(await fs.readdir(path.join(t.home, 'cosmovisor', 'upgrades')), [], 'nothing under upgrades/');

@@ -7,11 +7,14 @@ import assert from 'node:assert/strict';
 import { readFile, readlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { execa } from 'execa';
+
 import { proposeUpgrade, waitFor, waitForProposal } from '@chainvisor/simd/testing';
+import { execa } from 'execa';
+
 import { chainvisorSim, committedBy, handover, heightOf } from './support/chainvisor-sim.js';
 
-const batchOf = async (home: string) => JSON.parse(await readFile(path.join(home, 'data', 'upgrade-info.json.batch'), 'utf8').catch(() => '[]')) as Array<{ name: string; height: number }>;
+const batchOf = async (home: string) =>
+  JSON.parse(await readFile(path.join(home, 'data', 'upgrade-info.json.batch'), 'utf8').catch(() => '[]')) as Array<{ name: string; height: number }>;
 
 test('a batch of two queued before the start: each new binary takes over at exactly H+1, across a chainvisor restart', async (t) => {
   const sim = await chainvisorSim(t, ['genesis', 'v2', 'v3']);
@@ -20,7 +23,13 @@ test('a batch of two queued before the start: each new binary takes over at exac
   const add = await sim.cv(['add-batch-upgrade', '--upgrade-list', `v2:${sim.bin('v2')}:${h1},v3:${sim.bin('v3')}:${h2}`]);
   assert.equal(add.code, 0, add.stderr);
   assert.match(add.stderr, /not checked against the chain/);
-  assert.deepEqual((await batchOf(sim.home)).map((p) => [p.name, p.height]), [['v2', h1], ['v3', h2]]);
+  assert.deepEqual(
+    (await batchOf(sim.home)).map((p) => [p.name, p.height]),
+    [
+      ['v2', h1],
+      ['v3', h2],
+    ],
+  );
 
   const first = sim.run();
   const v2 = await first.nodeOf('v2');
@@ -92,7 +101,10 @@ test('a batch edited while running: the node restarts only when the first queued
   assert.equal(restarts(), 2);
   await waitFor(async () => (await heightOf(v2).catch(() => 0)) >= near + 2, `v2 past ${near + 2}`, 60_000);
   assert.deepEqual(handover(run.output(), 'genesis', 'v2'), { lastOld: near, firstNew: near + 1 });
-  assert.deepEqual((await batchOf(sim.home)).map((p) => p.name), ['v3']);
+  assert.deepEqual(
+    (await batchOf(sim.home)).map((p) => p.name),
+    ['v3'],
+  );
   // Every block was committed once, by one binary.
   const by = committedBy(run.output());
   assert.ok([...by.keys()].every((h) => (h <= near ? by.get(h) === 'genesis' : by.get(h) === 'v2')));

@@ -9,8 +9,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
+
 import { upgradeInfoFor } from '@chainvisor/simd';
 import { proposeUpgrade, waitFor } from '@chainvisor/simd/testing';
+
 import { unusedPort } from '../support/ports.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { chainvisorSim, heightOf } from './support/chainvisor-sim.js';
@@ -34,12 +36,25 @@ for (const [v2, result, value] of [
     const receiver = await startWebhookReceiver();
     t.after(() => receiver.close());
     const http = `127.0.0.1:${await unusedPort()}`;
-    const sim = await setUp(t, v2, { CHAINVISOR_REHEARSE: 'true', CHAINVISOR_WEBHOOK_URL: receiver.url, CHAINVISOR_HTTP_ADDRESS: http, CHAINVISOR_STAGE_WARN_BLOCKS: '20' });
+    const sim = await setUp(t, v2, {
+      CHAINVISOR_REHEARSE: 'true',
+      CHAINVISOR_WEBHOOK_URL: receiver.url,
+      CHAINVISOR_HTTP_ADDRESS: http,
+      CHAINVISOR_STAGE_WARN_BLOCKS: '20',
+    });
     const run = sim.run();
     const live = await run.nodeOf('genesis');
     const start = await heightOf(live);
-    await proposeUpgrade(sim.bin('genesis'), sim.home, { name: 'v2', height: start + 1000, info: upgradeInfoFor(sim.built.versions.v2!, 'http://127.0.0.1:9/') });
-    await waitFor(() => receiver.delivered().find((r) => String(r.body.event).startsWith('rehearsal-')), `a rehearsal webhook\n${run.output().slice(-3000)}`, 60_000);
+    await proposeUpgrade(sim.bin('genesis'), sim.home, {
+      name: 'v2',
+      height: start + 1000,
+      info: upgradeInfoFor(sim.built.versions.v2!, 'http://127.0.0.1:9/'),
+    });
+    await waitFor(
+      () => receiver.delivered().find((r) => String(r.body.event).startsWith('rehearsal-')),
+      `a rehearsal webhook\n${run.output().slice(-3000)}`,
+      60_000,
+    );
     const hook = receiver.delivered().find((r) => String(r.body.event).startsWith('rehearsal-'))!;
     assert.equal(hook.body.event, `rehearsal-${result}`);
     assert.equal((hook.body.upgrade as { name: string }).name, 'v2');

@@ -12,8 +12,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+
 import { upgradeInfoFor } from '@chainvisor/simd';
 import { cli, proposeUpgrade, waitFor, waitForProposal } from '@chainvisor/simd/testing';
+
 import { chainvisorCommand } from '../support/chainvisor-command.js';
 import { type ChainvisorSim, chainvisorSim, heightOf } from './support/chainvisor-sim.js';
 
@@ -43,7 +45,10 @@ function mountTmpfs(dir: string, size: string): boolean {
   }
 }
 
-const digest = async (file: string) => createHash('sha256').update(await fs.readFile(file)).digest('hex');
+const digest = async (file: string) =>
+  createHash('sha256')
+    .update(await fs.readFile(file))
+    .digest('hex');
 
 /** What must not change in the live home: its keys and config, byte for byte. */
 async function liveFacts(home: string): Promise<Record<string, string>> {
@@ -67,7 +72,11 @@ test('a good v2 passes while the live node keeps committing; its node, keys and 
   const live = await run.nodeOf('genesis');
   const start = await heightOf(live);
   // A plan 400 blocks away, scheduled by governance: what `rehearse` takes when no name is given.
-  const { id } = await proposeUpgrade(sim.bin('genesis'), sim.home, { name: 'v2', height: start + 400, info: upgradeInfoFor(sim.built.versions.v2!, 'http://127.0.0.1:9/') });
+  const { id } = await proposeUpgrade(sim.bin('genesis'), sim.home, {
+    name: 'v2',
+    height: start + 400,
+    info: upgradeInfoFor(sim.built.versions.v2!, 'http://127.0.0.1:9/'),
+  });
   await waitForProposal(sim.bin('genesis'), sim.home, id, /PASSED/);
   const before = await liveFacts(sim.home);
   const atRehearsal = await heightOf(live);
@@ -112,7 +121,10 @@ test('a v2 whose handler panics: 83, failed, the panic line in the reason and th
   const report = JSON.parse(r.stdout) as { result: string; reason: string; log_tail: string[]; migration_seconds: null };
   assert.equal(report.result, 'failed');
   assert.match(report.reason, /panic: upgrade handler "v2" of this build always panics/);
-  assert.ok(report.log_tail.some((l) => l.startsWith('panic: ')), report.log_tail.join('\n'));
+  assert.ok(
+    report.log_tail.some((l) => l.startsWith('panic: ')),
+    report.log_tail.join('\n'),
+  );
   assert.ok(report.log_tail.length <= 40);
   assert.equal(report.migration_seconds, null);
   assert.equal((await run.nodeOf('genesis')).pid, live.pid);
@@ -161,12 +173,23 @@ test('without chainvisor run; --keep; an upgrade not installed is 79; not enough
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /PASSED/);
   // On a terminal (script(1) gives it one): a line per phase on stderr.
-  if (await fs.access('/usr/bin/script').then(() => true, () => false)) {
+  if (
+    await fs.access('/usr/bin/script').then(
+      () => true,
+      () => false,
+    )
+  ) {
     const [file, args] = chainvisorCommand(['rehearse', 'v2', ...fast]);
     const line = [file, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
     const tty = await cli('/usr/bin/script', ['-qec', line, '/dev/null'], sim.env);
     assert.equal(tty.code, 0, tty.stdout);
-    for (const said of [/rehearse: copying .* into .*\.chainvisor-rehearsal-/, /rehearse: halted for "v2" at height \d+/, /rehearse: block \d+ committed by the new binary: migration/, /PASSED/]) assert.match(tty.stdout, said);
+    for (const said of [
+      /rehearse: copying .* into .*\.chainvisor-rehearsal-/,
+      /rehearse: halted for "v2" at height \d+/,
+      /rehearse: block \d+ committed by the new binary: migration/,
+      /PASSED/,
+    ])
+      assert.match(tty.stdout, said);
   } else t.diagnostic('no script(1) here: the terminal case was not run');
   const kept = await sim.cv(['rehearse', 'v2', '--keep', '--output', 'json', ...fast]);
   assert.equal(kept.code, 0, kept.stderr);
@@ -208,14 +231,18 @@ function background(sim: ChainvisorSim, args: string[]) {
 }
 
 async function scratchNodePid(home: string): Promise<number> {
-  return waitFor(async () => {
-    const [name] = await scratchLeft(home);
-    if (name === undefined) return undefined;
-    const text = await fs.readFile(path.join(home, 'cosmovisor', name, 'node.json'), 'utf8').catch(() => undefined);
-    const log = await fs.readFile(path.join(home, 'cosmovisor', name, 'node.log'), 'utf8').catch(() => '');
-    // The new binary is at work on its handler (v2-slow): the scratch is complete.
-    return text !== undefined && /works for/.test(log) ? (JSON.parse(text) as { pid: number }).pid : undefined;
-  }, 'the new binary to run on the scratch', 30_000);
+  return waitFor(
+    async () => {
+      const [name] = await scratchLeft(home);
+      if (name === undefined) return undefined;
+      const text = await fs.readFile(path.join(home, 'cosmovisor', name, 'node.json'), 'utf8').catch(() => undefined);
+      const log = await fs.readFile(path.join(home, 'cosmovisor', name, 'node.log'), 'utf8').catch(() => '');
+      // The new binary is at work on its handler (v2-slow): the scratch is complete.
+      return text !== undefined && /works for/.test(log) ? (JSON.parse(text) as { pid: number }).pid : undefined;
+    },
+    'the new binary to run on the scratch',
+    30_000,
+  );
 }
 
 const alive = (pid: number) => {

@@ -14,10 +14,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { buildVersions, readAddresses, upgradeInfoFor, type BuiltVersions, type NodeAddresses } from '@chainvisor/simd';
-import { cli, cliJson, fastFlags, proposeUpgrade, waitFor } from '@chainvisor/simd/testing';
-import { chainvisorCommand } from '../support/chainvisor-command.js';
 
+import { buildVersions, type BuiltVersions, type NodeAddresses, readAddresses, upgradeInfoFor } from '@chainvisor/simd';
+import { cli, cliJson, fastFlags, proposeUpgrade, waitFor } from '@chainvisor/simd/testing';
+
+import { chainvisorCommand } from '../support/chainvisor-command.js';
 
 /** Serves the built versions folder over HTTP on port 0. */
 async function serveVersions(t: TestContext, root: string): Promise<string> {
@@ -36,10 +37,13 @@ async function serveVersions(t: TestContext, root: string): Promise<string> {
     );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
+  t.after(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 }
 

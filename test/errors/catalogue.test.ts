@@ -3,9 +3,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+
 import { settingKeys, settings } from '../../src/config/index.js';
-import { ChainvisorError, type ErrorCode, ExitCode, errorCatalogue, errorCodes, renderErrorsDoc } from '../../src/errors/index.js';
 import { DownloadError, UrlRefusedError } from '../../src/download/errors.js';
+import { ChainvisorError, errorCatalogue, type ErrorCode, errorCodes, ExitCode, renderErrorsDoc } from '../../src/errors/index.js';
 import { ChecksumMismatchError } from '../../src/verify/errors.js';
 
 const repo = path.resolve(fileURLToPath(import.meta.url), '../../../..');
@@ -98,7 +99,10 @@ describe('the error catalogue', () => {
       assert.ok(exits.has(spec.exit) && (spec.exit as number) !== ExitCode.ok, code);
       assert.ok(spec.when.length > 10 && spec.hint.length > 10, code);
       if ('alsoExit' in spec) {
-        assert.ok(spec.alsoExit.codes.every((c) => exits.has(c) && c !== spec.exit), code);
+        assert.ok(
+          spec.alsoExit.codes.every((c) => exits.has(c) && c !== spec.exit),
+          code,
+        );
         assert.ok(spec.alsoExit.why.length > 10, code);
       }
     }

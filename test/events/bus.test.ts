@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+
 import { createEventBus, type SupervisorEvent } from '../../src/events/index.js';
 
 test('listeners receive events in order; a throwing listener neither breaks emit nor the others', () => {
@@ -13,7 +14,10 @@ test('listeners receive events in order; a throwing listener neither breaks emit
   bus.emit('upgrade-applied', { upgrade: { name: 'v2', height: 10 }, text: 'upgrade v2 applied', data: { ms: 12 } });
   off();
   bus.emit('node-exited', { text: 'not seen' });
-  assert.deepEqual(seen.map((e) => e.event), ['upgrade-detected', 'upgrade-applied']);
+  assert.deepEqual(
+    seen.map((e) => e.event),
+    ['upgrade-detected', 'upgrade-applied'],
+  );
   assert.equal(seen[1]?.data?.ms, 12);
   assert.equal(typeof seen[0]?.time, 'number');
 });

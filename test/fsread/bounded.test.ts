@@ -6,6 +6,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+
 import { readBounded, readBoundedSync } from '../../src/fsread/index.js';
 
 describe('readBounded', () => {
@@ -64,6 +65,6 @@ describe('readBounded', () => {
     await handle.close();
     assert.deepEqual(await both(path.join(dir, 'big'), 100), { status: 'refused', reason: 'it is too large (101 bytes, over the limit of 100 bytes)' });
     assert.equal((await both(path.join(dir, 'exact'), 100)).status, 'ok');
-    assert.match((await both(path.join(dir, 'sparse'), 1024 * 1024) as { reason: string }).reason, /68719476736 bytes, over the limit of 1048576 bytes/);
+    assert.match(((await both(path.join(dir, 'sparse'), 1024 * 1024)) as { reason: string }).reason, /68719476736 bytes, over the limit of 1048576 bytes/);
   });
 });

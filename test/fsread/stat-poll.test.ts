@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+
 import { pollStat } from '../../src/fsread/index.js';
 import { waitFor } from '../support/home.js';
 

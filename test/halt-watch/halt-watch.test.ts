@@ -3,9 +3,10 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+
+import { type HaltFileWatch, watchHaltFile } from '../../src/halt-watch/index.js';
 import { silentLogger } from '../../src/log/index.js';
 import type { Plan } from '../../src/plan/index.js';
-import { type HaltFileWatch, watchHaltFile } from '../../src/halt-watch/index.js';
 import { waitFor } from '../support/home.js';
 
 for (const mode of ['auto', 'poll'] as const) {
@@ -41,7 +42,10 @@ for (const mode of ['auto', 'poll'] as const) {
       await waitFor(() => plans.length === 1, 'the first plan');
       await fs.writeFile(file, '{"name":"v3","height":20}');
       await waitFor(() => plans.length === 2, 'the second plan');
-      assert.deepEqual(plans.map((p) => p.name), ['v2', 'v3']);
+      assert.deepEqual(
+        plans.map((p) => p.name),
+        ['v2', 'v3'],
+      );
     });
 
     test('a file written in pieces is reported once, whole', async () => {
@@ -79,6 +83,9 @@ describe('watching upgrade-info.json (auto): events follow a data/ replaced', ()
     await new Promise((r) => setTimeout(r, 300));
     await fs.writeFile(file, '{"name":"v3","height":20}');
     await waitFor(() => plans.length === 2, 'the plan in the new data/');
-    assert.deepEqual(plans.map((p) => p.name), ['v2', 'v3']);
+    assert.deepEqual(
+      plans.map((p) => p.name),
+      ['v2', 'v3'],
+    );
   });
 });

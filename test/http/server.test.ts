@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+
 import { parseListenAddress, startHttpServer } from '../../src/http/index.js';
 import { memoryLogger } from '../support/download-kit.js';
 

@@ -219,7 +219,12 @@ describe('container image', { skip, concurrency: false }, () => {
     const states = await processStates(name);
     assert.equal(states.get(1)?.comm, 'tini', 'PID 1 is tini');
     // chainvisor (its main thread is named node-MainThread): the child of PID 1, as the image's user.
-    const supervisor = await inContainer(name, 'sh', '-c', `for d in /proc/[0-9]*; do ${BUSYBOX} grep -q '^PPid:\t1$' $d/status && ${BUSYBOX} tr '\\0' ' ' < $d/cmdline && ${BUSYBOX} grep '^Uid:' $d/status; done; true`);
+    const supervisor = await inContainer(
+      name,
+      'sh',
+      '-c',
+      `for d in /proc/[0-9]*; do ${BUSYBOX} grep -q '^PPid:\t1$' $d/status && ${BUSYBOX} tr '\\0' ' ' < $d/cmdline && ${BUSYBOX} grep '^Uid:' $d/status; done; true`,
+    );
     assert.match(supervisor, /^\/usr\/local\/bin\/chainvisor run start --x-crisis-skip-assert-invariants Uid:\t(\d+)/, supervisor);
     if (process.getuid?.() === 0) assert.match(supervisor, new RegExp(`Uid:\\t${IMAGE_UID}\\t`));
     assert.equal((await fs.readlink(path.join(home, 'cosmovisor/current'))).replace(/\/$/, ''), 'genesis');

@@ -10,11 +10,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { parseAllDocuments } from 'yaml';
-import { Service } from 'kubernetes-models/v1/Service';
+
+import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
 import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
-import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
+import { Service } from 'kubernetes-models/v1/Service';
+import { parseAllDocuments } from 'yaml';
+
 import { parseDuration } from '../../src/config/index.js';
 
 const root = path.resolve(fileURLToPath(import.meta.url), '../../../..');
@@ -80,7 +82,10 @@ function checkCoherence(objects: Obj[]): void {
   for (const svc of objects.filter((o) => o.kind === 'Service')) {
     for (const [k, v] of Object.entries(svc.spec.selector as Obj)) assert.equal(labels[k], v, `Service ${svc.metadata.name} selects the pods`);
   }
-  assert.ok(objects.some((o) => o.kind === 'Service' && o.metadata.name === sts.spec.serviceName), 'the governing Service exists');
+  assert.ok(
+    objects.some((o) => o.kind === 'Service' && o.metadata.name === sts.spec.serviceName),
+    'the governing Service exists',
+  );
   for (const monitor of objects.filter((o) => o.kind === 'ServiceMonitor')) {
     const ports = objects.filter((o) => o.kind === 'Service').flatMap((s) => (s.spec.ports as Obj[]).map((p) => p.name));
     for (const e of monitor.spec.endpoints as Obj[]) assert.ok(ports.includes(e.port), `ServiceMonitor port ${e.port} exists on a Service`);
@@ -104,7 +109,10 @@ const node = (sts: Obj): Obj => sts.spec.template.spec.containers[0];
 
 describe('docs/k8s: the Kubernetes example', () => {
   test('holds a Service, a StatefulSet, a NetworkPolicy and a ServiceMonitor', () => {
-    assert.deepEqual(all.map((o) => o.kind), ['Service', 'StatefulSet', 'NetworkPolicy', 'ServiceMonitor']);
+    assert.deepEqual(
+      all.map((o) => o.kind),
+      ['Service', 'StatefulSet', 'NetworkPolicy', 'ServiceMonitor'],
+    );
   });
 
   for (const obj of all) {
@@ -118,13 +126,55 @@ describe('docs/k8s: the Kubernetes example', () => {
   });
 
   const schemaBreaks: Array<[string, string, (o: Obj) => void]> = [
-    ['a port given as a word', 'StatefulSet', (o) => { node(o).ports[0].containerPort = 'p2p'; }],
-    ['no selector', 'StatefulSet', (o) => { delete o.spec.selector; }],
-    ['a grace period as text', 'StatefulSet', (o) => { o.spec.template.spec.terminationGracePeriodSeconds = '90s'; }],
-    ['a container without a name', 'StatefulSet', (o) => { delete node(o).name; }],
-    ['an env list written as a map', 'StatefulSet', (o) => { node(o).env = { DAEMON_NAME: 'simd' }; }],
-    ['a Service port without a number', 'Service', (o) => { delete o.spec.ports[0].port; }],
-    ['a ServiceMonitor without a selector', 'ServiceMonitor', (o) => { delete o.spec.selector; }],
+    [
+      'a port given as a word',
+      'StatefulSet',
+      (o) => {
+        node(o).ports[0].containerPort = 'p2p';
+      },
+    ],
+    [
+      'no selector',
+      'StatefulSet',
+      (o) => {
+        delete o.spec.selector;
+      },
+    ],
+    [
+      'a grace period as text',
+      'StatefulSet',
+      (o) => {
+        o.spec.template.spec.terminationGracePeriodSeconds = '90s';
+      },
+    ],
+    [
+      'a container without a name',
+      'StatefulSet',
+      (o) => {
+        delete node(o).name;
+      },
+    ],
+    [
+      'an env list written as a map',
+      'StatefulSet',
+      (o) => {
+        node(o).env = { DAEMON_NAME: 'simd' };
+      },
+    ],
+    [
+      'a Service port without a number',
+      'Service',
+      (o) => {
+        delete o.spec.ports[0].port;
+      },
+    ],
+    [
+      'a ServiceMonitor without a selector',
+      'ServiceMonitor',
+      (o) => {
+        delete o.spec.selector;
+      },
+    ],
   ];
   for (const [what, kind, change] of schemaBreaks) {
     test(`a copy with ${what} is rejected by the schema`, () => {
@@ -134,12 +184,42 @@ describe('docs/k8s: the Kubernetes example', () => {
   }
 
   const coherenceBreaks: Array<[string, (o: Obj) => void]> = [
-    ['a termination grace shorter than DAEMON_SHUTDOWN_GRACE', (o) => { o.spec.template.spec.terminationGracePeriodSeconds = 30; }],
-    ['the home mounted elsewhere than DAEMON_HOME', (o) => { node(o).volumeMounts[0].mountPath = '/data'; }],
-    ['probes on another port', (o) => { node(o).readinessProbe.httpGet.port = 8080; }],
-    ['a liveness probe on /healthz', (o) => { node(o).livenessProbe.httpGet.path = '/healthz'; }],
-    ['a writable root filesystem', (o) => { node(o).securityContext.readOnlyRootFilesystem = false; }],
-    ['runAsNonRoot dropped', (o) => { delete o.spec.template.spec.securityContext.runAsNonRoot; }],
+    [
+      'a termination grace shorter than DAEMON_SHUTDOWN_GRACE',
+      (o) => {
+        o.spec.template.spec.terminationGracePeriodSeconds = 30;
+      },
+    ],
+    [
+      'the home mounted elsewhere than DAEMON_HOME',
+      (o) => {
+        node(o).volumeMounts[0].mountPath = '/data';
+      },
+    ],
+    [
+      'probes on another port',
+      (o) => {
+        node(o).readinessProbe.httpGet.port = 8080;
+      },
+    ],
+    [
+      'a liveness probe on /healthz',
+      (o) => {
+        node(o).livenessProbe.httpGet.path = '/healthz';
+      },
+    ],
+    [
+      'a writable root filesystem',
+      (o) => {
+        node(o).securityContext.readOnlyRootFilesystem = false;
+      },
+    ],
+    [
+      'runAsNonRoot dropped',
+      (o) => {
+        delete o.spec.template.spec.securityContext.runAsNonRoot;
+      },
+    ],
   ];
   for (const [what, change] of coherenceBreaks) {
     test(`a copy with ${what} is rejected`, () => {

@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+
 import { plan } from '../support/fake-node.js';
-import { type TestHome, makeHome } from '../support/home.js';
+import { makeHome, type TestHome } from '../support/home.js';
 
 async function exists(file: string): Promise<boolean> {
   return fs.lstat(file).then(

@@ -14,8 +14,10 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chainvisorCommand } from '../support/home.js';
+
 import { execa } from 'execa';
+
+import { chainvisorCommand } from '../support/home.js';
 
 const seed = Number(process.env.CHAINVISOR_FUZZ_SEED ?? 20261123);
 const extraCases = 20;
@@ -94,7 +96,8 @@ const planText = JSON.stringify({ name: 'v2', time: '0001-01-01T00:00:00Z', heig
  */
 async function buildHome(root: string): Promise<void> {
   const home = path.join(root, 'home');
-  for (const dir of ['cosmovisor/genesis/bin', 'cosmovisor/upgrades/v2/bin', 'cosmovisor/.chainvisor', 'data']) await fs.mkdir(path.join(home, dir), { recursive: true });
+  for (const dir of ['cosmovisor/genesis/bin', 'cosmovisor/upgrades/v2/bin', 'cosmovisor/.chainvisor', 'data'])
+    await fs.mkdir(path.join(home, dir), { recursive: true });
   await fs.mkdir(path.join(root, 'backups'));
   await fs.mkdir(path.join(root, 'bins'));
   await fs.writeFile(path.join(home, 'cosmovisor/genesis/bin/simd'), nodeScript, { mode: 0o755 });
@@ -224,7 +227,9 @@ describe('layout fuzz: every file type at every layout path', () => {
       const problem = problemOf(o);
       return problem === undefined ? [] : [`${o.c.command} with ${o.c.type} at ${o.c.target}: ${problem}\n${excerpt(o.stderr)}`];
     });
-    t.diagnostic(`${cases.length} cases over ${layoutPaths.length} paths × ${fileTypes.length} types × ${commandNames.length} commands (seed ${seed}); ${failures.length} failed`);
+    t.diagnostic(
+      `${cases.length} cases over ${layoutPaths.length} paths × ${fileTypes.length} types × ${commandNames.length} commands (seed ${seed}); ${failures.length} failed`,
+    );
     assert.equal(failures.length, 0, `${failures.length} of ${cases.length} cases failed (seed ${seed}):\n\n${failures.join('\n\n')}`);
   });
 });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
+
 import { installFolder } from '../../src/layout/index.js';
 import { listTree, memoryLogger, tempDir } from '../support/download-kit.js';
 

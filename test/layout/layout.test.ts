@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+
 import { layoutFor, prepareSwitch, readCurrent, readCurrentDir, removeLeftoverSwitchFiles, switchCurrent, upgradeDirName } from '../../src/layout/index.js';
 
 describe('upgrade folder names', () => {
@@ -96,12 +97,15 @@ describe('the current link', () => {
     const twoMinutesAgo = new Date(Date.now() - 120_000);
     await fs.lutimes(oldLive, twoMinutesAgo, twoMinutesAgo);
     assert.deepEqual((await removeLeftoverSwitchFiles(layout)).sort(), [dead, oldLive, own, record].sort());
-    assert.deepEqual((await fs.readdir(layout.root)).sort(), ['.current.tmp-99999998-0a1b2c3d', `.current.tmp-${process.ppid}-0a1b2c3d`, 'current', 'genesis', 'upgrades'].sort());
+    assert.deepEqual(
+      (await fs.readdir(layout.root)).sort(),
+      ['.current.tmp-99999998-0a1b2c3d', `.current.tmp-${process.ppid}-0a1b2c3d`, 'current', 'genesis', 'upgrades'].sort(),
+    );
     assert.deepEqual(await fs.readdir(path.join(layout.root, 'upgrades/v2')), [path.basename(liveRecord)]);
     assert.equal(await fs.readlink(layout.currentLink), 'genesis');
   });
 
-  test("an absolute link written by cosmovisor is understood, with the plan it records", async () => {
+  test('an absolute link written by cosmovisor is understood, with the plan it records', async () => {
     const layout = layoutFor({ home, name: 'simd' });
     await fs.symlink(path.join(layout.root, 'upgrades/v2'), layout.currentLink);
     await fs.writeFile(path.join(layout.root, 'upgrades/v2/upgrade-info.json'), '{"name":"v2","height":42}');

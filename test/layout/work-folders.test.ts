@@ -5,13 +5,14 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+
 import { gzip, tar } from '../../scripts/make-hostile-archives.js';
 import { hostPlatform } from '../../src/download/index.js';
 import { removeLeftoverWorkFolders } from '../../src/layout/index.js';
 import { binariesInfo, memoryLogger, tempDir, withChecksum } from '../support/download-kit.js';
-import { type FaultServer, startFaultServer } from '../support/fault-server.js';
 import { fakeNodeScript, plan } from '../support/fake-node.js';
-import { type TestHome, makeHome, waitFor } from '../support/home.js';
+import { type FaultServer, startFaultServer } from '../support/fault-server.js';
+import { makeHome, type TestHome, waitFor } from '../support/home.js';
 
 /** The pid of a process that has exited. */
 async function deadPid(): Promise<number> {
@@ -121,7 +122,12 @@ describe('chainvisor run: a download killed half-way', () => {
 
   test('chainvisor killed with SIGKILL mid-download: the next run removes the work folder it left', async () => {
     const v2 = fakeNodeScript({ label: 'v2', journal: t.journal, runMs: 50, exitCode: 0 });
-    const archive = gzip(tar([{ name: 'bin/simd', body: v2, mode: 0o755 }, { name: 'lib/big.so', body: randomBytes(256 * 1024) }]));
+    const archive = gzip(
+      tar([
+        { name: 'bin/simd', body: v2, mode: 0o755 },
+        { name: 'lib/big.so', body: randomBytes(256 * 1024) },
+      ]),
+    );
     // The body stops after 100 KiB and the connection stays open: the download hangs there.
     server.route('/v2.tar.gz', { body: archive, always: { kind: 'stall', afterBytes: 100 * 1024 } });
     const info = binariesInfo({ [hostPlatform()]: withChecksum(server.url('/v2.tar.gz'), archive) });

@@ -4,10 +4,11 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+
 import { layoutFor } from '../../src/layout/index.js';
-import { type LockMode, acquireHomeLock, lockRecordPath } from '../../src/lock/index.js';
+import { acquireHomeLock, type LockMode, lockRecordPath } from '../../src/lock/index.js';
 import { createLogger } from '../../src/log/index.js';
-import { type TestHome, makeHome, waitFor } from '../support/home.js';
+import { makeHome, type TestHome, waitFor } from '../support/home.js';
 
 const quiet = createLogger({ disabled: true });
 
@@ -134,7 +135,9 @@ test('socket-file lock: a socket file left by a killed holder is stale and taken
   await fs.mkdir(layout.stateDir, { recursive: true });
   const socket = path.join(layout.stateDir, 'lock.sock');
   // A process listens on the socket file, then dies without closing it: the file stays.
-  const holder = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(socket)}, () => console.log('ready'))`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const holder = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(socket)}, () => console.log('ready'))`], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
   holder.kill('SIGKILL');
   await new Promise((resolve) => holder.once('exit', resolve));

@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+
 import { layoutFor } from '../../src/layout/index.js';
 import { createNodeTracker, readNodeRecord } from '../../src/lock/index.js';
 import { createLogger } from '../../src/log/index.js';

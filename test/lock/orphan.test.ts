@@ -7,10 +7,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+
 import { layoutFor } from '../../src/layout/index.js';
 import { nodeRecordPath, readNodeRecord, runIdVariable } from '../../src/lock/index.js';
 import { isProcessAlive, processStartToken } from '../../src/proc/index.js';
-import { type TestHome, makeHome, waitFor } from '../support/home.js';
+import { makeHome, type TestHome, waitFor } from '../support/home.js';
 
 /** A fake node that writes its pid to the journal when it starts. */
 const withPid = { onStart: 'echo "$L pid $$" >> "$J"' };
@@ -119,7 +120,10 @@ describe('chainvisor run: the node a killed chainvisor left behind', () => {
       assert.ok(token !== undefined);
       await fs.mkdir(layout.stateDir, { recursive: true });
       // Same pid, but the recorded node started at another time: the pid was reused.
-      await fs.writeFile(nodeRecordPath(layout), JSON.stringify({ runId: 'old', supervisorPid: 1, binary: 'x', pid: other.pid, startToken: `${token}0`, startedAt: '' }));
+      await fs.writeFile(
+        nodeRecordPath(layout),
+        JSON.stringify({ runId: 'old', supervisorPid: 1, binary: 'x', pid: other.pid, startToken: `${token}0`, startedAt: '' }),
+      );
       const r = await t.cli(['run', 'start']);
       assert.equal(r.exitCode, 0, r.stderr);
       assert.match(r.stderr, new RegExp(`ignoring a stale node record: pid ${other.pid} now belongs to another process`));
@@ -137,7 +141,10 @@ describe('chainvisor run: the node a killed chainvisor left behind', () => {
     try {
       const token = await processStartToken(other.pid as number);
       await fs.mkdir(layout.stateDir, { recursive: true });
-      await fs.writeFile(nodeRecordPath(layout), JSON.stringify({ runId: 'mine', supervisorPid: 1, binary: 'x', pid: other.pid, startToken: token, startedAt: '' }));
+      await fs.writeFile(
+        nodeRecordPath(layout),
+        JSON.stringify({ runId: 'mine', supervisorPid: 1, binary: 'x', pid: other.pid, startToken: token, startedAt: '' }),
+      );
       const r = await t.cli(['run', 'start']);
       assert.equal(r.exitCode, 0, r.stderr);
       assert.match(r.stderr, /ignoring a stale node record/);
@@ -157,16 +164,20 @@ describe('chainvisor run: the node a killed chainvisor left behind', () => {
     assert.deepEqual(await t.journalLines(), ['genesis start [start]', 'genesis exit 0']);
   });
 
-  test('killed between the spawn and the record of its pid: the run id in the environment finds the orphan', { skip: process.platform !== 'linux' }, async () => {
-    await t.cliOk(['init', await t.fakeNode({ label: 'genesis', runMs: 50, exitCode: 0 })]);
-    const layout = layoutFor({ home: t.home, name: 'simd' });
-    const orphan = sleeper({ [runIdVariable]: 'run-without-pid' });
-    const exited = new Promise((resolve) => orphan.once('exit', (_code, signal) => resolve(signal)));
-    await fs.mkdir(layout.stateDir, { recursive: true });
-    await fs.writeFile(nodeRecordPath(layout), JSON.stringify({ runId: 'run-without-pid', supervisorPid: 1, binary: 'x', startedAt: '' }));
-    const r = await t.cli(['run', 'start']);
-    assert.equal(r.exitCode, 0, r.stderr);
-    assert.equal(await exited, 'SIGTERM');
-    assert.match(r.stderr, new RegExp(`pid ${orphan.pid}, killed without stopping it`));
-  });
+  test(
+    'killed between the spawn and the record of its pid: the run id in the environment finds the orphan',
+    { skip: process.platform !== 'linux' },
+    async () => {
+      await t.cliOk(['init', await t.fakeNode({ label: 'genesis', runMs: 50, exitCode: 0 })]);
+      const layout = layoutFor({ home: t.home, name: 'simd' });
+      const orphan = sleeper({ [runIdVariable]: 'run-without-pid' });
+      const exited = new Promise((resolve) => orphan.once('exit', (_code, signal) => resolve(signal)));
+      await fs.mkdir(layout.stateDir, { recursive: true });
+      await fs.writeFile(nodeRecordPath(layout), JSON.stringify({ runId: 'run-without-pid', supervisorPid: 1, binary: 'x', startedAt: '' }));
+      const r = await t.cli(['run', 'start']);
+      assert.equal(r.exitCode, 0, r.stderr);
+      assert.equal(await exited, 'SIGTERM');
+      assert.match(r.stderr, new RegExp(`pid ${orphan.pid}, killed without stopping it`));
+    },
+  );
 });

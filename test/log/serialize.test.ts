@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
+
 import { ChainvisorError } from '../../src/errors/index.js';
 import { serializeError } from '../../src/log/index.js';
 
@@ -43,5 +44,8 @@ test('a bug keeps its stack, Node argument errors included; a cause that is not 
   assert.match(String(read(new TypeError('x is undefined')).stack), /TypeError: x is undefined/);
   assert.equal(read(new Error('outer', { cause: 'the reason' })).cause, 'the reason');
   const many = read(new AggregateError([new Error('one'), new Error('two')], 'both failed'));
-  assert.deepEqual((many.errors as Array<Record<string, unknown>>).map((e) => e.message), ['one', 'two']);
+  assert.deepEqual(
+    (many.errors as Array<Record<string, unknown>>).map((e) => e.message),
+    ['one', 'two'],
+  );
 });

@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+
 import { haltArgs, operatorHaltHeight, parseQueue, parseUpgradeList, reachedHeight, readUpgradeFile, serializeQueue } from '../../src/manual/index.js';
 
 test('--upgrade-list: comma-separated name:path:height items, repeated flags too', () => {
@@ -16,7 +17,11 @@ test('--upgrade-list: comma-separated name:path:height items, repeated flags too
 test('--upgrade-list: every bad item is named in one error', () => {
   assert.throws(
     () => parseUpgradeList(['v2:/a:abc,v3-no-height,:/b:5']),
-    (e: Error & { code?: string }) => e.code === 'CHAINVISOR_USAGE' && /item 1 .*abc/.test(e.message) && /item 2 .*name:path:height/.test(e.message) && /item 3 .*name is empty/.test(e.message),
+    (e: Error & { code?: string }) =>
+      e.code === 'CHAINVISOR_USAGE' &&
+      /item 1 .*abc/.test(e.message) &&
+      /item 2 .*name:path:height/.test(e.message) &&
+      /item 3 .*name is empty/.test(e.message),
   );
 });
 
@@ -30,7 +35,13 @@ test('--upgrade-file: a headerless CSV (cosmovisor v1.7) or a JSON array of plan
     { name: 'v3', source: '/opt/v3/simd', height: 200, info: '' },
   ]);
   const json = path.join(dir, 'u.json');
-  await writeFile(json, JSON.stringify([{ name: 'v3', height: 200, info: 'x' }, { name: 'v2', height: 100 }]));
+  await writeFile(
+    json,
+    JSON.stringify([
+      { name: 'v3', height: 200, info: 'x' },
+      { name: 'v2', height: 100 },
+    ]),
+  );
   assert.deepEqual(await readUpgradeFile(json), [
     { name: 'v2', height: 100, info: '' },
     { name: 'v3', height: 200, info: 'x' },
@@ -44,8 +55,14 @@ test('--upgrade-file: a headerless CSV (cosmovisor v1.7) or a JSON array of plan
 test('the batch file: sorted by height on read and write; duplicate names or heights are invalid', () => {
   const read = parseQueue('[{"name":"b","height":20},{"name":"a","height":10,"info":"i"}]');
   assert.ok(read.ok);
-  assert.deepEqual(read.plans.map((p) => p.name), ['a', 'b']);
-  assert.deepEqual(JSON.parse(serializeQueue(read.plans)), [{ name: 'a', height: 10, info: 'i' }, { name: 'b', height: 20 }]);
+  assert.deepEqual(
+    read.plans.map((p) => p.name),
+    ['a', 'b'],
+  );
+  assert.deepEqual(JSON.parse(serializeQueue(read.plans)), [
+    { name: 'a', height: 10, info: 'i' },
+    { name: 'b', height: 20 },
+  ]);
   const twice = parseQueue('[{"name":"a","height":10},{"name":"b","height":10},{"name":"A","height":30}]');
   assert.ok(!twice.ok);
   assert.match(twice.reason, /two upgrades at height 10/);
@@ -55,7 +72,7 @@ test('the batch file: sorted by height on read and write; duplicate names or hei
   assert.deepEqual(parseQueue(''), { ok: true, plans: [] });
 });
 
-test('--halt-height: added to start, the lower of the operator\'s and the queued one wins, never twice', () => {
+test("--halt-height: added to start, the lower of the operator's and the queued one wins, never twice", () => {
   assert.deepEqual(haltArgs(['start', '--home', 'h'], 50), { args: ['start', '--home', 'h', '--halt-height=50'], haltHeight: 50, owner: 'manual' });
   assert.deepEqual(haltArgs(['start', '--halt-height', '80'], 50), { args: ['start', '--halt-height=50'], haltHeight: 50, owner: 'manual' });
   assert.deepEqual(haltArgs(['start', '--halt-height=30'], 50), { args: ['start', '--halt-height=30'], haltHeight: 30, owner: 'operator' });

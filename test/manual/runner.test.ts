@@ -7,12 +7,14 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
+
 import { pino } from 'pino';
-import { type ManualPlan, ManualUpgrades, readQueued, writeQueue } from '../../src/manual/index.js';
+
 import type { ChainClient } from '../../src/chain/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createEventBus } from '../../src/events/index.js';
 import { layoutFor } from '../../src/layout/index.js';
+import { type ManualPlan, ManualUpgrades, readQueued, writeQueue } from '../../src/manual/index.js';
 import { waitFor } from '../support/home.js';
 
 interface Stub extends ChainClient {
@@ -80,15 +82,27 @@ test('an exit is the halt only when it is status 0 and not far below H', async (
 });
 
 test('a restart is asked only when the first queued height changes; applied entries are dropped at start-up', async (t) => {
-  const s = await setup(t, [{ name: 'v2', height: 100, info: '' }, { name: 'old', height: 50, info: '' }]);
+  const s = await setup(t, [
+    { name: 'v2', height: 100, info: '' },
+    { name: 'old', height: 50, info: '' },
+  ]);
   await s.manual.reconcile({ dir: 'upgrades/old', plan: { name: 'old', height: 50, info: '' } });
-  assert.deepEqual((await readQueued(s.layout)).map((p) => p.name), ['v2']);
+  assert.deepEqual(
+    (await readQueued(s.layout)).map((p) => p.name),
+    ['v2'],
+  );
   s.manual.argsFor(['start']);
   s.manual.watch(s.handlers);
-  await writeQueue(s.layout, [{ name: 'v2', height: 100, info: '' }, { name: 'v3', height: 200, info: '' }]);
+  await writeQueue(s.layout, [
+    { name: 'v2', height: 100, info: '' },
+    { name: 'v3', height: 200, info: '' },
+  ]);
   await waitFor(() => s.lines.some((l) => l.includes('"v3\\" queued')), 'v3 seen');
   assert.deepEqual(s.calls, []);
-  await writeQueue(s.layout, [{ name: 'v2', height: 80, info: '' }, { name: 'v3', height: 200, info: '' }]);
+  await writeQueue(s.layout, [
+    { name: 'v2', height: 80, info: '' },
+    { name: 'v3', height: 200, info: '' },
+  ]);
   await waitFor(() => s.calls.length === 1, 'a restart');
   assert.match(s.calls.join(), /now at 80/);
 });
@@ -96,5 +110,8 @@ test('a restart is asked only when the first queued height changes; applied entr
 test('an invalid queue at start-up is a configuration error (exit 78), not silently ignored', async (t) => {
   const s = await setup(t, []);
   await writeFile(s.layout.batchFile, '[{"name":"v2"}]');
-  await assert.rejects(s.manual.reconcile({ dir: 'genesis', plan: undefined }), (e: Error & { code?: string; exitCode?: number }) => e.code === 'CHAINVISOR_BATCH_INVALID' && e.exitCode === 78);
+  await assert.rejects(
+    s.manual.reconcile({ dir: 'genesis', plan: undefined }),
+    (e: Error & { code?: string; exitCode?: number }) => e.code === 'CHAINVISOR_BATCH_INVALID' && e.exitCode === 78,
+  );
 });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+
 import { createEventBus } from '../../src/events/index.js';
-import { type MetricsSnapshot, createMetrics } from '../../src/metrics/index.js';
+import { createMetrics, type MetricsSnapshot } from '../../src/metrics/index.js';
 
 function sample(text: string, series: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));

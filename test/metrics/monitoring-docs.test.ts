@@ -7,6 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+
 import { createEventBus } from '../../src/events/index.js';
 import { createMetrics, metricNames } from '../../src/metrics/index.js';
 
@@ -36,7 +37,10 @@ test('the dashboard and the alert rules use only metrics that exist', async () =
 
   const dashboard = JSON.parse(await fs.readFile(path.join(docs, 'grafana-dashboard.json'), 'utf8')) as unknown;
   const alerts = await fs.readFile(path.join(docs, 'prometheus-alerts.yml'), 'utf8');
-  const alertExprs = alerts.split('\n').filter((line) => !line.trimStart().startsWith('#') && !/^\s*(summary|description):/.test(line)).join('\n');
+  const alertExprs = alerts
+    .split('\n')
+    .filter((line) => !line.trimStart().startsWith('#') && !/^\s*(summary|description):/.test(line))
+    .join('\n');
   const used = new Map<string, string>();
   for (const expr of exprsOfDashboard(dashboard)) for (const name of namesIn(expr)) used.set(name, 'grafana-dashboard.json');
   for (const name of namesIn(alertExprs)) used.set(name, 'prometheus-alerts.yml');

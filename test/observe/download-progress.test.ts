@@ -6,12 +6,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+
 import { gzip, tar, zip } from '../../scripts/make-hostile-archives.js';
 import { hostPlatform } from '../../src/download/index.js';
 import { binariesInfo, withChecksum } from '../support/download-kit.js';
-import { type FaultServer, startFaultServer } from '../support/fault-server.js';
 import { fakeNodeScript, plan } from '../support/fake-node.js';
-import { type TestHome, makeHome, waitFor } from '../support/home.js';
+import { type FaultServer, startFaultServer } from '../support/fault-server.js';
+import { makeHome, type TestHome, waitFor } from '../support/home.js';
 import { endpointOf, sample } from '../support/observe-kit.js';
 
 describe('chainvisor run: download progress', () => {
@@ -28,7 +29,12 @@ describe('chainvisor run: download progress', () => {
 
   test('a slow download logs its progress and is counted in chainvisor_download_bytes_total', async () => {
     const v2 = fakeNodeScript({ label: 'v2', journal: t.journal });
-    const archive = gzip(tar([{ name: 'bin/simd', body: v2, mode: 0o755 }, { name: 'lib/blob', body: randomBytes(320 * 1024) }]));
+    const archive = gzip(
+      tar([
+        { name: 'bin/simd', body: v2, mode: 0o755 },
+        { name: 'lib/blob', body: randomBytes(320 * 1024) },
+      ]),
+    );
     server.route('/v2.tar.gz', { body: archive, always: { kind: 'trickle', bytes: 16 * 1024, everyMs: 100 } });
     const info = binariesInfo({ [hostPlatform()]: withChecksum(server.url('/v2.tar.gz'), archive) });
     const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10, info), style: 'exit', afterMs: 50 } });
@@ -43,7 +49,10 @@ describe('chainvisor run: download progress', () => {
       run.kill('SIGTERM');
     }
     const r = await run;
-    const lines = r.stderr.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = r.stderr
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const progress = lines.filter((l) => l.event === 'download-progress');
     assert.ok(progress.length >= 5, `progress lines while the download trickles: ${progress.length}\n${r.stderr}`);
     for (const line of progress) {
@@ -53,7 +62,11 @@ describe('chainvisor run: download progress', () => {
     assert.equal(progress.at(-1)?.bytes, archive.length);
     assert.equal(progress.at(-1)?.percent, 100);
     assert.ok(!String(progress[0]?.what).includes('checksum='), 'the URL is shown redacted');
-    assert.deepEqual(lines.filter((l) => l.event === 'extract-progress'), [], 'a tar is unpacked as it arrives: no extraction step of its own');
+    assert.deepEqual(
+      lines.filter((l) => l.event === 'extract-progress'),
+      [],
+      'a tar is unpacked as it arrives: no extraction step of its own',
+    );
   });
 
   test('a zip reports its extraction after the download, in uncompressed bytes, up to 100 %', async () => {
@@ -74,7 +87,10 @@ describe('chainvisor run: download progress', () => {
       run.kill('SIGTERM');
     }
     const r = await run;
-    const lines = r.stderr.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = r.stderr
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const extraction = lines.filter((l) => l.event === 'extract-progress');
     const total = Buffer.byteLength(v2) + blob.length;
     assert.ok(extraction.length >= 1, `extraction progress lines:\n${r.stderr}`);

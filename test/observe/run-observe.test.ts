@@ -4,10 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+
 import { plan } from '../support/fake-node.js';
-import { type TestHome, makeHome, waitFor } from '../support/home.js';
+import { makeHome, type TestHome, waitFor } from '../support/home.js';
 import { endpointOf, sample } from '../support/observe-kit.js';
-import { type WebhookReceiver, refusedUrl, startWebhookReceiver } from '../support/webhook-receiver.js';
+import { refusedUrl, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const token = 'tok-3f9a';
 
@@ -61,7 +62,10 @@ describe('chainvisor run: metrics, health, status, webhooks, logs', () => {
       assert.equal(status.node.state, 'running');
       assert.equal(typeof status.node.pid, 'number');
       assert.equal(status.pending, null);
-      assert.deepEqual(status.staged.map((s: { name: string }) => s.name), ['v2']);
+      assert.deepEqual(
+        status.staged.map((s: { name: string }) => s.name),
+        ['v2'],
+      );
       // status.json follows the live state within a second (it is rewritten at most once a second).
       let cli: { node?: { pid?: number } } = {};
       await waitFor(async () => {
@@ -103,7 +107,10 @@ describe('chainvisor run: metrics, health, status, webhooks, logs', () => {
     for (const x of live.delivered()) assert.equal(typeof x.body.text, 'string');
 
     // Every log line is JSON; the stages carry their event name.
-    const lines = r.stderr.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = r.stderr
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const events = lines.map((l) => l.event).filter((e) => e !== undefined);
     assert.deepEqual(
       events.filter((e) => e !== 'node-stopped'),
@@ -114,7 +121,10 @@ describe('chainvisor run: metrics, health, status, webhooks, logs', () => {
     const firstTimeout = lines.findIndex((l) => l.url === dead.url && /webhook attempt failed|webhook not delivered/.test(String(l.msg)));
     assert.ok(dead.hung >= 1, 'the hanging receiver got a request');
     assert.ok(firstTimeout === -1 || firstTimeout > v2Started, 'the hanging receiver timed out only after the new node started');
-    assert.ok(lines.some((l) => l.reason === 'ECONNREFUSED'), 'the refusing receiver was tried (and retried in the background)');
+    assert.ok(
+      lines.some((l) => l.reason === 'ECONNREFUSED'),
+      'the refusing receiver was tried (and retried in the background)',
+    );
     assert.doesNotMatch(r.stderr, new RegExp(token), 'the token is never logged');
   });
 

@@ -1,7 +1,8 @@
 /** The observability settings at the boundary: checked before the node starts, secrets never printed. */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { type TestHome, makeHome } from '../support/home.js';
+
+import { makeHome, type TestHome } from '../support/home.js';
 
 describe('observability settings', () => {
   let t: TestHome;

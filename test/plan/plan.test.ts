@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+
 import { parseUpgradeInfo, readUpgradeInfo, serializePlan, skipHeights } from '../../src/plan/index.js';
 
 describe('upgrade-info.json', () => {

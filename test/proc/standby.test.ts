@@ -5,8 +5,9 @@ import { once } from 'node:events';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
 import { isProcessAlive, processStartToken, startStandby } from '../../src/proc/index.js';
 import { waitFor } from '../support/home.js';
 
@@ -61,7 +62,12 @@ describe('standby: a program forked ahead, run on demand', { skip: process.platf
     assert.deepEqual(await exited(child), { code: 5, signal: null }, "the program's own exit code");
     await closed;
     assert.equal(child.pid, standby.pid);
-    assert.deepEqual((await fs.readFile(marker, 'utf8')).trim().split('\n'), [`pid ${standby.pid}`, 'args start two words ', 'var from the standby', 'fd3 closed']);
+    assert.deepEqual((await fs.readFile(marker, 'utf8')).trim().split('\n'), [
+      `pid ${standby.pid}`,
+      'args start two words ',
+      'var from the standby',
+      'fd3 closed',
+    ]);
     assert.equal(out, 'to stdout\n');
     assert.equal(err, 'to stderr\n');
     assert.equal(standby.usable, false, 'one use');
@@ -115,7 +121,7 @@ describe('standby: a program forked ahead, run on demand', { skip: process.platf
     await assert.rejects(fs.access(marker));
   });
 
-  test('a standby that died moments ago (not yet reaped) is not used: its exit would pass for the program\'s', async () => {
+  test("a standby that died moments ago (not yet reaped) is not used: its exit would pass for the program's", async () => {
     const standby = startStandby({ stdio: 'pipe-output' });
     await new Promise((resolve) => setTimeout(resolve, 30));
     process.kill(standby.pid as number, 'SIGKILL');
@@ -158,7 +164,9 @@ describe('standby: a program forked ahead, run on demand', { skip: process.platf
       try { for (;;) fs.openSync('/dev/null', 'r'); } catch {}
       let result; try { const s = startStandby({ stdio: 'pipe-output' }); result = s.usable ? 'usable' : 'gone'; } catch (e) { result = 'threw ' + e.message; }
       fs.writeSync(1, result);`;
-    const owner = spawn('/bin/sh', ['-c', 'ulimit -n 64 && exec "$0" --input-type=module -e "$1"', process.execPath, code], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const owner = spawn('/bin/sh', ['-c', 'ulimit -n 64 && exec "$0" --input-type=module -e "$1"', process.execPath, code], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     owner.stdout?.on('data', (d: Buffer) => (out += d));
     const closed = once(owner, 'close');
@@ -185,7 +193,11 @@ describe('standby: a program forked ahead, run on demand', { skip: process.platf
   test('when chainvisor is killed (SIGKILL), its waiting standby exits without running anything', async () => {
     const owner = spawn(
       process.execPath,
-      ['--input-type=module', '-e', `const { startStandby } = await import(${JSON.stringify(procIndex)}); const s = startStandby({ stdio: 'inherit' }); console.log(s.pid); setInterval(() => {}, 1000);`],
+      [
+        '--input-type=module',
+        '-e',
+        `const { startStandby } = await import(${JSON.stringify(procIndex)}); const s = startStandby({ stdio: 'inherit' }); console.log(s.pid); setInterval(() => {}, 1000);`,
+      ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     const [line] = (await once(owner.stdout as NodeJS.ReadableStream, 'data')) as [Buffer];
@@ -200,7 +212,11 @@ describe('standby: a program forked ahead, run on demand', { skip: process.platf
   test('a waiting standby does not keep its owner alive', async () => {
     const owner = spawn(
       process.execPath,
-      ['--input-type=module', '-e', `const { startStandby } = await import(${JSON.stringify(procIndex)}); startStandby({ stdio: 'pipe-output' }); startStandby({ stdio: 'inherit' });`],
+      [
+        '--input-type=module',
+        '-e',
+        `const { startStandby } = await import(${JSON.stringify(procIndex)}); startStandby({ stdio: 'pipe-output' }); startStandby({ stdio: 'inherit' });`,
+      ],
       { stdio: 'ignore' },
     );
     const timer = setTimeout(() => owner.kill('SIGKILL'), 10_000);

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, test } from 'node:test';
+
 import { createEventBus } from '../../src/events/index.js';
-import { type ProgressData, createProgressEmitter, progressOnBus, startProgressView } from '../../src/progress/index.js';
+import { createProgressEmitter, type ProgressData, progressOnBus, startProgressView } from '../../src/progress/index.js';
 import { memoryLogger } from '../support/download-kit.js';
 
 describe('progress', () => {
@@ -20,7 +21,10 @@ describe('progress', () => {
     assert.ok(sent.length < 10, `throttled: ${sent.length} events for 101 updates`);
     assert.equal(sent.at(-1)?.done, true);
     assert.equal(sent.filter((d) => d.done).length, 1);
-    assert.equal(sent.reduce((sum, d) => sum + d.delta, 0), 1300);
+    assert.equal(
+      sent.reduce((sum, d) => sum + d.delta, 0),
+      1300,
+    );
   });
 
   test('without a terminal: a log line every 10 % (or 5 s) with bytes, total, rate and ETA, and one at the end', () => {
@@ -69,8 +73,14 @@ describe('progress', () => {
     const bus = createEventBus();
     const log = memoryLogger();
     startProgressView({ bus, logger: log.logger });
-    bus.emit('download-progress', { text: 'downloading', data: { id: 'f', what: 'http://mirror/x', bytes: 0, total: undefined, delta: 0, done: true, outcome: 'failed' } });
-    bus.emit('download-progress', { text: 'downloading', data: { id: 'c', what: 'http://mirror/y', bytes: 0, total: undefined, delta: 0, done: true, outcome: 'cancelled' } });
+    bus.emit('download-progress', {
+      text: 'downloading',
+      data: { id: 'f', what: 'http://mirror/x', bytes: 0, total: undefined, delta: 0, done: true, outcome: 'failed' },
+    });
+    bus.emit('download-progress', {
+      text: 'downloading',
+      data: { id: 'c', what: 'http://mirror/y', bytes: 0, total: undefined, delta: 0, done: true, outcome: 'cancelled' },
+    });
     const lines = log.lines().filter((l) => l.event === 'download-progress');
     assert.deepEqual(
       lines.map((l) => String(l.msg).replace(/,.*/, '')),
@@ -101,7 +111,10 @@ describe('progress', () => {
     progress.update(1000, 1000);
     progress.finish();
     assert.ok(seen.length >= 2 && seen.every((e) => e === 'backup-progress'));
-    const last = log.lines().filter((l) => l.event === 'backup-progress').at(-1);
+    const last = log
+      .lines()
+      .filter((l) => l.event === 'backup-progress')
+      .at(-1);
     assert.equal(last?.bytes, 1000);
     assert.match(String(last?.msg), /^backup finished: 1000 B of 1000 B \(100%\)/);
   });

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+
 import { type Config, loadConfig } from '../../src/config/index.js';
 import { createEventBus } from '../../src/events/index.js';
 import { layoutFor } from '../../src/layout/index.js';
@@ -46,7 +47,10 @@ test('one rehearsal per scheduled upgrade and binary, one at a time, not near th
     layout,
     logger: silentLogger(),
     bus,
-    command: async (args) => [process.execPath, ['-e', standIn, journal, layout.stateDir, path.join(layout.upgradesDir, args[1] as string, 'bin', 'simd'), args[1] as string]],
+    command: async (args) => [
+      process.execPath,
+      ['-e', standIn, journal, layout.stateDir, path.join(layout.upgradesDir, args[1] as string, 'bin', 'simd'), args[1] as string],
+    ],
   });
   t.after(() => auto.stop());
   const lines = async () => (await fs.readFile(journal, 'utf8')).split('\n').filter(Boolean);

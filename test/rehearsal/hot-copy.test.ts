@@ -9,8 +9,10 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
+
 import { ClassicLevel } from 'classic-level';
-import { type Placer, createPlacer } from '../../src/backup/index.js';
+
+import { createPlacer, type Placer } from '../../src/backup/index.js';
 import { silentLogger } from '../../src/log/index.js';
 import { copyLiveData } from '../../src/rehearsal/hot-copy.js';
 import { liveTables, tableNames } from '../../src/rehearsal/manifest.js';
@@ -31,10 +33,13 @@ async function busyDatabase(dir: string) {
   const writing = (async () => {
     while (!stop) {
       n += 1;
-      await db.batch([
-        { type: 'put', key: `k${String(n).padStart(8, '0')}`, value: `${n}:${filler}` },
-        { type: 'put', key: 'last', value: String(n) },
-      ], { sync: false });
+      await db.batch(
+        [
+          { type: 'put', key: `k${String(n).padStart(8, '0')}`, value: `${n}:${filler}` },
+          { type: 'put', key: 'last', value: String(n) },
+        ],
+        { sync: false },
+      );
     }
   })();
   return {
@@ -89,7 +94,11 @@ for (const mode of ['copy', 'link'] as const) {
     const during = app.written();
     await app.close();
     await blocks.close();
-    assert.deepEqual(copy.databases.map((d) => d.rel), ['application.db', 'blockstore.db'], 'the application first');
+    assert.deepEqual(
+      copy.databases.map((d) => d.rel),
+      ['application.db', 'blockstore.db'],
+      'the application first',
+    );
     assert.ok(copy.databases.every((d) => d.verified));
     t.diagnostic(`passes: ${copy.databases.map((d) => d.passes).join(', ')}; batches written during the copy: ${during}`);
     const lastApp = order.findLastIndex((rel) => rel.startsWith('application.db'));
@@ -104,7 +113,15 @@ for (const mode of ['copy', 'link'] as const) {
 test('the signing state, the consensus WAL, a pending upgrade-info.json, snapshots and the batch queue are not copied', async (t) => {
   const root = await tempDir(t);
   const data = path.join(root, 'data');
-  for (const rel of ['priv_validator_state.json', 'cs.wal/wal', 'upgrade-info.json', 'upgrade-info.json.batch', 'snapshots/metadata.db/x', 'evidence.db/000001.log', 'tx_index.db/CURRENT']) {
+  for (const rel of [
+    'priv_validator_state.json',
+    'cs.wal/wal',
+    'upgrade-info.json',
+    'upgrade-info.json.batch',
+    'snapshots/metadata.db/x',
+    'evidence.db/000001.log',
+    'tx_index.db/CURRENT',
+  ]) {
     await fs.mkdir(path.dirname(path.join(data, rel)), { recursive: true });
     await fs.writeFile(path.join(data, rel), 'x');
   }
@@ -130,10 +147,20 @@ test('a table the MANIFEST names that a compaction removed before it was copied:
   for (const number of live.tables.keys()) for (const name of tableNames(number)) await fs.rm(path.join(dir, name), { force: true });
   const placer = createPlacer({ mode: 'copy', logger: silentLogger(), backupDir: root });
   await assert.rejects(
-    copyLiveData({ dataDir: path.join(root, 'data'), target: path.join(root, 'copy'), placer, logger: silentLogger(), signal: new AbortController().signal, maxPasses: 3 }),
+    copyLiveData({
+      dataDir: path.join(root, 'data'),
+      target: path.join(root, 'copy'),
+      placer,
+      logger: silentLogger(),
+      signal: new AbortController().signal,
+      maxPasses: 3,
+    }),
     (error: Error & { code?: string }) => {
       assert.equal(error.code, 'CHAINVISOR_REHEARSAL_COPY_FAILED');
-      assert.match(error.message, /no consistent copy of .*application\.db could be taken from the running node in 3 passes: \d+ tables? its MANIFEST names \(\d{6}\.ldb/);
+      assert.match(
+        error.message,
+        /no consistent copy of .*application\.db could be taken from the running node in 3 passes: \d+ tables? its MANIFEST names \(\d{6}\.ldb/,
+      );
       return true;
     },
   );

@@ -9,7 +9,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+
 import { bech32 } from '@scure/base';
+
 import { readGenesisFacts } from '../../src/rehearsal/genesis.js';
 import { newScratchKeys, operatorAddress } from '../../src/rehearsal/keys.js';
 
@@ -21,7 +23,10 @@ test('genesis: the top-level chain_id even after app_state and nested chain_ids;
   const genesis = `{"app_hash":"","app_state":{"ibc":{"client_genesis":{"clients":[{"client_state":{"chain_id":"cosmoshub-4","x":"${big}"}}]}},"auth":{"accounts":[{"address":"${account}","note":"a \\"quoted\\" chain_id"}]}},"chain_id":"osmosis-1","initial_height":"1"}`;
   await fs.writeFile(path.join(dir, 'genesis.json'), genesis);
   assert.deepEqual(await readGenesisFacts(path.join(dir, 'genesis.json')), { chainId: 'osmosis-1', prefix: 'osmo' });
-  await fs.writeFile(path.join(dir, 'valoper.json'), `{"chain_id":"x-1","app_state":{"staking":{"validators":[{"operator_address":"${operatorAddress('juno', Buffer.alloc(20, 1))}"}]}}}`);
+  await fs.writeFile(
+    path.join(dir, 'valoper.json'),
+    `{"chain_id":"x-1","app_state":{"staking":{"validators":[{"operator_address":"${operatorAddress('juno', Buffer.alloc(20, 1))}"}]}}}`,
+  );
   assert.deepEqual(await readGenesisFacts(path.join(dir, 'valoper.json')), { chainId: 'x-1', prefix: 'juno' });
   await fs.writeFile(path.join(dir, 'none.json'), '{"chain_id":"sim-1","app_state":{}}');
   assert.deepEqual(await readGenesisFacts(path.join(dir, 'none.json')), { chainId: 'sim-1', prefix: undefined });
@@ -34,7 +39,10 @@ test('fresh keys: a working ed25519 validator key as CometBFT keeps it, its addr
   const pub = Buffer.from(validator.pub_key.value, 'base64');
   assert.equal(priv.length, 64);
   assert.deepEqual(priv.subarray(32), pub);
-  const key = createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', d: priv.subarray(0, 32).toString('base64url'), x: pub.toString('base64url') }, format: 'jwk' });
+  const key = createPrivateKey({
+    key: { kty: 'OKP', crv: 'Ed25519', d: priv.subarray(0, 32).toString('base64url'), x: pub.toString('base64url') },
+    format: 'jwk',
+  });
   assert.deepEqual(Buffer.from(createPublicKey(key).export({ format: 'jwk' }).x ?? '', 'base64url'), pub, 'the seed gives the public key');
   const address = createHash('sha256').update(pub).digest().subarray(0, 20);
   assert.equal(validator.address, address.toString('hex').toUpperCase());

@@ -9,7 +9,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+
 import { parse } from 'smol-toml';
+
 import { newScratchKeys } from '../../src/rehearsal/keys.js';
 import { scratchAppToml, scratchConfigToml, writeScratchConfig } from '../../src/rehearsal/scratch-config.js';
 
@@ -81,10 +83,7 @@ test("config.toml: every listener on the scratch's loopback ports, no peers, no 
   assert.equal(doc.priv_validator_key_file, 'config/priv_validator_key.json');
   assert.equal(doc.priv_validator_state_file, 'data/priv_validator_state.json');
   assert.equal(doc.db_dir, 'data');
-  assert.deepEqual(
-    { ...(doc.rpc as object) },
-    { laddr: 'tcp://127.0.0.1:30001', grpc_laddr: '', pprof_laddr: '', unsafe: false },
-  );
+  assert.deepEqual({ ...(doc.rpc as object) }, { laddr: 'tcp://127.0.0.1:30001', grpc_laddr: '', pprof_laddr: '', unsafe: false });
   const p2p = doc.p2p as Record<string, unknown>;
   assert.equal(p2p.laddr, 'tcp://127.0.0.1:30002');
   for (const key of ['seeds', 'persistent_peers', 'unconditional_peer_ids', 'external_address']) assert.equal(p2p[key], '', key);
@@ -123,14 +122,24 @@ test('the scratch config folder: fresh keys, no address book, the genesis copied
   for (const [name, text] of Object.entries(files)) await fs.writeFile(path.join(live, name), text, { mode: 0o600 });
   const digest = async () => {
     const out: Record<string, string> = {};
-    for (const name of Object.keys(files)) out[name] = createHash('sha256').update(await fs.readFile(path.join(live, name))).digest('hex');
+    for (const name of Object.keys(files))
+      out[name] = createHash('sha256')
+        .update(await fs.readFile(path.join(live, name)))
+        .digest('hex');
     return out;
   };
   const before = await digest();
   const scratch = path.join(root, 'scratch');
   await fs.mkdir(path.join(scratch, 'data'), { recursive: true });
   const keys = newScratchKeys();
-  await writeScratchConfig({ liveConfigDir: live, liveGenesis: path.join(live, 'genesis.json'), scratchHome: scratch, ports, keys, chainId: 'cosmoshub-4-rehearsal' });
+  await writeScratchConfig({
+    liveConfigDir: live,
+    liveGenesis: path.join(live, 'genesis.json'),
+    scratchHome: scratch,
+    ports,
+    keys,
+    chainId: 'cosmoshub-4-rehearsal',
+  });
   assert.deepEqual(await digest(), before);
   const names = (await fs.readdir(path.join(scratch, 'config'))).sort();
   assert.deepEqual(names, ['app.toml', 'client.toml', 'config.toml', 'genesis.json', 'node_key.json', 'priv_validator_key.json']);

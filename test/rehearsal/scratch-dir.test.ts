@@ -9,6 +9,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+
 import { silentLogger } from '../../src/log/index.js';
 import { newScratchPath, recordScratchNode, removeLeftoverRehearsals, scratchOwner } from '../../src/rehearsal/scratch-dir.js';
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RestartPolicy, healthyRunMs, maxBackoffMs } from '../../src/restart/index.js';
+
+import { healthyRunMs, maxBackoffMs, RestartPolicy } from '../../src/restart/index.js';
 
 const crash = { code: 3, signal: undefined };
 

@@ -8,11 +8,17 @@ import assert from 'node:assert/strict';
 import { access, readdir, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
+
 import { upgradeInfoFor } from '@chainvisor/simd';
 import { cli, proposeUpgrade, startNode, waitFor, waitForProposal } from '@chainvisor/simd/testing';
+
 import { makeChain, runChainvisor, serveFiles } from './support.js';
 
-const exists = (file: string) => access(file).then(() => true, () => false);
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
 
 test('a scheduled plan is staged while the old node runs; the halt downloads nothing and switches', async (t) => {
   const chain = await makeChain(t);
@@ -48,12 +54,30 @@ test('a plan cancelled on chain: its staged binary is moved aside and plan-cance
   await proposeUpgrade(bin, chain.home, { name: 'v2', height, info: upgradeInfoFor(chain.built.versions.v2!, server.url) });
   await waitFor(() => run.events('binary-staged').length > 0, 'binary-staged');
 
-  const r = await cli(bin, ['tx', 'upgrade', 'cancel-software-upgrade', '--title', 'cancel', '--summary', 'x', '--deposit', '10000000stake', '--from', 'validator', '--home', chain.home, '--yes']);
+  const r = await cli(bin, [
+    'tx',
+    'upgrade',
+    'cancel-software-upgrade',
+    '--title',
+    'cancel',
+    '--summary',
+    'x',
+    '--deposit',
+    '10000000stake',
+    '--from',
+    'validator',
+    '--home',
+    chain.home,
+    '--yes',
+  ]);
   assert.equal(r.code, 0, r.stderr);
   await waitFor(() => run.events('plan-cancelled').length > 0, `plan-cancelled\n${run.output()}`);
   await waitFor(async () => !(await exists(path.join(chain.home, 'cosmovisor', 'upgrades', 'v2'))), 'the staged folder moved aside');
   const entries = await readdir(path.join(chain.home, 'cosmovisor', 'upgrades'));
-  assert.ok(entries.some((e) => e.startsWith('v2.replaced-')), `moved aside, not deleted: ${entries.join(', ')}`);
+  assert.ok(
+    entries.some((e) => e.startsWith('v2.replaced-')),
+    `moved aside, not deleted: ${entries.join(', ')}`,
+  );
   assert.equal(await readlink(path.join(chain.home, 'cosmovisor', 'current')), 'genesis');
 });
 
@@ -70,7 +94,10 @@ test('a plan whose height changes keeps its staged binary (same Info: nothing do
   const bytes = server.bytes();
   const { id } = await proposeUpgrade(bin, chain.home, { name: 'v2', height: start + 500, info });
   await waitForProposal(bin, chain.home, id, /PASSED/);
-  await waitFor(() => run.events('upgrade-scheduled').some((e) => String(e.msg).includes(`height ${start + 400} → ${start + 500}`)), `height change seen\n${run.output()}`);
+  await waitFor(
+    () => run.events('upgrade-scheduled').some((e) => String(e.msg).includes(`height ${start + 400} → ${start + 500}`)),
+    `height change seen\n${run.output()}`,
+  );
   assert.equal(server.bytes(), bytes, 'not downloaded again');
   assert.ok(await exists(path.join(chain.home, 'cosmovisor', 'upgrades', 'v2', 'bin', 'simd')));
   assert.equal(run.events('plan-cancelled').length, 0);
@@ -121,7 +148,11 @@ test('prepare-upgrade, with no supervisor: stages the scheduled plan; says so wh
   assert.equal(none.code, 0, none.stderr);
   assert.match(none.stdout, /no upgrade is scheduled on chain/);
 
-  const { id } = await proposeUpgrade(bin, chain.home, { name: 'v2', height: (await node.height()) + 500, info: upgradeInfoFor(chain.built.versions.v2!, server.url) });
+  const { id } = await proposeUpgrade(bin, chain.home, {
+    name: 'v2',
+    height: (await node.height()) + 500,
+    info: upgradeInfoFor(chain.built.versions.v2!, server.url),
+  });
   await waitForProposal(bin, chain.home, id, /PASSED/);
   const r = await chain.chainvisor(['prepare-upgrade']);
   assert.equal(r.code, 0, r.stderr);

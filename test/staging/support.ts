@@ -7,16 +7,17 @@ import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import http from 'node:http';
-import { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { buildVersions, readAddresses, type BuiltVersions, type NodeAddresses } from '@chainvisor/simd';
+
+import { buildVersions, type BuiltVersions, type NodeAddresses, readAddresses } from '@chainvisor/simd';
 import { cli, waitFor } from '@chainvisor/simd/testing';
+
 import { chainvisorCommand } from '../support/chainvisor-command.js';
 import { unusedPort } from '../support/ports.js';
-
 
 export interface FileServer {
   url: string;
@@ -100,8 +101,17 @@ export async function makeChain(t: TestContext, options: { blockTime?: string } 
     CHAINVISOR_LOG_FORMAT: 'json',
   };
   const nodeFlags = [
-    'start', '--home', home, '--block-time', options.blockTime ?? '100ms',
-    '--rpc.laddr', 'tcp://127.0.0.1:0', '--grpc.address', grpc, '--api.address', 'tcp://127.0.0.1:0',
+    'start',
+    '--home',
+    home,
+    '--block-time',
+    options.blockTime ?? '100ms',
+    '--rpc.laddr',
+    'tcp://127.0.0.1:0',
+    '--grpc.address',
+    grpc,
+    '--api.address',
+    'tcp://127.0.0.1:0',
   ];
   const chain: Chain = {
     dir,

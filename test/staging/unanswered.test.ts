@@ -9,13 +9,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+
 import { pino } from 'pino';
+
 import { createChainClient } from '../../src/chain/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createEventBus } from '../../src/events/index.js';
-import { unusedPort } from '../support/ports.js';
 import { layoutFor } from '../../src/layout/index.js';
 import { startPlanWatcher, unansweredWait } from '../../src/staging/index.js';
+import { unusedPort } from '../support/ports.js';
 
 describe('the plan watch beside a node with no gRPC', () => {
   let root: string;
@@ -28,14 +30,19 @@ describe('the plan watch beside a node with no gRPC', () => {
   });
 
   test('waits 1, 2, 4 … seconds between unanswered reads, up to the interval', () => {
-    assert.deepEqual([1, 2, 3, 4, 5, 6, 20].map((m) => unansweredWait(m, 10_000)), [1000, 2000, 4000, 8000, 10_000, 10_000, 10_000]);
+    assert.deepEqual(
+      [1, 2, 3, 4, 5, 6, 20].map((m) => unansweredWait(m, 10_000)),
+      [1000, 2000, 4000, 8000, 10_000, 10_000, 10_000],
+    );
     assert.equal(unansweredWait(1, 300), 300);
   });
 
   /** Runs a plan watch for `ms` against the closed port; returns the reads it made and its log lines. */
   async function watchFor(ms: number, interval: string, unreachableAfterMs = 60_000): Promise<{ reads: number; lines: Array<{ level: number; msg: string }> }> {
     const address = `127.0.0.1:${await unusedPort()}`;
-    const { config } = loadConfig({ env: { DAEMON_HOME: path.join(root, 'home'), DAEMON_NAME: 'simd', DAEMON_GRPC_ADDRESS: address, CHAINVISOR_PLAN_POLL_INTERVAL: interval } });
+    const { config } = loadConfig({
+      env: { DAEMON_HOME: path.join(root, 'home'), DAEMON_NAME: 'simd', DAEMON_GRPC_ADDRESS: address, CHAINVISOR_PLAN_POLL_INTERVAL: interval },
+    });
     const real = createChainClient({ address, timeoutMs: 500 });
     let reads = 0;
     const client = { ...real, address, currentPlan: () => (reads++, real.currentPlan()), latestHeight: () => real.latestHeight(), close: () => real.close() };

@@ -7,6 +7,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+
 import { createEventBus } from '../../src/events/index.js';
 import { layoutFor } from '../../src/layout/index.js';
 import { buildStatus, trackLive } from '../../src/status/index.js';
@@ -37,7 +38,10 @@ test('a plan from the chain, the chain height, staging, backups and progress rea
   bus.emit('binary-staged', { upgrade: { name: 'V3', height: 500 }, text: 'staged' });
   d = await doc();
   assert.equal(d.pending?.binaryPresent, true);
-  assert.deepEqual(d.staged.map((s) => s.name), ['v3']);
+  assert.deepEqual(
+    d.staged.map((s) => s.name),
+    ['v3'],
+  );
 
   bus.emit('backup-started', { text: 'backup', data: { path: path.join(root, 'data') } });
   bus.emit('backup-progress', { text: 'backup', data: { id: 'b', what: 'data', bytes: 10, total: 100, delta: 10, done: false } });
@@ -46,7 +50,10 @@ test('a plan from the chain, the chain height, staging, backups and progress rea
   bus.emit('backup-done', { text: 'done', data: { ms: 1500, mode: 'reflink', path: path.join(root, 'data-backup-2026-11-22') } });
   d = await doc();
   assert.equal(d.activity, null);
-  assert.deepEqual(d.backups.map((b) => [b.name, b.durationSeconds, b.mode]), [['data-backup-2026-11-22', 1.5, 'reflink']]);
+  assert.deepEqual(
+    d.backups.map((b) => [b.name, b.durationSeconds, b.mode]),
+    [['data-backup-2026-11-22', 1.5, 'reflink']],
+  );
 
   bus.emit('plan-cancelled', { upgrade: { name: 'V3', height: 500 }, text: 'cancelled' });
   assert.equal((await doc()).pending, null);

@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+
 import { plan } from '../support/fake-node.js';
-import { type TestHome, makeHome } from '../support/home.js';
+import { makeHome, type TestHome } from '../support/home.js';
 
 describe('chainvisor status', () => {
   let t: TestHome;
@@ -26,7 +27,13 @@ describe('chainvisor status', () => {
     const data = path.join(t.home, 'data');
     await fs.mkdir(data, { recursive: true });
     await fs.writeFile(path.join(data, 'upgrade-info.json'), JSON.stringify(plan('v2', 10)));
-    await fs.writeFile(path.join(data, 'upgrade-info.json.batch'), JSON.stringify([{ name: 'v4', height: 40, info: '' }, { name: 'v3', height: 30 }]));
+    await fs.writeFile(
+      path.join(data, 'upgrade-info.json.batch'),
+      JSON.stringify([
+        { name: 'v4', height: 40, info: '' },
+        { name: 'v3', height: 30 },
+      ]),
+    );
     await fs.mkdir(path.join(t.home, 'data-backup-2026-11-22'));
 
     const doc = JSON.parse((await t.cliOk(['status', '--output', 'json'])).stdout);
@@ -36,9 +43,18 @@ describe('chainvisor status', () => {
     assert.equal(doc.node.state, 'unsupervised');
     assert.equal(doc.node.pid, null);
     assert.deepEqual(doc.pending, { name: 'v2', height: 10, source: 'halt-file', blocksRemaining: null, binaryPresent: true });
-    assert.deepEqual(doc.staged.map((s: { name: string }) => s.name), ['v2', 'v3']);
-    assert.deepEqual(doc.queued, [{ name: 'v3', height: 30 }, { name: 'v4', height: 40 }]);
-    assert.deepEqual(doc.backups.map((b: { name: string }) => b.name), ['data-backup-2026-11-22']);
+    assert.deepEqual(
+      doc.staged.map((s: { name: string }) => s.name),
+      ['v2', 'v3'],
+    );
+    assert.deepEqual(doc.queued, [
+      { name: 'v3', height: 30 },
+      { name: 'v4', height: 40 },
+    ]);
+    assert.deepEqual(
+      doc.backups.map((b: { name: string }) => b.name),
+      ['data-backup-2026-11-22'],
+    );
     assert.equal(doc.lastUpgrade, null);
     assert.equal(doc.health.ok, false);
 

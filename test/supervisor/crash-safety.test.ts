@@ -5,8 +5,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+
 import { plan } from '../support/fake-node.js';
-import { type TestHome, makeHome, waitFor } from '../support/home.js';
+import { makeHome, type TestHome, waitFor } from '../support/home.js';
 
 describe('chainvisor run: crashes and failures mid-upgrade', () => {
   let t: TestHome;
@@ -89,7 +90,11 @@ describe('chainvisor run: crashes and failures mid-upgrade', () => {
       assert.equal(r.exitCode, 143, r.all);
       assert.match(r.all ?? '', /stopped while applying an upgrade; current was not switched/);
       assert.equal(await t.current(), 'genesis');
-      assert.deepEqual(await fs.readdir(path.join(t.home, 'cosmovisor')).then((e) => e.filter((n) => n.startsWith('.') && n !== '.chainvisor')), [], 'no work folder left');
+      assert.deepEqual(
+        await fs.readdir(path.join(t.home, 'cosmovisor')).then((e) => e.filter((n) => n.startsWith('.') && n !== '.chainvisor')),
+        [],
+        'no work folder left',
+      );
     } finally {
       server.closeAllConnections();
       server.close();

@@ -10,6 +10,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
+
 import { plan } from '../support/fake-node.js';
 import { chainvisorCommand, makeHome, waitFor } from '../support/home.js';
 
@@ -60,7 +61,11 @@ describe('a stop signal to the whole process group', () => {
     try {
       // A node that stops cleanly (exit 0) on SIGTERM, as the SDK's nodes do, and says its pid.
       const node = path.join(t.root, 'exits-0');
-      await fs.writeFile(node, `#!/bin/sh\n[ "$1" = pre-upgrade ] && exit 1\necho $$ > ${JSON.stringify(path.join(t.root, 'node.pid'))}\ntrap 'exit 0' TERM\nwhile :; do sleep 0.05; done\n`, { mode: 0o755 });
+      await fs.writeFile(
+        node,
+        `#!/bin/sh\n[ "$1" = pre-upgrade ] && exit 1\necho $$ > ${JSON.stringify(path.join(t.root, 'node.pid'))}\ntrap 'exit 0' TERM\nwhile :; do sleep 0.05; done\n`,
+        { mode: 0o755 },
+      );
       await t.cliOk(['init', node]);
       await t.cliOk(['add-upgrade', 'v2', await t.fakeNode({ label: 'v2' }), '--upgrade-height', '1000']);
       const run = spawn(...chainvisorCommand(['run', 'start']), { env: { ...process.env, ...t.env }, stdio: ['ignore', 'ignore', 'pipe'] });

@@ -9,8 +9,9 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { type TestContext, afterEach, beforeEach, describe, test } from 'node:test';
-import { type CliResult, type TestHome, makeHome } from '../support/home.js';
+import { afterEach, beforeEach, describe, test, type TestContext } from 'node:test';
+
+import { type CliResult, makeHome, type TestHome } from '../support/home.js';
 
 const isRoot = process.getuid?.() === 0;
 const plan = JSON.stringify({ name: 'v2', time: '0001-01-01T00:00:00Z', height: 10 });
@@ -157,7 +158,10 @@ describe('operating-system errors are coded errors', () => {
         assert.equal(r.exitCode, 0, r.stderr);
         assert.ok((await t.journalLines()).includes('genesis start [start]'));
         const lines = warnings(r.stderr);
-        assert.ok(lines.some((l) => /could not write the status file/.test(l.msg)), r.stderr);
+        assert.ok(
+          lines.some((l) => /could not write the status file/.test(l.msg)),
+          r.stderr,
+        );
         for (const line of lines) {
           assert.equal(line.err?.code, 'ENOSPC', `${line.msg}: ${JSON.stringify(line.err)}`);
           assert.equal(line.err?.stack, undefined, `a warning has no stack: ${line.msg}`);

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+
 import { plan } from '../support/fake-node.js';
-import { type TestHome, makeHome } from '../support/home.js';
+import { makeHome, type TestHome } from '../support/home.js';
 
 describe('chainvisor run: pre-upgrade', () => {
   let t: TestHome;
@@ -40,7 +41,10 @@ describe('chainvisor run: pre-upgrade', () => {
     assert.ok(!(await t.journalLines()).includes('v2 start [start]'));
     // The new link made ahead of the switch is gone with it: nothing but `current` and the layout.
     const root = path.join(t.home, 'cosmovisor');
-    assert.deepEqual((await fs.readdir(root)).filter((name) => name.startsWith('.current')), []);
+    assert.deepEqual(
+      (await fs.readdir(root)).filter((name) => name.startsWith('.current')),
+      [],
+    );
     assert.equal((await fs.readlink(path.join(root, 'current'))).replace(/\/$/, ''), 'genesis');
   });
 

@@ -7,13 +7,14 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+
 import { loadConfig } from '../../src/config/index.js';
 import { createEventBus, type SupervisorEvent } from '../../src/events/index.js';
 import { layoutFor } from '../../src/layout/index.js';
 import { createLogger } from '../../src/log/index.js';
 import { Supervisor } from '../../src/supervisor/index.js';
 import { plan } from '../support/fake-node.js';
-import { type TestHome, makeHome, waitFor } from '../support/home.js';
+import { makeHome, type TestHome, waitFor } from '../support/home.js';
 
 describe('chainvisor run: restart policy', () => {
   let t: TestHome;
@@ -58,17 +59,19 @@ describe('chainvisor run: restart policy', () => {
     const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'exit' } });
     await t.cliOk(['init', genesis]);
     await t.cliOk(['add-upgrade', 'v2', await t.fakeNode({ label: 'v2', runMs: 100, exitCode: 3, preUpgrade: [0] })]);
-    const { config } = loadConfig({ env: { ...t.env, CHAINVISOR_RESTART_ON_FAILURE: 'true', CHAINVISOR_RESTART_MAX: '2', CHAINVISOR_RESTART_BACKOFF: '20ms' } });
+    const { config } = loadConfig({
+      env: { ...t.env, CHAINVISOR_RESTART_ON_FAILURE: 'true', CHAINVISOR_RESTART_MAX: '2', CHAINVISOR_RESTART_BACKOFF: '20ms' },
+    });
     const events = createEventBus();
     const seen: SupervisorEvent[] = [];
     events.on((e) => seen.push(e));
     const lines: string[] = [];
     const logger = createLogger({ pretty: false, fd: 2 });
     const original = logger.error.bind(logger);
-    logger.error = ((...args: Parameters<typeof logger.error>) => {
+    logger.error = (...args: Parameters<typeof logger.error>) => {
       lines.push(JSON.stringify(args));
       return original(...args);
-    }) as typeof logger.error;
+    };
     const supervisor = new Supervisor({ config, layout: layoutFor(config), args: ['start'], logger, events });
     // The fake nodes find the home in their environment, inherited from this process.
     const saved = process.env.DAEMON_HOME;
@@ -87,6 +90,9 @@ describe('chainvisor run: restart policy', () => {
         [3, undefined, 2, 'v2'],
       ],
     );
-    assert.ok(lines.some((l) => l.includes('CRASH AFTER UPGRADE')), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => l.includes('CRASH AFTER UPGRADE')),
+      lines.join('\n'),
+    );
   });
 });

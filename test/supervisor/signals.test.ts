@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { type TestHome, makeHome, waitFor } from '../support/home.js';
+
+import { makeHome, type TestHome, waitFor } from '../support/home.js';
 
 describe('chainvisor run: signals', () => {
   let t: TestHome;

@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+
 import { isProcessAlive } from '../../src/proc/index.js';
-import { type TestHome, makeHome, waitFor } from '../support/home.js';
+import { makeHome, type TestHome, waitFor } from '../support/home.js';
 
 /** Fields of /proc/<pid>/stat after the command name: [0] is field 3 (state), [1] the parent, [19] the start time. */
 async function statFields(pid: number): Promise<string[] | undefined> {

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+
 import { plan } from '../support/fake-node.js';
-import { type TestHome, makeHome, waitFor } from '../support/home.js';
+import { makeHome, type TestHome, waitFor } from '../support/home.js';
 
 describe('chainvisor run: start-up reconciliation and upgrade-info.json', () => {
   let t: TestHome;

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+
 import { plan } from '../support/fake-node.js';
-import { type TestHome, makeHome, waitFor } from '../support/home.js';
+import { makeHome, type TestHome, waitFor } from '../support/home.js';
 
 describe('chainvisor run: upgrades', () => {
   let t: TestHome;
@@ -83,7 +84,10 @@ describe('chainvisor run: upgrades', () => {
     await t.cliOk(['add-upgrade', 'v2', v2]);
     const r = await t.cli(['run', 'start'], { DAEMON_RESTART_DELAY: '1s' });
     assert.equal(r.exitCode, 0, r.stderr);
-    const logs = r.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; time: number; event?: string });
+    const logs = r.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; time: number; event?: string });
     // The plan is seen either as the node exits or, when the watcher is first, just before: one upgrade-detected either way.
     const halted = logs.find((l) => l.event === 'upgrade-detected');
     const restarted = logs.filter((l) => l.msg === 'starting node')[1];

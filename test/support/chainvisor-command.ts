@@ -11,7 +11,9 @@ import { fileURLToPath } from 'node:url';
 export const chainvisorBin = path.resolve(fileURLToPath(import.meta.url), '../../../../bin/chainvisor.js');
 
 /** The release executable under test, absolute; undefined when the tests run `bin/chainvisor.js`. */
-export const chainvisorExecutable: string | undefined = process.env.CHAINVISOR_TEST_EXECUTABLE ? path.resolve(process.env.CHAINVISOR_TEST_EXECUTABLE) : undefined;
+export const chainvisorExecutable: string | undefined = process.env.CHAINVISOR_TEST_EXECUTABLE
+  ? path.resolve(process.env.CHAINVISOR_TEST_EXECUTABLE)
+  : undefined;
 
 /** `[file, args]` that run `chainvisor <args>`, for execa or spawn. */
 export function chainvisorCommand(args: readonly string[]): [string, string[]] {

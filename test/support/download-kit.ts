@@ -8,7 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
+
 import { pino } from 'pino';
+
 import { type Config, loadConfig } from '../../src/config/index.js';
 import { type Layout, layoutFor } from '../../src/layout/index.js';
 import type { Logger } from '../../src/log/index.js';

@@ -58,9 +58,7 @@ export function fakeNodeScript(options: FakeNodeOptions): string {
     'esac',
     options.onStart ?? '',
     'printf "%s start" "$L" >> "$J"; for a in "$@"; do printf " [%s]" "$a" >> "$J"; done; echo >> "$J"',
-    options.ignoreTerm
-      ? `trap 'echo "$L got TERM (ignored)" >> "$J"' TERM`
-      : `trap 'echo "$L got TERM" >> "$J"; exit 143' TERM`,
+    options.ignoreTerm ? `trap 'echo "$L got TERM (ignored)" >> "$J"' TERM` : `trap 'echo "$L got TERM" >> "$J"; exit 143' TERM`,
     `trap 'echo "$L got INT" >> "$J"; exit 130' INT`,
     `trap 'echo "$L got HUP" >> "$J"' HUP`,
   ];
@@ -76,11 +74,7 @@ export function fakeNodeScript(options: FakeNodeOptions): string {
       lines.push(`printf '%s' ${shellQuote(planText)} > ${file}`);
     } else {
       const cut = Math.floor(planText.length / 2);
-      lines.push(
-        `printf '%s' ${shellQuote(planText.slice(0, cut))} > ${file}`,
-        'sleep 0.4',
-        `printf '%s' ${shellQuote(planText.slice(cut))} >> ${file}`,
-      );
+      lines.push(`printf '%s' ${shellQuote(planText.slice(0, cut))} > ${file}`, 'sleep 0.4', `printf '%s' ${shellQuote(planText.slice(cut))} >> ${file}`);
     }
     if (halt.style === 'exit') lines.push('exit 1');
   } else if (options.runMs !== undefined) {

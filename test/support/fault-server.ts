@@ -7,6 +7,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+
 import { testCert, testKey } from './tls.js';
 
 export type Fault =
@@ -147,7 +148,9 @@ function serve(req: http.IncomingMessage, res: http.ServerResponse, route: Route
       // padding headers make the head long enough to outlast any timeout a test sets.
       const socket = res.socket as Socket;
       const padding = Array.from({ length: 8 }, (_, i) => `x-padding-${i}: ${'p'.repeat(32)}\r\n`).join('');
-      const head = Buffer.from(`HTTP/1.1 200 OK\r\ncontent-type: application/octet-stream\r\ncontent-length: ${body.length}\r\n${padding}connection: close\r\n\r\n`);
+      const head = Buffer.from(
+        `HTTP/1.1 200 OK\r\ncontent-type: application/octet-stream\r\ncontent-length: ${body.length}\r\n${padding}connection: close\r\n\r\n`,
+      );
       let offset = 0;
       const timer = setInterval(() => {
         if (socket.destroyed) return clearInterval(timer);

@@ -1,10 +1,12 @@
 /**
  * A node home in a temp folder, and the real `chainvisor` command run against it as a child process.
  */
-import { execa } from 'execa';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+
+import { execa } from 'execa';
+
 import { chainvisorCommand } from './chainvisor-command.js';
 import { type FakeNodeOptions, writeFakeNode } from './fake-node.js';
 

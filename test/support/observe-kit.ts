@@ -1,20 +1,25 @@
 /** Reaching a running `chainvisor run`'s endpoint from a test, and reading Prometheus text. */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+
 import { type TestHome, waitFor } from './home.js';
 
 /** Where `run` listens (it was asked for port 0), from the status file it keeps. */
 export async function endpointOf(t: TestHome): Promise<string> {
   const file = path.join(t.home, 'cosmovisor', '.chainvisor', 'status.json');
   let address = '';
-  await waitFor(async () => {
-    try {
-      address = (JSON.parse(await fs.readFile(file, 'utf8')) as { live: { chainvisor: { http: string | null } } }).live.chainvisor.http ?? '';
-    } catch {
-      return false;
-    }
-    return address !== '';
-  }, 'the status file names the endpoint', 30_000);
+  await waitFor(
+    async () => {
+      try {
+        address = (JSON.parse(await fs.readFile(file, 'utf8')) as { live: { chainvisor: { http: string | null } } }).live.chainvisor.http ?? '';
+      } catch {
+        return false;
+      }
+      return address !== '';
+    },
+    'the status file names the endpoint',
+    30_000,
+  );
   return `http://${address}`;
 }
 

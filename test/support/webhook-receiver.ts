@@ -51,7 +51,12 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         receiver.hung += 1;
         return;
       }
-      receiver.received.push({ body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>, authorization: req.headers.authorization, status: answer, at: Date.now() });
+      receiver.received.push({
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
+        authorization: req.headers.authorization,
+        status: answer,
+        at: Date.now(),
+      });
       res.writeHead(answer).end();
     });
   });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ChecksumMismatchError, assertChecksum, parseChecksum } from '../../src/verify/index.js';
+
+import { assertChecksum, ChecksumMismatchError, parseChecksum } from '../../src/verify/index.js';
 
 const hex64 = 'a'.repeat(64);
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
+
 import { fakeBinary, tar, zip } from '../../scripts/make-hostile-archives.js';
 import { unpack } from '../../src/verify/index.js';
 import { tempDir } from '../support/download-kit.js';
@@ -10,9 +11,21 @@ import { tempDir } from '../support/download-kit.js';
 const limits = { maxBytes: 64 << 20, maxEntries: 100 };
 
 for (const [kind, body] of [
-  ['tar with an empty bin/simd', tar([{ name: 'bin/simd', body: '', mode: 0o755 }, { name: 'README', body: 'x' }])],
+  [
+    'tar with an empty bin/simd',
+    tar([
+      { name: 'bin/simd', body: '', mode: 0o755 },
+      { name: 'README', body: 'x' },
+    ]),
+  ],
   ['tar with an empty simd at its root', tar([{ name: 'simd', body: '', mode: 0o755 }])],
-  ['zip with an empty bin/simd', zip([{ name: 'bin/simd', body: '' }, { name: 'lib/libwasmvm.so', body: fakeBinary() }])],
+  [
+    'zip with an empty bin/simd',
+    zip([
+      { name: 'bin/simd', body: '' },
+      { name: 'lib/libwasmvm.so', body: fakeBinary() },
+    ]),
+  ],
 ] as const) {
   test(`${kind}: refused as an empty binary (79)`, async (t) => {
     const dir = await tempDir(t);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+
 import { fakeBinary, gzip, tar, zip } from '../../scripts/make-hostile-archives.js';
 import { detectFromHead } from '../../src/verify/index.js';
 

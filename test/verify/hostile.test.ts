@@ -7,6 +7,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+
 import { hostileArchives, writeArchives } from '../../scripts/make-hostile-archives.js';
 import { ChainvisorError, ExitCode } from '../../src/errors/index.js';
 import { unpack } from '../../src/verify/index.js';
@@ -50,7 +51,10 @@ async function refuse(key: string, code: string): Promise<ChainvisorError> {
   // Nothing escaped: neither target exists, and the work folder holds only what we put there.
   await assert.rejects(fs.lstat(path.join(root, 'evil')), { code: 'ENOENT' });
   await assert.rejects(fs.lstat(path.join(root, 'abs-evil')), { code: 'ENOENT' });
-  assert.deepEqual((await fs.readdir(root)).filter((n) => !n.startsWith('work-') && n !== 'archives'), []);
+  assert.deepEqual(
+    (await fs.readdir(root)).filter((n) => !n.startsWith('work-') && n !== 'archives'),
+    [],
+  );
   return error;
 }
 

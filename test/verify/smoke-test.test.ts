@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { SmokeTestError, smokeTest } from '../../src/verify/index.js';
+
+import { smokeTest, SmokeTestError } from '../../src/verify/index.js';
 import { tempDir } from '../support/download-kit.js';
 
 async function script(dir: string, body: string): Promise<string> {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
+
 import { fakeBinary, goodArchives, writeArchives } from '../../scripts/make-hostile-archives.js';
 import { unpack } from '../../src/verify/index.js';
 import { listTree, tempDir } from '../support/download-kit.js';
@@ -74,7 +75,14 @@ test('windows builds: <name>.exe is accepted for a windows/* key', async (t) => 
   const { zip } = await import('../../scripts/make-hostile-archives.js');
   const file = path.join(dir, 'download');
   await fs.writeFile(file, zip([{ name: 'simd.exe', body: fakeBinary(), method: 'deflate' }]));
-  const result = await unpack({ subject: { what: 'windows/amd64 binary' }, file, tree: path.join(dir, 'tree'), name: 'simd', platform: 'windows/amd64', limits });
+  const result = await unpack({
+    subject: { what: 'windows/amd64 binary' },
+    file,
+    tree: path.join(dir, 'tree'),
+    name: 'simd',
+    platform: 'windows/amd64',
+    limits,
+  });
   assert.equal(result.from, 'simd.exe');
   assert.deepEqual(await listTree(path.join(dir, 'tree')), ['bin/', 'bin/simd']);
 });
@@ -92,7 +100,13 @@ test("an entry inside a file of the archive is refused as the archive's fault, n
   const dir = await tempDir(t);
   const { tar } = await import('../../scripts/make-hostile-archives.js');
   const file = path.join(dir, 'download');
-  await fs.writeFile(file, tar([{ name: 'bin/simd', body: fakeBinary() }, { name: 'bin/simd/x', body: 'x' }]));
+  await fs.writeFile(
+    file,
+    tar([
+      { name: 'bin/simd', body: fakeBinary() },
+      { name: 'bin/simd/x', body: 'x' },
+    ]),
+  );
   await assert.rejects(unpack({ subject: { what: 'linux/amd64 binary' }, file, tree: path.join(dir, 'tree'), name: 'simd', limits }), {
     code: 'CHAINVISOR_ARCHIVE_UNSAFE',
     message: /inside the file "bin\/simd"/,

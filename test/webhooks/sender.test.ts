@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+
 import { createEventBus } from '../../src/events/index.js';
 import { parseWebhookTargets, startWebhooks } from '../../src/webhooks/index.js';
 import { memoryLogger } from '../support/download-kit.js';
 import { waitFor } from '../support/home.js';
-import { type WebhookReceiver, refusedUrl, startWebhookReceiver } from '../support/webhook-receiver.js';
+import { refusedUrl, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 describe('webhooks', () => {
   let receiver: WebhookReceiver;
@@ -46,8 +47,15 @@ describe('webhooks', () => {
     bus.emit('upgrade-detected', { upgrade: { name: 'v2', height: 10 }, text: 'a' });
     bus.emit('upgrade-applied', { upgrade: { name: 'v2', height: 10 }, text: 'b' });
     await hooks.close(10_000);
-    assert.deepEqual(receiver.delivered().map((r) => r.body.event), ['upgrade-detected', 'upgrade-applied']);
-    assert.deepEqual(receiver.received.map((r) => r.status), [503, 500, 200, 200], 'retried until accepted');
+    assert.deepEqual(
+      receiver.delivered().map((r) => r.body.event),
+      ['upgrade-detected', 'upgrade-applied'],
+    );
+    assert.deepEqual(
+      receiver.received.map((r) => r.status),
+      [503, 500, 200, 200],
+      'retried until accepted',
+    );
   });
 
   test('a receiver that never answers or refuses neither blocks emit nor the other receivers', async () => {

@@ -2,8 +2,8 @@
  * `node packages/simd/dist/src/build.js <out> [--name simd] [--base-url <url>]` (also `npm run sim:build -- <out>`):
  * builds every version of the simulated node into <out> and prints what it wrote.
  */
-import { buildVersions } from './package/build-versions.js';
 import { parseArgs } from './cli/args.js';
+import { buildVersions } from './package/build-versions.js';
 import { SimError } from './util/errors.js';
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -3,16 +3,16 @@
  * line and returns the exit code. Only this function prints errors: known ones as `Error: …` with a
  * hint, unknown ones with their stack (a bug).
  */
-import { GoPanic, SimError } from './util/errors.js';
-import { simVersions, withOptions, type VersionOptions } from './versions.js';
 import { UsageProblem } from './cli/args.js';
 import { helpFor } from './cli/help.js';
-import { processIO, type CliIO } from './cli/io.js';
 import { inPlaceTestnet } from './cli/in-place-testnet.js';
+import { type CliIO, processIO } from './cli/io.js';
 import { init, keys, start, status, version as versionCommand } from './cli/node-commands.js';
 import { preUpgrade } from './cli/pre-upgrade.js';
 import { runQuery } from './cli/query.js';
 import { txCommands } from './cli/tx.js';
+import { GoPanic, SimError } from './util/errors.js';
+import { simVersions, type VersionOptions, withOptions } from './versions.js';
 
 export interface RunSimdOptions {
   /** A key of simVersions: genesis, v2, v3, v2-broken. */
@@ -90,7 +90,10 @@ export async function runSimd(options: RunSimdOptions): Promise<number> {
     }
     if (error instanceof GoPanic) {
       // As the Go runtime prints an unrecovered panic, then exits 2.
-      const frames = (error.stack ?? '').split('\n').slice(1).map((line) => `\t${line.trim()}`);
+      const frames = (error.stack ?? '')
+        .split('\n')
+        .slice(1)
+        .map((line) => `\t${line.trim()}`);
       io.err(`panic: ${error.message}\n\ngoroutine 1 [running]:\n${frames.join('\n')}\n`);
       return 2;
     }

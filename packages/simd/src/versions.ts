@@ -13,10 +13,11 @@
  * VersionOptions (withOptions): without that command, with handlers that panic or take long.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+
 import { runMigrations } from './upgrade/migrations.js';
-import { GoPanic } from './util/errors.js';
-import { parseDuration } from './util/duration.js';
 import type { StoreUpgrades, UpgradeHandler, VersionMap } from './upgrade/types.js';
+import { parseDuration } from './util/duration.js';
+import { GoPanic } from './util/errors.js';
 
 export interface SimVersion {
   name: string;

@@ -70,8 +70,26 @@ test('the import checks see the sources and would see a circle', () => {
   const graph = importGraph();
   assert.ok(graph.size > 50, `only ${graph.size} source files under ${srcDir}`);
   assert.ok(graph.get('chain/app.ts')?.includes('core/msg.ts'));
-  assert.deepEqual(findCircle(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']]])), ['a', 'b', 'c', 'a']);
-  assert.equal(findCircle(new Map([['a', ['b']], ['b', []], ['c', ['a', 'b']]])), undefined);
+  assert.deepEqual(
+    findCircle(
+      new Map([
+        ['a', ['b']],
+        ['b', ['c']],
+        ['c', ['a']],
+      ]),
+    ),
+    ['a', 'b', 'c', 'a'],
+  );
+  assert.equal(
+    findCircle(
+      new Map([
+        ['a', ['b']],
+        ['b', []],
+        ['c', ['a', 'b']],
+      ]),
+    ),
+    undefined,
+  );
 });
 
 test('no import circle between the files of src/', () => {
@@ -91,7 +109,7 @@ test('folders import one way: core/ at the bottom, then upgrade/, gov/, chain/',
       const to = folderOf(target);
       if (to === from) continue;
       edges.add(to);
-      if (rank[from] !== undefined && rank[to] !== undefined && (rank[to] as number) > (rank[from] as number)) offenders.push(`${file} → ${target}`);
+      if (rank[from] !== undefined && rank[to] !== undefined && rank[to] > rank[from]) offenders.push(`${file} → ${target}`);
     }
   }
   assert.deepEqual(offenders, []);

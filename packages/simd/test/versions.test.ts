@@ -7,8 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
+
 import { bech32Encode } from '../src/util/bech32.js';
-import { cli, proposeUpgrade, readUpgradeInfoFile, simFixture, spawnNode, startNode, type SimFixture } from './support/node-harness.js';
+import { cli, proposeUpgrade, readUpgradeInfoFile, type SimFixture, simFixture, spawnNode, startNode } from './support/node-harness.js';
 
 const operator = bech32Encode('cosmosvaloper', Buffer.alloc(20, 0x42));
 
@@ -23,7 +24,9 @@ async function haltedForV2(t: TestContext, fx: SimFixture, options: { proposal: 
   // A proposal for an upgrade far ahead: it only has to be in the state.
   if (options.proposal) await proposeUpgrade(fx.bin('genesis'), home, { name: 'later', height: (await node.height()) + 100_000, extra: ['--no-validate'] });
   assert.equal((await node.stop()).code, 0);
-  const testnet = spawnNode(t, fx.bin('genesis'), home, ['rehearsal-1', operator, '--trigger-testnet-upgrade', 'v2', '--skip-confirmation'], {}, ['in-place-testnet']);
+  const testnet = spawnNode(t, fx.bin('genesis'), home, ['rehearsal-1', operator, '--trigger-testnet-upgrade', 'v2', '--skip-confirmation'], {}, [
+    'in-place-testnet',
+  ]);
   assert.equal((await testnet.exit).code, 2, testnet.log());
   return { home, height: (JSON.parse(await readUpgradeInfoFile(home)) as { height: number }).height };
 }

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
-import type { ManualEntry } from '../../manual/index.js';
+
 import { ExitCode, UsageError } from '../../errors/index.js';
 import { layoutFor } from '../../layout/index.js';
+import type { ManualEntry } from '../../manual/index.js';
 import { type Command, loadContextConfig } from '../command.js';
 import { reportSchedule } from './batch-report.js';
 
@@ -11,7 +12,7 @@ export const addBatchUpgradeCommand: Command = {
   usage: 'chainvisor add-batch-upgrade (--upgrade-list <name>:<path>:<height>,… | --upgrade-file <file>) [--force]',
   help: [
     'Queues several manual upgrades at once in data/upgrade-info.json.batch (as cosmovisor v1.7). All entries are',
-    'checked together first (binaries present, heights above the node\'s current height, no clash with the queue',
+    "checked together first (binaries present, heights above the node's current height, no clash with the queue",
     'or a governance plan); nothing is installed or queued when any is refused.',
     '  --upgrade-list L   comma-separated name:path-to-binary:height items',
     '  --upgrade-file F   a headerless CSV file of name,path-to-binary,height lines, or a JSON array of',
@@ -26,11 +27,15 @@ export const addBatchUpgradeCommand: Command = {
       options: { force: { type: 'boolean' }, 'upgrade-list': { type: 'string', multiple: true }, 'upgrade-file': { type: 'string' } },
       allowPositionals: true,
     });
-    if (positionals.length > 0) throw new UsageError(`add-batch-upgrade takes no arguments, got ${JSON.stringify(positionals[0])}`, 'use --upgrade-list or --upgrade-file');
+    if (positionals.length > 0)
+      throw new UsageError(`add-batch-upgrade takes no arguments, got ${JSON.stringify(positionals[0])}`, 'use --upgrade-list or --upgrade-file');
     const list = values['upgrade-list'];
     const file = values['upgrade-file'];
     if ((list === undefined) === (file === undefined)) {
-      throw new UsageError('add-batch-upgrade needs exactly one of --upgrade-list and --upgrade-file', 'chainvisor add-batch-upgrade --upgrade-list v2:/opt/v2/simd:1000,v3:/opt/v3/simd:2000');
+      throw new UsageError(
+        'add-batch-upgrade needs exactly one of --upgrade-list and --upgrade-file',
+        'chainvisor add-batch-upgrade --upgrade-list v2:/opt/v2/simd:1000,v3:/opt/v3/simd:2000',
+      );
     }
     const entries: ManualEntry[] = list !== undefined ? parseUpgradeList(list) : await readUpgradeFile(file as string);
     const { config } = loadContextConfig(ctx);

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+
 import { ExitCode, UsageError } from '../../errors/index.js';
 import { installBinary, layoutFor, planBinaryDir } from '../../layout/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
@@ -34,7 +35,10 @@ export const addUpgradeCommand: Command = {
     const heightText = values['upgrade-height'];
     if (heightText !== undefined) {
       if (!/^\d+$/.test(heightText) || !Number.isSafeInteger(Number(heightText)) || Number(heightText) <= 0) {
-        throw new UsageError(`--upgrade-height must be a whole number above 0, got ${JSON.stringify(heightText)}`, 'chainvisor add-upgrade v2 /path/to/simd --upgrade-height 1200');
+        throw new UsageError(
+          `--upgrade-height must be a whole number above 0, got ${JSON.stringify(heightText)}`,
+          'chainvisor add-upgrade v2 /path/to/simd --upgrade-height 1200',
+        );
       }
       // Loaded when used: the queue's checks bring the gRPC client, which other commands never evaluate.
       const { scheduleUpgrades } = await import('../../manual/index.js');

@@ -8,8 +8,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+
 import { loadConfig } from '../../config/index.js';
-import type { Fetcher, Info, FetchProgress } from '../../download/index.js';
+import type { Fetcher, FetchProgress, Info } from '../../download/index.js';
 import { ChainvisorError, ExitCode, UsageError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 
@@ -41,9 +42,9 @@ export const checkPlanCommand: Command = {
     '(unless DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM=false); the host\'s binary (or "any") is downloaded,',
     'its checksum compared, the archive inspected for bin/<name> or <name>, and `<binary> version` run.',
     '  --info <json|url>    the Info: {"binaries": {"linux/amd64": "https://…?checksum=sha256:…"}} or a URL to it',
-    '  --all-platforms      download and check every platform listed, not only this host\'s',
+    "  --all-platforms      download and check every platform listed, not only this host's",
     '  --name <binary>      the binary to look for in archives (default: $DAEMON_NAME)',
-    '  --skip-smoke-test    do not run `<binary> version` on the host\'s binary',
+    "  --skip-smoke-test    do not run `<binary> version` on the host's binary",
     'Download settings (CHAINVISOR_DOWNLOAD_*, CHAINVISOR_EXTRACT_*, CHAINVISOR_ALLOW_*) apply;',
     'DAEMON_HOME is not needed. Exits 0 when every row is fine, 79 otherwise.',
   ].join('\n'),
@@ -57,7 +58,7 @@ export const checkPlanCommand: Command = {
         'skip-smoke-test': { type: 'boolean' },
       },
     });
-    if (values.info === undefined || values.info.trim() === '') throw new UsageError('check-plan needs --info \'<json or url>\'');
+    if (values.info === undefined || values.info.trim() === '') throw new UsageError("check-plan needs --info '<json or url>'");
     const name = values.name ?? ctx.env.DAEMON_NAME;
     if (name === undefined || name === '') throw new UsageError('check-plan needs the binary name: pass --name <binary> or set DAEMON_NAME');
     // Only the download settings matter here; a placeholder home keeps the loader's required check quiet.
@@ -193,7 +194,13 @@ function printReport(ctx: CommandContext, info: Info, rows: Row[], notes: string
   const widths = columns.map((c) => Math.max(...[header, ...rows].map((r) => r[c].length)));
   writeLine(ctx.stdout, `Info: ${info.origin === 'inline' ? 'inline JSON' : info.origin}, ${Object.keys(info.binaries).length} platform(s)`);
   for (const row of [header, ...rows]) {
-    writeLine(ctx.stdout, columns.map((c, i) => (i === columns.length - 1 ? row[c] : row[c].padEnd(widths[i] as number))).join('  ').trimEnd());
+    writeLine(
+      ctx.stdout,
+      columns
+        .map((c, i) => (i === columns.length - 1 ? row[c] : row[c].padEnd(widths[i] as number)))
+        .join('  ')
+        .trimEnd(),
+    );
   }
   for (const note of notes) writeLine(ctx.stdout, `note: ${note}`);
   const failed = rows.filter((r) => r.problem !== undefined);

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { renderDocsTable, renderExample, formatSettings } from '../../config/index.js';
+
+import { formatSettings, renderDocsTable, renderExample } from '../../config/index.js';
 import { ConfigError } from '../../errors/index.js';
 import { binaryPath, customPreUpgradeProblem, layoutFor, readCurrentDir, requireHome } from '../../layout/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';

@@ -1,8 +1,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+
 import { renderCosmovisorToml } from '../../config/index.js';
-import { ChainvisorError, ExitCode, UsageError, isErrno, isFsError } from '../../errors/index.js';
+import { ChainvisorError, ExitCode, isErrno, isFsError, UsageError } from '../../errors/index.js';
+import { exists } from '../../fsread/index.js';
 import {
   binaryPath,
   checkLayoutShape,
@@ -17,7 +19,6 @@ import {
   writeFileAtomic,
 } from '../../layout/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
-import { exists } from '../../fsread/index.js';
 
 export const initCommand: Command = {
   name: 'init',
@@ -74,9 +75,11 @@ export const initCommand: Command = {
       writeLine(ctx.stdout, `current -> ${genesis}`);
     }
     const toml = path.join(layout.root, 'config.toml');
-    if (await exists(toml).catch((error: unknown) => {
-      throw isFsError(error) ? layoutFsError(toml, 'examine', error) : error;
-    })) {
+    if (
+      await exists(toml).catch((error: unknown) => {
+        throw isFsError(error) ? layoutFsError(toml, 'examine', error) : error;
+      })
+    ) {
       writeLine(ctx.stdout, `${toml} already exists; left as it is`);
     } else {
       try {
@@ -89,7 +92,6 @@ export const initCommand: Command = {
     return ExitCode.ok;
   },
 };
-
 
 async function sameContent(a: string, b: string): Promise<boolean> {
   // Only a regular file is read: a FIFO at the destination would block the read for good.

@@ -1,11 +1,12 @@
 import { parseArgs } from 'node:util';
+
 import { ChainvisorError, ExitCode } from '../../errors/index.js';
 import { layoutFor } from '../../layout/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
 
 export const prepareUpgradeCommand: Command = {
   name: 'prepare-upgrade',
-  summary: "stage the binary of the upgrade scheduled on chain now (download, verify, install)",
+  summary: 'stage the binary of the upgrade scheduled on chain now (download, verify, install)',
   usage: 'chainvisor prepare-upgrade',
   help: [
     "Reads the scheduled upgrade plan from the node's gRPC (DAEMON_GRPC_ADDRESS), then downloads, verifies and",

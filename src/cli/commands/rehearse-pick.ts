@@ -2,11 +2,11 @@
  * Which upgrade `rehearse` rehearses when none is named: the plan scheduled on chain, read from the
  * node's gRPC as staging reads it, or else the first manual upgrade queued in upgrade-info.json.batch.
  */
-import { readQueued } from '../../manual/index.js';
 import { createChainClient } from '../../chain/index.js';
 import type { Config } from '../../config/index.js';
 import { ChainvisorError } from '../../errors/index.js';
 import type { Layout } from '../../layout/index.js';
+import { readQueued } from '../../manual/index.js';
 
 export async function pickUpgrade(config: Config, layout: Layout): Promise<string> {
   const client = createChainClient({ address: config.grpcAddress, timeoutMs: 3000 });

@@ -4,12 +4,14 @@
  * report (text or JSON) and records it; exit 0 passed, 83 failed, 79 could not rehearse.
  */
 import { parseArgs } from 'node:util';
+
 import { parseDuration } from '../../config/index.js';
 import { ChainvisorError, ExitCode, UsageError } from '../../errors/index.js';
 import { layoutFor } from '../../layout/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
 
-const usage = 'chainvisor rehearse [<upgrade-name>] [--blocks N] [--timeout <duration>] [--keep] [--operator <valoper-address>] [--output json] [-- <node flags>]';
+const usage =
+  'chainvisor rehearse [<upgrade-name>] [--blocks N] [--timeout <duration>] [--keep] [--operator <valoper-address>] [--output json] [-- <node flags>]';
 
 export const rehearseCommand: Command = {
   name: 'rehearse',
@@ -35,7 +37,8 @@ export const rehearseCommand: Command = {
     const output = values.output ?? 'text';
     if (output !== 'json' && output !== 'text') throw new UsageError(`--output must be json or text, not ${JSON.stringify(output)}`);
     const blocks = values.blocks === undefined ? 3 : Number(values.blocks);
-    if (!Number.isSafeInteger(blocks) || blocks < 1) throw new UsageError(`--blocks must be a whole number of at least 1, not ${JSON.stringify(values.blocks)}`);
+    if (!Number.isSafeInteger(blocks) || blocks < 1)
+      throw new UsageError(`--blocks must be a whole number of at least 1, not ${JSON.stringify(values.blocks)}`);
     const timeout = parseDuration(values.timeout ?? '30m');
     if (!timeout.ok || timeout.value <= 0) throw new UsageError(`--timeout must be a duration such as 10m or 90s, not ${JSON.stringify(values.timeout)}`);
     const { config } = loadContextConfig(ctx);
@@ -57,7 +60,12 @@ export const rehearseCommand: Command = {
     const stop = new AbortController();
     const onSignal = (signal: NodeJS.Signals) => {
       logger.info({ signal }, `received ${signal}: stopping the scratch node and removing the scratch home`);
-      stop.abort(new ChainvisorError('CHAINVISOR_REHEARSAL_INTERRUPTED', `the rehearsal of "${upgrade}" was stopped by ${signal}; the scratch node was stopped and the scratch home removed`));
+      stop.abort(
+        new ChainvisorError(
+          'CHAINVISOR_REHEARSAL_INTERRUPTED',
+          `the rehearsal of "${upgrade}" was stopped by ${signal}; the scratch node was stopped and the scratch home removed`,
+        ),
+      );
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
@@ -85,7 +93,10 @@ export const rehearseCommand: Command = {
     } catch (error) {
       const thrown = stop.signal.aborted ? (stop.signal.reason as Error) : error;
       if (output === 'json' && thrown instanceof ChainvisorError) {
-        writeLine(ctx.stdout, JSON.stringify({ upgrade, result: 'not-rehearsed', reason: thrown.message, code: thrown.code, hint: thrown.hint ?? null }, null, 2));
+        writeLine(
+          ctx.stdout,
+          JSON.stringify({ upgrade, result: 'not-rehearsed', reason: thrown.message, code: thrown.code, hint: thrown.hint ?? null }, null, 2),
+        );
       }
       throw thrown;
     } finally {

@@ -1,8 +1,8 @@
 import type { Config } from '../../config/index.js';
 import {
-  type Layout,
   customPreUpgradeProblem,
   ensureCurrentLink,
+  type Layout,
   layoutFor,
   removeLeftoverSwitchFiles,
   removeLeftoverWorkFolders,

@@ -8,7 +8,7 @@ export const showUpgradeInfoCommand: Command = {
   name: 'show-upgrade-info',
   summary: 'print the upgrade-info.json of the running binary',
   usage: 'chainvisor show-upgrade-info',
-  help: "Prints current/upgrade-info.json: the plan that put the running binary in place.",
+  help: 'Prints current/upgrade-info.json: the plan that put the running binary in place.',
   async run(ctx) {
     const { config } = loadContextConfig(ctx);
     const layout = layoutFor(config);

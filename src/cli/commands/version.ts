@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { parseArgs } from 'node:util';
+
 import { UsageError } from '../../errors/index.js';
 import { binaryPath, layoutFor, readCurrentDir } from '../../layout/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
@@ -64,7 +65,11 @@ function runBinary(binary: string, args: string[]): Promise<BinaryResult> {
     const child = execFile(binary, args, { encoding: 'utf8', timeout: 30_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error === null) return resolve({ exitCode: 0, stdout, stderr, failure: '' });
       if (typeof error.code === 'number' && !error.killed) return resolve({ exitCode: error.code, stdout, stderr, failure: '' });
-      const failure = error.killed ? `killed by ${error.signal ?? 'a signal'} after the 30 s limit` : error.signal ? `killed by ${error.signal}` : error.message;
+      const failure = error.killed
+        ? `killed by ${error.signal ?? 'a signal'} after the 30 s limit`
+        : error.signal
+          ? `killed by ${error.signal}`
+          : error.message;
       resolve({ exitCode: undefined, stdout, stderr, failure });
     });
     child.stdin?.end();

@@ -4,17 +4,18 @@
  * reading of that output that says which binary committed which block (each node logs `starting node
  * … version=<v>` before its first block and `committed state … height=<h>` for every block).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { buildVersions, readAddresses, type BuiltVersions, type NodeAddresses } from '@chainvisor/simd';
+
+import { buildVersions, type BuiltVersions, type NodeAddresses, readAddresses } from '@chainvisor/simd';
 import { cli, type CliResult, waitFor } from '@chainvisor/simd/testing';
+
 import { chainvisorCommand } from '../../support/chainvisor-command.js';
 import { unusedPort } from '../../support/ports.js';
-
 
 export interface ChainvisorSim {
   dir: string;
@@ -110,11 +111,15 @@ export async function chainvisorSim(
         exit,
         exited: () => done,
         nodeOf: (version) =>
-          waitFor(async () => {
-            if (done) throw new Error(`chainvisor exited early:\n${output}`);
-            const a = await readAddresses(home).catch(() => undefined);
-            return a?.version === version ? a : undefined;
-          }, `the ${version} node to listen\n${output.slice(-4000)}`, 60_000),
+          waitFor(
+            async () => {
+              if (done) throw new Error(`chainvisor exited early:\n${output}`);
+              const a = await readAddresses(home).catch(() => undefined);
+              return a?.version === version ? a : undefined;
+            },
+            `the ${version} node to listen\n${output.slice(-4000)}`,
+            60_000,
+          ),
         async stop() {
           proc.kill('SIGTERM');
           return exit;

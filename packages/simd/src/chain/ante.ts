@@ -5,10 +5,10 @@
  * account's current sequence, which the transaction then increments. Also the gas the transaction is
  * charged and the `tx` events the SDK v0.50 ante decorators emit.
  */
+import { type Event, event, type MsgRoute, routeOf } from '../core/msg.js';
 import type { KVReader } from '../store/kv.js';
-import { ChainError } from '../util/errors.js';
 import { formatCoins } from '../util/coins.js';
-import { event, routeOf, type Event, type MsgRoute } from '../core/msg.js';
+import { ChainError } from '../util/errors.js';
 import type { Tx } from './tx.js';
 
 /** The transaction's signers: each message's signer, first appearance first (the SDK's GetSigners). */

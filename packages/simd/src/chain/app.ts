@@ -5,30 +5,30 @@
  * The genesis state (first start) and the store upgrades of the StoreLoader are staged into the batch
  * of the first block this process executes, so they become durable together with that block or not at all.
  */
-import { Overlay, prefixed } from '../store/kv.js';
+import { getSequence, govAddress, hasAccount, setSequence } from '../core/accounts.js';
+import { type Event, type MsgContext, type MsgRoute, routeOf } from '../core/msg.js';
+import { govEndBlock } from '../gov/end-block.js';
+import { govRoutes } from '../gov/msgs.js';
 import type { Database } from '../store/db.js';
-import type { SimLogger } from '../util/log.js';
-import { ChainError } from '../util/errors.js';
-import { hexUpper } from '../util/bytes.js';
-import type { SimVersion } from '../versions.js';
-import { preBlock } from '../upgrade/preblock.js';
+import { Overlay, prefixed } from '../store/kv.js';
 import { ChainHalt } from '../upgrade/halt.js';
 import { getProtocolVersion } from '../upgrade/keeper.js';
-import { consensusKey } from './consensus-key.js';
 import { storePrefix as upgradeStorePrefix } from '../upgrade/keys.js';
-import { readUpgradeInfo, writeUpgradeInfo } from '../upgrade/upgrade-info.js';
-import { applyStoreUpgrades, pendingStoreUpgrades } from '../upgrade/store-loader.js';
 import { upgradeRoutes } from '../upgrade/msgs.js';
-import { govRoutes } from '../gov/msgs.js';
-import { govEndBlock } from '../gov/end-block.js';
-import { getSequence, govAddress, hasAccount, setSequence } from '../core/accounts.js';
+import { preBlock } from '../upgrade/preblock.js';
+import { applyStoreUpgrades, pendingStoreUpgrades } from '../upgrade/store-loader.js';
+import { readUpgradeInfo, writeUpgradeInfo } from '../upgrade/upgrade-info.js';
+import { hexUpper } from '../util/bytes.js';
+import { ChainError } from '../util/errors.js';
+import type { SimLogger } from '../util/log.js';
+import type { SimVersion } from '../versions.js';
 import { anteEvents, checkGas, checkSequence, gasUsed, messageEvents, txSigners, validateSignatures } from './ante.js';
-import { blockKey, endBlockEvents, getBlock, makeBlock, type BlockRecord, type TxResult } from './block.js';
+import { blockKey, type BlockRecord, endBlockEvents, getBlock, makeBlock, type TxResult } from './block.js';
 import { getCommitInfo, nextAppHash, setCommitInfo } from './commit.js';
-import { initChain, type Genesis } from './genesis.js';
+import { consensusKey } from './consensus-key.js';
+import { type Genesis, initChain } from './genesis.js';
+import { decodeTx, type Tx, txHash } from './tx.js';
 import { indexBlock } from './tx-index.js';
-import { routeOf, type Event, type MsgContext, type MsgRoute } from '../core/msg.js';
-import { decodeTx, txHash, type Tx } from './tx.js';
 
 export interface AppOptions {
   db: Database;
@@ -52,7 +52,6 @@ export interface CheckResult {
 }
 
 export const routes: Readonly<Record<string, MsgRoute>> = { ...upgradeRoutes, ...govRoutes };
-
 
 export class App {
   readonly version: SimVersion;

@@ -3,10 +3,10 @@
  * `applied` query can print the block at which an upgrade ran (upgrade-module.md §2.4). Hashes are sha256 over the
  * JSON of what they cover: the chain is simulated, the shapes are real.
  */
+import type { Event } from '../core/msg.js';
 import type { KVReader } from '../store/kv.js';
 import { hexUpper, sha256, uint64BE } from '../util/bytes.js';
 import { formatNanos } from '../util/time.js';
-import type { Event } from '../core/msg.js';
 
 export interface BlockId {
   hash: string;

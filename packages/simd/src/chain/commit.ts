@@ -1,5 +1,5 @@
 /** Commit info: the last committed height and the application hash after it. */
-import type { KVReader, KVStore, BatchOp } from '../store/kv.js';
+import type { BatchOp, KVReader, KVStore } from '../store/kv.js';
 import { readUint64BE, sha256, uint64BE } from '../util/bytes.js';
 
 const heightKey = Buffer.from('c/height');

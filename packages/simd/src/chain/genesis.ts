@@ -5,18 +5,18 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isErrno, SimError } from '../util/errors.js';
-import { prefixed, type KVStore } from '../store/kv.js';
-import { mountStore } from '../store/stores.js';
 
-import { parseDuration } from '../util/duration.js';
-import { parseCoins } from '../util/coins.js';
-import { setParams, govStorePrefix } from '../gov/state.js';
+import { genesisKeyNames, keyAddress, setAccount, setValidator } from '../core/accounts.js';
+import { govStorePrefix, setParams } from '../gov/state.js';
 import type { GovParams } from '../gov/types.js';
+import { type KVStore, prefixed } from '../store/kv.js';
+import { mountStore } from '../store/stores.js';
 import { setModuleVersions } from '../upgrade/keeper.js';
 import { storePrefix as upgradeStorePrefix } from '../upgrade/keys.js';
+import { parseCoins } from '../util/coins.js';
+import { parseDuration } from '../util/duration.js';
+import { isErrno, SimError } from '../util/errors.js';
 import type { SimVersion } from '../versions.js';
-import { genesisKeyNames, keyAddress, setAccount, setValidator } from '../core/accounts.js';
 
 export interface Genesis {
   genesis_time: string;

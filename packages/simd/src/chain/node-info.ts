@@ -3,7 +3,7 @@
  * service's GetNodeInfo, the same values as RPC `status.node_info`) and the application's version
  * info (GetNodeInfo's `application_version`, the fields of `version --long`).
  */
-import { prefixed, type KVReader } from '../store/kv.js';
+import { type KVReader, prefixed } from '../store/kv.js';
 import { getProtocolVersion } from '../upgrade/keeper.js';
 import { storePrefix as upgradeStorePrefix } from '../upgrade/keys.js';
 

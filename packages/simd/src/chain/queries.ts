@@ -10,14 +10,15 @@ import {
   GetNodeInfoResponse,
   GetSyncingResponse,
 } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
+
+import type { ProtoHandler } from '../core/query.js';
 import type { KVReader } from '../store/kv.js';
+import { addressPrefix, bech32Encode } from '../util/bech32.js';
 import { ChainError, GrpcCode, notFound } from '../util/errors.js';
 import { toTimestamp } from '../util/time.js';
-import { addressPrefix, bech32Encode } from '../util/bech32.js';
-import type { ProtoHandler } from '../core/query.js';
-import { getBlock, lastCommit, type BlockId, type BlockRecord } from './block.js';
+import { type BlockId, type BlockRecord, getBlock, lastCommit } from './block.js';
 import { getCommitInfo } from './commit.js';
-import { nodeInfo, versionInfo, type NodeIdentity } from './node-info.js';
+import { type NodeIdentity, nodeInfo, versionInfo } from './node-info.js';
 
 export const tendermintService = 'cosmos.base.tendermint.v1beta1.Service';
 

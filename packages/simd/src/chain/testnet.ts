@@ -9,18 +9,19 @@
  * is replaced atomically.
  */
 import path from 'node:path';
-import { Overlay, prefixed } from '../store/kv.js';
-import { openDatabase } from '../store/db.js';
-import type { PruningOptions } from '../store/pruning.js';
+
 import { hasAccount, removeValidators, setAccount, setValidator } from '../core/accounts.js';
+import { openDatabase } from '../store/db.js';
+import { Overlay, prefixed } from '../store/kv.js';
+import type { PruningOptions } from '../store/pruning.js';
 import { scheduleUpgrade } from '../upgrade/keeper.js';
+import { storePrefix as upgradeStorePrefix } from '../upgrade/keys.js';
 import { applyStoreUpgrades } from '../upgrade/store-loader.js';
 import type { StoreUpgrades } from '../upgrade/types.js';
-import type { SimLogger } from '../util/log.js';
-import { storePrefix as upgradeStorePrefix } from '../upgrade/keys.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { addressPrefix, bech32Encode, valAddressFromBech32 } from '../util/bech32.js';
 import { ChainError, SimError } from '../util/errors.js';
+import type { SimLogger } from '../util/log.js';
 import { getCommitInfo } from './commit.js';
 import { consensusAddress } from './consensus-key.js';
 import { genesisPath, readGenesis } from './genesis.js';

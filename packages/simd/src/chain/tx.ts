@@ -5,15 +5,16 @@
  * anything it cannot read is `<reason>: tx parse error` (code 2). The simulated keyring has no key
  * pairs: `simSigned` puts a placeholder public key and signature, which the node does not verify.
  */
-import { TxRaw, TxBody, AuthInfo } from 'cosmjs-types/cosmos/tx/v1beta1/tx.js';
-import { SignMode } from 'cosmjs-types/cosmos/tx/signing/v1beta1/signing.js';
 import { PubKey } from 'cosmjs-types/cosmos/crypto/secp256k1/keys.js';
+import { SignMode } from 'cosmjs-types/cosmos/tx/signing/v1beta1/signing.js';
+import { AuthInfo, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx.js';
 import type { Any } from 'cosmjs-types/google/protobuf/any.js';
-import { ChainError } from '../util/errors.js';
-import { hexUpper, sha256 } from '../util/bytes.js';
-import type { Coin } from '../util/coins.js';
+
 import type { AnyMsg } from '../core/msg.js';
 import { messageFromAny, messageToAny, UnknownTypeUrl } from '../gov/messages.js';
+import { hexUpper, sha256 } from '../util/bytes.js';
+import type { Coin } from '../util/coins.js';
+import { ChainError } from '../util/errors.js';
 
 export interface SignerInfo {
   pubKey?: Any;

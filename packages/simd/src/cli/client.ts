@@ -5,8 +5,9 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { SimError } from '../util/errors.js';
+
 import { readAddresses } from '../node/addresses.js';
+import { SimError } from '../util/errors.js';
 
 export function defaultHome(name: string): string {
   return path.join(os.homedir(), `.${name}`);
@@ -33,7 +34,8 @@ export class QueryFailed extends SimError {
  */
 function queryErrorText(response: { code: number; log: string; codespace: string }): string {
   const sdk = response.codespace === 'sdk';
-  const code = sdk && response.code === 18 ? 'InvalidArgument' : sdk && response.code === 4 ? 'Unauthenticated' : sdk && response.code === 22 ? 'NotFound' : 'Unknown';
+  const code =
+    sdk && response.code === 18 ? 'InvalidArgument' : sdk && response.code === 4 ? 'Unauthenticated' : sdk && response.code === 22 ? 'NotFound' : 'Unknown';
   return `rpc error: code = ${code} desc = ${response.log}`;
 }
 

@@ -7,15 +7,14 @@
  * the handler. Checks (flags, chain id, operator address) come before the question; nothing of the
  * home changes when one fails or the answer is not yes.
  */
-import { runNode } from '../node/run-node.js';
-import { loadOrGenValidatorKey } from '../node/node-config.js';
 import { chainIdProblem, operatorAccountOf, testnetify } from '../chain/testnet.js';
+import { loadOrGenValidatorKey } from '../node/node-config.js';
+import { runNode } from '../node/run-node.js';
 import { SimError } from '../util/errors.js';
 import { parseArgs, UsageProblem } from './args.js';
-import { nodeOptionsFrom, startFlags, type NodeCommandContext } from './node-commands.js';
+import { type NodeCommandContext, nodeOptionsFrom, startFlags } from './node-commands.js';
 
-export const confirmationPrompt =
-  'This operation will modify state in your data folder and cannot be undone. Do you want to continue? (y/n)';
+export const confirmationPrompt = 'This operation will modify state in your data folder and cannot be undone. Do you want to continue? (y/n)';
 
 export async function inPlaceTestnet(ctx: NodeCommandContext, argv: readonly string[]): Promise<number> {
   const { strings, booleans, lists, positionals } = parseArgs(argv, {

@@ -2,8 +2,8 @@
  * The simulated keyring: the names `validator`, `alice` and `bob` (accounts in every genesis), or a
  * bech32 address given directly to `--from`.
  */
-import { addressPrefix, isBech32, keyAddress } from '../util/bech32.js';
 import { genesisKeyNames } from '../core/accounts.js';
+import { addressPrefix, isBech32, keyAddress } from '../util/bech32.js';
 import { UsageProblem } from './args.js';
 
 export function resolveFrom(from: string | undefined): string {

@@ -1,11 +1,11 @@
 /** `<bin> init`, `<bin> start`, `<bin> status`, `<bin> version`, `<bin> keys`. */
 import { defaultGenesis, writeGenesis } from '../chain/genesis.js';
-import { runNode, type HaltMode, type NodeOptions } from '../node/run-node.js';
 import { resolvePruning } from '../node/app-config.js';
 import { initNodeConfig, loadOrGenValidatorKey } from '../node/node-config.js';
+import { type NodeOptions, runNode } from '../node/run-node.js';
 import { parseDuration } from '../util/duration.js';
-import { createSimLogger, parseLogLevel } from '../util/log.js';
 import { SimError } from '../util/errors.js';
+import { createSimLogger, parseLogLevel } from '../util/log.js';
 import type { SimVersion } from '../versions.js';
 import { parseArgs, parseHeight, UsageProblem } from './args.js';
 import { defaultHome, resolveNode, rpcCall } from './client.js';
@@ -38,7 +38,7 @@ export async function init(ctx: NodeCommandContext, argv: readonly string[]): Pr
       'min-deposit': 'string',
       'auto-vote': 'boolean',
       overwrite: 'boolean',
-      'log_level': 'string',
+      log_level: 'string',
       help: 'boolean',
     },
   });
@@ -73,12 +73,16 @@ export const startFlags = {
   pruning: 'string',
   'pruning-keep-recent': 'string',
   'pruning-interval': 'string',
-  'log_level': 'string',
+  log_level: 'string',
   help: 'boolean',
 } as const;
 
 /** The node's options from the start flags, checked before anything runs. */
-export async function nodeOptionsFrom(ctx: NodeCommandContext, strings: Readonly<Record<string, string | undefined>>, lists: Readonly<Record<string, string[] | undefined>>): Promise<NodeOptions> {
+export async function nodeOptionsFrom(
+  ctx: NodeCommandContext,
+  strings: Readonly<Record<string, string | undefined>>,
+  lists: Readonly<Record<string, string[] | undefined>>,
+): Promise<NodeOptions> {
   const haltMode = strings['halt-mode'] ?? 'exit';
   if (haltMode !== 'exit' && haltMode !== 'stay') throw new UsageProblem(`invalid --halt-mode ${JSON.stringify(haltMode)}: expected exit or stay`);
   const level = parseLogLevel(strings['log_level'] ?? 'info');
@@ -99,7 +103,7 @@ export async function nodeOptionsFrom(ctx: NodeCommandContext, strings: Readonly
     rpcLaddr: strings['rpc.laddr'] ?? 'tcp://127.0.0.1:26657',
     grpcAddress: strings['grpc.address'] ?? '127.0.0.1:9090',
     apiAddress: strings['api.address'] ?? 'tcp://127.0.0.1:1317',
-    haltMode: haltMode as HaltMode,
+    haltMode: haltMode,
     skipHeights,
     haltHeight: strings['halt-height'] === undefined ? 0 : parseHeight(strings['halt-height'], '--halt-height'),
     pruning,
@@ -175,7 +179,8 @@ export async function keys(ctx: NodeCommandContext, argv: readonly string[]): Pr
   }
   if (command === 'show' && name !== undefined) {
     const key = all.find((k) => k.name === name || k.address === name);
-    if (key === undefined) throw new SimError('SIM_NO_KEY', `${name}: key not found`, { hint: `the simulated keyring has ${all.map((k) => k.name).join(', ')}` });
+    if (key === undefined)
+      throw new SimError('SIM_NO_KEY', `${name}: key not found`, { hint: `the simulated keyring has ${all.map((k) => k.name).join(', ')}` });
     await ctx.io.out(booleans.address ? `${key.address}\n` : render(key, outputFormat(strings.output, 'text')));
     return 0;
   }

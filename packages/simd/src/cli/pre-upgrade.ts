@@ -7,6 +7,7 @@
  *                          is read from it, so the list above needs it).
  */
 import { appendFile, readFile } from 'node:fs/promises';
+
 import { isErrno } from '../util/errors.js';
 import { UsageProblem } from './args.js';
 import type { CliIO } from './io.js';

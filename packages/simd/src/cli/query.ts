@@ -5,9 +5,10 @@
  * (always JSON, as the SDK does).
  */
 import { QueryAppliedPlanRequest, QueryModuleVersionsRequest } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
-import { SimError } from '../util/errors.js';
+
 import { upgradeJson, upgradeQueryService } from '../upgrade/queries.js';
-import { parseArgs, parseHeight, UsageProblem, type FlagKind } from './args.js';
+import { SimError } from '../util/errors.js';
+import { type FlagKind, parseArgs, parseHeight, UsageProblem } from './args.js';
 import { abciQuery, queryJson, resolveNode, rpcCall } from './client.js';
 import type { CliIO } from './io.js';
 import { outputFormat, render } from './output.js';
@@ -19,7 +20,7 @@ const queryFlags: Readonly<Record<string, FlagKind>> = {
   output: 'string',
   height: 'string',
   'chain-id': 'string',
-  'log_level': 'string',
+  log_level: 'string',
   help: 'boolean',
 };
 
@@ -102,7 +103,7 @@ export async function runQuery(ctx: QueryContext, module: string, command: strin
     result = await run({ ...ctx, height }, positionals, node);
   }
   if (result !== null && typeof result === 'object' && 'json' in result && Object.keys(result).length === 1) {
-    await ctx.io.out(`${JSON.stringify((result as { json: unknown }).json, null, 2)}\n`);
+    await ctx.io.out(`${JSON.stringify(result.json, null, 2)}\n`);
   } else {
     await ctx.io.out(render(result, format));
   }

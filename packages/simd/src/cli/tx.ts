@@ -5,18 +5,19 @@
  * can be exercised.
  */
 import { QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
-import { govAddress } from '../core/accounts.js';
+
 import { defaultGasLimit, encodeTx, simSigned } from '../chain/tx.js';
-import { msgDepositType, msgSubmitProposalType, msgVoteType } from '../gov/msgs.js';
+import { govAddress } from '../core/accounts.js';
 import type { AnyMsg } from '../core/msg.js';
+import { msgDepositType, msgSubmitProposalType, msgVoteType } from '../gov/msgs.js';
 import type { GovParams } from '../gov/types.js';
+import type { NodeState } from '../server/query-service.js';
 import { cancelUpgradeMsg, softwareUpgradeMsg } from '../upgrade/msgs.js';
 import { upgradeQueryService } from '../upgrade/queries.js';
 import { parseCoins } from '../util/coins.js';
-import { ChainError } from '../util/errors.js';
 import { formatDuration, parseDuration } from '../util/duration.js';
-import type { NodeState } from '../server/query-service.js';
-import { parseArgs, parseHeight, UsageProblem, type FlagKind } from './args.js';
+import { ChainError } from '../util/errors.js';
+import { type FlagKind, parseArgs, parseHeight, UsageProblem } from './args.js';
 import { abciQuery, queryJson, resolveNode, rpcCall } from './client.js';
 import type { CliIO } from './io.js';
 import { resolveFrom } from './keys.js';
@@ -34,7 +35,7 @@ export const txFlags: Readonly<Record<string, FlagKind>> = {
   gas: 'string',
   fees: 'string',
   'keyring-backend': 'string',
-  'log_level': 'string',
+  log_level: 'string',
   help: 'boolean',
 };
 
@@ -249,7 +250,8 @@ const voteOption: Readonly<Record<string, string>> = {
 async function vote(ctx: TxContext, argv: readonly string[]): Promise<number> {
   const { strings, positionals } = parseArgs(argv, { flags: { ...txFlags, metadata: 'string' }, aliases });
   const [id, option] = positionals;
-  if (id === undefined || option === undefined || positionals.length !== 2) throw new UsageProblem('usage: tx gov vote <proposal-id> <yes|no|abstain|no_with_veto> --from <key>');
+  if (id === undefined || option === undefined || positionals.length !== 2)
+    throw new UsageProblem('usage: tx gov vote <proposal-id> <yes|no|abstain|no_with_veto> --from <key>');
   const mapped = voteOption[option.toLowerCase()] ?? (Object.values(voteOption).includes(option) ? option : undefined);
   if (mapped === undefined) throw new UsageProblem(`invalid vote option ${JSON.stringify(option)}: expected yes, no, abstain or no_with_veto`);
   const from = resolveFrom(strings.from);

@@ -4,12 +4,12 @@
  * failing message (an invalid plan) leaves nothing behind and marks the proposal failed while the chain
  * goes on.
  */
-import { event, routeOf, type MsgContext } from '../core/msg.js';
 import { validators } from '../core/accounts.js';
+import { event, type MsgContext, routeOf } from '../core/msg.js';
 import { prefixed } from '../store/kv.js';
-import { deleteDeposits, deleteProposal, deleteVotes, allProposals, getParams, getVotes, govStorePrefix, setProposal } from './state.js';
+import { allProposals, deleteDeposits, deleteProposal, deleteVotes, getParams, getVotes, govStorePrefix, setProposal } from './state.js';
 import { tally } from './tally.js';
-import { proposalStatus, type Proposal } from './types.js';
+import { type Proposal, proposalStatus } from './types.js';
 
 export async function govEndBlock(ctx: MsgContext): Promise<void> {
   const gov = prefixed(ctx.state, govStorePrefix);
@@ -18,11 +18,7 @@ export async function govEndBlock(ctx: MsgContext): Promise<void> {
       await deleteProposal(gov, proposal.id);
       ctx.events.push(event('inactive_proposal', { proposal_id: proposal.id, proposal_result: 'proposal_dropped' }));
       ctx.log.info('proposal did not meet the minimum deposit and was deleted', { module: 'x/gov', proposal: proposal.id });
-    } else if (
-      proposal.status === proposalStatus.votingPeriod &&
-      proposal.voting_end_time !== null &&
-      Date.parse(proposal.voting_end_time) <= ctx.timeMs
-    ) {
+    } else if (proposal.status === proposalStatus.votingPeriod && proposal.voting_end_time !== null && Date.parse(proposal.voting_end_time) <= ctx.timeMs) {
       await finishVoting(ctx, proposal);
     }
   }

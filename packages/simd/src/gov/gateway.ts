@@ -93,8 +93,7 @@ export function legacyParamsV1Json(p: GovParams, type: ParamsType) {
   return {
     voting_params: type === 'voting' ? { voting_period: durationJson(p.voting_period) } : null,
     deposit_params: type === 'deposit' ? { min_deposit: p.min_deposit, max_deposit_period: durationJson(p.max_deposit_period) } : null,
-    tally_params:
-      type === 'tallying' ? { quorum: legacyDec(p.quorum), threshold: legacyDec(p.threshold), veto_threshold: legacyDec(p.veto_threshold) } : null,
+    tally_params: type === 'tallying' ? { quorum: legacyDec(p.quorum), threshold: legacyDec(p.threshold), veto_threshold: legacyDec(p.veto_threshold) } : null,
   };
 }
 
@@ -103,7 +102,9 @@ export function legacyParamsV1beta1Json(p: GovParams, type: ParamsType) {
   return {
     voting_params: { voting_period: type === 'voting' ? durationJson(p.voting_period) : '0s' },
     deposit_params:
-      type === 'deposit' ? { min_deposit: p.min_deposit, max_deposit_period: durationJson(p.max_deposit_period) } : { min_deposit: [], max_deposit_period: '0s' },
+      type === 'deposit'
+        ? { min_deposit: p.min_deposit, max_deposit_period: durationJson(p.max_deposit_period) }
+        : { min_deposit: [], max_deposit_period: '0s' },
     tally_params:
       type === 'tallying'
         ? { quorum: legacyDec(p.quorum), threshold: legacyDec(p.threshold), veto_threshold: legacyDec(p.veto_threshold) }

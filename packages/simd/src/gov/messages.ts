@@ -3,14 +3,15 @@
  * and grpc-gateway JSON (REST) forms. The upgrade messages and the gov messages are known; another type
  * keeps its type URL with an empty value, and an Any of an unknown type cannot be read back.
  */
-import { Any } from 'cosmjs-types/google/protobuf/any.js';
-import { MsgCancelUpgrade, MsgSoftwareUpgrade } from 'cosmjs-types/cosmos/upgrade/v1beta1/tx.js';
-import { MsgDeposit, MsgSubmitProposal, MsgVote } from 'cosmjs-types/cosmos/gov/v1/tx.js';
 import { voteOptionFromJSON, voteOptionToJSON } from 'cosmjs-types/cosmos/gov/v1/gov.js';
+import { MsgDeposit, MsgSubmitProposal, MsgVote } from 'cosmjs-types/cosmos/gov/v1/tx.js';
+import { MsgCancelUpgrade, MsgSoftwareUpgrade } from 'cosmjs-types/cosmos/upgrade/v1beta1/tx.js';
+import { Any } from 'cosmjs-types/google/protobuf/any.js';
+
+import type { AnyMsg } from '../core/msg.js';
 import { planFromProto, planJson, planToProto } from '../upgrade/plan.js';
 import type { Plan } from '../upgrade/types.js';
 import type { Coin } from '../util/coins.js';
-import type { AnyMsg } from '../core/msg.js';
 
 const text = (value: unknown) => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
 const coins = (value: unknown): Coin[] =>
@@ -33,7 +34,12 @@ export function messageToAny(msg: AnyMsg): Any {
       case MsgCancelUpgrade.typeUrl:
         return MsgCancelUpgrade.encode({ authority: text(msg.authority) }).finish();
       case MsgVote.typeUrl:
-        return MsgVote.encode({ proposalId: idOf(msg), voter: text(msg.voter), option: voteOptionFromJSON(text(msg.option) || 0), metadata: text(msg.metadata) }).finish();
+        return MsgVote.encode({
+          proposalId: idOf(msg),
+          voter: text(msg.voter),
+          option: voteOptionFromJSON(text(msg.option) || 0),
+          metadata: text(msg.metadata),
+        }).finish();
       case MsgDeposit.typeUrl:
         return MsgDeposit.encode({ proposalId: idOf(msg), depositor: text(msg.depositor), amount: coins(msg.amount) }).finish();
       case MsgSubmitProposal.typeUrl: {
@@ -65,7 +71,13 @@ export function messageJson(msg: AnyMsg): Record<string, unknown> {
     case MsgCancelUpgrade.typeUrl:
       return { '@type': typeUrl, authority: text(msg.authority) };
     case MsgVote.typeUrl:
-      return { '@type': typeUrl, proposal_id: idOf(msg).toString(), voter: text(msg.voter), option: text(msg.option) || 'VOTE_OPTION_UNSPECIFIED', metadata: text(msg.metadata) };
+      return {
+        '@type': typeUrl,
+        proposal_id: idOf(msg).toString(),
+        voter: text(msg.voter),
+        option: text(msg.option) || 'VOTE_OPTION_UNSPECIFIED',
+        metadata: text(msg.metadata),
+      };
     case MsgDeposit.typeUrl:
       return { '@type': typeUrl, proposal_id: idOf(msg).toString(), depositor: text(msg.depositor), amount: coins(msg.amount) };
     default:
@@ -83,7 +95,11 @@ export function messageFromAny(any: Any): AnyMsg {
     case MsgSoftwareUpgrade.typeUrl: {
       const m = MsgSoftwareUpgrade.decode(any.value);
       const p = planFromProto(m.plan ?? planToProto({ name: '', height: 0, info: '' }));
-      return { '@type': typeUrl, authority: m.authority, plan: { name: p.name, time: '0001-01-01T00:00:00Z', height: String(p.height), info: p.info, upgraded_client_state: null } };
+      return {
+        '@type': typeUrl,
+        authority: m.authority,
+        plan: { name: p.name, time: '0001-01-01T00:00:00Z', height: String(p.height), info: p.info, upgraded_client_state: null },
+      };
     }
     case MsgCancelUpgrade.typeUrl:
       return { '@type': typeUrl, authority: MsgCancelUpgrade.decode(any.value).authority };
@@ -93,7 +109,12 @@ export function messageFromAny(any: Any): AnyMsg {
     }
     case MsgDeposit.typeUrl: {
       const m = MsgDeposit.decode(any.value);
-      return { '@type': typeUrl, proposal_id: m.proposalId.toString(), depositor: m.depositor, amount: m.amount.map((c) => ({ denom: c.denom, amount: c.amount })) };
+      return {
+        '@type': typeUrl,
+        proposal_id: m.proposalId.toString(),
+        depositor: m.depositor,
+        amount: m.amount.map((c) => ({ denom: c.denom, amount: c.amount })),
+      };
     }
     case MsgSubmitProposal.typeUrl: {
       const m = MsgSubmitProposal.decode(any.value);

@@ -3,22 +3,15 @@
  * enters its voting period at once; with `auto_vote` (a genesis option of the simulation) the
  * validators vote yes right then, so a proposal passes by itself when the voting period ends.
  */
-import { event, routeOf, type AnyMsg, type MsgContext, type MsgRoute } from '../core/msg.js';
 import { govAddress, validators } from '../core/accounts.js';
+import { type AnyMsg, event, type MsgContext, type MsgRoute, routeOf } from '../core/msg.js';
 import { prefixed } from '../store/kv.js';
-import { addCoins, coversCoins, formatCoins, type Coin } from '../util/coins.js';
+import { addCoins, type Coin, coversCoins, formatCoins } from '../util/coins.js';
 import { parseDuration } from '../util/duration.js';
 import { invalidRequest, unauthorized } from '../util/errors.js';
-import {
-  inactiveProposal,
-  invalidDepositDenom,
-  invalidProposalContent,
-  invalidProposalSigner,
-  invalidVote,
-  unknownProposal,
-} from './errors.js';
+import { inactiveProposal, invalidDepositDenom, invalidProposalContent, invalidProposalSigner, invalidVote, unknownProposal } from './errors.js';
 import { addDeposit, getParams, getProposal, govStorePrefix, nextProposalId, setProposal, setVote } from './state.js';
-import { emptyTally, proposalStatus, voteOptions, type Proposal, type VoteOption } from './types.js';
+import { emptyTally, type Proposal, proposalStatus, type VoteOption, voteOptions } from './types.js';
 
 export const msgSubmitProposalType = '/cosmos.gov.v1.MsgSubmitProposal';
 export const msgVoteType = '/cosmos.gov.v1.MsgVote';

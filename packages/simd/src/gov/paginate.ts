@@ -6,7 +6,7 @@
  * the total, the next match) and the total counts the offset plus the matches after it. Keys are relative
  * to the collection's prefix (votes and deposits: the address bytes under the proposal id).
  */
-import { StatusError, GrpcCode } from '../util/errors.js';
+import { GrpcCode, StatusError } from '../util/errors.js';
 
 export interface PageRequest {
   key: Uint8Array;

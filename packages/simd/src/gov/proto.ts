@@ -5,12 +5,13 @@
  * Params are appended to those messages' bytes under their v0.50 field numbers, so clients built with
  * v0.50's protos read them and older ones skip them.
  */
+import type { BinaryWriter } from 'cosmjs-types/binary.js';
+import type { PageResponse as PageResponseProto } from 'cosmjs-types/cosmos/base/query/v1beta1/pagination.js';
+import { Coin } from 'cosmjs-types/cosmos/base/v1beta1/coin.js';
 import * as v1 from 'cosmjs-types/cosmos/gov/v1/gov.js';
 import * as v1beta1 from 'cosmjs-types/cosmos/gov/v1beta1/gov.js';
-import type { PageResponse as PageResponseProto } from 'cosmjs-types/cosmos/base/query/v1beta1/pagination.js';
-import { BinaryWriter } from 'cosmjs-types/binary.js';
-import { Coin } from 'cosmjs-types/cosmos/base/v1beta1/coin.js';
 import { Duration } from 'cosmjs-types/google/protobuf/duration.js';
+
 import { durationProto, legacyDec, legacyDecAtomics, timestampProto, zeroTime } from './encoding.js';
 import { messageToAny } from './messages.js';
 import type { PageResponse } from './paginate.js';
@@ -114,7 +115,8 @@ export function legacyParamsV1beta1(p: GovParams, type: ParamsType) {
   const dec = (text: string) => Buffer.from(legacyDecAtomics(text));
   return {
     votingParams: { votingPeriod: type === 'voting' ? durationProto(p.voting_period) : zero },
-    depositParams: type === 'deposit' ? { minDeposit: p.min_deposit, maxDepositPeriod: durationProto(p.max_deposit_period) } : { minDeposit: [], maxDepositPeriod: zero },
+    depositParams:
+      type === 'deposit' ? { minDeposit: p.min_deposit, maxDepositPeriod: durationProto(p.max_deposit_period) } : { minDeposit: [], maxDepositPeriod: zero },
     tallyParams:
       type === 'tallying'
         ? { quorum: dec(p.quorum), threshold: dec(p.threshold), vetoThreshold: dec(p.veto_threshold) }

@@ -6,14 +6,15 @@
  */
 import * as q1 from 'cosmjs-types/cosmos/gov/v1/query.js';
 import * as q1beta1 from 'cosmjs-types/cosmos/gov/v1beta1/query.js';
+
+import type { ProtoHandler } from '../core/query.js';
 import type { KVReader } from '../store/kv.js';
 import { decodeRequest, GrpcCode, StatusError } from '../util/errors.js';
-import type { ProtoHandler } from '../core/query.js';
 import * as gw from './gateway.js';
-import * as pb from './proto.js';
-import { createGovViews, statusNumbers, type GovRequest, type GovViews, type ParamsType, type VoteView } from './query-views.js';
-import type { Proposal } from './types.js';
 import type { PageRequest } from './paginate.js';
+import * as pb from './proto.js';
+import { createGovViews, type GovRequest, type GovViews, type ParamsType, statusNumbers, type VoteView } from './query-views.js';
+import type { Proposal } from './types.js';
 
 export const govV1Service = 'cosmos.gov.v1.Query';
 export const govV1beta1Service = 'cosmos.gov.v1beta1.Query';
@@ -146,7 +147,7 @@ type JsonHandler = (request: Record<string, unknown>) => Promise<unknown>;
 /** The JSON query paths REST uses: `/sim/gov/<version>/<Method>` → grpc-gateway JSON. */
 export function govGatewayQueries(reader: () => KVReader): Record<string, JsonHandler> {
   const views = createGovViews(reader);
-  const r = (request: Record<string, unknown>) => fromJson(request as GovRequestJson);
+  const r = (request: Record<string, unknown>) => fromJson(request);
   const common = (version: 'v1' | 'v1beta1'): Record<string, JsonHandler> => {
     const proposal: (p: Proposal) => unknown = version === 'v1' ? gw.proposalV1Json : gw.proposalV1beta1Json;
     const vote: (v: VoteView) => unknown = version === 'v1' ? gw.voteV1Json : gw.voteV1beta1Json;

@@ -4,17 +4,17 @@
  * filters and pagination. The protobuf services and the REST renderings are both built on these, so
  * gRPC, ABCI queries and REST agree.
  */
+import { validators } from '../core/accounts.js';
 import type { KVReader } from '../store/kv.js';
 import { prefixed } from '../store/kv.js';
-import { validators } from '../core/accounts.js';
-import { GrpcCode, StatusError, wrappedError } from '../util/errors.js';
 import { addressPrefix, bech32Decode } from '../util/bech32.js';
 import { uint64BE } from '../util/bytes.js';
 import type { Coin } from '../util/coins.js';
+import { GrpcCode, StatusError, wrappedError } from '../util/errors.js';
+import { type Entry, type PageRequest, type PageResponse, paginate } from './paginate.js';
 import { allProposals, getDeposits, getParams, getProposal, getVotes, govStorePrefix } from './state.js';
 import { tally } from './tally.js';
-import { emptyTally, proposalStatus, type GovParams, type Proposal, type TallyResult, type VoteOption } from './types.js';
-import { paginate, type Entry, type PageRequest, type PageResponse } from './paginate.js';
+import { emptyTally, type GovParams, type Proposal, proposalStatus, type TallyResult, type VoteOption } from './types.js';
 
 /** The fields of the gov query requests (v1 and v1beta1 alike), as cosmjs-types decodes them. */
 export interface GovRequest {

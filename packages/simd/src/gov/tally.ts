@@ -6,11 +6,7 @@ export interface TallyOutcome {
   result: TallyResult;
 }
 
-export function tally(
-  votes: ReadonlyArray<{ voter: string; option: VoteOption }>,
-  powers: ReadonlyMap<string, number>,
-  params: GovParams,
-): TallyOutcome {
+export function tally(votes: ReadonlyArray<{ voter: string; option: VoteOption }>, powers: ReadonlyMap<string, number>, params: GovParams): TallyOutcome {
   const sum: Record<VoteOption, number> = {
     VOTE_OPTION_YES: 0,
     VOTE_OPTION_ABSTAIN: 0,

@@ -5,8 +5,9 @@
  */
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { isErrno } from '../util/errors.js';
+
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { isErrno } from '../util/errors.js';
 
 export interface NodeAddresses {
   /** CometBFT RPC, `tcp://host:port`. */

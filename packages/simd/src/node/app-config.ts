@@ -5,9 +5,10 @@
  * file means the defaults.
  */
 import path from 'node:path';
+
+import { PruningConfigError, type PruningOptions, pruningOptions } from '../store/pruning.js';
 import { SimError } from '../util/errors.js';
 import { readTomlFile, tomlText } from './toml-file.js';
-import { PruningConfigError, pruningOptions, type PruningOptions } from '../store/pruning.js';
 
 export function appTomlPath(home: string): string {
   return path.join(home, 'config', 'app.toml');
@@ -28,7 +29,11 @@ export async function resolvePruning(home: string, flags: Readonly<Record<string
   const file = await readTomlFile(appTomlPath(home));
   const pick = (name: string) => flags[name] ?? tomlText(file, name);
   try {
-    return pruningOptions(pick('pruning') ?? 'default', uint(pick('pruning-keep-recent'), 'pruning-keep-recent'), uint(pick('pruning-interval'), 'pruning-interval'));
+    return pruningOptions(
+      pick('pruning') ?? 'default',
+      uint(pick('pruning-keep-recent'), 'pruning-keep-recent'),
+      uint(pick('pruning-interval'), 'pruning-interval'),
+    );
   } catch (error) {
     if (!(error instanceof PruningConfigError)) throw error;
     throw new SimError('SIM_CONFIG', error.message, {

@@ -9,6 +9,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+
 import { consensusAddress } from '../chain/consensus-key.js';
 import { sha256 } from '../util/bytes.js';
 import { isErrno, SimError } from '../util/errors.js';
@@ -81,11 +82,15 @@ function publicKeyOf(text: string, file: string): Buffer {
   try {
     value = (JSON.parse(text) as { priv_key?: { value?: unknown } }).priv_key?.value;
   } catch (cause) {
-    throw new SimError('SIM_NODE_KEY_INVALID', `${file} is not JSON: ${(cause as Error).message}`, { hint: 'restore the file, or remove it and run init again to make a new key' });
+    throw new SimError('SIM_NODE_KEY_INVALID', `${file} is not JSON: ${(cause as Error).message}`, {
+      hint: 'restore the file, or remove it and run init again to make a new key',
+    });
   }
   const key = typeof value === 'string' ? Buffer.from(value, 'base64') : Buffer.alloc(0);
   if (key.length !== 64) {
-    throw new SimError('SIM_NODE_KEY_INVALID', `${file} holds no 64-byte ed25519 priv_key.value`, { hint: 'restore the file, or remove it and run init again to make a new key' });
+    throw new SimError('SIM_NODE_KEY_INVALID', `${file} holds no 64-byte ed25519 priv_key.value`, {
+      hint: 'restore the file, or remove it and run init again to make a new key',
+    });
   }
   return key.subarray(32);
 }

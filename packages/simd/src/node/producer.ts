@@ -3,6 +3,7 @@
  * halted. A ChainHalt ends the loop with nothing of that block committed.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+
 import type { App } from '../chain/app.js';
 import type { BlockRecord } from '../chain/block.js';
 import { ChainHalt } from '../upgrade/halt.js';
@@ -27,7 +28,10 @@ export async function produceBlocks(options: ProducerOptions): Promise<ChainHalt
     const entries = mempool.take();
     let block: BlockRecord;
     try {
-      block = await app.produceBlock(nowNanos(), entries.map((e) => e.tx));
+      block = await app.produceBlock(
+        nowNanos(),
+        entries.map((e) => e.tx),
+      );
       mempool.settle(entries, block);
     } catch (error) {
       const reason = error instanceof Error ? error : new Error(String(error));

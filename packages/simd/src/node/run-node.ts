@@ -6,25 +6,26 @@
  * Cosmos nodes do. `--halt-height` is an orderly stop: exit 0, or stay up in stay mode.
  */
 import path from 'node:path';
+
 import { App } from '../chain/app.js';
+import type { BlockRecord } from '../chain/block.js';
 import { readGenesis } from '../chain/genesis.js';
 import { appVersionOf } from '../chain/node-info.js';
-import { openDatabase } from '../store/db.js';
-import type { PruningOptions } from '../store/pruning.js';
-import type { SimLogger } from '../util/log.js';
-import type { SimVersion } from '../versions.js';
-import type { ChainHalt } from '../upgrade/halt.js';
-import { createQueryService, type NodeState } from '../server/query-service.js';
-import { createRpcServer } from '../server/rpc/index.js';
-import { createRestServer } from '../server/rest.js';
 import { bindGrpc, closeGrpc, createGrpcServer } from '../server/grpc.js';
 import { closeServer, formatHostPort, listen, parseListenAddress } from '../server/http.js';
+import { createQueryService, type NodeState } from '../server/query-service.js';
+import { createRestServer } from '../server/rest.js';
+import { createRpcServer } from '../server/rpc/index.js';
+import { openDatabase } from '../store/db.js';
+import type { PruningOptions } from '../store/pruning.js';
+import type { ChainHalt } from '../upgrade/halt.js';
+import type { SimLogger } from '../util/log.js';
+import type { SimVersion } from '../versions.js';
 import { removeAddresses, writeAddresses } from './addresses.js';
-import { readNodeConfig } from './node-config.js';
 import { Mempool } from './mempool.js';
-import type { BlockRecord } from '../chain/block.js';
-import { TxCache, txInCache } from './tx-cache.js';
+import { readNodeConfig } from './node-config.js';
 import { produceBlocks } from './producer.js';
+import { TxCache, txInCache } from './tx-cache.js';
 
 export type HaltMode = 'exit' | 'stay';
 
@@ -124,7 +125,12 @@ export async function runNode(options: NodeOptions): Promise<number> {
     const rpcServer = rpc.http;
     const restServer = createRestServer(queries);
     const grpcServer = createGrpcServer(queries);
-    servers.push(() => rpc.closeSockets(), () => closeServer(rpcServer), () => closeServer(restServer), () => closeGrpc(grpcServer));
+    servers.push(
+      () => rpc.closeSockets(),
+      () => closeServer(rpcServer),
+      () => closeServer(restServer),
+      () => closeGrpc(grpcServer),
+    );
 
     rpcUrl = `tcp://${formatHostPort(rpcListen.host, await listen(rpcServer, rpcListen, '--rpc.laddr'))}`;
     const apiUrl = `tcp://${formatHostPort(apiListen.host, await listen(restServer, apiListen, '--api.address'))}`;

@@ -4,6 +4,7 @@
  * its name and the parser's position, as a Cosmos node refuses a broken config file.
  */
 import { parse } from 'smol-toml';
+
 import { SimError } from '../util/errors.js';
 import { readOptional } from '../util/read-optional.js';
 
@@ -12,7 +13,7 @@ export async function readTomlFile(file: string): Promise<Record<string, unknown
   const text = await readOptional(file);
   if (text === undefined) return undefined;
   try {
-    return parse(text) as Record<string, unknown>;
+    return parse(text);
   } catch (error) {
     throw new SimError('SIM_CONFIG', `${file} is not valid TOML: ${(error as Error).message.split('\n')[0]}`, {
       hint: 'fix the file, or remove it: the node then uses its defaults (and the binary name as moniker)',

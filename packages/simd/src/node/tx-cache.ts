@@ -3,8 +3,8 @@
  * `tx already exists in cache` before it reaches CheckTx. A transaction that fails CheckTx, or runs in a
  * block and fails there, leaves the cache (keep-invalid-txs-in-cache = false); a committed success stays.
  */
-import { txHash } from '../chain/tx.js';
 import type { BlockRecord } from '../chain/block.js';
+import { txHash } from '../chain/tx.js';
 
 export const txInCache = 'tx already exists in cache';
 

@@ -11,12 +11,14 @@ import { createHash } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+
 import { create as createTar } from 'tar';
-import { simVersionNames, versionOptionsProblem, type VersionOptions } from '../versions.js';
+
 import { SimError } from '../util/errors.js';
-import { createZip } from './zip.js';
+import { simVersionNames, type VersionOptions, versionOptionsProblem } from '../versions.js';
 import { hostPlatform, infoJson } from './info.js';
 import { launcherScript } from './launcher.js';
+import { createZip } from './zip.js';
 
 export interface BuildVersionsOptions {
   /** Output folder (created if missing). */
@@ -70,11 +72,7 @@ function slashed(base: string): string {
 }
 
 /** Info JSON for a built version at another base URL (e.g. a test's HTTP server). */
-export function upgradeInfoFor(
-  built: BuiltVersion,
-  baseUrl: string,
-  options: { host?: 'tar.gz' | 'zip' | 'bin'; platform?: string } = {},
-): string {
+export function upgradeInfoFor(built: BuiltVersion, baseUrl: string, options: { host?: 'tar.gz' | 'zip' | 'bin'; platform?: string } = {}): string {
   const base = slashed(baseUrl);
   const targets = {
     'tar.gz': { url: new URL(path.basename(built.tarGz), base).href, sha256: built.sha256.tarGz },
@@ -121,7 +119,13 @@ export async function buildVersions(options: BuildVersionsOptions): Promise<Buil
     const tarGz = path.join(out, `${version}.tar.gz`);
     await createTar({ gzip: true, file: tarGz, cwd: dir, portable: true, mtime: fixedTime }, ['bin']);
     const zip = path.join(out, `${version}.zip`);
-    await writeFile(zip, createZip([{ name: 'bin/', mode: 0o755 }, { name: `bin/${name}`, data: script, mode: 0o755 }]));
+    await writeFile(
+      zip,
+      createZip([
+        { name: 'bin/', mode: 0o755 },
+        { name: `bin/${name}`, data: script, mode: 0o755 },
+      ]),
+    );
 
     const entry: BuiltVersion = {
       version,

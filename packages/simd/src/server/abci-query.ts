@@ -9,10 +9,11 @@
  */
 import { Pairs } from 'cosmjs-types/cosmos/base/kv/v1beta1/kv.js';
 import { ABCIQueryRequest, ABCIQueryResponse } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
+
+import type { ProtoHandler } from '../core/query.js';
+import type { KVReader } from '../store/kv.js';
 import { mountedStores, storePrefix } from '../store/stores.js';
 import { ChainError, GrpcCode, StatusError } from '../util/errors.js';
-import type { KVReader } from '../store/kv.js';
-import type { ProtoHandler } from '../core/query.js';
 import type { HeightRange } from './query-height.js';
 
 /**

@@ -5,6 +5,7 @@
  * {"@type", …}.
  */
 import protobuf from 'protobufjs';
+
 import { protoTypes } from './reflection/index.js';
 
 const int64Types = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);

@@ -5,6 +5,7 @@
  * parameters named by their field path (`pagination.limit`), unknown ones ignored.
  */
 import type { PageRequest } from 'cosmjs-types/cosmos/base/query/v1beta1/pagination.js';
+
 import { GrpcCode, StatusError } from '../util/errors.js';
 
 /** Go's strconv.ParseInt/ParseUint with base 0; returns the decimal text, throws Go's error text. */

@@ -7,20 +7,20 @@
 import {
   logVerbosity,
   Metadata,
-  Server,
-  ServerCredentials,
   type MethodDefinition,
   type sendUnaryData,
+  Server,
+  ServerCredentials,
   type ServerUnaryCall,
-  type ServiceDefinition,
   setLogVerbosity,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
+
+import { grpcGoUnknownMethodWords } from './grpc-unknown.js';
 import { listenError } from './http.js';
 import { grpcStatusOf } from './query-errors.js';
-import { grpcGoUnknownMethodWords } from './grpc-unknown.js';
-import type { QueryService } from './query-service.js';
 import { blockHeightHeader, parseHeightHeader } from './query-height.js';
+import type { QueryService } from './query-service.js';
 import { addReflection } from './reflection/index.js';
 
 const identity = (value: Buffer | Uint8Array) => Buffer.from(value);
@@ -63,7 +63,7 @@ export function createGrpcServer(queries: QueryService): Server {
         queries.query(path, call.request, height).then((response) => callback(null, Buffer.from(response)), fail);
       };
     }
-    server.addService(definition as ServiceDefinition, implementation);
+    server.addService(definition, implementation);
   }
   addReflection(server, Object.keys(queries.services));
   return server;

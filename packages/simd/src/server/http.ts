@@ -1,6 +1,7 @@
 /** Small HTTP plumbing shared by the RPC and REST servers. */
-import http from 'node:http';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import { SimError } from '../util/errors.js';
 
 export interface ListenAddress {

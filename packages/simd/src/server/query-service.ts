@@ -8,23 +8,23 @@
  * A query can ask for a past height (query-height.ts): the module stores are then read as committed
  * at that height; the block service always answers from the block store, as CometBFT does.
  */
+import type { Genesis } from '../chain/genesis.js';
+import type { NodeIdentity } from '../chain/node-info.js';
+import { tendermintQueries, tendermintService } from '../chain/queries.js';
+import { getSequence } from '../core/accounts.js';
+import type { ProtoHandler } from '../core/query.js';
+import { govGatewayQueries, govQueries } from '../gov/queries.js';
+import { createGovViews } from '../gov/query-views.js';
+import { allProposals, getParams, govStorePrefix } from '../gov/state.js';
 import type { KVReader } from '../store/kv.js';
 import { prefixed } from '../store/kv.js';
 import { appliedStoreUpgrades, mountedStores } from '../store/stores.js';
-import { ChainError } from '../util/errors.js';
-import type { ProtoHandler } from '../core/query.js';
 import { upgradeQueries, upgradeQueryService } from '../upgrade/queries.js';
-import { tendermintQueries, tendermintService } from '../chain/queries.js';
-import type { NodeIdentity } from '../chain/node-info.js';
-import { allProposals, getParams, govStorePrefix } from '../gov/state.js';
-import { govGatewayQueries, govQueries } from '../gov/queries.js';
-import { createGovViews } from '../gov/query-views.js';
-import { grpcRoutedError, unknownQueryPath } from './query-errors.js';
-import { queryHeight, type HeightRange } from './query-height.js';
+import { ChainError } from '../util/errors.js';
 import { abciQueryMethod, type AbciQuerySource } from './abci-query.js';
+import { grpcRoutedError, unknownQueryPath } from './query-errors.js';
+import { type HeightRange, queryHeight } from './query-height.js';
 import { validatorSetQueries } from './validator-sets.js';
-import type { Genesis } from '../chain/genesis.js';
-import { getSequence } from '../core/accounts.js';
 
 /** What the running node says about itself (`/sim/node`). */
 export interface NodeState {
@@ -76,9 +76,7 @@ function stateQueries(reader: () => KVReader, node: () => NodeState) {
     '/sim/gov/params': async () => ({ params: await getParams(gov()) }),
     '/sim/stores': async () => ({
       stores: (await mountedStores(reader())).map((s) => ({ name: s.name, added_height: String(s.addedHeight) })),
-      store_upgrades: Object.fromEntries(
-        Object.entries(await appliedStoreUpgrades(reader())).map(([name, height]) => [name, String(height)]),
-      ),
+      store_upgrades: Object.fromEntries(Object.entries(await appliedStoreUpgrades(reader())).map(([name, height]) => [name, String(height)])),
     }),
     '/sim/node': async () => node(),
     '/sim/auth/account': async (request) => {

@@ -3,9 +3,9 @@
  * grpc-gateway declares them (query.proto's http options): parameters parsed as the gateway does,
  * answers in its JSON (from the node's `/sim/gov/<version>/<Method>` query paths).
  */
-import type { QueryService } from './query-service.js';
-import { enumParam, paginationParams, pathUint64 } from './gateway-params.js';
 import { statusNumbers } from '../gov/query-views.js';
+import { enumParam, paginationParams, pathUint64 } from './gateway-params.js';
+import type { QueryService } from './query-service.js';
 
 type Route = (match: RegExpExecArray, url: URL, queries: QueryService) => Promise<unknown>;
 

@@ -8,27 +8,25 @@
  * `x-cosmos-block-height` selects the height and the answer carries `Grpc-Metadata-X-Cosmos-Block-Height`.
  */
 import http from 'node:http';
-import {
-  QueryAppliedPlanRequest,
-  QueryModuleVersionsRequest,
-  QueryUpgradedConsensusStateRequest,
-} from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
+
 import {
   ABCIQueryRequest,
   GetBlockByHeightRequest,
   GetLatestValidatorSetRequest,
   GetValidatorSetByHeightRequest,
 } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
-import { ChainError, StatusError } from '../util/errors.js';
-import { upgradeJson, upgradeQueryService } from '../upgrade/queries.js';
+import { QueryAppliedPlanRequest, QueryModuleVersionsRequest, QueryUpgradedConsensusStateRequest } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
+
 import { tendermintService } from '../chain/queries.js';
+import { upgradeJson, upgradeQueryService } from '../upgrade/queries.js';
+import { ChainError, StatusError } from '../util/errors.js';
 import { gatewayJson } from './gateway-json.js';
-import { sendJson } from './http.js';
 import { pageRequestParam, pathInt64, queryBool, queryBytes, queryInt64 } from './gateway-params.js';
-import { govRoutes } from './rest-gov.js';
-import type { QueryService } from './query-service.js';
+import { sendJson } from './http.js';
 import { grpcStatusOf, httpStatusFromCode } from './query-errors.js';
 import { blockHeightHeader, parseHeightHeader, restBlockHeightHeader } from './query-height.js';
+import type { QueryService } from './query-service.js';
+import { govRoutes } from './rest-gov.js';
 
 type Route = (match: RegExpExecArray, url: URL, queries: QueryService) => Promise<unknown>;
 
@@ -36,7 +34,10 @@ const upgrade = (method: string) => `/${upgradeQueryService}/${method}`;
 
 /** A tendermint service method's answer in gateway JSON. */
 const tendermint = async (queries: QueryService, method: string, request: Uint8Array = new Uint8Array()) =>
-  gatewayJson(`${tendermintService.slice(0, tendermintService.lastIndexOf('.'))}.${method}Response`, await queries.query(`/${tendermintService}/${method}`, request));
+  gatewayJson(
+    `${tendermintService.slice(0, tendermintService.lastIndexOf('.'))}.${method}Response`,
+    await queries.query(`/${tendermintService}/${method}`, request),
+  );
 
 const routes: Array<[RegExp, Route]> = [
   [/^\/cosmos\/upgrade\/v1beta1\/current_plan$/, async (_m, _u, q) => upgradeJson.CurrentPlan(await q.query(upgrade('CurrentPlan'), new Uint8Array()))],
@@ -128,7 +129,9 @@ export function createRestServer(queries: QueryService): http.Server {
       } catch (error) {
         // The gateway reaches the handlers through gRPC: the body is the gRPC status.
         const { code, message } =
-          error instanceof ChainError || error instanceof StatusError ? grpcStatusOf(error) : { code: 13, message: error instanceof Error ? error.message : String(error) };
+          error instanceof ChainError || error instanceof StatusError
+            ? grpcStatusOf(error)
+            : { code: 13, message: error instanceof Error ? error.message : String(error) };
         sendJson(res, httpStatusFromCode(code), { code, message, details: [] });
       }
     })();

@@ -5,19 +5,20 @@
  * `/cosmos.crypto.ed25519.PubKey`), the SDK's pagination turned into CometBFT's page and per_page
  * (ParsePagination: offset/limit + 1; no limit is 100), and their errors.
  */
+import type { PageRequest } from 'cosmjs-types/cosmos/base/query/v1beta1/pagination.js';
 import {
   GetLatestValidatorSetRequest,
   GetLatestValidatorSetResponse,
   GetValidatorSetByHeightRequest,
   GetValidatorSetByHeightResponse,
 } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
-import type { PageRequest } from 'cosmjs-types/cosmos/base/query/v1beta1/pagination.js';
 import { PubKey } from 'cosmjs-types/cosmos/crypto/ed25519/keys.js';
+
 import { consensusKey } from '../chain/consensus-key.js';
 import type { Genesis } from '../chain/genesis.js';
+import type { ProtoHandler } from '../core/query.js';
 import { addressPrefix, bech32Encode } from '../util/bech32.js';
 import { decodeRequest, GrpcCode, StatusError } from '../util/errors.js';
-import type { ProtoHandler } from '../core/query.js';
 import { validatorPower } from './rpc/shapes.js';
 
 const int64Max = 2n ** 63n - 1n;

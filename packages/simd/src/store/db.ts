@@ -8,10 +8,12 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+
 import { ClassicLevel } from 'classic-level';
+
 import { SimError } from '../util/errors.js';
+import { baselineOps, earliestOp, historicalReader, type OrderedReader, pruneOps, readEarliest, readThrough, throughOp, under, versionOps } from './history.js';
 import type { BatchOp, KVReader } from './kv.js';
-import { baselineOps, earliestOp, historicalReader, pruneOps, readEarliest, throughOp, readThrough, under, versionOps, type OrderedReader } from './history.js';
 import { defaultPruning, pruneHeight, type PruningOptions } from './pruning.js';
 
 export type Level = ClassicLevel<Buffer, Buffer>;

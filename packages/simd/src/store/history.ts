@@ -8,8 +8,8 @@
  * prefix. `h/earliest` is the first height that can be read, `h/through` the last one versioned. Block records (`b/…`) and their
  * indexes (`ix/…`) belong to the block store, not to the state: they are not versioned and read the same at every height.
  */
-import type { BatchOp, KVReader } from './kv.js';
 import { readUint64BE, uint64BE } from '../util/bytes.js';
+import type { BatchOp, KVReader } from './kv.js';
 
 /** What history needs of the database: reads in key order (classic-level's iterator options). */
 export interface OrderedReader {

@@ -67,9 +67,7 @@ export class Overlay implements KVStore {
   ops(): BatchOp[] {
     return [...this.writes.keys()].sort().map((hex) => {
       const value = this.writes.get(hex);
-      return value === null || value === undefined
-        ? { type: 'del', key: Buffer.from(hex, 'hex') }
-        : { type: 'put', key: Buffer.from(hex, 'hex'), value };
+      return value === null || value === undefined ? { type: 'del', key: Buffer.from(hex, 'hex') } : { type: 'put', key: Buffer.from(hex, 'hex'), value };
     });
   }
 }
@@ -82,8 +80,7 @@ export function prefixed(kv: KVReader | KVStore, prefix: Uint8Array | string): K
   const full = (key: Uint8Array) => Buffer.concat([p, key]);
   return {
     get: (key) => kv.get(full(key)),
-    range: async (sub) =>
-      (await kv.range(full(sub))).map(([key, value]): [Buffer, Buffer] => [key.subarray(p.length), value]),
+    range: async (sub) => (await kv.range(full(sub))).map(([key, value]): [Buffer, Buffer] => [key.subarray(p.length), value]),
     set: (key, value) => (kv as KVStore).set(full(key), value),
     delete: (key) => (kv as KVStore).delete(full(key)),
   };

@@ -2,8 +2,8 @@
  * The mounted module stores. Each module's data lives under `s/<name>/`; the list of mounted stores
  * (with the height each was added at) is commit info under `c/stores/`. Store upgrades change it.
  */
-import type { KVReader, KVStore } from './kv.js';
 import { readUint64BE, uint64BE } from '../util/bytes.js';
+import type { KVReader, KVStore } from './kv.js';
 
 const mountedPrefix = Buffer.from('c/stores/');
 const appliedPrefix = Buffer.from('c/store-upgrades/');

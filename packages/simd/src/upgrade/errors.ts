@@ -16,11 +16,7 @@ export function planNotFound(): ChainError {
 }
 
 export function invalidSigner(expected: string, got: string): ChainError {
-  return new ChainError(
-    codespace,
-    6,
-    `expected ${expected} got ${got}: expected authority account as only signer for proposal message`,
-  );
+  return new ChainError(codespace, 6, `expected ${expected} got ${got}: expected authority account as only signer for proposal message`);
 }
 
 export { invalidRequest };

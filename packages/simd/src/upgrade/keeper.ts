@@ -4,9 +4,9 @@
  */
 import type { KVReader, KVStore } from '../store/kv.js';
 import { readUint64BE, uint64BE } from '../util/bytes.js';
-import { decodePlan, encodePlan, validatePlan } from './plan.js';
-import { doneByte, doneKey, planKey, protocolVersionKey, versionByte, versionKey } from './keys.js';
 import { invalidRequest } from './errors.js';
+import { doneByte, doneKey, planKey, protocolVersionKey, versionByte, versionKey } from './keys.js';
+import { decodePlan, encodePlan, validatePlan } from './plan.js';
 import type { Plan, VersionMap } from './types.js';
 
 export async function getPlan(kv: KVReader): Promise<Plan | undefined> {

@@ -3,8 +3,8 @@
  * Only the governance module account may execute them; a passed proposal executes them
  * as that account, a transaction signed by anyone else reaches the authority check and fails there.
  */
-import type { AnyMsg, MsgRoute } from '../core/msg.js';
 import { govAddress } from '../core/accounts.js';
+import type { AnyMsg, MsgRoute } from '../core/msg.js';
 import { prefixed } from '../store/kv.js';
 import { invalidRequest } from '../util/errors.js';
 import { invalidSigner } from './errors.js';

@@ -4,6 +4,7 @@
  * scheduling does.
  */
 import { Plan as PlanProto } from 'cosmjs-types/cosmos/upgrade/v1beta1/upgrade.js';
+
 import { zeroTimeSeconds, zeroTimeText } from '../util/time.js';
 import { invalidRequest } from './errors.js';
 import type { Plan } from './types.js';

@@ -4,10 +4,9 @@
  * match on these lines.
  */
 import type { KVStore } from '../store/kv.js';
-import type { SimLogger } from '../util/log.js';
 import { GoPanic } from '../util/errors.js';
+import type { SimLogger } from '../util/log.js';
 import { ChainHalt } from './halt.js';
-import { isDue } from './plan.js';
 import {
   clearPlan,
   getLastCompletedUpgrade,
@@ -18,6 +17,7 @@ import {
   setModuleVersions,
   setProtocolVersion,
 } from './keeper.js';
+import { isDue } from './plan.js';
 import type { Plan, UpgradeHandler } from './types.js';
 
 export interface PreBlockContext {

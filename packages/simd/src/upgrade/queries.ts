@@ -12,14 +12,15 @@ import {
   QueryUpgradedConsensusStateRequest,
   QueryUpgradedConsensusStateResponse,
 } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
+
 import { govAddress } from '../core/accounts.js';
 import type { ProtoHandler } from '../core/query.js';
+import { type KVReader, prefixed } from '../store/kv.js';
 import { decodeRequest } from '../util/errors.js';
-import { prefixed, type KVReader } from '../store/kv.js';
+import { moduleVersionNotFound } from './errors.js';
 import { getDoneHeight, getModuleVersions, getPlan } from './keeper.js';
 import { storePrefix } from './keys.js';
-import { moduleVersionNotFound } from './errors.js';
-import { planJson, planToProto, type PlanJson } from './plan.js';
+import { type PlanJson, planJson, planToProto } from './plan.js';
 
 export const upgradeQueryService = 'cosmos.upgrade.v1beta1.Query';
 
@@ -28,9 +29,7 @@ export function upgradeQueries(reader: () => KVReader): Record<string, ProtoHand
   return {
     async CurrentPlan() {
       const plan = await getPlan(kv());
-      return QueryCurrentPlanResponse.encode(
-        QueryCurrentPlanResponse.fromPartial(plan === undefined ? {} : { plan: planToProto(plan) }),
-      ).finish();
+      return QueryCurrentPlanResponse.encode(QueryCurrentPlanResponse.fromPartial(plan === undefined ? {} : { plan: planToProto(plan) })).finish();
     },
     async AppliedPlan(request) {
       const { name } = decodeRequest(QueryAppliedPlanRequest, request);

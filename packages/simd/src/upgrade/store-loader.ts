@@ -29,12 +29,7 @@ export function pendingStoreUpgrades(input: StoreLoaderInput): { plan: Plan; upg
   return count === 0 ? undefined : { plan: info, upgrades };
 }
 
-export async function applyStoreUpgrades(
-  state: KVStore,
-  plan: Plan,
-  upgrades: StoreUpgrades,
-  log: SimLogger,
-): Promise<void> {
+export async function applyStoreUpgrades(state: KVStore, plan: Plan, upgrades: StoreUpgrades, log: SimLogger): Promise<void> {
   const height = plan.height;
   for (const name of upgrades.added ?? []) mountStore(state, name, height);
   for (const { from, to } of upgrades.renamed ?? []) await renameStore(state, from, to, height);

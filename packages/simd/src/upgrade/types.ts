@@ -1,6 +1,6 @@
 /** The upgrade module's data, as the application registers it (upgrade-module.md §2.6). */
-import type { SimLogger } from '../util/log.js';
 import type { KVStore } from '../store/kv.js';
+import type { SimLogger } from '../util/log.js';
 
 /** A scheduled upgrade (upgrade-module.md §2.1). `time` and `upgraded_client_state` are deprecated and always unset. */
 export interface Plan {

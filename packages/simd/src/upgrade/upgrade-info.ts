@@ -3,6 +3,7 @@
  *, read back at start by the store loader of the next binary.
  */
 import path from 'node:path';
+
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { SimError } from '../util/errors.js';
 import { readOptional } from '../util/read-optional.js';

@@ -5,6 +5,7 @@
  * `valAddressFromBech32` checks a validator operator address as the SDK's `sdk.ValAddressFromBech32`.
  */
 import { createHash } from 'node:crypto';
+
 import { bech32 } from '@scure/base';
 
 export const addressPrefix = 'cosmos';

@@ -26,10 +26,7 @@ export function parseDuration(text: string, what = 'duration'): number {
     end = part.lastIndex;
   }
   if (trimmed === '' || end !== trimmed.length) {
-    throw new SimError(
-      'SIM_BAD_DURATION',
-      `invalid ${what} ${JSON.stringify(text)}: expected a Go duration such as 500ms, 2s or 1m30s`,
-    );
+    throw new SimError('SIM_BAD_DURATION', `invalid ${what} ${JSON.stringify(text)}: expected a Go duration such as 500ms, 2s or 1m30s`);
   }
   return total;
 }

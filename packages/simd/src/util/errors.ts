@@ -3,7 +3,6 @@
  * Cosmos node would report, so clients see the same numbers.
  */
 
-
 /** A failure of the node program itself (bad flag, unreadable genesis, node not reachable). */
 export class SimError extends Error {
   readonly code: string;
@@ -73,13 +72,7 @@ export class ChainError extends Error {
  * `codespace <cs> code <n>: <description>: <context>` with the code the error was registered with —
  * codes.Unknown (2) unless it was registered with another.
  */
-export function wrappedError(
-  codespace: string,
-  abciCode: number,
-  description: string,
-  context: string,
-  grpcCode: number = GrpcCode.unknown,
-): ChainError {
+export function wrappedError(codespace: string, abciCode: number, description: string, context: string, grpcCode: number = GrpcCode.unknown): ChainError {
   return new ChainError(codespace, abciCode, `${context}: ${description}`, grpcCode, `codespace ${codespace} code ${abciCode}: ${description}: ${context}`);
 }
 

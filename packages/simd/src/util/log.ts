@@ -31,14 +31,16 @@ export function parseLogLevel(text: string): LogLevel | undefined {
 export function createSimLogger(options: SimLoggerOptions = {}): SimLogger {
   const min = rank[options.level ?? 'info'];
   const write = options.write ?? ((line: string) => writeSync(2, line));
-  const log = (level: LogLevel) => (message: string, fields: LogFields = {}) => {
-    if (rank[level] < min) return;
-    const extra = Object.entries(fields)
-      .filter(([, value]) => value !== undefined)
-      .map(([key, value]) => ` ${key}=${String(value)}`)
-      .join('');
-    write(`${new Date().toISOString()} ${tag[level]} ${message}${extra}\n`);
-  };
+  const log =
+    (level: LogLevel) =>
+    (message: string, fields: LogFields = {}) => {
+      if (rank[level] < min) return;
+      const extra = Object.entries(fields)
+        .filter(([, value]) => value !== undefined)
+        .map(([key, value]) => ` ${key}=${String(value)}`)
+        .join('');
+      write(`${new Date().toISOString()} ${tag[level]} ${message}${extra}\n`);
+    };
   return { debug: log('debug'), info: log('info'), error: log('error') };
 }
 

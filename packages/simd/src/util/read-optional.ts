@@ -1,5 +1,6 @@
 /** Reading a file that may not exist. */
 import { readFile } from 'node:fs/promises';
+
 import { isErrno } from './errors.js';
 
 /** The file's text, or undefined when there is no file (other failures are thrown). */

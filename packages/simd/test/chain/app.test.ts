@@ -1,10 +1,11 @@
 /** Blocks: one batch per block, headers chained, transactions checked before the mempool. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+
 import { getBlock } from '../../src/chain/block.js';
-import { cancelUpgradeMsg, softwareUpgradeMsg } from '../../src/upgrade/msgs.js';
 import { govAddress, keyAddress } from '../../src/core/accounts.js';
-import { alice, openTestApp, signedBytes, txOf, type TestTx } from '../support/app-harness.js';
+import { cancelUpgradeMsg, softwareUpgradeMsg } from '../../src/upgrade/msgs.js';
+import { alice, openTestApp, signedBytes, type TestTx, txOf } from '../support/app-harness.js';
 
 test('each block is committed with its header chained to the previous one', async (t) => {
   const h = await openTestApp(t);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+
 import { parseArgs } from '../../src/cli/args.js';
 
 const spec = { flags: { home: 'string', 'unsafe-skip-upgrades': 'list', yes: 'boolean', 'upgrade-height': 'string' }, aliases: { y: 'yes' } } as const;

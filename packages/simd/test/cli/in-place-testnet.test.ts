@@ -9,20 +9,12 @@ import { createHash, generateKeyPairSync } from 'node:crypto';
 import { access, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
+
 import { execa } from 'execa';
+
 import { openDatabase } from '../../src/store/db.js';
 import { bech32Encode } from '../../src/util/bech32.js';
-import {
-  cli,
-  cliJson,
-  deadline,
-  readUpgradeInfoFile,
-  simFixture,
-  spawnNode,
-  startNode,
-  waitFor,
-  type SimFixture,
-} from '../support/node-harness.js';
+import { cli, cliJson, deadline, readUpgradeInfoFile, type SimFixture, simFixture, spawnNode, startNode, waitFor } from '../support/node-harness.js';
 
 const operator = bech32Encode('cosmosvaloper', Buffer.alloc(20, 0x42));
 const operatorAccount = bech32Encode('cosmos', Buffer.alloc(20, 0x42));
@@ -69,11 +61,23 @@ test('with a trigger the old binary halts at the next block for the plan, on the
   const key = await newValidatorKey(home);
 
   // --halt-mode stay: the halted node stays up, so what it reports can be read.
-  const testnet = spawnNode(t, fx.bin('genesis'), home, ['rehearsal-1', operator, '--trigger-testnet-upgrade', 'v2', '--skip-confirmation', '--halt-mode', 'stay'], {}, ['in-place-testnet']);
+  const testnet = spawnNode(
+    t,
+    fx.bin('genesis'),
+    home,
+    ['rehearsal-1', operator, '--trigger-testnet-upgrade', 'v2', '--skip-confirmation', '--halt-mode', 'stay'],
+    {},
+    ['in-place-testnet'],
+  );
   await waitFor(() => readUpgradeInfoFile(home).catch(() => undefined), 'upgrade-info.json');
   assert.deepEqual(JSON.parse(await readUpgradeInfoFile(home)), { name: 'v2', time: '0001-01-01T00:00:00Z', height: height + 1 });
   await waitFor(() => /block production stopped/.test(testnet.log()), 'the halt');
-  assert.match(testnet.log(), new RegExp(`in-place testnet: the home now runs a testnet .*old_chain_id=sim-1 chain_id=rehearsal-1 operator=${operator} .*height=${height} trigger_upgrade=v2`));
+  assert.match(
+    testnet.log(),
+    new RegExp(
+      `in-place testnet: the home now runs a testnet .*old_chain_id=sim-1 chain_id=rehearsal-1 operator=${operator} .*height=${height} trigger_upgrade=v2`,
+    ),
+  );
   assert.ok(testnet.log().includes(`ERR UPGRADE "v2" NEEDED at height: ${height}: `), testnet.log());
 
   const status = JSON.parse((await cli(fx.bin('genesis'), ['status', '--home', home])).stdout);
@@ -88,9 +92,10 @@ test('with a trigger the old binary halts at the next block for the plan, on the
   assert.deepEqual(plan, { name: 'v2', time: '0001-01-01T00:00:00Z', height: String(height), info: '', upgraded_client_state: null });
   const genesis = JSON.parse(await readFile(path.join(home, 'config', 'genesis.json'), 'utf8'));
   assert.equal(genesis.chain_id, 'rehearsal-1');
-  assert.deepEqual(genesis.app_state.staking.validators.map((v: Record<string, string>) => [v.address, v.operator_address, v.power]), [
-    [operatorAccount, operator, '900000000000000'],
-  ]);
+  assert.deepEqual(
+    genesis.app_state.staking.validators.map((v: Record<string, string>) => [v.address, v.operator_address, v.power]),
+    [[operatorAccount, operator, '900000000000000']],
+  );
   testnet.proc.kill('SIGTERM');
   assert.equal((await testnet.exit).code, 0);
 
@@ -104,7 +109,10 @@ test('with a trigger the old binary halts at the next block for the plan, on the
   assert.equal(applied.header.chain_id, 'rehearsal-1');
   assert.equal(applied.header.proposer_address, key.address.toString('hex').toUpperCase());
   const validators = (await upgraded.http('rpc', '/validators')).body.result;
-  assert.deepEqual(validators.validators.map((v: Record<string, string>) => [v.address, v.voting_power]), [[key.address.toString('hex').toUpperCase(), '900000000000000']]);
+  assert.deepEqual(
+    validators.validators.map((v: Record<string, string>) => [v.address, v.voting_power]),
+    [[key.address.toString('hex').toUpperCase(), '900000000000000']],
+  );
   assert.equal((await cli(fx.bin('v2'), ['query', 'upgrade', 'plan', '--home', home])).stderr.includes('no upgrade scheduled'), true);
   assert.equal((await upgraded.stop()).code, 0);
 });
@@ -120,7 +128,10 @@ test('refusals and a "no" change nothing; --skip-confirmation halts at the next 
   const badChecksum = `${operator.slice(0, -1)}${operator.endsWith('q') ? 'p' : 'q'}`;
   const refused = await run(['rehearsal-1', badChecksum, '--skip-confirmation']);
   assert.equal(refused.exitCode, 1);
-  assert.match(refused.stderr, /^Error: decoding bech32 failed: invalid checksum \(expected \w{6} got \w{6}\)\nHint: give the new validator's operator address/);
+  assert.match(
+    refused.stderr,
+    /^Error: decoding bech32 failed: invalid checksum \(expected \w{6} got \w{6}\)\nHint: give the new validator's operator address/,
+  );
   const account = await run(['rehearsal-1', operatorAccount, '--skip-confirmation']);
   assert.equal(account.exitCode, 1);
   assert.match(account.stderr, /^Error: invalid Bech32 prefix; expected cosmosvaloper, got cosmos\n/);
@@ -131,7 +142,10 @@ test('refusals and a "no" change nothing; --skip-confirmation halts at the next 
   for (const input of ['n\n', 'no\n', '\n', '']) {
     const declined = await run(['rehearsal-1', operator, '--trigger-testnet-upgrade', 'v2'], input);
     assert.equal(declined.exitCode, 0, declined.stderr);
-    assert.equal(declined.stdout, 'This operation will modify state in your data folder and cannot be undone. Do you want to continue? (y/n)\nOperation canceled.');
+    assert.equal(
+      declined.stdout,
+      'This operation will modify state in your data folder and cannot be undone. Do you want to continue? (y/n)\nOperation canceled.',
+    );
   }
   assert.equal(await fingerprint(home), before);
   await assert.rejects(access(path.join(home, 'data', 'upgrade-info.json')));
@@ -158,13 +172,23 @@ test('refusals and a "no" change nothing; --skip-confirmation halts at the next 
 test('run by the binary that has the handler, the first block of the testnet runs the triggered upgrade with its store upgrades', async (t) => {
   const fx = await simFixture(t, { versions: ['genesis', 'v2'] });
   const { home, height } = await homeWithBlocks(t, fx);
-  const testnet = spawnNode(t, fx.bin('v2'), home, ['rehearsal-1', operator, '--trigger-testnet-upgrade', 'v2', '--skip-confirmation'], {}, ['in-place-testnet']);
+  const testnet = spawnNode(t, fx.bin('v2'), home, ['rehearsal-1', operator, '--trigger-testnet-upgrade', 'v2', '--skip-confirmation'], {}, [
+    'in-place-testnet',
+  ]);
   await waitFor(() => new RegExp(`committed state .*height=${height + 2} `).test(testnet.log()), `height ${height + 2}`);
   assert.match(testnet.log(), new RegExp(`applying store upgrades for "v2" at height ${height + 1} .*added=newmod`));
   assert.match(testnet.log(), new RegExp(`applying upgrade "v2" at height: ${height}\\b`));
   await assert.rejects(access(path.join(home, 'data', 'upgrade-info.json')));
-  const stores = await cliJson<{ stores: Array<{ name: string; added_height: string }>; store_upgrades: Record<string, string> }>(fx.bin('v2'), ['query', 'stores', '--home', home]);
-  assert.deepEqual(stores.stores.find((s) => s.name === 'newmod'), { name: 'newmod', added_height: String(height + 1) });
+  const stores = await cliJson<{ stores: Array<{ name: string; added_height: string }>; store_upgrades: Record<string, string> }>(fx.bin('v2'), [
+    'query',
+    'stores',
+    '--home',
+    home,
+  ]);
+  assert.deepEqual(
+    stores.stores.find((s) => s.name === 'newmod'),
+    { name: 'newmod', added_height: String(height + 1) },
+  );
   assert.deepEqual(stores.store_upgrades, { v2: String(height + 1) });
   const applied = JSON.parse((await cli(fx.bin('v2'), ['query', 'upgrade', 'applied', 'v2', '--home', home])).stdout);
   assert.equal(applied.header.height, String(height + 1));

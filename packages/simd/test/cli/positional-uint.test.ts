@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+
 import { parseGoUint64, positionalUint64 } from '../../src/cli/positional-uint.js';
 
 test("Go's strconv.ParseUint(s, 0, 64): base prefixes, underscores, range", () => {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
+
 import { cli, simFixture } from '../support/node-harness.js';
 
 test('pre-upgrade exits with the configured codes in turn; the last one repeats', async (t) => {

@@ -1,7 +1,8 @@
 /** Pagination with the SDK's rules (CollectionFilteredPaginate): defaults, key vs offset, next key, total. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { paginate, type PageRequest } from '../../src/gov/paginate.js';
+
+import { type PageRequest, paginate } from '../../src/gov/paginate.js';
 import { StatusError } from '../../src/util/errors.js';
 
 const entries = [1, 2, 3, 4, 5].map((n) => ({ key: Buffer.from([n]), value: n }));
@@ -27,9 +28,12 @@ test('by key: from the key on, the next match as next key, no total; reverse goe
 });
 
 test('both key and offset is refused', () => {
-  assert.throws(() => paginate(entries, request({ key: Buffer.from([1]), offset: 1n })), (error: unknown) => {
-    assert.ok(error instanceof StatusError);
-    assert.deepEqual([error.grpcCode, error.message], [13, 'invalid request, either offset or key is expected, got both']);
-    return true;
-  });
+  assert.throws(
+    () => paginate(entries, request({ key: Buffer.from([1]), offset: 1n })),
+    (error: unknown) => {
+      assert.ok(error instanceof StatusError);
+      assert.deepEqual([error.grpcCode, error.message], [13, 'invalid request, either offset or key is expected, got both']);
+      return true;
+    },
+  );
 });

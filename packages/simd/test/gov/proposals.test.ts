@@ -4,11 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+
 import { govAddress } from '../../src/core/accounts.js';
-import { msgDepositType, msgSubmitProposalType, msgVoteType } from '../../src/gov/msgs.js';
 import type { AnyMsg } from '../../src/core/msg.js';
+import { msgDepositType, msgSubmitProposalType, msgVoteType } from '../../src/gov/msgs.js';
 import { cancelUpgradeMsg, softwareUpgradeMsg } from '../../src/upgrade/msgs.js';
-import { alice, openTestApp, txOf, validator, type TestApp } from '../support/app-harness.js';
+import { alice, openTestApp, type TestApp, txOf, validator } from '../support/app-harness.js';
 import { proposal, upgradeState } from '../support/state.js';
 
 const stake = (amount: number) => [{ denom: 'stake', amount: String(amount) }];
@@ -25,8 +26,7 @@ function submit(messages: AnyMsg[], deposit = 10_000_000, proposer = validator) 
   });
 }
 
-const vote = (id: string, option: string, voter = validator) =>
-  txOf(voter, { '@type': msgVoteType, proposal_id: id, voter, option });
+const vote = (id: string, option: string, voter = validator) => txOf(voter, { '@type': msgVoteType, proposal_id: id, voter, option });
 
 const schedule = (name: string, height: number) => softwareUpgradeMsg(govAddress, { name, height, info: '' });
 
@@ -74,7 +74,10 @@ test('without votes the proposal is rejected (no quorum); a yes vote of the vali
   const h = await openTestApp(t, { genesis: gov });
   await h.block(submit([schedule('v2', 100)]), submit([schedule('v2', 200)]), submit([schedule('v2', 300)]), submit([schedule('v2', 400)]));
   const votes = await h.block(vote('2', 'VOTE_OPTION_YES'), vote('3', 'VOTE_OPTION_NO'), vote('4', 'VOTE_OPTION_YES', alice));
-  assert.deepEqual(votes.results.map((r) => r.code), [0, 0, 0]);
+  assert.deepEqual(
+    votes.results.map((r) => r.code),
+    [0, 0, 0],
+  );
   await endVoting(h);
   const statuses = await Promise.all(['1', '2', '3', '4'].map(async (id) => (await proposal(h.app.reader, id))?.status));
   assert.deepEqual(statuses, ['PROPOSAL_STATUS_REJECTED', 'PROPOSAL_STATUS_PASSED', 'PROPOSAL_STATUS_REJECTED', 'PROPOSAL_STATUS_REJECTED']);

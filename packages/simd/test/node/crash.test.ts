@@ -1,6 +1,7 @@
 /** Durability: `kill -9` never corrupts the store, the next start continues from the last committed height. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+
 import { runNodeToExit, simFixture, startNode } from '../support/node-harness.js';
 
 test('restart after kill -9 continues from the last committed height with an intact chain', async (t) => {

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+
 import { cli, cliJson, proposalIdOf, proposeUpgrade, simFixture, startNode, waitForProposal } from '../support/node-harness.js';
 
 test('proposals from the CLI: validation, failures, authority, re-scheduling and cancelling', async (t) => {
@@ -16,7 +17,26 @@ test('proposals from the CLI: validation, failures, authority, re-scheduling and
   const info = fx.built.versions.v2?.info as string;
 
   // Invalid --upgrade-info: refused by the CLI, nothing submitted.
-  const bad = await cli(bin, ['tx', 'upgrade', 'software-upgrade', 'v2', '--title', 't', '--summary', 's', '--deposit', '10000000stake', '--upgrade-height', '500', '--upgrade-info', '{"binaries":{"linux/amd64":"https://x.test/simd"}}', '--from', 'validator', '--home', home]);
+  const bad = await cli(bin, [
+    'tx',
+    'upgrade',
+    'software-upgrade',
+    'v2',
+    '--title',
+    't',
+    '--summary',
+    's',
+    '--deposit',
+    '10000000stake',
+    '--upgrade-height',
+    '500',
+    '--upgrade-info',
+    '{"binaries":{"linux/amd64":"https://x.test/simd"}}',
+    '--from',
+    'validator',
+    '--home',
+    home,
+  ]);
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /invalid --upgrade-info:\n {2}- binaries.linux\/amd64: the URL has no checksum/);
   assert.match(bad.stderr, /--no-validate/);
@@ -30,18 +50,38 @@ test('proposals from the CLI: validation, failures, authority, re-scheduling and
   assert.match(hex.stderr, /proposal 1 doesn't exist/);
 
   // Only the gov account may execute the message: sent directly by alice it fails with code 6.
-  const direct = await cli(bin, ['tx', 'upgrade', 'software-upgrade', 'v2', '--upgrade-height', '500', '--upgrade-info', info, '--from', 'alice', '--direct', '--home', home]);
+  const direct = await cli(bin, [
+    'tx',
+    'upgrade',
+    'software-upgrade',
+    'v2',
+    '--upgrade-height',
+    '500',
+    '--upgrade-info',
+    info,
+    '--from',
+    'alice',
+    '--direct',
+    '--home',
+    home,
+  ]);
   assert.equal(direct.code, 1);
   const response = JSON.parse(direct.stdout);
   assert.deepEqual([response.code, response.codespace], [6, 'upgrade']);
   const alice = (await cli(bin, ['keys', 'show', 'alice', '-a'])).stdout;
-  assert.match(direct.stderr, new RegExp(`expected cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn got ${alice}: expected authority account as only signer for proposal message`));
+  assert.match(
+    direct.stderr,
+    new RegExp(`expected cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn got ${alice}: expected authority account as only signer for proposal message`),
+  );
 
   // Invalid plans pass the vote and fail on execution, with the module's message; the chain goes on.
   const current = await node.height();
   const empty = await proposeUpgrade(bin, home, { name: '', height: current + 500, extra: ['--no-validate'] });
   const past = await proposeUpgrade(bin, home, { name: 'v2', height: current + 1, info });
-  assert.match(past.stderr, /WARNING: the vote on this proposal ends around height \d+ .* after the upgrade height \d+: .*"upgrade cannot be scheduled in the past"/);
+  assert.match(
+    past.stderr,
+    /WARNING: the vote on this proposal ends around height \d+ .* after the upgrade height \d+: .*"upgrade cannot be scheduled in the past"/,
+  );
   const emptyDone = await waitForProposal(bin, home, empty.id, /PASSED|FAILED|REJECTED/);
   const pastDone = await waitForProposal(bin, home, past.id, /PASSED|FAILED|REJECTED/);
   assert.deepEqual([emptyDone.status, emptyDone.failed_reason], ['PROPOSAL_STATUS_FAILED', 'name cannot be empty']);
@@ -62,7 +102,21 @@ test('proposals from the CLI: validation, failures, authority, re-scheduling and
   const close = (await node.height()) + 100;
   const closePlan = await proposeUpgrade(bin, home, { name: 'v2', height: close, info, extra: ['--safety-delta', '10s'] });
   assert.match(closePlan.stderr, /WARNING: upgrade height \d+ leaves no room to cancel: .* \+ safety delta 10s .* schedule it at height \d+ or later/);
-  const cancel = await cli(bin, ['tx', 'upgrade', 'cancel-software-upgrade', '--title', 'cancel', '--summary', 'bad idea', '--deposit', '10000000stake', '--from', 'validator', '--home', home]);
+  const cancel = await cli(bin, [
+    'tx',
+    'upgrade',
+    'cancel-software-upgrade',
+    '--title',
+    'cancel',
+    '--summary',
+    'bad idea',
+    '--deposit',
+    '10000000stake',
+    '--from',
+    'validator',
+    '--home',
+    home,
+  ]);
   assert.equal(cancel.code, 0, cancel.stderr);
   const cancelId = proposalIdOf(cancel.stdout);
   assert.equal((await waitForProposal(bin, home, closePlan.id, /PASSED|FAILED|REJECTED/)).status, 'PROPOSAL_STATUS_PASSED');
@@ -74,14 +128,17 @@ test('proposals from the CLI: validation, failures, authority, re-scheduling and
   assert.doesNotMatch(node.log(), /NEEDED/);
 
   const all = await cliJson<{ proposals: Array<{ id: string; status: string }> }>(bin, ['query', 'gov', 'proposals', '--home', home]);
-  assert.deepEqual(all.proposals.map((p) => p.status), [
-    'PROPOSAL_STATUS_FAILED',
-    'PROPOSAL_STATUS_FAILED',
-    'PROPOSAL_STATUS_PASSED',
-    'PROPOSAL_STATUS_PASSED',
-    'PROPOSAL_STATUS_PASSED',
-    'PROPOSAL_STATUS_PASSED',
-  ]);
+  assert.deepEqual(
+    all.proposals.map((p) => p.status),
+    [
+      'PROPOSAL_STATUS_FAILED',
+      'PROPOSAL_STATUS_FAILED',
+      'PROPOSAL_STATUS_PASSED',
+      'PROPOSAL_STATUS_PASSED',
+      'PROPOSAL_STATUS_PASSED',
+      'PROPOSAL_STATUS_PASSED',
+    ],
+  );
   assert.equal((await node.stop()).code, 0);
 });
 

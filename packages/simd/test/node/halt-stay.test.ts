@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+
 import { cli, cliJson, proposeUpgrade, readUpgradeInfoFile, simFixture, startNode, waitFor } from '../support/node-harness.js';
 
 test('stay mode: halted node keeps serving, block production stopped; v2 then applies the upgrade', async (t) => {

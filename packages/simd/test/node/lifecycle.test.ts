@@ -8,7 +8,9 @@ import assert from 'node:assert/strict';
 import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
+
 import { Comet38Client } from '@cosmjs/tendermint-rpc';
+
 import { cli, cliJson, proposeUpgrade, readUpgradeInfoFile, runNodeToExit, simFixture, startNode, waitForProposal } from '../support/node-harness.js';
 
 test('upgrade lifecycle, halt mode exit', async (t) => {
@@ -73,7 +75,14 @@ test('upgrade lifecycle, halt mode exit', async (t) => {
   t.after(() => comet.disconnect());
   assert.equal((await comet.block(height)).block.header.version.app, 0);
   const metas = (await comet.blockchain(height - 1, height + 1)).blockMetas;
-  assert.deepEqual(metas.map((m) => [m.header.height, m.header.version.app]), [[height + 1, 1], [height, 0], [height - 1, 0]]);
+  assert.deepEqual(
+    metas.map((m) => [m.header.height, m.header.version.app]),
+    [
+      [height + 1, 1],
+      [height, 0],
+      [height - 1, 0],
+    ],
+  );
   assert.equal((await upgraded.http('rpc', `/header?height=${height}`)).body.result.header.version.app, '0');
   const results = async (h: number) => (await upgraded.http('rpc', `/block_results?height=${h}`)).body.result;
   assert.deepEqual((await results(height)).consensus_param_updates.version, { app: '1' });
@@ -92,7 +101,17 @@ test('upgrade lifecycle, halt mode exit', async (t) => {
   assert.equal(record.block_id.parts.total, 1);
   assert.match(record.block_size, /^\d+$/);
   assert.equal(record.num_txs, '0');
-  for (const field of ['last_commit_hash', 'data_hash', 'validators_hash', 'next_validators_hash', 'consensus_hash', 'app_hash', 'last_results_hash', 'evidence_hash', 'proposer_address']) {
+  for (const field of [
+    'last_commit_hash',
+    'data_hash',
+    'validators_hash',
+    'next_validators_hash',
+    'consensus_hash',
+    'app_hash',
+    'last_results_hash',
+    'evidence_hash',
+    'proposer_address',
+  ]) {
     assert.match(record.header[field], /^[0-9A-F]+$/, field);
   }
   assert.match(record.header.last_block_id.hash, /^[0-9A-F]{64}$/);
@@ -100,10 +119,15 @@ test('upgrade lifecycle, halt mode exit', async (t) => {
   assert.deepEqual((await upgraded.http('api', '/cosmos/upgrade/v1beta1/applied_plan/v2')).body, { height: String(height) });
 
   const versions = await cliJson<{ module_versions: Array<{ name: string; version: string }> }>(v2, ['query', 'upgrade', 'module_versions', '--home', home]);
-  assert.deepEqual(
-    Object.fromEntries(versions.module_versions.map((m) => [m.name, m.version])),
-    { auth: '5', bank: '5', consensus: '1', gov: '5', newmod: '1', staking: '5', upgrade: '2' },
-  );
+  assert.deepEqual(Object.fromEntries(versions.module_versions.map((m) => [m.name, m.version])), {
+    auth: '5',
+    bank: '5',
+    consensus: '1',
+    gov: '5',
+    newmod: '1',
+    staking: '5',
+    upgrade: '2',
+  });
   assert.deepEqual(await cliJson(v2, ['query', 'upgrade', 'module_versions', 'bank', '--home', home]), { module_versions: [{ name: 'bank', version: '5' }] });
   const noPlan = await cli(v2, ['query', 'upgrade', 'plan', '--home', home]);
   assert.equal(noPlan.code, 1);
@@ -115,7 +139,12 @@ test('upgrade lifecycle, halt mode exit', async (t) => {
   await restarted.waitForHeight(height + 5);
   await restarted.waitForLog(/starting node/);
   assert.doesNotMatch(restarted.log(), /applying store upgrades|applying upgrade/);
-  const stores = await cliJson<{ stores: Array<{ name: string; added_height: string }>; store_upgrades: Record<string, string> }>(v2, ['query', 'stores', '--home', home]);
+  const stores = await cliJson<{ stores: Array<{ name: string; added_height: string }>; store_upgrades: Record<string, string> }>(v2, [
+    'query',
+    'stores',
+    '--home',
+    home,
+  ]);
   assert.deepEqual(stores.store_upgrades, { v2: String(height) });
   assert.equal(stores.stores.find((s) => s.name === 'newmod')?.added_height, String(height));
   assert.equal((await restarted.http('rpc', '/status')).body.result.node_info.protocol_version.app, '1');

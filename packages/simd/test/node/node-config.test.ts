@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+
 import { consensusKey } from '../../src/chain/consensus-key.js';
 import { defaultGenesis } from '../../src/chain/genesis.js';
 import { initNodeConfig, loadOrGenValidatorKey, readNodeConfig } from '../../src/node/node-config.js';
@@ -49,7 +50,9 @@ test('a home from before these files keeps its identity: the binary name, the ch
   t.after(() => rm(home, { recursive: true, force: true }));
   assert.deepEqual(await readNodeConfig(home, { name: 'simd', chainId: 'sim-1' }), {
     moniker: 'simd',
-    nodeId: sha256(Buffer.concat([Buffer.from('simd/node'), Buffer.from('sim-1')])).toString('hex').slice(0, 40),
+    nodeId: sha256(Buffer.concat([Buffer.from('simd/node'), Buffer.from('sim-1')]))
+      .toString('hex')
+      .slice(0, 40),
   });
   const fixed = sha256('simd/consensus/validator');
   assert.deepEqual(consensusKey(defaultGenesis()), { pubKey: fixed, address: sha256(fixed).subarray(0, 20).toString('hex').toUpperCase() });

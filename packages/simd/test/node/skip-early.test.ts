@@ -1,6 +1,7 @@
 /** Skip heights (`--unsafe-skip-upgrades h1 h2`) and a binary started before its plan is due. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+
 import { cli, proposeUpgrade, runNodeToExit, simFixture, startNode, waitForProposal } from '../support/node-harness.js';
 
 test('a skip height clears the plan without a done marker; a new binary started early refuses to run', async (t) => {

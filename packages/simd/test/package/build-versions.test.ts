@@ -5,13 +5,18 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+
 import { execa } from 'execa';
 import { extract } from 'tar';
 import unzipper from 'unzipper';
+
 import { buildVersions, hostPlatform, upgradeInfoFor } from '../../src/index.js';
 import { createZip } from '../../src/package/zip.js';
 
-const sha256 = async (file: string) => createHash('sha256').update(await readFile(file)).digest('hex');
+const sha256 = async (file: string) =>
+  createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
 
 test('builds every version with launcher, tar.gz, zip and Info; the binaries run from copies and extracted archives', async (t) => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'sim-build-'));
@@ -52,7 +57,10 @@ test('builds every version with launcher, tar.gz, zip and Info; the binaries run
 
   // zip: a reader lists bin/ and bin/simd with Unix mode 0755 and the same bytes.
   const zip = await unzipper.Open.file(v2.zip);
-  assert.deepEqual(zip.files.map((f) => f.path), ['bin/', 'bin/simd']);
+  assert.deepEqual(
+    zip.files.map((f) => f.path),
+    ['bin/', 'bin/simd'],
+  );
   const entry = zip.files[1];
   assert.ok(entry);
   assert.equal((entry.externalFileAttributes >>> 16) & 0o777, 0o755);

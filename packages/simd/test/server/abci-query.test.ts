@@ -6,9 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+
 import { status } from '@grpc/grpc-js';
 import { Pairs } from 'cosmjs-types/cosmos/base/kv/v1beta1/kv.js';
-import { ServiceClientImpl, type ABCIQueryResponse } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
+import { type ABCIQueryResponse, ServiceClientImpl } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
+
 import { grpcError, grpcRpc } from '../support/grpc-client.js';
 import { simFixture, startNode } from '../support/node-harness.js';
 
@@ -46,7 +48,14 @@ test('ABCIQuery over gRPC and REST: cmtservice refusals, and baseapp answers equ
     const bytes = (b: Uint8Array) => (b.length === 0 ? null : base64(b));
     assert.deepEqual(
       { code: answer.code, log: answer.log, codespace: answer.codespace, height: String(answer.height), key: bytes(answer.key), value: bytes(answer.value) },
-      { code: over.code, log: over.log, codespace: over.codespace, height: over.height, key: over.key === null ? null : over.key || null, value: over.value === null ? null : over.value || null },
+      {
+        code: over.code,
+        log: over.log,
+        codespace: over.codespace,
+        height: over.height,
+        key: over.key === null ? null : over.key || null,
+        value: over.value === null ? null : over.value || null,
+      },
       path,
     );
     return answer;
@@ -75,7 +84,10 @@ test('ABCIQuery over gRPC and REST: cmtservice refusals, and baseapp answers equ
   assert.deepEqual(await storeError('store/nosuch/key', Uint8Array.of(1)), ['store', 4, 'no such store: nosuch: unknown request', 0n]);
   assert.deepEqual(await storeError('store/upgrade/other', Uint8Array.of(1)), ['store', 4, 'unexpected query path: /other: unknown request', 0n]);
   const proofAtOne = await ask('store/upgrade/key', Uint8Array.of(1), 1n, true);
-  assert.deepEqual([proofAtOne.codespace, proofAtOne.code, proofAtOne.log], ['sdk', 18, 'cannot query with proof when height <= 1; please provide a valid height: invalid request']);
+  assert.deepEqual(
+    [proofAtOne.codespace, proofAtOne.code, proofAtOne.log],
+    ['sdk', 18, 'cannot query with proof when height <= 1; please provide a valid height: invalid request'],
+  );
 
   assert.equal((await same('p2p/filter/addr/127.0.0.1:26656')).code, 0);
   assert.equal((await same('p2p/filter')).log, 'path should be p2p filter <addr|id> <parameter>: unknown request');
@@ -83,12 +95,26 @@ test('ABCIQuery over gRPC and REST: cmtservice refusals, and baseapp answers equ
   assert.deepEqual([custom.code, custom.codespace, custom.log, custom.height], [6, 'sdk', 'unknown query path: unknown request', 0n]);
 
   // REST: the gateway route, grpc-gateway JSON; a refusal as the gateway renders a gRPC status.
-  const rest = await node.http('api', `/cosmos/base/tendermint/v1beta1/abci_query?path=${encodeURIComponent('/store/upgrade/key')}&data=${encodeURIComponent(base64(entry.key))}&height=${height}`);
+  const rest = await node.http(
+    'api',
+    `/cosmos/base/tendermint/v1beta1/abci_query?path=${encodeURIComponent('/store/upgrade/key')}&data=${encodeURIComponent(base64(entry.key))}&height=${height}`,
+  );
   assert.equal(rest.status, 200);
   assert.deepEqual(rest.body, {
-    code: 0, log: '', info: '', index: '0', key: base64(entry.key), value: base64(entry.value), proof_ops: null, height: String(height), codespace: '',
+    code: 0,
+    log: '',
+    info: '',
+    index: '0',
+    key: base64(entry.key),
+    value: base64(entry.value),
+    proof_ops: null,
+    height: String(height),
+    codespace: '',
   });
   const refused = await node.http('api', '/cosmos/base/tendermint/v1beta1/abci_query?path=/cosmos.upgrade.v1beta1.Query/CurrentPlan');
-  assert.deepEqual([refused.status, refused.body], [400, { code: 3, message: 'unsupported ABCI query path: /cosmos.upgrade.v1beta1.Query/CurrentPlan', details: [] }]);
+  assert.deepEqual(
+    [refused.status, refused.body],
+    [400, { code: 3, message: 'unsupported ABCI query path: /cosmos.upgrade.v1beta1.Query/CurrentPlan', details: [] }],
+  );
   assert.equal((await node.stop()).code, 0);
 });

@@ -6,8 +6,10 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { Comet38Client, connectComet, HttpBatchClient, isComet38Client } from '@cosmjs/tendermint-rpc';
+
 import { StargateClient } from '@cosmjs/stargate';
+import { Comet38Client, connectComet, HttpBatchClient, isComet38Client } from '@cosmjs/tendermint-rpc';
+
 import { cli, proposalIdOf, simFixture, startNode, waitForProposal } from '../support/node-harness.js';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex').toUpperCase();
@@ -22,8 +24,26 @@ test('CosmJS Comet38Client and StargateClient read the node over HTTP', async (t
 
   // A transaction to look for: the CLI's proposal, committed with broadcast_tx_commit.
   const proposal = await cli(bin, [
-    'tx', 'upgrade', 'software-upgrade', 'v2', '--title', 'upgrade v2', '--summary', 'test', '--deposit', '10000000stake',
-    '--upgrade-height', '100000', '--no-validate', '--from', 'validator', '--home', home, '--yes', '--output', 'json',
+    'tx',
+    'upgrade',
+    'software-upgrade',
+    'v2',
+    '--title',
+    'upgrade v2',
+    '--summary',
+    'test',
+    '--deposit',
+    '10000000stake',
+    '--upgrade-height',
+    '100000',
+    '--no-validate',
+    '--from',
+    'validator',
+    '--home',
+    home,
+    '--yes',
+    '--output',
+    'json',
   ]);
   assert.equal(proposal.code, 0, proposal.stderr);
   const { txhash, height: txHeightText } = JSON.parse(proposal.stdout) as { txhash: string; height: string };
@@ -70,7 +90,10 @@ test('CosmJS Comet38Client and StargateClient read the node over HTTP', async (t
   assert.deepEqual((await client.blockResults(2)).results, []);
 
   const chain = await client.blockchain(1, 3);
-  assert.deepEqual(chain.blockMetas.map((m) => m.header.height), [3, 2, 1]);
+  assert.deepEqual(
+    chain.blockMetas.map((m) => m.header.height),
+    [3, 2, 1],
+  );
   assert.ok(chain.lastHeight >= txHeight);
 
   const commit = await client.commit(2);
@@ -108,7 +131,10 @@ test('CosmJS Comet38Client and StargateClient read the node over HTTP', async (t
 
   const blocks = await client.blockSearch({ query: 'block.height>=2 AND block.height<=4', order_by: 'asc' });
   assert.equal(blocks.totalCount, 3);
-  assert.deepEqual(blocks.blocks.map((b) => b.block.header.height), [2, 3, 4]);
+  assert.deepEqual(
+    blocks.blocks.map((b) => b.block.header.height),
+    [2, 3, 4],
+  );
   const passed = await client.blockSearch({ query: "active_proposal.proposal_result='proposal_passed'" });
   assert.equal(passed.totalCount, 1);
   const passedHeight = passed.blocks[0]?.block.header.height as number;

@@ -5,8 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+
 import { Comet38Client, Tendermint37Client } from '@cosmjs/tendermint-rpc';
 import { WebSocket } from 'ws';
+
 import { cli, simFixture, startNode, waitFor } from '../support/node-harness.js';
 
 interface Listenable<T> {
@@ -33,8 +35,26 @@ function take<T>(stream: Listenable<T>, count: number): Promise<T[]> {
 
 async function propose(bin: string, home: string): Promise<{ txhash: string; height: string }> {
   const r = await cli(bin, [
-    'tx', 'upgrade', 'software-upgrade', 'v2', '--title', 'upgrade v2', '--summary', 'test', '--deposit', '10000000stake',
-    '--upgrade-height', '100000', '--no-validate', '--from', 'validator', '--home', home, '--yes', '--output', 'json',
+    'tx',
+    'upgrade',
+    'software-upgrade',
+    'v2',
+    '--title',
+    'upgrade v2',
+    '--summary',
+    'test',
+    '--deposit',
+    '10000000stake',
+    '--upgrade-height',
+    '100000',
+    '--no-validate',
+    '--from',
+    'validator',
+    '--home',
+    home,
+    '--yes',
+    '--output',
+    'json',
   ]);
   assert.equal(r.code, 0, r.stderr);
   return JSON.parse(r.stdout) as { txhash: string; height: string };
@@ -98,7 +118,12 @@ test('CosmJS subscribes to NewBlock, NewBlockHeader and Tx over /websocket', asy
 
   const { txhash, height } = await propose(bin, home);
   const [tx] = await txs;
-  assert.equal(Buffer.from(tx?.hash ?? []).toString('hex').toUpperCase(), txhash);
+  assert.equal(
+    Buffer.from(tx?.hash ?? [])
+      .toString('hex')
+      .toUpperCase(),
+    txhash,
+  );
   assert.equal(tx?.height, Number(height));
   assert.equal(tx?.result.code, 0);
   assert.ok(tx?.result.events.some((e) => e.type === 'submit_proposal'));

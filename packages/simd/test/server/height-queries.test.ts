@@ -8,12 +8,14 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { Client, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
+
 import { QueryClient } from '@cosmjs/stargate';
 import { Comet38Client } from '@cosmjs/tendermint-rpc';
-import { QueryCurrentPlanRequest, QueryCurrentPlanResponse, QueryModuleVersionsRequest } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
+import { Client, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { GetLatestBlockResponse } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
-import { cli, proposalIdOf, proposeUpgrade, simFixture, startNode, waitFor, waitForProposal, type SimNode } from '../support/node-harness.js';
+import { QueryCurrentPlanRequest, QueryCurrentPlanResponse, QueryModuleVersionsRequest } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
+
+import { cli, proposalIdOf, proposeUpgrade, simFixture, type SimNode, startNode, waitFor, waitForProposal } from '../support/node-harness.js';
 
 const currentPlan = '/cosmos.upgrade.v1beta1.Query/CurrentPlan';
 const request = QueryCurrentPlanRequest.encode({}).finish();
@@ -30,8 +32,13 @@ function grpcUnary<T>(client: Client, method: string, data: Uint8Array, decode: 
   if (height !== undefined) metadata.set('x-cosmos-block-height', height);
   return new Promise<{ value?: T; height?: string; error?: ServiceError }>((resolve) => {
     let echoed: string | undefined;
-    const call = client.makeUnaryRequest(method, (x: Uint8Array) => Buffer.from(x), decode, data, metadata, (error, value) =>
-      resolve(error ? { error, height: echoed } : { value, height: echoed }),
+    const call = client.makeUnaryRequest(
+      method,
+      (x: Uint8Array) => Buffer.from(x),
+      decode,
+      data,
+      metadata,
+      (error, value) => resolve(error ? { error, height: echoed } : { value, height: echoed }),
     );
     call.on('metadata', (md: Metadata) => {
       echoed = md.get('x-cosmos-block-height')[0]?.toString();
@@ -53,8 +60,20 @@ async function restCurrentPlan(node: SimNode, height?: string) {
 
 async function cancelUpgrade(bin: string, home: string): Promise<string> {
   const r = await cli(bin, [
-    'tx', 'upgrade', 'cancel-software-upgrade', '--title', 'cancel', '--summary', 'cancel it', '--deposit', '10000000stake',
-    '--from', 'validator', '--home', home, '--yes',
+    'tx',
+    'upgrade',
+    'cancel-software-upgrade',
+    '--title',
+    'cancel',
+    '--summary',
+    'cancel it',
+    '--deposit',
+    '10000000stake',
+    '--from',
+    'validator',
+    '--home',
+    home,
+    '--yes',
   ]);
   if (r.code !== 0) throw new Error(`cancel failed (${r.code}): ${r.stdout}\n${r.stderr}`);
   return proposalIdOf(r.stdout);
@@ -117,7 +136,13 @@ test('a plan is seen at the heights it was scheduled, not before nor after its c
   );
   assert.ok(missing.error !== undefined);
   assert.equal(missing.height, String(scheduledHeight));
-  const latestBlock = await grpcUnary(client, '/cosmos.base.tendermint.v1beta1.Service/GetLatestBlock', new Uint8Array(), (b) => GetLatestBlockResponse.decode(b), String(beforeHeight));
+  const latestBlock = await grpcUnary(
+    client,
+    '/cosmos.base.tendermint.v1beta1.Service/GetLatestBlock',
+    new Uint8Array(),
+    (b) => GetLatestBlockResponse.decode(b),
+    String(beforeHeight),
+  );
   assert.equal(latestBlock.height, String(beforeHeight));
   assert.ok(Number(latestBlock.value?.block?.header?.height) >= cancelledHeight);
 
@@ -171,7 +196,10 @@ test('a plan is seen at the heights it was scheduled, not before nor after its c
   );
   const restMalformed = await restCurrentPlan(node, '12x');
   assert.equal(restMalformed.status, 500);
-  assert.match(restMalformed.body.message, /^codespace sdk code 18: invalid request: Baseapp\.RegisterGRPCServer: invalid height header "x-cosmos-block-height": strconv\.ParseInt: parsing "12x": invalid syntax$/);
+  assert.match(
+    restMalformed.body.message,
+    /^codespace sdk code 18: invalid request: Baseapp\.RegisterGRPCServer: invalid height header "x-cosmos-block-height": strconv\.ParseInt: parsing "12x": invalid syntax$/,
+  );
   const abciNegative = (await node.http('rpc', `/abci_query?path="${currentPlan}"&height=-1`)).body.result.response;
   assert.deepEqual(
     { code: abciNegative.code, codespace: abciNegative.codespace, log: abciNegative.log, height: abciNegative.height },
@@ -184,14 +212,26 @@ test('with --pruning custom the states below the kept window answer the SDK prun
   const home = await fx.initHome();
   const bin = fx.bin('genesis');
   // Pruned at 20 (keep 2): heights 18..25 stay. The chain stops at 25, so the latest height is known.
-  const node = await startNode(t, bin, home, ['--pruning', 'custom', '--pruning-keep-recent', '2', '--pruning-interval', '10', '--halt-height', '25', '--halt-mode', 'stay']);
+  const node = await startNode(t, bin, home, [
+    '--pruning',
+    'custom',
+    '--pruning-keep-recent',
+    '2',
+    '--pruning-interval',
+    '10',
+    '--halt-height',
+    '25',
+    '--halt-mode',
+    'stay',
+  ]);
   await node.waitForLog(/block production stopped/);
   const client = new Client(node.addresses.grpc, credentials.createInsecure());
   t.after(() => client.close());
   const comet = await Comet38Client.connect(node.addresses.rpc.replace(/^tcp:/, 'http:'));
   t.after(() => comet.disconnect());
 
-  const pruned = 'codespace sdk code 38: not found: failed to load state at height 17; version mismatch on immutable IAVL tree; version does not exist. Version has either been pruned, or is for a future block height (latest height: 25)';
+  const pruned =
+    'codespace sdk code 38: not found: failed to load state at height 17; version mismatch on immutable IAVL tree; version does not exist. Version has either been pruned, or is for a future block height (latest height: 25)';
   const grpcPruned = await grpcCurrentPlan(client, '17');
   assert.equal(grpcPruned.error?.code, 2);
   assert.equal(grpcPruned.error?.details, pruned);
@@ -218,7 +258,10 @@ test('invalid pruning settings stop the node at start with the SDK messages', as
   const bin = fx.bin('genesis');
   const tooSmall = await cli(bin, ['start', '--home', home, '--pruning', 'custom', '--pruning-keep-recent', '2', '--pruning-interval', '1']);
   assert.equal(tooSmall.code, 1);
-  assert.match(tooSmall.stderr, /invalid custom pruning options: 'pruning-interval' must not be less than 10\. For the most aggressive pruning, select pruning = "everything"/);
+  assert.match(
+    tooSmall.stderr,
+    /invalid custom pruning options: 'pruning-interval' must not be less than 10\. For the most aggressive pruning, select pruning = "everything"/,
+  );
   const unknown = await cli(bin, ['start', '--home', home, '--pruning', 'sometimes']);
   assert.equal(unknown.code, 1);
   assert.match(unknown.stderr, /unknown pruning strategy sometimes/);

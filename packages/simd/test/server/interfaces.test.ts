@@ -4,9 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Client, credentials, status, type ServiceError } from '@grpc/grpc-js';
-import { QueryClientImpl } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
+
+import { Client, credentials, type ServiceError, status } from '@grpc/grpc-js';
 import { ServiceClientImpl } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
+import { QueryClientImpl } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
+
 import { cli, cliJson, proposeUpgrade, simFixture, startNode, waitForProposal } from '../support/node-harness.js';
 
 function grpcRpc(address: string) {
@@ -67,8 +69,13 @@ test('REST, gRPC and CLI answer the same; RPC status and blocks', async (t) => {
     grpcVersions.moduleVersions.map((m) => ({ name: m.name, version: m.version.toString() })),
     (restVersions as { module_versions: unknown[] }).module_versions,
   );
-  assert.deepEqual((restVersions as { module_versions: unknown[] }).module_versions.find((m) => (m as { name: string }).name === 'upgrade'), { name: 'upgrade', version: '2' });
-  assert.deepEqual((await node.http('api', '/cosmos/upgrade/v1beta1/module_versions?module_name=gov')).body, { module_versions: [{ name: 'gov', version: '5' }] });
+  assert.deepEqual(
+    (restVersions as { module_versions: unknown[] }).module_versions.find((m) => (m as { name: string }).name === 'upgrade'),
+    { name: 'upgrade', version: '2' },
+  );
+  assert.deepEqual((await node.http('api', '/cosmos/upgrade/v1beta1/module_versions?module_name=gov')).body, {
+    module_versions: [{ name: 'gov', version: '5' }],
+  });
   assert.deepEqual((await upgrade.ModuleVersions({ moduleName: 'gov' })).moduleVersions, [{ name: 'gov', version: 5n }]);
   assert.deepEqual(await cliJson(bin, ['query', 'upgrade', 'module_versions', 'gov', '--home', home]), { module_versions: [{ name: 'gov', version: '5' }] });
 
@@ -102,9 +109,17 @@ test('REST, gRPC and CLI answer the same; RPC status and blocks', async (t) => {
   assert.equal(status1.node_info.network, 'sim-1');
   const block1 = (await node.http('rpc', '/block?height=1')).body.result;
   const byHeight = await new ServiceClientImpl(rpc).GetBlockByHeight({ height: 1n });
-  assert.equal(Buffer.from(byHeight.blockId?.hash ?? []).toString('hex').toUpperCase(), block1.block_id.hash);
+  assert.equal(
+    Buffer.from(byHeight.blockId?.hash ?? [])
+      .toString('hex')
+      .toUpperCase(),
+    block1.block_id.hash,
+  );
   const chain = (await node.http('rpc', '/blockchain?minHeight=1&maxHeight=3')).body.result;
-  assert.deepEqual(chain.block_metas.map((m: { header: { height: string } }) => m.header.height), ['3', '2', '1']);
+  assert.deepEqual(
+    chain.block_metas.map((m: { header: { height: string } }) => m.header.height),
+    ['3', '2', '1'],
+  );
   const tooHigh = await node.http('rpc', '/block?height=999999');
   assert.match(tooHigh.body.error.data, /must be less than or equal to the current blockchain height/);
   // `status` prints the SDK's Amino JSON re-encoding of the RPC status on one line.

@@ -5,8 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+
 import protobuf from 'protobufjs';
 import descriptor from 'protobufjs/ext/descriptor/index.js';
+
 import { defaultGenesis } from '../../src/chain/genesis.js';
 import { createQueryService } from '../../src/server/query-service.js';
 import { describeServices, reflectionServices } from '../../src/server/reflection/index.js';
@@ -28,7 +30,14 @@ const served = Object.keys(
 /** SDK v0.50's fields that cosmjs-types 0.9 (SDK 0.47) lacks, by message (camelCase). */
 const sdk050Fields: Readonly<Record<string, readonly string[]>> = {
   'cosmos.gov.v1.Proposal': ['expedited', 'failedReason'],
-  'cosmos.gov.v1.Params': ['proposalCancelRatio', 'proposalCancelDest', 'expeditedVotingPeriod', 'expeditedThreshold', 'expeditedMinDeposit', 'minDepositRatio'],
+  'cosmos.gov.v1.Params': [
+    'proposalCancelRatio',
+    'proposalCancelDest',
+    'expeditedVotingPeriod',
+    'expeditedThreshold',
+    'expeditedMinDeposit',
+    'minDepositRatio',
+  ],
   'cosmos.gov.v1.MsgSubmitProposal': ['expedited'],
 };
 /** SDK v0.50's messages that cosmjs-types 0.9 lacks, with their fields. */

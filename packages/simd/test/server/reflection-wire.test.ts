@@ -7,13 +7,15 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+
 import { credentials } from '@grpc/grpc-js';
-import { GrpcReflection } from 'grpc-js-reflection-client';
-import protobuf from 'protobufjs';
+import { ABCIQueryRequest, GetBlockByHeightRequest, GetValidatorSetByHeightRequest } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
 import * as govV1 from 'cosmjs-types/cosmos/gov/v1/query.js';
 import * as govV1beta1 from 'cosmjs-types/cosmos/gov/v1beta1/query.js';
-import { ABCIQueryRequest, GetBlockByHeightRequest, GetValidatorSetByHeightRequest } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
 import { QueryModuleVersionsRequest } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
+import { GrpcReflection } from 'grpc-js-reflection-client';
+import protobuf from 'protobufjs';
+
 import { grpcRpc } from '../support/grpc-client.js';
 import { proposeUpgrade, simFixture, startNode, waitForProposal } from '../support/node-harness.js';
 import { reflectedFiles, rootOfFiles } from '../support/reflected-files.js';
@@ -95,12 +97,18 @@ test('every field of the node answers is described by the reflected descriptors 
     ['/cosmos.gov.v1.Query/Constitution', new Uint8Array()],
     ['/cosmos.gov.v1.Query/Proposal', govV1.QueryProposalRequest.encode({ proposalId: id }).finish()],
     ['/cosmos.gov.v1.Query/Proposals', govV1.QueryProposalsRequest.encode(govV1.QueryProposalsRequest.fromPartial({})).finish()],
-    ...['voting', 'deposit', 'tallying'].map((paramsType): [string, Uint8Array] => ['/cosmos.gov.v1.Query/Params', govV1.QueryParamsRequest.encode({ paramsType }).finish()]),
+    ...['voting', 'deposit', 'tallying'].map((paramsType): [string, Uint8Array] => [
+      '/cosmos.gov.v1.Query/Params',
+      govV1.QueryParamsRequest.encode({ paramsType }).finish(),
+    ]),
     ['/cosmos.gov.v1.Query/TallyResult', govV1.QueryTallyResultRequest.encode({ proposalId: id }).finish()],
     ['/cosmos.gov.v1.Query/Deposits', govV1.QueryDepositsRequest.encode(govV1.QueryDepositsRequest.fromPartial({ proposalId: id })).finish()],
     ['/cosmos.gov.v1.Query/Votes', govV1.QueryVotesRequest.encode(govV1.QueryVotesRequest.fromPartial({ proposalId: id })).finish()],
     ['/cosmos.gov.v1beta1.Query/Proposal', govV1beta1.QueryProposalRequest.encode({ proposalId: id }).finish()],
-    ...['voting', 'deposit', 'tallying'].map((paramsType): [string, Uint8Array] => ['/cosmos.gov.v1beta1.Query/Params', govV1beta1.QueryParamsRequest.encode({ paramsType }).finish()]),
+    ...['voting', 'deposit', 'tallying'].map((paramsType): [string, Uint8Array] => [
+      '/cosmos.gov.v1beta1.Query/Params',
+      govV1beta1.QueryParamsRequest.encode({ paramsType }).finish(),
+    ]),
     ['/cosmos.upgrade.v1beta1.Query/CurrentPlan', new Uint8Array()],
     ['/cosmos.upgrade.v1beta1.Query/ModuleVersions', QueryModuleVersionsRequest.encode({ moduleName: '' }).finish()],
     ['/cosmos.upgrade.v1beta1.Query/Authority', new Uint8Array()],
@@ -110,7 +118,10 @@ test('every field of the node answers is described by the reflected descriptors 
     ['/cosmos.base.tendermint.v1beta1.Service/GetBlockByHeight', GetBlockByHeightRequest.encode({ height: 2n }).finish()],
     ['/cosmos.base.tendermint.v1beta1.Service/GetLatestValidatorSet', new Uint8Array()],
     ['/cosmos.base.tendermint.v1beta1.Service/GetValidatorSetByHeight', GetValidatorSetByHeightRequest.encode({ height: 2n }).finish()],
-    ['/cosmos.base.tendermint.v1beta1.Service/ABCIQuery', ABCIQueryRequest.encode({ path: 'app/version', data: new Uint8Array(), height: 2n, prove: false }).finish()],
+    [
+      '/cosmos.base.tendermint.v1beta1.Service/ABCIQuery',
+      ABCIQueryRequest.encode({ path: 'app/version', data: new Uint8Array(), height: 2n, prove: false }).finish(),
+    ],
   ];
   const gaps: string[] = [];
   const seen = new Set<string>();
@@ -119,7 +130,7 @@ test('every field of the node answers is described by the reflected descriptors 
     const described = root.lookupService(service).methods[method];
     assert.ok(described, `${path} described`);
     const answer = await grpc.call(path, request);
-    const type = root.lookupType((described.responseType as string).replace(/^\./, ''));
+    const type = root.lookupType(described.responseType.replace(/^\./, ''));
     for (const gap of await undescribed(carried, type, answer)) gaps.push(`${path}: ${gap}`);
     seen.add(path);
   }
@@ -128,9 +139,17 @@ test('every field of the node answers is described by the reflected descriptors 
   // The v0.50 fields arrived and decode by their names with the reflected types.
   const proposal = root.lookupType('cosmos.gov.v1.QueryProposalResponse').decode(await grpc.call(calls[1]![0], calls[1]![1])) as any;
   assert.deepEqual([proposal.proposal.failed_reason, proposal.proposal.expedited], ['name cannot be empty', false]);
-  const params = root.lookupType('cosmos.gov.v1.QueryParamsResponse').decode(await grpc.call('/cosmos.gov.v1.Query/Params', govV1.QueryParamsRequest.encode({ paramsType: 'tallying' }).finish())) as any;
+  const params = root
+    .lookupType('cosmos.gov.v1.QueryParamsResponse')
+    .decode(await grpc.call('/cosmos.gov.v1.Query/Params', govV1.QueryParamsRequest.encode({ paramsType: 'tallying' }).finish())) as any;
   assert.deepEqual(
-    [params.params.proposal_cancel_ratio, params.params.expedited_voting_period.seconds.toString(), params.params.expedited_threshold, params.params.expedited_min_deposit[0].amount, params.params.min_deposit_ratio],
+    [
+      params.params.proposal_cancel_ratio,
+      params.params.expedited_voting_period.seconds.toString(),
+      params.params.expedited_threshold,
+      params.params.expedited_min_deposit[0].amount,
+      params.params.min_deposit_ratio,
+    ],
     ['0.500000000000000000', '86400', '0.667000000000000000', '50000000', '0.010000000000000000'],
   );
 

@@ -4,19 +4,29 @@
  * through clients built only from the reflected descriptors.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
-import { credentials, loadPackageDefinition, type Client, type GrpcObject, type ServiceClientConstructor } from '@grpc/grpc-js';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { test } from 'node:test';
+
+import { type Client, credentials, type GrpcObject, loadPackageDefinition, type ServiceClientConstructor } from '@grpc/grpc-js';
 import { loadFileDescriptorSetFromBuffer, loadSync } from '@grpc/proto-loader';
 import { GrpcReflection } from 'grpc-js-reflection-client';
 import protobuf from 'protobufjs';
 import descriptor from 'protobufjs/ext/descriptor/index.js';
+
 import { simFixture, startNode } from '../support/node-harness.js';
 import { reflectedFiles } from '../support/reflected-files.js';
 
 /** The reflection service's own .proto, as @grpc/reflection ships it. */
-const reflectionProto = path.join(path.dirname(createRequire(import.meta.url).resolve('@grpc/reflection')), '..', 'proto', 'grpc', 'reflection', 'v1', 'reflection.proto');
+const reflectionProto = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('@grpc/reflection')),
+  '..',
+  'proto',
+  'grpc',
+  'reflection',
+  'v1',
+  'reflection.proto',
+);
 
 /** A FileDescriptorSet of these serialized files (its field 1, repeated). */
 function descriptorSet(files: Map<string, Uint8Array>): Buffer {
@@ -33,7 +43,9 @@ function serviceConstructor(pkg: GrpcObject, name: string): ServiceClientConstru
 
 async function unary(client: Client, method: string, request: object): Promise<any> {
   return new Promise((resolve, reject) => {
-    (client as unknown as Record<string, (...args: unknown[]) => unknown>)[method]?.(request, (error: Error | null, value: unknown) => (error ? reject(error) : resolve(value)));
+    (client as unknown as Record<string, (...args: unknown[]) => unknown>)[method]?.(request, (error: Error | null, value: unknown) =>
+      error ? reject(error) : resolve(value),
+    );
   });
 }
 
@@ -64,18 +76,23 @@ test('reflection lists every served service and describes them so clients can ca
     // (protobufjs, which the client builds its Root with, names fields in camelCase.)
     const latest = (await reflection.getDescriptorBySymbol('cosmos.base.tendermint.v1beta1.GetLatestBlockResponse')).getProtobufJsRoot();
     const response = latest.lookupType('cosmos.base.tendermint.v1beta1.GetLatestBlockResponse');
-    assert.deepEqual(response.fieldsArray.map((f) => [f.name, f.id, f.resolve().resolvedType?.fullName]), [
-      ['blockId', 1, '.tendermint.types.BlockID'],
-      ['block', 2, '.tendermint.types.Block'],
-      ['sdkBlock', 3, '.cosmos.base.tendermint.v1beta1.Block'],
-    ]);
+    assert.deepEqual(
+      response.fieldsArray.map((f) => [f.name, f.id, f.resolve().resolvedType?.fullName]),
+      [
+        ['blockId', 1, '.tendermint.types.BlockID'],
+        ['block', 2, '.tendermint.types.Block'],
+        ['sdkBlock', 3, '.cosmos.base.tendermint.v1beta1.Block'],
+      ],
+    );
     assert.equal(latest.lookupType('cosmos.base.tendermint.v1beta1.Header').fields.proposerAddress?.type, 'string');
 
     // The files keep their options: the gateway route of each method, gogoproto's field options.
     const upgradeFiles = await reflectedFiles(reflection, 'cosmos.upgrade.v1beta1.Query');
     const upgradeSet = descriptorSet(upgradeFiles);
     // Read with the served descriptor.proto, whose options types carry the served extensions.
-    const clientRoot = (protobuf.Root as unknown as { fromDescriptor(set: unknown): protobuf.Root }).fromDescriptor(descriptor.FileDescriptorSet.decode(upgradeSet));
+    const clientRoot = (protobuf.Root as unknown as { fromDescriptor(set: unknown): protobuf.Root }).fromDescriptor(
+      descriptor.FileDescriptorSet.decode(upgradeSet),
+    );
     const fileType = clientRoot.lookupType('google.protobuf.FileDescriptorProto');
     const described = (name: string) => fileType.toObject(fileType.decode(upgradeFiles.get(name) as Uint8Array)) as any;
     assert.deepEqual(described('cosmos/upgrade/v1beta1/query.proto').service[0].method[0].options, {
@@ -113,10 +130,12 @@ test('an answer carries the file and all its imports, option-only ones too; a st
   const node = await startNode(t, fx.bin('genesis'), home);
   const names = (list: Uint8Array[]) => list.map((bytes) => (descriptor.FileDescriptorProto.decode(bytes) as unknown as { name: string }).name);
   const importsOf = (list: Uint8Array[]) =>
-    new Map(list.map((bytes) => {
-      const file = descriptor.FileDescriptorProto.decode(bytes) as unknown as { name: string; dependency: string[] };
-      return [file.name, file.dependency];
-    }));
+    new Map(
+      list.map((bytes) => {
+        const file = descriptor.FileDescriptorProto.decode(bytes) as unknown as { name: string; dependency: string[] };
+        return [file.name, file.dependency];
+      }),
+    );
 
   for (const version of ['v1', 'v1alpha']) {
     const reflection = new GrpcReflection(node.addresses.grpc, credentials.createInsecure(), {}, version);

@@ -6,14 +6,16 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+
+import { createProtobufRpcClient, QueryClient, type QueryClient as QueryClientType, setupGovExtension } from '@cosmjs/stargate';
+import { Comet38Client } from '@cosmjs/tendermint-rpc';
 import { status } from '@grpc/grpc-js';
-import { QueryModuleVersionsRequest, QueryClientImpl as UpgradeQuery } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
 import { QueryClientImpl as GovV1Query, QueryProposalRequest } from 'cosmjs-types/cosmos/gov/v1/query.js';
 import { QueryClientImpl as GovV1beta1Query } from 'cosmjs-types/cosmos/gov/v1beta1/query.js';
-import { QueryClient, createProtobufRpcClient, setupGovExtension, type QueryClient as QueryClientType } from '@cosmjs/stargate';
-import { Comet38Client } from '@cosmjs/tendermint-rpc';
-import { cli, simFixture, startNode } from '../support/node-harness.js';
+import { QueryClientImpl as UpgradeQuery, QueryModuleVersionsRequest } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
+
 import { grpcError, grpcRpc } from '../support/grpc-client.js';
+import { cli, simFixture, startNode } from '../support/node-harness.js';
 
 /** CosmJS has no upgrade extension; this is one the way CosmJS builds its own (a protobuf RPC client). */
 function setupUpgradeExtension(base: QueryClientType) {
@@ -92,7 +94,11 @@ test('query errors: codes, messages and statuses as the SDK gives them on gRPC, 
     ['/cosmos/gov/v1beta1/proposals?proposal_status=BOGUS', 400, { code: 3, message: 'BOGUS is not a valid v1beta1.ProposalStatus', details: [] }],
     ['/cosmos/gov/v1/params/bogus', 400, { code: 3, message: 'unknown params type: bogus', details: [] }],
     [`/cosmos/gov/v1/proposals/1/votes/${alice}`, 400, { code: 3, message: `voter: ${alice} not found for proposal: 1`, details: [] }],
-    ['/cosmos/gov/v1/proposals?pagination.key=AQ==&pagination.offset=1', 500, { code: 13, message: 'invalid request, either offset or key is expected, got both', details: [] }],
+    [
+      '/cosmos/gov/v1/proposals?pagination.key=AQ==&pagination.offset=1',
+      500,
+      { code: 13, message: 'invalid request, either offset or key is expected, got both', details: [] },
+    ],
     ['/cosmos/gov/v1/params', 501, { code: 12, message: 'Not Implemented', details: [] }],
     ['/cosmos/nope', 501, { code: 12, message: 'Not Implemented', details: [] }],
   ];
@@ -107,10 +113,16 @@ test('query errors: codes, messages and statuses as the SDK gives them on gRPC, 
   const abci = async (path: string, data: Uint8Array) =>
     (await node.http('rpc', `/abci_query?path="${path}"&data=0x${Buffer.from(data).toString('hex')}`)).body.result.response;
   const missingModule = await abci('/cosmos.upgrade.v1beta1.Query/ModuleVersions', QueryModuleVersionsRequest.encode({ moduleName: 'nosuch' }).finish());
-  assert.deepEqual([missingModule.code, missingModule.codespace, missingModule.log], [6, 'sdk', 'x/upgrade: QueryModuleVersions module nosuch not found: module version not found: unknown request']);
+  assert.deepEqual(
+    [missingModule.code, missingModule.codespace, missingModule.log],
+    [6, 'sdk', 'x/upgrade: QueryModuleVersions module nosuch not found: module version not found: unknown request'],
+  );
   assert.ok(Number(missingModule.height) >= 2);
   const missingProposal = await abci('/cosmos.gov.v1.Query/Proposal', QueryProposalRequest.encode({ proposalId: 99n }).finish());
-  assert.deepEqual([missingProposal.code, missingProposal.codespace, missingProposal.log], [22, 'sdk', "rpc error: code = NotFound desc = proposal 99 doesn't exist: key not found"]);
+  assert.deepEqual(
+    [missingProposal.code, missingProposal.codespace, missingProposal.log],
+    [22, 'sdk', "rpc error: code = NotFound desc = proposal 99 doesn't exist: key not found"],
+  );
   const zero = await abci('/cosmos.gov.v1.Query/Proposal', QueryProposalRequest.encode({ proposalId: 0n }).finish());
   assert.deepEqual([zero.code, zero.codespace, zero.log], [18, 'sdk', 'rpc error: code = InvalidArgument desc = proposal id can not be 0: invalid request']);
   const garbledAbci = await abci('/cosmos.upgrade.v1beta1.Query/ModuleVersions', garbled);
@@ -126,7 +138,9 @@ test('query errors: codes, messages and statuses as the SDK gives them on gRPC, 
   await assert.rejects(cosmjs.upgrade.moduleVersions('nosuch'), {
     message: 'Query failed with (6): x/upgrade: QueryModuleVersions module nosuch not found: module version not found: unknown request',
   });
-  await assert.rejects(cosmjs.gov.proposal(99), { message: "Query failed with (22): rpc error: code = NotFound desc = proposal 99 doesn't exist: key not found" });
+  await assert.rejects(cosmjs.gov.proposal(99), {
+    message: "Query failed with (22): rpc error: code = NotFound desc = proposal 99 doesn't exist: key not found",
+  });
   await assert.rejects(cosmjs.gov.deposit(1, alice), /Query failed with \(22\): rpc error: code = NotFound desc = collections: not found: key/);
 
   // The CLI: the SDK's texts and exit code 1.

@@ -9,9 +9,11 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { Client, credentials, status, type ServiceError } from '@grpc/grpc-js';
+
+import { Client, credentials, type ServiceError, status } from '@grpc/grpc-js';
 import { ServiceClientImpl } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
 import { BlockIDFlag } from 'cosmjs-types/tendermint/types/types.js';
+
 import { simFixture, startNode } from '../support/node-harness.js';
 
 function grpcRpc(address: string) {
@@ -29,7 +31,10 @@ function grpcRpc(address: string) {
   return { client, rpc: { request } };
 }
 
-const hex = (bytes: Uint8Array | undefined) => Buffer.from(bytes ?? []).toString('hex').toUpperCase();
+const hex = (bytes: Uint8Array | undefined) =>
+  Buffer.from(bytes ?? [])
+    .toString('hex')
+    .toUpperCase();
 
 test('GetNodeInfo, GetLatestBlock, GetBlockByHeight and GetSyncing over gRPC and REST', async (t) => {
   const fx = await simFixture(t);
@@ -163,7 +168,10 @@ test('GetNodeInfo, GetLatestBlock, GetBlockByHeight and GetSyncing over gRPC and
   assert.equal(restBlock.block.last_commit.height, '1');
   for (const block of [restBlock.block, restBlock.sdk_block]) {
     const restTime: string = block.last_commit.signatures[0]?.timestamp ?? '';
-    assert.equal(restTime.replace(/\.(\d+)Z$/, (_m, d: string) => `.${d.padEnd(9, '0')}Z`), rpcSig.timestamp.replace(/\.(\d+)Z$/, (_m: string, d: string) => `.${d.padEnd(9, '0')}Z`));
+    assert.equal(
+      restTime.replace(/\.(\d+)Z$/, (_m, d: string) => `.${d.padEnd(9, '0')}Z`),
+      rpcSig.timestamp.replace(/\.(\d+)Z$/, (_m: string, d: string) => `.${d.padEnd(9, '0')}Z`),
+    );
     assert.deepEqual(block.last_commit.signatures, [
       {
         block_id_flag: 'BLOCK_ID_FLAG_COMMIT',

@@ -6,15 +6,17 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
+
 import { decodeTxRaw } from '@cosmjs/proto-signing';
 import { StargateClient } from '@cosmjs/stargate';
 import { Comet38Client } from '@cosmjs/tendermint-rpc';
-import { AuthInfo, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx.js';
-import { SignMode } from 'cosmjs-types/cosmos/tx/signing/v1beta1/signing.js';
 import { PubKey } from 'cosmjs-types/cosmos/crypto/secp256k1/keys.js';
-import { MsgSubmitProposal, MsgVote } from 'cosmjs-types/cosmos/gov/v1/tx.js';
 import { VoteOption } from 'cosmjs-types/cosmos/gov/v1/gov.js';
+import { MsgSubmitProposal, MsgVote } from 'cosmjs-types/cosmos/gov/v1/tx.js';
+import { SignMode } from 'cosmjs-types/cosmos/tx/signing/v1beta1/signing.js';
+import { AuthInfo, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx.js';
 import { MsgSoftwareUpgrade } from 'cosmjs-types/cosmos/upgrade/v1beta1/tx.js';
+
 import { keyAddress } from '../../src/core/accounts.js';
 import { cli, proposeUpgrade, simFixture, startNode, waitFor } from '../support/node-harness.js';
 

@@ -5,10 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+
 import { status } from '@grpc/grpc-js';
-import { ServiceClientImpl } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
 import { PageRequest } from 'cosmjs-types/cosmos/base/query/v1beta1/pagination.js';
+import { ServiceClientImpl } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
 import { PubKey } from 'cosmjs-types/cosmos/crypto/ed25519/keys.js';
+
 import { grpcError, grpcRpc } from '../support/grpc-client.js';
 import { simFixture, startNode } from '../support/node-harness.js';
 
@@ -30,7 +32,12 @@ test('validator sets over gRPC and REST: the RPC validators, the SDK pagination 
   const [validator] = byHeight.validators;
   // The consensus address: the proposer's, as the SDK's block gives it in bech32 and CometBFT's in hex.
   const block = await service.GetBlockByHeight({ height: 2n });
-  assert.equal(Buffer.from(block.block?.header?.proposerAddress ?? []).toString('hex').toUpperCase(), comet.address);
+  assert.equal(
+    Buffer.from(block.block?.header?.proposerAddress ?? [])
+      .toString('hex')
+      .toUpperCase(),
+    comet.address,
+  );
   assert.match(validator?.address ?? '', /^cosmosvalcons1/);
   assert.equal(validator?.address, block.sdkBlock?.header?.proposerAddress);
   assert.equal(validator?.pubKey?.typeUrl, '/cosmos.crypto.ed25519.PubKey');

@@ -8,10 +8,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
+
 import { ClassicLevel } from 'classic-level';
-import { openDatabase, type Database } from '../../src/store/db.js';
+
+import { type Database, openDatabase } from '../../src/store/db.js';
 import type { BatchOp } from '../../src/store/kv.js';
-import { pruningOptions, type PruningOptions } from '../../src/store/pruning.js';
+import { type PruningOptions, pruningOptions } from '../../src/store/pruning.js';
 
 async function tempDir(t: TestContext): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'sim-history-'));
@@ -76,7 +78,10 @@ test('keys holding 0x00 bytes and keys that prefix others keep apart', async (t)
   assert.equal(text(await db.readerAt(3).get(k(0x00, 0x00))), 'zz1');
   assert.equal(await db.readerAt(2).get(k(0x01)), undefined);
   const at1 = (await db.readerAt(1).range(k(0x00))).map(([key, v]) => [key.subarray(4).toString('hex'), v.toString()]);
-  assert.deepEqual(at1, [['00', 'plan1'], ['0000', 'zz1']]);
+  assert.deepEqual(at1, [
+    ['00', 'plan1'],
+    ['0000', 'zz1'],
+  ]);
   const all = (await db.readerAt(2).range(Buffer.from('s/u/'))).map(([key]) => key.subarray(4).toString('hex'));
   assert.deepEqual(all, ['00', '0000', '0161']);
 });

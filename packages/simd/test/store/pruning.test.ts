@@ -1,6 +1,7 @@
 /** The `pruning` setting resolves as a Cosmos SDK node's does, with its defaults and its refusals. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+
 import { pruneHeight, pruningOptions } from '../../src/store/pruning.js';
 
 test('default keeps 362880 states every 10 blocks, everything 2, nothing all; custom takes its numbers', () => {

@@ -6,16 +6,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
+
 import { App } from '../../src/chain/app.js';
+import type { BlockRecord } from '../../src/chain/block.js';
 import { defaultGenesis, type Genesis, type GenesisOptions } from '../../src/chain/genesis.js';
 import { encodeTx, simSigned } from '../../src/chain/tx.js';
-import type { BlockRecord } from '../../src/chain/block.js';
 import { getSequence, govAddress, keyAddress } from '../../src/core/accounts.js';
-import { openDatabase, type Database } from '../../src/store/db.js';
+import type { AnyMsg } from '../../src/core/msg.js';
+import { type Database, openDatabase } from '../../src/store/db.js';
+import { cancelUpgradeMsg, softwareUpgradeMsg } from '../../src/upgrade/msgs.js';
 import { createSimLogger } from '../../src/util/log.js';
 import { simVersions } from '../../src/versions.js';
-import { cancelUpgradeMsg, softwareUpgradeMsg } from '../../src/upgrade/msgs.js';
-import type { AnyMsg } from '../../src/core/msg.js';
 
 export interface AppOpenOptions {
   skipHeights?: number[];
@@ -88,10 +89,7 @@ export async function upgradeAt(h: TestApp, name: string, height: number, next: 
 export const alice = keyAddress('alice');
 export const validator = keyAddress('validator');
 
-export async function openTestApp(
-  t: TestContext,
-  options: { version?: string; genesis?: GenesisOptions } & AppOpenOptions = {},
-): Promise<TestApp> {
+export async function openTestApp(t: TestContext, options: { version?: string; genesis?: GenesisOptions } & AppOpenOptions = {}): Promise<TestApp> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'sim-app-'));
   const dataDir = path.join(dir, 'data');
   const genesis: Genesis = defaultGenesis(options.genesis);

@@ -2,14 +2,16 @@
  * Real processes: builds the versions into a temp dir, starts nodes on port 0, runs the CLI, waits
  * for conditions with generous deadlines (the machine may be loaded), and cleans everything up.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+
 import { execa } from 'execa';
-import { buildVersions, readAddresses, type BuiltVersions, type NodeAddresses, type VersionVariant } from '../../src/index.js';
+
+import { buildVersions, type BuiltVersions, type NodeAddresses, readAddresses, type VersionVariant } from '../../src/index.js';
 
 export const deadline = 30_000;
 
@@ -177,9 +179,24 @@ export async function proposeUpgrade(
 ): Promise<{ id: string; stderr: string }> {
   const info = options.info === undefined ? [] : ['--upgrade-info', options.info];
   const r = await cli(bin, [
-    'tx', 'upgrade', 'software-upgrade', options.name,
-    '--title', `upgrade ${options.name}`, '--summary', 'test upgrade', '--deposit', '10000000stake',
-    '--upgrade-height', String(options.height), ...info, '--from', 'validator', '--home', home, '--yes',
+    'tx',
+    'upgrade',
+    'software-upgrade',
+    options.name,
+    '--title',
+    `upgrade ${options.name}`,
+    '--summary',
+    'test upgrade',
+    '--deposit',
+    '10000000stake',
+    '--upgrade-height',
+    String(options.height),
+    ...info,
+    '--from',
+    'validator',
+    '--home',
+    home,
+    '--yes',
     ...(options.extra ?? []),
   ]);
   if (r.code !== 0) throw new Error(`proposal failed (${r.code}): ${r.stdout}\n${r.stderr}`);

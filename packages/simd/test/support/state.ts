@@ -1,9 +1,9 @@
 /** Reads of the committed state for assertions. */
-import { prefixed } from '../../src/store/kv.js';
-import type { KVReader } from '../../src/store/kv.js';
-import { storePrefix } from '../../src/upgrade/keys.js';
-import { getDoneHeight, getModuleVersions, getPlan, getProtocolVersion } from '../../src/upgrade/keeper.js';
 import { getProposal, govStorePrefix } from '../../src/gov/state.js';
+import type { KVReader } from '../../src/store/kv.js';
+import { prefixed } from '../../src/store/kv.js';
+import { getDoneHeight, getModuleVersions, getPlan, getProtocolVersion } from '../../src/upgrade/keeper.js';
+import { storePrefix } from '../../src/upgrade/keys.js';
 
 export const upgradeState = (reader: KVReader) => {
   const kv = prefixed(reader, storePrefix);

@@ -1,7 +1,9 @@
 /** The stored state follows the module spec's key layout (§2.5) byte for byte, under the store prefix `s/upgrade/`. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+
 import { Plan } from 'cosmjs-types/cosmos/upgrade/v1beta1/upgrade.js';
+
 import { govSchedule, openTestApp } from '../support/app-harness.js';
 
 const key = (...parts: Array<number | string>) =>

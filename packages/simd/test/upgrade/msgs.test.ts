@@ -1,6 +1,7 @@
 /** Scheduling and cancelling: every validation rule and its message, and the authority check. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+
 import { govAddress } from '../../src/core/accounts.js';
 import { softwareUpgradeMsg } from '../../src/upgrade/msgs.js';
 import { alice, govCancel, govSchedule, openTestApp, txOf, upgradeAt } from '../support/app-harness.js';
@@ -83,7 +84,10 @@ test('only the gov module account may execute the messages', async (t) => {
   for (const result of block.results) {
     assert.equal(result.code, 6);
     assert.equal(result.codespace, 'upgrade');
-    assert.equal(result.log, `failed to execute message; message index: 0: expected ${govAddress} got ${alice}: expected authority account as only signer for proposal message`);
+    assert.equal(
+      result.log,
+      `failed to execute message; message index: 0: expected ${govAddress} got ${alice}: expected authority account as only signer for proposal message`,
+    );
   }
   assert.equal(govAddress, 'cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn');
   assert.equal(await upgradeState(h.app.reader).plan(), undefined);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
+
 import { ChainHalt } from '../../src/upgrade/halt.js';
 import { govSchedule, openTestApp, upgradeAt } from '../support/app-harness.js';
 import { upgradeState } from '../support/state.js';
@@ -89,7 +90,10 @@ test('skip height: SKIPPED logged, plan cleared, no done marker, the chain goes 
   const h = await openTestApp(t, { skipHeights: [5] });
   await h.block(govSchedule('v2', 5, info));
   await h.blocksUntil(8);
-  assert.deepEqual(h.logged(/SKIPPED/).map((l) => l.replace(/^\S+ /, '')), [`INF UPGRADE "v2" SKIPPED at 5: ${info} module=x/upgrade\n`]);
+  assert.deepEqual(
+    h.logged(/SKIPPED/).map((l) => l.replace(/^\S+ /, '')),
+    [`INF UPGRADE "v2" SKIPPED at 5: ${info} module=x/upgrade\n`],
+  );
   const state = upgradeState(h.app.reader);
   assert.equal(await state.plan(), undefined);
   assert.equal(await state.done('v2'), 0);
@@ -107,11 +111,7 @@ test('binary updated before trigger: a binary with the handler of a plan not yet
   await h.block(govSchedule('v2', 20));
   await h.blocksUntil(5);
   await h.reopen('v2');
-  await rejectsWithHalt(
-    h.block(),
-    'binary-early',
-    'BINARY UPDATED BEFORE TRIGGER! UPGRADE "v2" - in binary but not executed on chain. Downgrade your binary',
-  );
+  await rejectsWithHalt(h.block(), 'binary-early', 'BINARY UPDATED BEFORE TRIGGER! UPGRADE "v2" - in binary but not executed on chain. Downgrade your binary');
   assert.equal(h.app.lastHeight, 5);
   await h.reopen('genesis');
   await h.blocksUntil(8);

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
+
 import { appliedStoreUpgrades, mountedStores } from '../../src/store/stores.js';
 import { ChainHalt } from '../../src/upgrade/halt.js';
 import { govSchedule, openTestApp, upgradeAt } from '../support/app-harness.js';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+
 import { bech32Decode, bech32Encode, isBech32, keyAddress, moduleAddress, valAddressFromBech32 } from '../../src/util/bech32.js';
 
 test('BIP-173 vectors encode and validate', () => {
@@ -25,7 +26,9 @@ test('decoding gives the bytes back, or the reason in the words of the SDK', () 
   assert.throws(fail('cosmos1qqqqqqqqqb'), { message: 'decoding bech32 failed: invalid character not part of charset: 98' });
   assert.throws(fail('cosmos1 qqqqqqqq'), { message: "decoding bech32 failed: invalid character in string: ' '" });
   const last = text.at(-1) === 'q' ? 'p' : 'q';
-  assert.throws(fail(`${text.slice(0, -1)}${last}`), { message: `decoding bech32 failed: invalid checksum (expected ${text.slice(-6)} got ${text.slice(-6, -1)}${last})` });
+  assert.throws(fail(`${text.slice(0, -1)}${last}`), {
+    message: `decoding bech32 failed: invalid checksum (expected ${text.slice(-6)} got ${text.slice(-6, -1)}${last})`,
+  });
 });
 
 test('a validator operator address is checked as sdk.ValAddressFromBech32', () => {

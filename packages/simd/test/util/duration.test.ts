@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+
 import { formatDuration, parseDuration } from '../../src/util/duration.js';
 
 test('Go durations', () => {

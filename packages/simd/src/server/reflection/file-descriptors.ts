@@ -5,7 +5,8 @@
  * options (gogoproto, cosmos_proto, amino, google.api.http…) as the .proto files set them.
  */
 import protobuf from 'protobufjs';
-import { readMore, type ProtoFile, type ProtoSources } from './proto-sources.js';
+
+import { type ProtoFile, type ProtoSources, readMore } from './proto-sources.js';
 
 type Syntax = ProtoFile['syntax'];
 

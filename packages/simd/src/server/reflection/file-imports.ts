@@ -79,7 +79,7 @@ export function perStreamFiles(server: Pick<Server, 'addService'>, names: Readon
           handler(stream);
         };
       }
-      server.addService(service, wrapped as Parameters<Server['addService']>[1]);
+      server.addService(service, wrapped);
     },
   };
 }

@@ -6,10 +6,11 @@
  */
 import type { Server } from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
+
 import { SimError } from '../../util/errors.js';
 import { fileDescriptors } from './file-descriptors.js';
-import { perStreamFiles, useImportGraph, type ReflectionImplementation } from './file-imports.js';
-import { readProtoSources, type ProtoSources } from './proto-sources.js';
+import { perStreamFiles, type ReflectionImplementation, useImportGraph } from './file-imports.js';
+import { type ProtoSources, readProtoSources } from './proto-sources.js';
 import { upgradeToSdk050 } from './sdk-050.js';
 
 export const reflectionServices = ['grpc.reflection.v1.ServerReflection', 'grpc.reflection.v1alpha.ServerReflection'] as const;
@@ -92,5 +93,5 @@ export function addReflection(server: Pick<Server, 'addService'>, served: readon
     }
   }
   const names = new Map([...built].map(([name, bytes]) => [bytes, name]));
-  reflection.addToServer(perStreamFiles(server, names) as Server);
+  reflection.addToServer(perStreamFiles(server, names));
 }

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+
 import protobuf from 'protobufjs';
 
 export interface ProtoFile {
@@ -54,7 +55,15 @@ function fileOptions(source: string): Array<Record<string, unknown>> {
   const options: Array<Record<string, unknown>> = [];
   for (const [, name, raw] of source.matchAll(/^option\s+(\(?[\w.]+\)?)\s*=\s*("(?:[^"\\]|\\.)*"|[\w.+-]+)\s*;/gm)) {
     const text = raw as string;
-    const value = text.startsWith('"') ? (JSON.parse(text) as string) : text === 'true' ? true : text === 'false' ? false : /^-?\d+$/.test(text) ? Number(text) : text;
+    const value = text.startsWith('"')
+      ? (JSON.parse(text) as string)
+      : text === 'true'
+        ? true
+        : text === 'false'
+          ? false
+          : /^-?\d+$/.test(text)
+            ? Number(text)
+            : text;
     options.push({ [name as string]: value });
   }
   return options;

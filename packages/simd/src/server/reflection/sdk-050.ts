@@ -6,7 +6,8 @@
  * cosmjs-types and decode the node's own answers with the reflected types, so a gap fails there.
  */
 import protobuf from 'protobufjs';
-import { parseInto, readMore, type ProtoSources } from './proto-sources.js';
+
+import { parseInto, type ProtoSources, readMore } from './proto-sources.js';
 
 type Fields = Record<string, { type: string; id: number; rule?: 'repeated' }>;
 
@@ -256,7 +257,9 @@ function govV1(sources: ProtoSources): void {
     addFields(root, 'cosmos.gov.v1.QueryParamsResponse', { params: { type: '.cosmos.gov.v1.Params', id: 4 } });
     parseInto(sources, queryFile, constitutionV050);
     const http = { '(google.api.http)': { get: '/cosmos/gov/v1/constitution' } };
-    const method = new protobuf.Method('Constitution', 'rpc', 'QueryConstitutionRequest', 'QueryConstitutionResponse', false, false, undefined, undefined, [http]);
+    const method = new protobuf.Method('Constitution', 'rpc', 'QueryConstitutionRequest', 'QueryConstitutionResponse', false, false, undefined, undefined, [
+      http,
+    ]);
     root.lookupService('cosmos.gov.v1.Query').add(method);
   }
 }
@@ -290,5 +293,8 @@ export function upgradeToSdk050(sources: ProtoSources): void {
   govV1(sources);
   ed25519Keys(sources);
   // The files the SDK 0.47/0.50 definitions import that the older ones did not (amino).
-  readMore(sources, [...sources.files.values()].flatMap((file) => file.imports));
+  readMore(
+    sources,
+    [...sources.files.values()].flatMap((file) => file.imports),
+  );
 }

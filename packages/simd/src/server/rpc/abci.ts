@@ -6,8 +6,8 @@
 import { getCommitInfo } from '../../chain/commit.js';
 import { abciQuery } from '../abci-query.js';
 import { method, type RpcMethod } from './backend.js';
-import { invalidParams } from './jsonrpc.js';
 import { appVersion } from './info.js';
+import { invalidParams } from './jsonrpc.js';
 
 export const abciMethods: Record<string, RpcMethod> = {
   abci_info: method([], async (_params, backend) => {

@@ -5,11 +5,11 @@
  * `{"query":…,"data":{"type":"tendermint/event/…","value":…},"events":{…}}` under its subscribe id.
  * State with a lifecycle (the subscriptions), hence a class.
  */
-import { cometBlockBody, type BlockRecord } from '../../chain/block.js';
+import { type BlockRecord, cometBlockBody } from '../../chain/block.js';
 import type { RpcBackend } from './backend.js';
 import { finalizeBlockResponse } from './blocks.js';
-import { serverError, success, failure, type RpcId, type RpcResponse } from './jsonrpc.js';
-import { flattenEvents, matches, parseQuery, queryKey, type Condition, type EventMap } from './query.js';
+import { failure, type RpcId, type RpcResponse, serverError, success } from './jsonrpc.js';
+import { type Condition, type EventMap, flattenEvents, matches, parseQuery, queryKey } from './query.js';
 import { execTxResultInEvent } from './shapes.js';
 import { txEventMap } from './txs.js';
 

@@ -6,12 +6,14 @@
  * block's events to the subscribers.
  */
 import http from 'node:http';
-import { WebSocketServer, type WebSocket } from 'ws';
+
+import { type WebSocket, WebSocketServer } from 'ws';
+
 import type { BlockRecord } from '../../chain/block.js';
 import { readBody, sendJson } from '../http.js';
 import type { RpcBackend } from './backend.js';
 import { blockEvents, EventBus } from './events.js';
-import { asRpcError, failure, methodNotFound, parseError, success, type RpcResponse } from './jsonrpc.js';
+import { asRpcError, failure, methodNotFound, parseError, type RpcResponse, success } from './jsonrpc.js';
 import { callJson, callUri, lookup, methods, websocketOnly } from './methods.js';
 import { serveWebsocket } from './websocket.js';
 

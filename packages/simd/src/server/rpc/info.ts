@@ -4,8 +4,8 @@
  * no peers; the validator set and consensus parameters never change.
  */
 import type { App } from '../../chain/app.js';
-import { consensusKey } from '../../chain/consensus-key.js';
 import { getBlock } from '../../chain/block.js';
+import { consensusKey } from '../../chain/consensus-key.js';
 import type { Genesis } from '../../chain/genesis.js';
 import { nodeInfo } from '../../chain/node-info.js';
 import { prefixed } from '../../store/kv.js';
@@ -55,7 +55,13 @@ export const infoMethods: Record<string, RpcMethod> = {
     const latest = app.lastBlock;
     const earliest = latest === undefined ? undefined : await getBlock(app.reader, 1);
     return {
-      node_info: nodeInfo({ chainId: app.chainId, moniker: backend.moniker, nodeId: backend.nodeId, rpcAddress: backend.rpcAddress, appVersionAtStart: backend.appVersionAtStart }),
+      node_info: nodeInfo({
+        chainId: app.chainId,
+        moniker: backend.moniker,
+        nodeId: backend.nodeId,
+        rpcAddress: backend.rpcAddress,
+        appVersionAtStart: backend.appVersionAtStart,
+      }),
       sync_info: {
         latest_block_hash: latest?.block_id.hash ?? '',
         latest_app_hash: latest?.header.app_hash ?? '',

@@ -5,8 +5,8 @@
  */
 import type { CheckResult } from '../../chain/app.js';
 import { consensusKey } from '../../chain/consensus-key.js';
-import type { Event } from '../../core/msg.js';
 import type { Genesis } from '../../chain/genesis.js';
+import type { Event } from '../../core/msg.js';
 
 /** ABCI events; the SDK marks every attribute for indexing. */
 export function abciEvents(events: readonly Event[]): unknown[] {
@@ -14,7 +14,14 @@ export function abciEvents(events: readonly Event[]): unknown[] {
 }
 
 /** `abci.ExecTxResult` (also the empty one of a transaction that never ran). */
-export function execTxResult(result?: { code: number; log: string; codespace: string; events: readonly Event[]; gas_wanted?: string; gas_used?: string }): unknown {
+export function execTxResult(result?: {
+  code: number;
+  log: string;
+  codespace: string;
+  events: readonly Event[];
+  gas_wanted?: string;
+  gas_used?: string;
+}): unknown {
   return {
     code: result?.code ?? 0,
     data: null,
@@ -31,7 +38,14 @@ export function execTxResult(result?: { code: number; log: string; codespace: st
  * The same result inside a Tx event: there CometBFT's encoder reaches it by value, not through its
  * jsonpb marshaller, so zero fields are left out (a successful transaction has no `code`).
  */
-export function execTxResultInEvent(result: { code: number; log: string; codespace: string; events: readonly Event[]; gas_wanted?: string; gas_used?: string }): unknown {
+export function execTxResultInEvent(result: {
+  code: number;
+  log: string;
+  codespace: string;
+  events: readonly Event[];
+  gas_wanted?: string;
+  gas_used?: string;
+}): unknown {
   const events = result.events.map((e) => (e.attributes.length === 0 ? { type: e.type } : abciEvents([e])[0]));
   return {
     ...(result.code === 0 ? {} : { code: result.code }),
@@ -45,7 +59,16 @@ export function execTxResultInEvent(result: { code: number; log: string; codespa
 
 /** `abci.ResponseCheckTx`. */
 export function checkTxResult(check: CheckResult): unknown {
-  return { code: check.code, data: null, log: check.log, info: '', gas_wanted: check.gasWanted ?? '0', gas_used: check.gasUsed ?? '0', events: [], codespace: check.codespace };
+  return {
+    code: check.code,
+    data: null,
+    log: check.log,
+    info: '',
+    gas_wanted: check.gasWanted ?? '0',
+    gas_used: check.gasUsed ?? '0',
+    events: [],
+    codespace: check.codespace,
+  };
 }
 
 export function validatorPower(genesis: Genesis): string {

@@ -3,12 +3,12 @@
  * `broadcast_tx_async|sync|commit`, `unconfirmed_txs`, `num_unconfirmed_txs`. Transactions are
  * indexed by hash and searched with the event query language; proofs are not produced.
  */
-import { getBlock, type BlockRecord, type TxResult } from '../../chain/block.js';
-import { allTxs, findTx, type TxLocation } from '../../chain/tx-index.js';
+import { type BlockRecord, getBlock, type TxResult } from '../../chain/block.js';
 import { txHash } from '../../chain/tx.js';
+import { allTxs, findTx, type TxLocation } from '../../chain/tx-index.js';
 import { method, type RpcBackend, type RpcMethod } from './backend.js';
 import { orderParam, pageOf, type Params } from './params.js';
-import { flattenEvents, matches, parseQuery, rangeOf, type Condition } from './query.js';
+import { type Condition, flattenEvents, matches, parseQuery, rangeOf } from './query.js';
 import { checkTxResult, execTxResult } from './shapes.js';
 
 /** The composite keys a transaction is matched on: its events plus `tm.event`, `tx.hash`, `tx.height`. */
@@ -113,4 +113,3 @@ export const txMethods: Record<string, RpcMethod> = {
     return { n_txs: String(all.length), total: String(all.length), total_bytes: String(all.reduce((n, tx) => n + tx.length, 0)), txs: null };
   }),
 };
-

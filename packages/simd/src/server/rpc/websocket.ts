@@ -4,9 +4,10 @@
  * closes. Requests without an id are notifications and get no answer (rpc/jsonrpc/server/ws_handler.go).
  */
 import { WebSocket } from 'ws';
+
 import type { RpcBackend } from './backend.js';
 import type { EventBus } from './events.js';
-import { asRpcError, failure, parseError, success, type RpcId, type RpcResponse } from './jsonrpc.js';
+import { asRpcError, failure, parseError, type RpcId, type RpcResponse, success } from './jsonrpc.js';
 import { callJson } from './methods.js';
 import { Params } from './params.js';
 
