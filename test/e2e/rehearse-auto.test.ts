@@ -69,6 +69,7 @@ for (const [v2, result, value] of [
     assert.equal(receiver.delivered().filter((r) => String(r.body.event).startsWith('rehearsal-')).length, 1);
     assert.equal((await run.nodeOf('genesis')).pid, live.pid);
     assert.deepEqual(await scratchLeft(sim.home), []);
+    await run.stop();
   });
 }
 
@@ -86,4 +87,5 @@ test('CHAINVISOR_REHEARSE=true: a rehearsal still running when the upgrade is CH
   assert.equal(run.output().match(/giving up the rehearsal/g)?.length, 1);
   await assert.rejects(fs.access(path.join(sim.home, 'cosmovisor', '.chainvisor', 'rehearsals.json')));
   assert.equal((await run.nodeOf('genesis')).pid, live.pid);
+  await run.stop(); // before the temp folder goes: run keeps writing its status file
 });

@@ -1,14 +1,19 @@
 /**
  * Which upgrade `rehearse` rehearses when none is named: the plan scheduled on chain, read from the
- * node's gRPC as staging reads it, or else the first manual upgrade queued in upgrade-info.json.batch.
+ * node's gRPC as staging reads it, or else the first manual upgrade queued in upgrade-info.json.batch;
+ * when the node could not be asked and nothing is queued, the one upgrade staged in `upgrades/` (a
+ * binary never switched to), if there is exactly one — said in the log.
  */
 import { createChainClient } from '../../chain/index.js';
 import type { Config } from '../../config/index.js';
 import { ChainvisorError } from '../../errors/index.js';
 import type { Layout } from '../../layout/index.js';
+import type { Logger } from '../../log/index.js';
 import { readQueued } from '../../manual/index.js';
+import { readHome } from '../../status/index.js';
 
-export async function pickUpgrade(config: Config, layout: Layout): Promise<string> {
+export async function pickUpgrade(config: Config, layout: Layout, logger: Logger): Promise<string> {
+  let unanswered = false;
   const client = createChainClient({ address: config.grpcAddress, timeoutMs: 3000 });
   let asked: string;
   try {
@@ -16,11 +21,19 @@ export async function pickUpgrade(config: Config, layout: Layout): Promise<strin
     if (plan !== null) return plan.name;
     asked = `no plan is scheduled on chain (asked ${config.grpcAddress})`;
   } catch (error) {
+    unanswered = true;
     asked = `the node's gRPC at ${config.grpcAddress} did not answer (${error instanceof Error ? error.message : String(error)})`;
   } finally {
     client.close();
   }
   const queued = await readQueued(layout);
   if (queued[0] !== undefined) return queued[0].name;
+  if (unanswered) {
+    const { staged } = await readHome({ layout, backupDir: config.dataBackupDir, recase: !config.disableRecase });
+    if (staged.length === 1 && staged[0] !== undefined) {
+      logger.warn({ upgrade: staged[0].name }, `${asked}; rehearsing the one staged upgrade, "${staged[0].name}"`);
+      return staged[0].name;
+    }
+  }
   throw new ChainvisorError('CHAINVISOR_REHEARSAL_NO_UPGRADE', `nothing to rehearse: ${asked} and no manual upgrade is queued`);
 }

@@ -56,7 +56,7 @@ export const rehearseCommand: Command = {
       timeFormat: config.timeFormatLogs,
       ...(config.logFormat === 'auto' ? {} : { pretty: config.logFormat === 'text' }),
     });
-    const upgrade = positionals[0] ?? (await pickUpgrade(config, layout));
+    const upgrade = positionals[0] ?? (await pickUpgrade(config, layout, logger));
     const stop = new AbortController();
     const onSignal = (signal: NodeJS.Signals) => {
       logger.info({ signal }, `received ${signal}: stopping the scratch node and removing the scratch home`);
