@@ -90,6 +90,8 @@ export async function rehearse(options: RehearseOptions): Promise<RehearsalRepor
   let lastHeight = 0;
   let peak: number | null = null;
   let tail: string[] = [];
+  // A failed `pre-upgrade`: its own output is the report's log tail, not the old binary's.
+  let preUpgradeTail: string[] | undefined;
   let scratchBytes = 0;
   const stopNode = async () => {
     if (node === undefined) return;
@@ -159,10 +161,13 @@ export async function rehearse(options: RehearseOptions): Promise<RehearsalRepor
     // 4. chainvisor's own upgrade sequence on the scratch, then the new binary.
     const scratchConfig: Config = { ...config, home: scratch, unsafeSkipBackup: true, customPreUpgrade: '', allowDownloadBinaries: false, restartDelay: 0 };
     const saved = pushEnv(nodeEnv);
+    const preUpgradeLines: string[] = [];
     try {
-      await applyUpgrade(plan, binaries.dir, { config: scratchConfig, layout: scratchLayout, logger, signal }, { delay: false });
+      const sequenceLogger = keepingOutput(logger, 'pre-upgrade', preUpgradeLines);
+      await applyUpgrade(plan, binaries.dir, { config: scratchConfig, layout: scratchLayout, logger: sequenceLogger, signal }, { delay: false });
     } catch (error) {
       if (signal.aborted) throw error;
+      if (preUpgradeLines.length > 0) preUpgradeTail = preUpgradeLines;
       throw new UpgradeFailed(`the upgrade sequence failed on the copy: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
       saved();
@@ -211,7 +216,7 @@ export async function rehearse(options: RehearseOptions): Promise<RehearsalRepor
       peak_rss_bytes: peak,
       scratch_bytes: scratchBytes,
       phases,
-      log_tail: result === 'failed' ? tail : [],
+      log_tail: result === 'failed' ? (preUpgradeTail ?? tail) : [],
       started_at: startedAt.toISOString(),
       finished_at: new Date().toISOString(),
       binary_sha256: binarySha,
@@ -309,4 +314,24 @@ async function sha256(file: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
   return hash.digest('hex');
+}
+
+/**
+ * `logger`, also keeping the last 40 lines that a program run by the upgrade sequence printed
+ * (src/supervisor/pre-upgrade.ts logs each as `{ source, stream }` and the line).
+ */
+function keepingOutput(logger: Logger, source: string, lines: string[]): Logger {
+  return new Proxy(logger, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (property !== 'info' || typeof value !== 'function') return value;
+      return (fields: unknown, message?: unknown, ...rest: unknown[]) => {
+        if (typeof message === 'string' && (fields as { source?: unknown } | null)?.source === source) {
+          lines.push(message);
+          if (lines.length > 40) lines.shift();
+        }
+        return (value as (...args: unknown[]) => void).call(target, fields, message, ...rest);
+      };
+    },
+  });
 }

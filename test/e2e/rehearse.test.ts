@@ -149,6 +149,28 @@ test('a handler that works 4 s longer is a migration of at least 4 s', async (t)
   await run.stop();
 });
 
+test("a v2 whose pre-upgrade fails: 83, failed, pre-upgrade's own output as the log tail; current on the copy only", async (t) => {
+  const sim = await setUp(t);
+  // v2 as released, but its pre-upgrade refuses (exit 30: "failed, do not retry").
+  const wrapper = path.join(sim.home, 'cosmovisor', 'upgrades', 'v2', 'bin', 'simd');
+  await fs.writeFile(
+    wrapper,
+    `#!/bin/sh\nif [ "$1" = pre-upgrade ]; then echo "migration check: store newmod is missing" >&2; exit 30; fi\nexec '${sim.bin('v2')}' "$@"\n`,
+    { mode: 0o755 },
+  );
+  const run = sim.run();
+  await waitFor(async () => (await heightOf(await run.nodeOf('genesis'))) > 3, 'a few blocks');
+  assert.equal(await run.stop(), 0);
+  const r = await sim.cv(['rehearse', 'v2', '--output', 'json', ...fast]);
+  assert.equal(r.code, 83, r.stderr);
+  const report = JSON.parse(r.stdout) as { result: string; reason: string; log_tail: string[] };
+  assert.equal(report.result, 'failed');
+  assert.match(report.reason, /pre-upgrade/, report.reason);
+  assert.deepEqual(report.log_tail, ['migration check: store newmod is missing'], report.reason);
+  assert.equal(await fs.readlink(path.join(sim.home, 'cosmovisor', 'current')), 'genesis', 'the live current is untouched');
+  assert.deepEqual(await scratchLeft(sim.home), []);
+});
+
 test('an old binary without in-place-testnet: 79, naming it and the SDK command that adds it; nothing written', async (t) => {
   const sim = await setUp(t, 'v2', 'genesis-old');
   const run = sim.run();
