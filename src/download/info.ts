@@ -90,14 +90,8 @@ export async function resolveInfo(text: string, options: ResolveInfoOptions): Pr
   }
   const what = 'Info document';
   const source = parseSource(trimmed, { mustHaveChecksum: options.mustHaveChecksum, what });
-  const file = path.join(options.workDir, 'info.json');
-  const result = await options.fetcher.fetchToFile({
-    source,
-    file,
-    what,
-    maxBytes: maxInfoBytes,
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
+  const [file, signal] = [path.join(options.workDir, 'info.json'), options.signal ? { signal: options.signal } : {}];
+  const result = await options.fetcher.fetchToFile({ source, file, what, maxBytes: maxInfoBytes, ...signal });
   if (source.checksum !== undefined) assertChecksum({ what, url: source.shown }, source.checksum, result.checksum, result.bytes);
   const body = (await fs.readFile(file, 'utf8')).trim();
   await fs.rm(file, { force: true });

@@ -57,32 +57,21 @@ export function createMetrics(options: MetricsOptions): Metrics {
     { version: options.version },
     1,
   );
+  // Gauges with labels, registered here: one line each.
+  const gauge = (name: string, help: string, labelNames: string[]) => new Gauge({ name, help, labelNames, registers });
   const nodeUp = new Gauge({ name: 'chainvisor_node_up', help: '1 while the node process runs under chainvisor, else 0.', registers });
   const restarts = new Counter({ name: 'chainvisor_node_restarts_total', help: 'Node starts after the first one (upgrades and restarts).', registers });
-  const current = new Gauge({
-    name: 'chainvisor_current_upgrade_info',
-    help: 'Always 1; name is the upgrade current points at (genesis before any).',
-    labelNames: ['name'],
-    registers,
-  });
-  const pending = new Gauge({
-    name: 'chainvisor_upgrade_pending',
-    help: '1 while an upgrade is known (on chain or in the halt file), labelled with its name and height.',
-    labelNames: ['name', 'height'],
-    registers,
-  });
-  const remaining = new Gauge({
-    name: 'chainvisor_upgrade_blocks_remaining',
-    help: 'Blocks until the pending upgrade height (present while an upgrade is pending and the chain height is known).',
-    labelNames: ['name', 'height'],
-    registers,
-  });
-  const present = new Gauge({
-    name: 'chainvisor_upgrade_binary_present',
-    help: '1 when the pending upgrade binary is installed in upgrades/<name>, else 0.',
-    labelNames: ['name'],
-    registers,
-  });
+  const current = gauge('chainvisor_current_upgrade_info', 'Always 1; name is the upgrade current points at (genesis before any).', ['name']);
+  const pending = gauge('chainvisor_upgrade_pending', '1 while an upgrade is known (on chain or in the halt file), labelled with its name and height.', [
+    'name',
+    'height',
+  ]);
+  const remaining = gauge(
+    'chainvisor_upgrade_blocks_remaining',
+    'Blocks until the pending upgrade height (present while an upgrade is pending and the chain height is known).',
+    ['name', 'height'],
+  );
+  const present = gauge('chainvisor_upgrade_binary_present', '1 when the pending upgrade binary is installed in upgrades/<name>, else 0.', ['name']);
   const upgrades = new Counter({ name: 'chainvisor_upgrades_total', help: 'Upgrades attempted, by result.', labelNames: ['result'], registers });
   upgrades.inc({ result: 'applied' }, 0);
   upgrades.inc({ result: 'failed' }, 0);
@@ -100,18 +89,12 @@ export function createMetrics(options: MetricsOptions): Metrics {
     registers,
   });
 
-  const rehearsalResult = new Gauge({
-    name: 'chainvisor_rehearsal_result',
-    help: 'The last rehearsal of each upgrade: 1 passed, 0 failed (chainvisor rehearse).',
-    labelNames: ['upgrade'],
-    registers,
-  });
-  const rehearsalMigration = new Gauge({
-    name: 'chainvisor_rehearsal_migration_seconds',
-    help: "The last rehearsal of each upgrade: seconds from the halt to the new binary's first block on the copy.",
-    labelNames: ['upgrade'],
-    registers,
-  });
+  const rehearsalResult = gauge('chainvisor_rehearsal_result', 'The last rehearsal of each upgrade: 1 passed, 0 failed (chainvisor rehearse).', ['upgrade']);
+  const rehearsalMigration = gauge(
+    'chainvisor_rehearsal_migration_seconds',
+    "The last rehearsal of each upgrade: seconds from the halt to the new binary's first block on the copy.",
+    ['upgrade'],
+  );
 
   let detectedAt: number | undefined;
   let started = false;

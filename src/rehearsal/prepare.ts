@@ -10,7 +10,7 @@ import fs from 'node:fs/promises';
 import { type BackupMode, bytesNeeded, chooseMode, readTree, type StatfsFn } from '../backup/index.js';
 import type { Config } from '../config/index.js';
 import { ChainvisorError } from '../errors/index.js';
-import { binaryPath, type Layout, readCurrentDir, statBinary, upgradeBinaryDir, upgradeDirName } from '../layout/index.js';
+import { binaryPath, type Layout, planBinaryDir, readCurrentDir, statBinary } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import { formatBytesExact as formatBytes } from '../units/index.js';
 
@@ -25,7 +25,7 @@ export interface Binaries {
 }
 
 export async function findBinaries(layout: Layout, config: Config, upgrade: string): Promise<Binaries> {
-  const dir = upgradeBinaryDir(upgradeDirName(upgrade, { recase: !config.disableRecase }));
+  const dir = planBinaryDir(upgrade, { recase: !config.disableRecase });
   const newBinary = binaryPath(layout, dir);
   const found = await statBinary(newBinary, 79);
   if (found?.isFile() !== true || found.size === 0) {
