@@ -106,6 +106,8 @@ export function startAutoRehearsal(options: AutoRehearsalOptions): { stop(): Pro
     } catch {
       // not permitted here: it still runs, at normal priority
     }
+    // Short of memory, the kernel kills the rehearsal (and its scratch node, which inherits this), never the live node first.
+    if (proc.pid !== undefined) await fs.writeFile(`/proc/${proc.pid}/oom_score_adj`, '1000').catch(() => undefined);
     let tail = '';
     proc.stderr?.setEncoding('utf8').on('data', (chunk: string) => (tail = (tail + chunk).slice(-4000)));
     logger.info({ upgrade: name, pid: proc.pid }, `rehearsing upgrade "${name}" on a copy of this node's state, in the background`);

@@ -26,6 +26,7 @@ export const notCopied = new Set(['priv_validator_state.json', 'cs.wal', 'upgrad
 /** Files of a database folder that are only the engine's own lock and info log. */
 const engineOwn = /^(LOCK|LOG|LOG\.old.*)$/;
 const applicationDb = 'application.db';
+const stateDb = 'state.db';
 
 export interface HotCopyOptions {
   dataDir: string;
@@ -51,8 +52,11 @@ export async function copyLiveData(options: HotCopyOptions): Promise<{ databases
   const root = await fs.realpath(options.dataDir);
   await fs.mkdir(options.target, { recursive: true });
   const names = (await fs.readdir(root)).filter((n) => !notCopied.has(n));
-  // The application's state first: CometBFT's stores may then only be ahead of it.
-  names.sort((a, b) => Number(b === applicationDb) - Number(a === applicationDb) || a.localeCompare(b));
+  // In the order a block is committed backwards, so that each store copied later may only be ahead of
+  // the one before: the application's state first (CometBFT's handshake replays the blocks it lacks),
+  // then CometBFT's state, then the block store and the rest (the block store is saved before the state).
+  const rank = (name: string) => (name === applicationDb ? 0 : name === stateDb ? 1 : 2);
+  names.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   for (const name of names) await copyEntry(root, name, options, databases);
   return { databases };
 }

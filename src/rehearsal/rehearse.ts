@@ -79,6 +79,14 @@ export async function rehearse(options: RehearseOptions): Promise<RehearsalRepor
   if (genesis.chainId === undefined) {
     throw new ChainvisorError('CHAINVISOR_REHEARSAL_UNAVAILABLE', `no chain_id in the genesis file of ${layout.home}`, { hint: 'check config/genesis.json' });
   }
+  for (const live of [layout.dataDir, path.join(layout.home, 'config')]) {
+    const inside = path.relative(await fs.realpath(live).catch(() => live), path.resolve(rehearsalDir));
+    if (inside === '' || (!inside.startsWith('..') && !path.isAbsolute(inside))) {
+      throw new ChainvisorError('CHAINVISOR_REHEARSAL_UNAVAILABLE', `CHAINVISOR_REHEARSAL_DIR ${rehearsalDir} is inside ${live}: the copy would copy itself`, {
+        hint: "choose a folder outside the node's data/ and config/, on the same filesystem as data/ (the default, $DAEMON_HOME/cosmovisor, is)",
+      });
+    }
+  }
   await fs.mkdir(rehearsalDir, { recursive: true });
   const space = await checkSpace({ layout, config, rehearsalDir, logger });
   const binarySha = await sha256(binaries.newBinary);
@@ -104,6 +112,7 @@ export async function rehearse(options: RehearseOptions): Promise<RehearsalRepor
     say(`copying ${layout.dataDir} (${space.mode}: ${space.reason}) into ${scratch}`);
     const copyStart = performance.now();
     await fs.mkdir(path.join(scratch, 'data'), { recursive: true, mode: 0o700 });
+    await fs.mkdir(path.join(scratch, 'home'), { mode: 0o700 });
     const placer = createPlacer({ mode: space.mode, logger, backupDir: rehearsalDir });
     const bar = options.events && progressOnBus({ events: options.events, event: 'backup-progress', what: `the copy of ${layout.dataDir}` });
     let copiedBytes = 0;
@@ -139,7 +148,7 @@ export async function rehearse(options: RehearseOptions): Promise<RehearsalRepor
     const args = ['in-place-testnet', chainId, operator, ...flags.slice(0, 2), '--trigger-testnet-upgrade', upgrade, '--skip-confirmation', ...flags.slice(2)];
     node = startScratchNode({ binary: binaries.oldBinary, args, env: nodeEnv, logFile: path.join(scratch, 'node.log') });
     if (node.pid !== undefined) await recordScratchNode(scratch, node.pid);
-    const oldExit = await waitExit(node, deadline, signal);
+    const oldExit = await waitHalt(node, { file: scratchLayout.upgradeInfoFile, upgrade }, deadline, signal);
     tail = node.tail();
     const haltedAt = performance.now();
     const info = await readUpgradeInfo(scratchLayout.upgradeInfoFile);
@@ -164,7 +173,8 @@ export async function rehearse(options: RehearseOptions): Promise<RehearsalRepor
     const preUpgradeLines: string[] = [];
     try {
       const sequenceLogger = keepingOutput(logger, 'pre-upgrade', preUpgradeLines);
-      await applyUpgrade(plan, binaries.dir, { config: scratchConfig, layout: scratchLayout, logger: sequenceLogger, signal }, { delay: false });
+      const sequence = { config: scratchConfig, layout: scratchLayout, logger: sequenceLogger, signal, preUpgradeArgs: ['--home', scratch] };
+      await applyUpgrade(plan, binaries.dir, sequence, { delay: false });
     } catch (error) {
       if (signal.aborted) throw error;
       if (preUpgradeLines.length > 0) preUpgradeTail = preUpgradeLines;
@@ -231,21 +241,31 @@ function describe(exit: { code: number | undefined; signal: NodeJS.Signals | und
 
 function stalled(
   node: ScratchNode,
-  outcome: 'timeout' | { code: number | undefined; signal: NodeJS.Signals | undefined },
+  outcome: 'timeout' | 'failed-up' | { code: number | undefined; signal: NodeJS.Signals | undefined },
   height: number,
   timeoutMs: number,
 ): string {
   const panic = node.panicLine();
   if (outcome === 'timeout') return `the new binary did not reach height ${height} within ${timeoutMs / 1000} s`;
+  if (outcome === 'failed-up') return `the new binary failed before height ${height} and stays up without making blocks: ${panic}`;
   return `the new binary stopped before height ${height}: ${describe(outcome)}${panic ? `: ${panic}` : ''}`;
 }
 
 /** The node's environment: its home named for pre-upgrade and the node (`DAEMON_HOME`, `<NAME>_HOME`). */
+/**
+ * The environment of the scratch's programs. A Cosmos-SDK binary reads `<NAME>_<FLAG OR KEY>` variables
+ * over its flags and its config.toml and app.toml (`GAIAD_P2P_PERSISTENT_PEERS`,
+ * `…_PRIV_VALIDATOR_LADDR`, `…_DB_DIR`, as container deployments set them): every one of them is left
+ * out, or it would undo the scratch's config and reach the live node's peers, signer or data. The home
+ * variables name the scratch; HOME too, so that a default `--home` ($HOME/.<app>) is never the live one.
+ */
 function scratchEnv(layout: Layout, scratch: string): NodeJS.ProcessEnv {
-  const env = { ...process.env };
+  const prefix = `${layout.name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_`;
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith(prefix)));
   if (scratch !== '') {
     env.DAEMON_HOME = scratch;
-    env[`${layout.name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_HOME`] = scratch;
+    env[`${prefix}HOME`] = scratch;
+    env.HOME = path.join(scratch, 'home');
   }
   return env;
 }
@@ -253,6 +273,7 @@ function scratchEnv(layout: Layout, scratch: string): NodeJS.ProcessEnv {
 /** Sets the scratch's variables in this process (pre-upgrade inherits them); returns the undo. */
 function pushEnv(env: NodeJS.ProcessEnv): () => void {
   const before = { ...process.env };
+  for (const key of Object.keys(process.env)) if (!(key in env)) delete process.env[key];
   for (const [key, value] of Object.entries(env)) if (value !== undefined) process.env[key] = value;
   return () => {
     for (const key of Object.keys(process.env)) if (!(key in before)) delete process.env[key];
@@ -277,8 +298,14 @@ async function placeBinaries(scratchLayout: Layout, binaries: Binaries): Promise
   await fs.symlink('genesis', scratchLayout.currentLink);
 }
 
-async function waitExit(
+/**
+ * Until the old binary has halted for `upgrade`: it exits, or — as a real node does at an upgrade height,
+ * CometBFT keeping the process up after the CONSENSUS FAILURE — it stays up with the plan written, and is
+ * then stopped here, as chainvisor stops a live node that halts that way.
+ */
+async function waitHalt(
   node: ScratchNode,
+  halt: { file: string; upgrade: string },
   deadline: number,
   signal: AbortSignal,
 ): Promise<'timeout' | { code: number | undefined; signal: NodeJS.Signals | undefined }> {
@@ -288,7 +315,20 @@ async function waitExit(
   });
   aborted.catch(() => undefined);
   const timer = sleep(Math.max(0, deadline - performance.now()), 'timeout' as const, { ref: false });
-  return Promise.race([node.exited, timer, aborted]);
+  let watching = true;
+  const planWritten = (async () => {
+    while (watching) {
+      await sleep(100, undefined, { ref: false });
+      const read = await readUpgradeInfo(halt.file).catch(() => undefined);
+      if (watching && read?.status === 'valid' && read.plan.name === halt.upgrade) return node.stop();
+    }
+    return new Promise<never>(() => undefined);
+  })();
+  try {
+    return await Promise.race([node.exited, timer, aborted, planWritten]);
+  } finally {
+    watching = false;
+  }
 }
 
 async function waitHeight(
@@ -298,10 +338,12 @@ async function waitHeight(
   deadline: number,
   signal: AbortSignal,
   seen: (h: number) => void,
-): Promise<'reached' | 'timeout' | { code: number | undefined; signal: NodeJS.Signals | undefined }> {
+): Promise<'reached' | 'timeout' | 'failed-up' | { code: number | undefined; signal: NodeJS.Signals | undefined }> {
   for (;;) {
     signal.throwIfAborted();
     if (node.hasExited()) return node.exited;
+    // A failure it printed: a Go panic exits at once; CometBFT keeps the process up after a CONSENSUS FAILURE.
+    if (node.panicLine() !== undefined) return Promise.race([node.exited, sleep(2000, 'failed-up' as const, { ref: false })]);
     const h = await rpcHeight(port);
     if (h !== undefined) seen(h);
     if (h !== undefined && h >= height) return 'reached';

@@ -59,7 +59,14 @@ export function scratchConfigToml(text: string, ports: ScratchPorts): string {
   Object.assign(section(doc, 'statesync'), { enable: false, rpc_servers: '' });
   Object.assign(section(doc, 'consensus'), { wal_file: 'data/cs.wal/wal' });
   Object.assign(section(doc, 'instrumentation'), { prometheus: false });
-  if (doc.grpc !== undefined) Object.assign(section(doc, 'grpc'), { laddr: '' }); // CometBFT v1's own gRPC
+  if (doc.grpc !== undefined) {
+    // CometBFT v1's own gRPC, and its privileged service.
+    const grpc = Object.assign(section(doc, 'grpc'), { laddr: '' });
+    if (grpc.privileged !== undefined) Object.assign(section(grpc, 'privileged'), { laddr: '' });
+  }
+  // An indexer writing into the live node's database server.
+  const txIndex = doc.tx_index as Table | undefined;
+  if (txIndex?.indexer === 'psql') Object.assign(section(doc, 'tx_index'), { indexer: 'kv', 'psql-conn': '' });
   return stringify(doc);
 }
 
@@ -72,6 +79,15 @@ export function scratchAppToml(text: string, ports: ScratchPorts): string {
   if (doc['grpc-web'] !== undefined) Object.assign(section(doc, 'grpc-web'), { enable: false });
   if (doc.rosetta !== undefined) Object.assign(section(doc, 'rosetta'), { enable: false });
   if (doc['state-sync'] !== undefined) Object.assign(section(doc, 'state-sync'), { 'snapshot-interval': 0 });
+  // EVM chains' JSON-RPC would bind the live node's ports; telemetry sinks would report to the live
+  // monitoring; streaming would write into the live node's consumers.
+  if (doc['json-rpc'] !== undefined)
+    Object.assign(section(doc, 'json-rpc'), { enable: false, address: loopback(0, ''), 'ws-address': loopback(0, ''), 'metrics-address': loopback(0, '') });
+  if (doc.telemetry !== undefined) Object.assign(section(doc, 'telemetry'), { enabled: false, 'statsd-addr': '', 'datadog-hostname': '' });
+  const streaming = doc.streaming as Table | undefined;
+  if (streaming?.abci !== undefined) Object.assign(section(section(doc, 'streaming'), 'abci'), { keys: [], plugin: '' });
+  const store = doc.store as Table | undefined;
+  if (Array.isArray(store?.streamers)) Object.assign(section(doc, 'store'), { streamers: [] });
   return stringify(doc);
 }
 
@@ -103,6 +119,8 @@ export async function writeScratchConfig(options: ScratchConfigOptions): Promise
       const stat = await fs.stat(src);
       if (!stat.isFile()) continue;
       const text = await fs.readFile(src);
+      // A key under a name of the operator's choosing (priv_validator_key_file, a signer's files): never copied.
+      if (text.includes('"priv_key"') || text.includes('"priv_validator_key"')) continue;
       const rewritten =
         entry.name === 'config.toml'
           ? scratchConfigToml(text.toString('utf8'), options.ports)

@@ -23,7 +23,7 @@ export interface ScratchNode {
   hasExited(): boolean;
   /** The last `tailLines` lines of its output (stdout and stderr, in order). */
   tail(): string[];
-  /** The first line starting with `panic:`, if any. */
+  /** The first line that says the node failed, if any: Go's `panic: …`, or CometBFT's `CONSENSUS FAILURE!!!` (the process then stays up). */
   panicLine(): string | undefined;
   /** Peak resident memory in bytes seen so far (0 when it cannot be read). */
   peakRss(): number;
@@ -43,7 +43,7 @@ export function startScratchNode(options: { binary: string; args: string[]; env:
     log.write(`${line}\n`);
     lines.push(line.length > 2000 ? `${line.slice(0, 2000)}…` : line);
     if (lines.length > tailLines) lines.shift();
-    if (panic === undefined && /^panic: /.test(line)) panic = line;
+    if (panic === undefined && (/^panic: /.test(line) || line.includes('CONSENSUS FAILURE'))) panic = line;
   };
   for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream, crlfDelay: Infinity }).on('line', onLine);
   const sample = async () => {

@@ -116,12 +116,18 @@ export interface PreUpgradeOptions {
   logger: Logger;
   /** A standby with piped output (src/proc/standby.ts): the first attempt runs in it. */
   standby?: Standby | undefined;
+  /** After `pre-upgrade` (a rehearsal names its scratch home: `--home <scratch>`); none for the live node, as cosmovisor. */
+  args?: readonly string[];
 }
 
-export async function runPreUpgrade({ binary, maxRetries, logger, standby }: PreUpgradeOptions): Promise<void> {
+export async function runPreUpgrade({ binary, maxRetries, logger, standby, args = [] }: PreUpgradeOptions): Promise<void> {
   logger.info({ binary }, 'running pre-upgrade');
   for (let attempt = 1; ; attempt++) {
-    const result = await runLogged(binary, ['pre-upgrade'], { logger, source: 'pre-upgrade', standby: attempt === 1 ? standby : undefined });
+    const result = await runLogged(binary, ['pre-upgrade', ...args], {
+      logger,
+      source: 'pre-upgrade',
+      standby: attempt === 1 && args.length === 0 ? standby : undefined,
+    });
     const code = result.exitCode;
     if (code === 0) {
       logger.info({ binary }, 'pre-upgrade succeeded');

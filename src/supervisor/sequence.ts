@@ -56,6 +56,8 @@ export interface UpgradeContext {
   download?: Downloader;
   /** Where progress and stage events go (backup, download); optional so one-shot callers need none. */
   events?: EventBus;
+  /** Arguments after `<new binary> pre-upgrade`: a rehearsal's `--home <scratch>`; none on the live node. */
+  preUpgradeArgs?: readonly string[];
 }
 
 export interface ApplyOptions {
@@ -247,7 +249,7 @@ async function sequence(plan: Plan, dir: string, binary: string, ahead: Ahead, c
       });
     }
     await makeExecutable(binary, found as Stats);
-    await runPreUpgrade({ binary, maxRetries: config.preUpgradeMaxRetries, logger, standby: options.preUpgradeStandby });
+    await runPreUpgrade({ binary, maxRetries: config.preUpgradeMaxRetries, logger, standby: options.preUpgradeStandby, args: ctx.preUpgradeArgs ?? [] });
   };
   const [preUpgrade, recorded] = await Promise.allSettled([prepare(stats), record]);
   if (preUpgrade.status === 'rejected') throw preUpgrade.reason;

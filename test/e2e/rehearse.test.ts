@@ -171,6 +171,57 @@ test("a v2 whose pre-upgrade fails: 83, failed, pre-upgrade's own output as the 
   assert.deepEqual(await scratchLeft(sim.home), []);
 });
 
+test('an old binary that stays up at its halt, as a real node does after its CONSENSUS FAILURE, is stopped by the plan it wrote', async (t) => {
+  const sim = await setUp(t);
+  const run = sim.run();
+  await waitFor(async () => (await heightOf(await run.nodeOf('genesis'))) > 3, 'a few blocks');
+  assert.equal(await run.stop(), 0);
+  // Within the default 30 m timeout only if the halt is seen in the file, not waited for as an exit.
+  const r = await sim.cv(['rehearse', 'v2', '--output', 'json', '--timeout', '60s', ...fast, '--halt-mode', 'stay']);
+  assert.equal(r.code, 0, r.stderr);
+  const report = JSON.parse(r.stdout) as { result: string; blocks_after_upgrade: number; phases: { halt: number } };
+  assert.equal(report.result, 'passed');
+  assert.ok(report.blocks_after_upgrade >= 3);
+  assert.ok(report.phases.halt < 30, `halt phase ${report.phases.halt} s`);
+  assert.deepEqual(await scratchLeft(sim.home), []);
+});
+
+test('a new binary that stays up after a CONSENSUS FAILURE, as CometBFT keeps a node whose handler failed: 83 with that line', async (t) => {
+  const sim = await setUp(t);
+  await fs.writeFile(
+    path.join(sim.home, 'cosmovisor', 'upgrades', 'v2', 'bin', 'simd'),
+    `#!/bin/sh\ncase "$1" in\n  pre-upgrade) exit 1 ;;\n  start) echo 'ERR CONSENSUS FAILURE!!! err="upgrade handler: store newmod missing" module=consensus' >&2; exec sleep 600 ;;\nesac\nexec '${sim.bin('v2')}' "$@"\n`,
+    { mode: 0o755 },
+  );
+  const run = sim.run();
+  await waitFor(async () => (await heightOf(await run.nodeOf('genesis'))) > 3, 'a few blocks');
+  assert.equal(await run.stop(), 0);
+  const r = await sim.cv(['rehearse', 'v2', '--output', 'json', '--timeout', '120s', ...fast]);
+  assert.equal(r.code, 83, r.stderr);
+  const report = JSON.parse(r.stdout) as { result: string; reason: string; log_tail: string[] };
+  assert.equal(report.result, 'failed');
+  assert.match(report.reason, /stays up without making blocks: ERR CONSENSUS FAILURE!!! err="upgrade handler: store newmod missing"/);
+  assert.ok(
+    report.log_tail.some((l) => l.includes('CONSENSUS FAILURE')),
+    report.log_tail.join('\n'),
+  );
+  assert.deepEqual(await scratchLeft(sim.home), []);
+});
+
+test("the binary's own <NAME>_* variables never reach the scratch (they would undo its config); pre-upgrade is told the scratch home", async (t) => {
+  const sim = await setUp(t);
+  const run = sim.run();
+  await waitFor(async () => (await heightOf(await run.nodeOf('genesis'))) > 3, 'a few blocks');
+  assert.equal(await run.stop(), 0);
+  const log = path.join(sim.dir, 'pre-upgrade-args');
+  const wrapper = path.join(sim.home, 'cosmovisor', 'upgrades', 'v2', 'bin', 'simd');
+  await fs.writeFile(wrapper, `#!/bin/sh\n[ "$1" = pre-upgrade ] && echo "$@" > '${log}'\nexec '${sim.bin('v2')}' "$@"\n`, { mode: 0o755 });
+  // simd reads SIMD_PRE_UPGRADE_EXIT as an SDK binary reads SIMD_P2P_PERSISTENT_PEERS: seen, it fails pre-upgrade.
+  const r = await sim.cv(['rehearse', 'v2', '--output', 'json', ...fast], { SIMD_PRE_UPGRADE_EXIT: '30' });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(await fs.readFile(log, 'utf8'), /^pre-upgrade --home \/.*\.chainvisor-rehearsal-[^ ]*\n$/);
+});
+
 test('an old binary without in-place-testnet: 79, naming it and the SDK command that adds it; nothing written', async (t) => {
   const sim = await setUp(t, 'v2', 'genesis-old');
   const run = sim.run();
@@ -241,6 +292,12 @@ test('without chainvisor run; --keep; an upgrade not installed is 79; not enough
       execFileSync('umount', ['-l', small]);
     }
   } else t.diagnostic('no small tmpfs here (needs root): the disk case was not run');
+  // A rehearsal folder inside data/ would copy itself: refused, nothing written there.
+  const inData = path.join(sim.home, 'data', 'rehearsals');
+  const looping = await sim.cv(['rehearse', 'v2'], { CHAINVISOR_REHEARSAL_DIR: inData });
+  assert.equal(looping.code, 79, looping.stderr);
+  assert.match(looping.stderr, /is inside .*data: the copy would copy itself/);
+  await assert.rejects(fs.access(inData));
   for (const args of [['--blocks', '0'], ['--timeout', 'soon'], ['a', 'b'], ['--output', 'xml'], ['--nope']]) {
     const bad = await sim.cv(['rehearse', ...args]);
     assert.equal(bad.code, 64, `${args.join(' ')}: ${bad.stderr}`);

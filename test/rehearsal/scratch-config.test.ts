@@ -105,6 +105,30 @@ test("app.toml: the API and gRPC on the scratch's loopback ports, no halt height
   assert.equal((doc as Record<string, unknown>)['minimum-gas-prices'], '0.005uatom');
 });
 
+test('app.toml and config.toml: EVM JSON-RPC, telemetry, streaming, a psql indexer and CometBFT v1 privileged gRPC turned off', () => {
+  const app = parse(
+    scratchAppToml(
+      `${appToml}\n[json-rpc]\nenable = true\naddress = "0.0.0.0:8545"\nws-address = "0.0.0.0:8546"\n[telemetry]\nenabled = true\nstatsd-addr = "10.0.0.9:8125"\n[streaming.abci]\nkeys = ["*"]\nplugin = "abci_v1"\n`,
+      ports,
+    ),
+  ) as Record<string, Record<string, unknown>>;
+  assert.equal(app['json-rpc']?.enable, false);
+  assert.equal(app['json-rpc']?.address, '127.0.0.1:0');
+  assert.equal(app.telemetry?.enabled, false);
+  assert.equal(app.telemetry?.['statsd-addr'], '');
+  assert.deepEqual((app.streaming?.abci as Record<string, unknown>).keys, []);
+  const comet = parse(
+    scratchConfigToml(
+      `${configToml}\n[tx_index]\nindexer = "psql"\npsql-conn = "postgresql://live-db/chain"\n[grpc]\nladdr = "tcp://0.0.0.0:26090"\n[grpc.privileged]\nladdr = "tcp://0.0.0.0:26091"\n`,
+      ports,
+    ),
+  ) as Record<string, Record<string, unknown>>;
+  assert.equal(comet.tx_index?.indexer, 'kv');
+  assert.equal(comet.tx_index?.['psql-conn'], '');
+  assert.equal(comet.grpc?.laddr, '');
+  assert.equal((comet.grpc?.privileged as Record<string, unknown>).laddr, '');
+});
+
 test('the scratch config folder: fresh keys, no address book, the genesis copied; the live folder byte-identical', async (t) => {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-scratch-config-'));
   t.after(() => fs.rm(root, { recursive: true, force: true }));
@@ -118,6 +142,8 @@ test('the scratch config folder: fresh keys, no address book, the genesis copied
     'priv_validator_key.json': '{"live":"validator key"}',
     'node_key.json': '{"live":"node key"}',
     'addrbook.json': '{"addrs":[]}',
+    // A validator key under a name of the operator's choosing (priv_validator_key_file = "config/val.json").
+    'val.json': '{"address":"AB","pub_key":{},"priv_key":{"type":"tendermint/PrivKeyEd25519","value":"c2VjcmV0"}}',
   };
   for (const [name, text] of Object.entries(files)) await fs.writeFile(path.join(live, name), text, { mode: 0o600 });
   const digest = async () => {
