@@ -19,7 +19,6 @@
  * temp folder (or --dir) and removed afterwards; the free space is checked first.
  */
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -28,6 +27,7 @@ import { parseArgs, promisify } from 'node:util';
 
 import { backupData, type RequestedMode } from '../src/backup/index.js';
 import { silentLogger } from '../src/log/index.js';
+import { writeFile } from './support/files.js';
 
 const run = promisify(execFile);
 const MiB = 1 << 20;
@@ -42,26 +42,6 @@ const { values: args } = parseArgs({
 const runs = Math.max(1, Number(args.runs));
 
 // ------------------------------------------------------------------ data generation
-
-/** 4 MiB of pseudo-random bytes, rotated per file so no two files are equal. */
-const block = Buffer.alloc(4 * MiB);
-for (let i = 0; i < block.length; i += 32) createHash('sha256').update(`${i}`).digest().copy(block, i);
-
-async function writeFile(file: string, size: number, seed: number): Promise<void> {
-  const handle = await fs.open(file, 'w', 0o644);
-  try {
-    let left = size;
-    let offset = (seed * 4099) % block.length;
-    while (left > 0) {
-      const n = Math.min(left, block.length - offset);
-      await handle.write(block, offset, n);
-      left -= n;
-      offset = 0;
-    }
-  } finally {
-    await handle.close();
-  }
-}
 
 /** A database folder: tables plus the files LevelDB rewrites or appends. */
 async function makeDb(dir: string, tables: { count: number; size: number; ext: string }[], walSize: number, seed: number): Promise<void> {

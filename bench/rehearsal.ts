@@ -13,7 +13,6 @@
  * wall time), the migration and the scratch's own disk use, from the reports. `sync` runs before each run.
  */
 import { execFile, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,6 +22,8 @@ import { parseArgs, promisify } from 'node:util';
 
 import { buildVersions } from '@chainvisor/simd';
 
+import { writeFile } from './support/files.js';
+
 const exec = promisify(execFile);
 const MiB = 1 << 20;
 const { values: args } = parseArgs({
@@ -30,25 +31,6 @@ const { values: args } = parseArgs({
 });
 const runs = Math.max(1, Number(args.runs));
 const bin = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
-
-const block = Buffer.alloc(4 * MiB);
-for (let i = 0; i < block.length; i += 32) createHash('sha256').update(`${i}`).digest().copy(block, i);
-
-async function writeFile(file: string, size: number, seed: number): Promise<void> {
-  const handle = await fs.open(file, 'w', 0o644);
-  try {
-    let left = size;
-    let offset = (seed * 4099) % block.length;
-    while (left > 0) {
-      const n = Math.min(left, block.length - offset);
-      await handle.write(block, offset, n);
-      left -= n;
-      offset = 0;
-    }
-  } finally {
-    await handle.close();
-  }
-}
 
 /** A block store's worth of tables: `gib` GiB in 64 MiB and 2 MiB files, as in bench:backup. */
 async function blockStore(dir: string, gib: number): Promise<void> {

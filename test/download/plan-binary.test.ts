@@ -15,6 +15,7 @@ import { downloadUpgradeBinary, type DownloadUpgradeOptions } from '../../src/do
 import { ChainvisorError, ExitCode } from '../../src/errors/index.js';
 import { binariesInfo, fastBackoff, listTree, memoryLogger, tempDir, testSetup, withChecksum } from '../support/download-kit.js';
 import { type FaultServer, startFaultServer } from '../support/fault-server.js';
+import { tryMountTmpfs } from '../support/tmpfs.js';
 
 const archives = goodArchives('simd');
 const tarGz = archives.tarGz?.data as Buffer;
@@ -214,17 +215,6 @@ test('cancelled mid-download: a clear error, nothing left behind', async (t) => 
   await assert.rejects(pending, { code: 'CHAINVISOR_DOWNLOAD_ABORTED', exitCode: 79 });
   await assertNothingInstalled(ctx);
 });
-
-/** Mounts a tmpfs of `size` at `dir`; false where this host does not allow it (not root, no mounts). */
-function tryMountTmpfs(dir: string, size: string): boolean {
-  if (process.getuid?.() !== 0) return false;
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 test('the disk fills while the archive unpacks (tar.gz as it arrives, zip after): the extraction is named, "the disk is full" once', async (t) => {
   // 8 MiB of two-bit noise: about 2 MiB on the wire (the download fits on the 4 MiB disk; far

@@ -15,7 +15,9 @@ import { test, type TestContext } from 'node:test';
 import { upgradeInfoFor } from '@chainvisor/simd';
 import { cli, proposeUpgrade, waitFor, waitForProposal } from '@chainvisor/simd/testing';
 
+import { isProcessAliveNow } from '../../src/proc/index.js';
 import { chainvisorCommand } from '../support/chainvisor-command.js';
+import { tryMountTmpfs } from '../support/tmpfs.js';
 import { type ChainvisorSim, chainvisorSim, heightOf } from './support/chainvisor-sim.js';
 
 const variants = {
@@ -32,16 +34,6 @@ async function setUp(t: TestContext, v2 = 'v2', genesis = 'genesis'): Promise<Ch
   const added = await sim.cv(['add-upgrade', 'v2', sim.bin(v2)]);
   assert.equal(added.code, 0, added.stderr);
   return sim;
-}
-
-function mountTmpfs(dir: string, size: string): boolean {
-  if (process.getuid?.() !== 0) return false;
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const digest = async (file: string) =>
@@ -281,7 +273,7 @@ test('without chainvisor run; --keep; an upgrade not installed is 79; not enough
   // A rehearsal folder on a 32 MiB disk: refused before anything is written.
   const small = path.join(sim.dir, 'small-disk');
   await fs.mkdir(small);
-  if (mountTmpfs(small, '32m')) {
+  if (tryMountTmpfs(small, '32m')) {
     try {
       const full = await sim.cv(['rehearse', 'v2'], { CHAINVISOR_REHEARSAL_DIR: small });
       assert.equal(full.code, 79, full.stderr);
@@ -329,15 +321,6 @@ async function scratchNodePid(home: string): Promise<number> {
   );
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 test('SIGTERM mid-rehearsal stops the scratch node and removes the scratch', async (t) => {
   const sim = await setUp(t, 'v2-slow');
   const run = sim.run();
@@ -354,7 +337,7 @@ test('SIGTERM mid-rehearsal stops the scratch node and removes the scratch', asy
   rehearsal.proc.kill('SIGTERM');
   assert.equal(await rehearsal.exit, 79, rehearsal.output());
   assert.match(rehearsal.output(), /CHAINVISOR_REHEARSAL_INTERRUPTED/);
-  assert.ok(!alive(pid), 'the scratch node is stopped');
+  assert.ok(!isProcessAliveNow(pid), 'the scratch node is stopped');
   assert.deepEqual(await scratchLeft(sim.home), []);
   await run.stop();
 });
@@ -371,7 +354,7 @@ test('SIGKILL mid-rehearsal: the next start of chainvisor stops the scratch node
   assert.equal(await first.stop(), 0);
   const second = sim.run();
   await second.nodeOf('genesis');
-  await waitFor(async () => (await scratchLeft(sim.home)).length === 0 && !alive(pid), `the scratch removed\n${second.output()}`);
+  await waitFor(async () => (await scratchLeft(sim.home)).length === 0 && !isProcessAliveNow(pid), `the scratch removed\n${second.output()}`);
   assert.match(second.output(), /removed the scratch home of an interrupted rehearsal/);
   await second.stop();
 });

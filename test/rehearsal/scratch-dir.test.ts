@@ -11,21 +11,13 @@ import path from 'node:path';
 import { test } from 'node:test';
 
 import { silentLogger } from '../../src/log/index.js';
+import { isProcessAliveNow } from '../../src/proc/index.js';
 import { newScratchPath, recordScratchNode, removeLeftoverRehearsals, scratchOwner } from '../../src/rehearsal/scratch-dir.js';
 
 const exitedPid = async () => {
   const child = spawn('true');
   await new Promise((r) => child.on('exit', r));
   return child.pid as number;
-};
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 };
 
 test('left-over scratch homes: removed with their node when their maker is gone; kept while it lives', async (t) => {
@@ -54,8 +46,8 @@ test('left-over scratch homes: removed with their node when their maker is gone;
   const removed = await removeLeftoverRehearsals({ rehearsalDir: dir, logger: silentLogger() });
   assert.deepEqual(removed.sort(), [dead, reused].sort());
   await new Promise((r) => setTimeout(r, 100));
-  assert.ok(!alive(node.pid as number), 'the scratch node was stopped');
-  assert.ok(alive(bystander.pid as number), 'a reused pid is left alone');
+  assert.ok(!isProcessAliveNow(node.pid as number), 'the scratch node was stopped');
+  assert.ok(isProcessAliveNow(bystander.pid as number), 'a reused pid is left alone');
   assert.deepEqual((await fs.readdir(dir)).sort(), [path.basename(kept), path.basename(mine), 'data-backup-2026-1-1'].sort());
   assert.equal(scratchOwner(path.basename(mine)), process.pid);
   assert.equal(scratchOwner('data-backup-2026-1-1'), undefined);

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, test, type TestContext } from 'node:test';
 
 import { type CliResult, makeHome, type TestHome } from '../support/home.js';
+import { tryMountTmpfs } from '../support/tmpfs.js';
 
 const isRoot = process.getuid?.() === 0;
 const plan = JSON.stringify({ name: 'v2', time: '0001-01-01T00:00:00Z', height: 10 });
@@ -22,17 +23,6 @@ function assertCoded(r: CliResult, exitCode: number, code: string, message: RegE
   assert.match(r.stderr, message);
   assert.match(r.stderr, /chainvisor: hint: /);
   assert.doesNotMatch(r.stderr, /unexpected error|^\s+at /m);
-}
-
-/** Tries to mount a tmpfs of `size` (and at most `inodes` files) at `dir`; false where this host does not allow it. */
-function tryMountTmpfs(dir: string, size: string, inodes?: number): boolean {
-  if (!isRoot) return false;
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}${inodes === undefined ? '' : `,nr_inodes=${inodes}`}`, 'tmpfs', dir], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('operating-system errors are coded errors', () => {
