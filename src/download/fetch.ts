@@ -21,16 +21,16 @@ import type { Config } from '../config/index.js';
 import { ChainvisorError, isFsError } from '../errors/index.js';
 import { createBufferedWriter } from '../fswrite/index.js';
 import type { Logger } from '../log/index.js';
+import { asTransportError, CertificateError, createHttpClient, type HttpClient, isNetworkError, isNotHttp, ProxyStatusError, TransportTimeout } from '../net/index.js';
 import { formatBytes } from '../units/index.js';
 import type { Checksum, ChecksumAlgo } from '../verify/index.js';
 import { type BackoffOptions, defaultBackoff, parseRetryAfter, retryDelay, sleep } from './backoff.js';
 import { startDeadline } from './deadline.js';
 import { DownloadAbortedError, DownloadDeadlineError, DownloadError, DownloadIoError, DownloadTooLargeError } from './errors.js';
 import { copyFileUrl } from './file-url.js';
-import { header, openUrl } from './http.js';
+import { discardBody, header, openUrl } from './http.js';
 import type { UrlPolicy } from './policy.js';
 import type { DownloadSource } from './source.js';
-import { createTransport, discardBody, TransportTimeout } from './transport.js';
 
 export interface FetcherOptions {
   /** CHAINVISOR_DOWNLOAD_TIMEOUT (ms): connect, response headers, and the longest pause in the body. */
@@ -46,8 +46,10 @@ export interface FetcherOptions {
   /** Delays between attempts; tests make them tiny. */
   backoff?: Partial<BackoffOptions>;
   random?: () => number;
-  /** Extra TLS settings for the connection (tests trust a private CA). */
+  /** A CA trusted besides the host's (tests trust their private CA). */
   tls?: { ca?: string | Buffer };
+  /** Where the proxy variables and SSL_CERT_FILE/SSL_CERT_DIR are read; default process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface FetchRequest {
@@ -135,7 +137,11 @@ export function fetcherFromConfig(config: Config, logger: Logger, overrides: Par
 
 export function createFetcher(options: FetcherOptions): Fetcher {
   const backoff = { ...defaultBackoff, ...options.backoff };
-  const transport = createTransport({ timeoutMs: options.timeoutMs, ...(options.tls ? { tls: options.tls } : {}) });
+  const client: HttpClient = createHttpClient({
+    timeoutMs: options.timeoutMs,
+    ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.tls?.ca === undefined ? {} : { extraCa: options.tls.ca }),
+  });
 
   async function fetchToFile(request: FetchRequest): Promise<FetchResult> {
     const req = { ...request, algo: request.algo ?? request.source.checksum?.algo ?? 'sha256' };
@@ -151,7 +157,8 @@ export function createFetcher(options: FetcherOptions): Fetcher {
         ...(req.signal ? { signal: req.signal } : {}),
       });
     }
-    const log = options.logger.child({ url: req.source.shown });
+    const route = client.routeOf(req.source.url);
+    const log = options.logger.child({ url: req.source.shown, ...(route === undefined ? {} : { proxy: route.shown }) });
     const handle = await openOrFail(req.file);
     const state: AttemptState = { received: 0, hash: createHash(req.algo), total: undefined, rangeOk: false, validator: undefined };
     let resumes = 0;
@@ -192,9 +199,9 @@ export function createFetcher(options: FetcherOptions): Fetcher {
           if (kind === 'bug') throw error;
           const status = error instanceof StatusFailure ? error.status : undefined;
           const reason = describeFailure(error);
-          if (kind === 'final') throw finalError(req, reason, attempt, status, error);
+          if (kind === 'final') throw finalError(req, reason, attempt, status, error, false, route?.shown);
           if (attempt > options.retries) {
-            throw finalError(req, reason, attempt, status, error, true);
+            throw finalError(req, reason, attempt, status, error, true, route?.shown);
           }
           const retryAfter = error instanceof StatusFailure ? error.retryAfterMs : undefined;
           const delayMs = retryDelay(attempt, backoff, retryAfter, options.random);
@@ -228,7 +235,7 @@ export function createFetcher(options: FetcherOptions): Fetcher {
       if (state.validator !== undefined) headers['if-range'] = state.validator;
     }
     const { response } = await openUrl(req.source.url, {
-      transport,
+      client,
       policy: options.policy,
       headers,
       authorization: req.source.authorization,
@@ -281,7 +288,7 @@ export function createFetcher(options: FetcherOptions): Fetcher {
       }
     };
     try {
-      for await (const chunk of body as AsyncIterable<Buffer>) {
+      for await (const chunk of readBody(body as AsyncIterable<Buffer>, options.timeoutMs)) {
         if (state.received + chunk.length > maxBytes) throw tooLarge(req, `more than ${maxBytes} bytes arrived`, maxBytes);
         state.hash.update(chunk);
         state.received += chunk.length;
@@ -310,8 +317,17 @@ export function createFetcher(options: FetcherOptions): Fetcher {
 
   return {
     fetchToFile,
-    close: () => transport.close(),
+    close: () => client.close(),
   };
+}
+
+/** The body's chunks; undici's stall of the body leaves as a TransportTimeout. */
+async function* readBody(body: AsyncIterable<Buffer>, timeoutMs: number): AsyncGenerator<Buffer> {
+  try {
+    yield* body;
+  } catch (error) {
+    throw asTransportError(error, timeoutMs);
+  }
 }
 
 async function openOrFail(file: string): Promise<fs.FileHandle> {
@@ -323,49 +339,56 @@ async function openOrFail(file: string): Promise<fs.FileHandle> {
 }
 
 /**
- * `retry`: the network's doing (resets, refusals, timeouts, truncation), 5xx, 408, 429.
- * `final`: asking again cannot help (other 4xx, an untrusted certificate).
+ * `retry`: the network's doing (resets, refusals, timeouts, truncation, an answer that is not HTTP — a
+ * proxy or a middlebox that garbles the response is the network's doing too), 5xx, 408, 429, and a
+ * proxy that could not reach the server (5xx to CONNECT).
+ * `final`: asking again cannot help (other 4xx, an untrusted certificate, a proxy that refuses).
  * `bug`: not an I/O failure at all; it propagates as it is.
  */
 function classify(error: unknown): 'retry' | 'final' | 'bug' {
-  if (error instanceof StatusFailure) return error.status >= 500 || error.status === 408 || error.status === 429 ? 'retry' : 'final';
+  if (error instanceof StatusFailure) return retryableStatus(error.status) ? 'retry' : 'final';
+  if (error instanceof ProxyStatusError) return retryableStatus(error.status) ? 'retry' : 'final';
   if (error instanceof RetryableFailure) return 'retry';
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return 'bug';
-  if (isTlsTrustError(code)) return 'final';
-  // System errors (ECONNRESET — also a body cut short —, ECONNREFUSED, ENOTFOUND…), our timeouts
-  // (ETIMEDOUT), a stream closed early, and an answer that is not valid HTTP (HPE_*: a proxy or a
-  // middlebox that garbles the response is the network's doing too).
-  return /^E[A-Z0-9]+$/.test(code) || code === 'ERR_STREAM_PREMATURE_CLOSE' || isHttpParseError(code) ? 'retry' : 'bug';
+  if (error instanceof CertificateError) return 'final';
+  return isNetworkError(error) ? 'retry' : 'bug';
 }
 
-/** llhttp's codes for a response it cannot parse (HPE_INVALID_CONSTANT, HPE_INVALID_HEADER_TOKEN…). */
-function isHttpParseError(code: string): boolean {
-  return code.startsWith('HPE_');
-}
-
-function isTlsTrustError(code: string): boolean {
-  return /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS/.test(code);
+function retryableStatus(status: number): boolean {
+  return status >= 500 || status === 408 || status === 429;
 }
 
 function describeFailure(error: unknown): string {
   if (error instanceof StatusFailure) return `HTTP ${error.status}`;
-  if (error instanceof RetryableFailure) return error.message;
-  if (error instanceof TransportTimeout) return error.message;
+  if (error instanceof RetryableFailure || error instanceof TransportTimeout || error instanceof CertificateError || error instanceof ProxyStatusError) {
+    return error.message;
+  }
   const code = (error as { code?: string }).code;
-  if (code === 'ECONNRESET') return `the connection dropped (${(error as Error).message})`;
-  if (code !== undefined && isTlsTrustError(code)) return `the server's TLS certificate is not trusted (${code}: ${(error as Error).message})`;
-  if (code !== undefined && isHttpParseError(code)) return `the server's answer is not valid HTTP (${code}: ${(error as Error).message})`;
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return `the connection dropped (${(error as Error).message})`;
+  if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return 'the connection closed before the body reached its Content-Length';
+  if (isNotHttp(error)) return `the server's answer is not valid HTTP (${code === undefined ? '' : `${code}: `}${(error as Error).message})`;
   return code === undefined ? (error as Error).message : `${code}: ${(error as Error).message}`;
 }
 
-function finalError(req: FetchRequest, reason: string, attempts: number, status: number | undefined, cause: unknown, exhausted = false): DownloadError {
+function finalError(
+  req: FetchRequest,
+  reason: string,
+  attempts: number,
+  status: number | undefined,
+  cause: unknown,
+  exhausted: boolean,
+  proxy: string | undefined,
+): DownloadError {
   let hint: string;
-  const code = (cause as { code?: unknown } | null)?.code;
   // Whatever the cause, the node can still be moved on at its height: the release binary, installed by hand.
   const byHand = "; or install the release binary by hand with 'chainvisor add-upgrade <name> <path>' and start chainvisor again";
-  if (typeof code === 'string' && isTlsTrustError(code)) {
-    hint = `the server's certificate does not verify against this host's trusted CAs (expired, self-signed, wrong name); fix the server or the URL; not retried${byHand}`;
+  const via = proxy === undefined || cause instanceof ProxyStatusError ? '' : ` (through the proxy ${proxy})`;
+  if (cause instanceof CertificateError) {
+    hint =
+      "if the certificate is genuine but issued by a private or company CA (a TLS-inspecting proxy's, a mirror's), install that CA in this host's " +
+      'trust store, or name its PEM file in SSL_CERT_FILE (or a folder of them in SSL_CERT_DIR) in the environment chainvisor runs with; ' +
+      `otherwise fix the server or the URL (expired, self-signed, wrong name); not retried${byHand}`;
+  } else if (cause instanceof ProxyStatusError && !exhausted) {
+    hint = `the proxy refuses to connect to this host: ask its administrators to allow it, or list the host in NO_PROXY if it can be reached directly; not retried${byHand}`;
   } else if (status !== undefined && !exhausted) {
     hint =
       status === 404 || status === 410
@@ -374,9 +397,10 @@ function finalError(req: FetchRequest, reason: string, attempts: number, status:
           ? `the server refuses access to the file; check the URL and any credentials in it; not retried${byHand}`
           : `the server refused the request; not retried${byHand}`;
   } else {
-    hint = `retried with backoff (CHAINVISOR_DOWNLOAD_RETRIES, CHAINVISOR_DOWNLOAD_TIMEOUT); check this host's network and the server${byHand}`;
+    const network = proxy === undefined ? "this host's network" : `this host's network, the proxy ${proxy} (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)`;
+    hint = `retried with backoff (CHAINVISOR_DOWNLOAD_RETRIES, CHAINVISOR_DOWNLOAD_TIMEOUT); check ${network} and the server${byHand}`;
   }
-  return new DownloadError(req.what, req.source.shown, reason, { attempts, ...(status === undefined ? {} : { status }), hint, cause });
+  return new DownloadError(req.what, req.source.shown, `${reason}${via}`, { attempts, ...(status === undefined ? {} : { status }), hint, cause });
 }
 
 function tooLarge(req: FetchRequest, detail: string, limit: number): DownloadTooLargeError {

@@ -1,19 +1,22 @@
 /**
  * One HTTP exchange, redirects included. Redirects are followed here rather than by an
- * interceptor so that every hop passes the URL policy, https never leads to http, a loop is named as
- * one, and credentials never follow the request to another origin.
+ * interceptor so that every hop passes the URL policy (which judges the target URL, never the
+ * proxy the request goes through), https never leads to http, a loop is named as one, and
+ * credentials never follow the request to another origin.
  */
+import type { Readable } from 'node:stream';
+
+import type { HttpClient, HttpResponse } from '../net/index.js';
+import { redactUrl } from '../redact/index.js';
 import { RedirectError } from './errors.js';
 import { checkUrlAllowed, type UrlPolicy } from './policy.js';
-import { redactUrl } from './redact.js';
-import { discardBody, type Transport, type TransportResponse } from './transport.js';
 
 export const maxRedirects = 5;
 
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 
 export interface OpenOptions {
-  transport: Transport;
+  client: HttpClient;
   policy: UrlPolicy;
   headers: Record<string, string>;
   /** Sent only to the origin of the first URL. */
@@ -22,7 +25,7 @@ export interface OpenOptions {
 }
 
 export interface Opened {
-  response: TransportResponse;
+  response: HttpResponse;
   /** The URL that answered, after redirects. */
   url: URL;
 }
@@ -34,7 +37,7 @@ export async function openUrl(start: URL, options: OpenOptions): Promise<Opened>
     checkUrlAllowed(url, options.policy);
     const headers = { ...options.headers };
     if (options.authorization !== undefined && url.origin === start.origin) headers.authorization = options.authorization;
-    const response = await options.transport.request(url, { headers, signal: options.signal });
+    const response = await options.client.request(url, { headers, signal: options.signal });
     if (!redirectStatuses.has(response.statusCode)) return { response, url };
 
     await discardBody(response.body);
@@ -71,4 +74,17 @@ export async function openUrl(start: URL, options: OpenOptions): Promise<Opened>
 
 export function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Reads and drops a body we do not want (an error page, a redirect, a file refused by its size): at
+ * most `limit` bytes (128 KiB unless said), then the connection is closed.
+ */
+export async function discardBody(body: Readable, limit = 128 * 1024): Promise<void> {
+  let seen = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    seen += chunk.length;
+    if (seen > limit) break;
+  }
+  if (!body.destroyed) body.destroy();
 }

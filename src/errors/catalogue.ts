@@ -225,6 +225,11 @@ export const errorCatalogue = {
     when: 'A download is larger than `CHAINVISOR_DOWNLOAD_MAX_BYTES`.',
     hint: 'if the file is genuine, raise CHAINVISOR_DOWNLOAD_MAX_BYTES; otherwise the URL is wrong',
   },
+  CHAINVISOR_PROXY_AUTH_REQUIRED: {
+    exit: ExitCode.upgradeFailed,
+    when: 'The proxy named by `HTTPS_PROXY`/`HTTP_PROXY` answered 407: it needs credentials, or refused the ones in the variable. Not retried.',
+    hint: 'put the proxy\'s user and password in the variable as http://user:password@host:port (percent-encode @ : / %), or check the ones there; then start chainvisor again',
+  },
   CHAINVISOR_DOWNLOAD_FAILED: {
     exit: ExitCode.upgradeFailed,
     when: 'A download failed after the retries that made sense: unreachable server, an HTTP error, an untrusted certificate, timeouts.',

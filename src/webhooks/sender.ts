@@ -11,6 +11,7 @@ import os from 'node:os';
 
 import { type EventBus, type NotableEvent, notableEvents, type SupervisorEvent } from '../events/index.js';
 import type { Logger } from '../log/index.js';
+import { createHttpClient, type HttpClient } from '../net/index.js';
 import { postJson } from './post.js';
 import type { WebhookTarget } from './targets.js';
 
@@ -57,7 +58,8 @@ export function startWebhooks(options: WebhookOptions): Webhooks {
   const host = options.host ?? os.hostname();
   const notable = new Set<string>(notableEvents);
   const stop = new AbortController();
-  const queues = options.targets.map((target) => createQueue(target, options, stop.signal));
+  const client = createHttpClient({ timeoutMs: options.timeoutMs ?? 5000 });
+  const queues = options.targets.map((target) => createQueue(target, options, client, stop.signal));
   const off = options.bus.on((event) => {
     if (!notable.has(event.event)) return;
     const body = JSON.stringify(payloadOf(event, host));
@@ -74,6 +76,7 @@ export function startWebhooks(options: WebhookOptions): Webhooks {
       await Promise.race([drained, deadline]);
       clearTimeout(timer);
       stop.abort();
+      await client.close();
       for (const queue of queues) {
         const left = queue.pending();
         if (left > 0) options.logger.warn({ url: queue.target.shown, events: left }, 'webhooks not delivered before exit');
@@ -82,7 +85,7 @@ export function startWebhooks(options: WebhookOptions): Webhooks {
   };
 }
 
-function createQueue(target: WebhookTarget, options: WebhookOptions, signal: AbortSignal) {
+function createQueue(target: WebhookTarget, options: WebhookOptions, client: HttpClient, signal: AbortSignal) {
   const timeoutMs = options.timeoutMs ?? 5000;
   const attempts = options.attempts ?? 6;
   const backoffMs = options.backoffMs ?? 1000;
@@ -94,7 +97,7 @@ function createQueue(target: WebhookTarget, options: WebhookOptions, signal: Abo
 
   async function deliver(item: { event: string; body: string }): Promise<void> {
     for (let attempt = 1; attempt <= attempts && !signal.aborted; attempt++) {
-      const outcome = await postJson(target.url, item.body, { timeoutMs, signal });
+      const outcome = await postJson(client, target.url, item.body, { timeoutMs, signal });
       if (outcome.ok) {
         log.debug({ webhook: item.event, status: outcome.status }, 'webhook delivered');
         return;
