@@ -2,6 +2,8 @@
 import type { Writable } from 'node:stream';
 
 import { loadConfig, type LoadedConfig } from '../config/index.js';
+import { ConfigError } from '../errors/index.js';
+import { proxyProblems, proxySettings } from '../net/index.js';
 
 export interface CommandContext {
   /** Arguments after the command name, untouched. */
@@ -29,11 +31,19 @@ export interface Command {
 }
 
 export function loadContextConfig(ctx: CommandContext): LoadedConfig {
-  return loadConfig({
+  const loaded = loadConfig({
     env: ctx.env,
     ...(ctx.configFile === undefined ? {} : { configFile: ctx.configFile }),
     ...(ctx.cosmovisorConfigFile === undefined ? {} : { cosmovisorConfigFile: ctx.cosmovisorConfigFile }),
   });
+  // A proxy variable that is not a proxy URL: Go ignores it and goes direct, which on a network whose
+  // only way out is the proxy fails at the upgrade height. Refused now instead, when anything would
+  // use it (downloads or webhooks); a node that never downloads runs as with cosmovisor.
+  if (loaded.config.allowDownloadBinaries || loaded.config.webhookUrl !== '') {
+    const problems = proxyProblems(proxySettings(ctx.env));
+    if (problems.length > 0) throw new ConfigError(problems);
+  }
+  return loaded;
 }
 
 export function writeLine(stream: Writable, line = ''): void {

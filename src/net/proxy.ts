@@ -58,27 +58,27 @@ function readVariable(env: Env, name: string): ProxyVariable | undefined {
 
 const proxySchemes = new Set(['http:', 'https:', 'socks5:', 'socks5h:']);
 
-/** Go's `parseProxy`: the value as a URL; a value with no usable scheme is tried again as `http://<value>`. */
+/**
+ * Go's `parseProxy`: the value as a URL; a value without a scheme is read as `http://<value>`. A
+ * scheme other than http, https and socks5 is a problem (Go would try `http://ftp://…` and fail later).
+ */
 function parseProxy(variable: ProxyVariable): ProxyChoice {
   const value = variable.value.trim();
-  for (const candidate of [value, `http://${value}`]) {
-    let url: URL;
-    try {
-      url = new URL(candidate);
-    } catch (error) {
-      if (error instanceof TypeError) continue;
-      throw error;
-    }
-    if (proxySchemes.has(url.protocol) && url.hostname !== '') {
-      if (url.protocol === 'socks5h:') url = new URL(`socks5:${candidate.slice('socks5h:'.length)}`);
-      return { variable, url, problem: undefined };
-    }
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1]?.toLowerCase();
+  const unusable = (problem: string): ProxyChoice => ({ variable, url: undefined, problem });
+  if (scheme !== undefined && !proxySchemes.has(`${scheme}:`)) {
+    return unusable(`a ${scheme}:// proxy is not supported: use an http://, https:// or socks5:// proxy`);
   }
-  return {
-    variable,
-    url: undefined,
-    problem: 'not a proxy URL: write it as http://host:port (or https://, socks5://), with user:password@ before the host when the proxy needs credentials',
-  };
+  let url: URL;
+  try {
+    url = new URL(scheme === undefined ? `http://${value}` : value);
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    return unusable('not a proxy URL: write it as http://host:port (or https://, socks5://), with user:password@ before the host when the proxy needs credentials');
+  }
+  if (url.hostname === '') return unusable('the proxy URL names no host: write it as http://host:port');
+  if (url.protocol === 'socks5h:') url = new URL(`socks5:${url.href.slice('socks5h:'.length)}`);
+  return { variable, url, problem: undefined };
 }
 
 /** Reads HTTP_PROXY, HTTPS_PROXY and NO_PROXY (either spelling) from `env`. */

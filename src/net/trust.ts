@@ -41,8 +41,11 @@ export interface TrustStore {
 
 const pemBlock = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 
-/** Reads the trust store the variables in `env` describe (not cached: `secureContextFor` caches). */
-export function readTrustStore(env: Env = process.env): TrustStore {
+/**
+ * Reads the trust store the variables in `env` describe (not cached: `secureContextFor` caches).
+ * `system` replaces Go's lists (tests).
+ */
+export function readTrustStore(env: Env = process.env, system: { bundleFiles?: string[]; certDirs?: string[] } = {}): TrustStore {
   const seen = new Set<string>();
   const certificates: string[] = [];
   const add = (pem: string): void => {
@@ -62,7 +65,7 @@ export function readTrustStore(env: Env = process.env): TrustStore {
   sources.push(env.NODE_EXTRA_CA_CERTS ? `Node's bundled roots and NODE_EXTRA_CA_CERTS (${env.NODE_EXTRA_CA_CERTS})` : "Node's bundled roots");
 
   // The bundle file: SSL_CERT_FILE replaces Go's list; the first that can be read is used.
-  const files = env.SSL_CERT_FILE ? [env.SSL_CERT_FILE] : systemBundleFiles;
+  const files = env.SSL_CERT_FILE ? [env.SSL_CERT_FILE] : (system.bundleFiles ?? systemBundleFiles);
   for (const file of files) {
     const text = readText(file);
     if (text === undefined) continue;
@@ -72,7 +75,7 @@ export function readTrustStore(env: Env = process.env): TrustStore {
   }
 
   // The folders: SSL_CERT_DIR (colon-separated) replaces Go's list.
-  const dirs = env.SSL_CERT_DIR ? env.SSL_CERT_DIR.split(':').filter((dir) => dir !== '') : systemCertDirs;
+  const dirs = env.SSL_CERT_DIR ? env.SSL_CERT_DIR.split(':').filter((dir) => dir !== '') : (system.certDirs ?? systemCertDirs);
   for (const dir of dirs) {
     const names = readFolder(dir);
     if (names === undefined) continue;

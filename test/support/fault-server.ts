@@ -54,7 +54,7 @@ export interface RecordedRequest {
 }
 
 export interface FaultServer {
-  /** `http://127.0.0.1:<port>` or `https://…`. */
+  /** `http://127.0.0.1:<port>` or `https://…` (the `name` given instead of 127.0.0.1). */
   origin: string;
   url(path: string): string;
   route(path: string, route: Route): void;
@@ -63,7 +63,11 @@ export interface FaultServer {
   close(): Promise<void>;
 }
 
-export async function startFaultServer(options: { tls?: boolean } = {}): Promise<FaultServer> {
+/**
+ * `name`: the host name the URLs carry instead of 127.0.0.1 (`releases.example.test`), for tests that
+ * reach the server through the test proxy, which resolves that name (test/support/proxy-server.ts).
+ */
+export async function startFaultServer(options: { tls?: boolean; name?: string } = {}): Promise<FaultServer> {
   const routes = new Map<string, { route: Route; served: number }>();
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -98,7 +102,7 @@ export async function startFaultServer(options: { tls?: boolean } = {}): Promise
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const origin = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
+  const origin = `${options.tls ? 'https' : 'http'}://${options.name ?? '127.0.0.1'}:${port}`;
 
   return {
     origin,

@@ -56,6 +56,8 @@ export async function makeHome(env: Record<string, string> = {}): Promise<TestHo
     const inherited: Record<string, string | undefined> = { ...process.env };
     for (const key of Object.keys(inherited)) {
       if (/^(DAEMON_|COSMOVISOR_|CHAINVISOR_|UNSAFE_SKIP_BACKUP)/.test(key)) delete inherited[key];
+      // The test machine's own network settings never reach the command: tests name their proxies and CAs.
+      if (/^(https?_proxy|no_proxy|ssl_cert_file|ssl_cert_dir|node_extra_ca_certs)$/i.test(key)) delete inherited[key];
     }
     return inherited;
   };

@@ -207,6 +207,7 @@ function printReport(ctx: CommandContext, info: Info, rows: Row[], notes: string
   for (const row of failed) {
     writeLine(ctx.stderr, `${row.platform}: error: ${row.problem?.message}`);
     if (row.problem?.hint) writeLine(ctx.stderr, `${row.platform}: hint: ${row.problem.hint}`);
+    if (row.problem !== undefined) writeLine(ctx.stderr, `${row.platform}: code: ${row.problem.code}`);
   }
   const checked = rows.filter((r) => r.binary !== 'not downloaded').length;
   writeLine(

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { formatSettings, renderDocsTable, renderExample } from '../../config/index.js';
 import { ConfigError } from '../../errors/index.js';
 import { binaryPath, customPreUpgradeProblem, layoutFor, readCurrentDir, requireHome } from '../../layout/index.js';
+import { describeProxies, proxySettings, readTrustStore } from '../../net/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
 
 export const configCommand: Command = {
@@ -43,6 +44,10 @@ export const configCommand: Command = {
     writeLine(ctx.stdout, `running binary       ${binaryPath(layout, current)}`);
     writeLine(ctx.stdout, `upgrade-info.json    ${layout.upgradeInfoFile}`);
     writeLine(ctx.stdout, `backups              ${loaded.config.unsafeSkipBackup ? 'skipped (UNSAFE_SKIP_BACKUP)' : loaded.config.dataBackupDir}`);
+    writeLine(ctx.stdout);
+    for (const line of describeProxies(proxySettings(ctx.env))) writeLine(ctx.stdout, line);
+    const trust = readTrustStore(ctx.env);
+    writeLine(ctx.stdout, `trusted CAs          ${trust.certificates.length}: ${trust.sources.join('; ')}`);
     return 0;
   },
 };
