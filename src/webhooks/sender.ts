@@ -36,6 +36,8 @@ export interface WebhookOptions {
   backoffMs?: number;
   /** Events kept per receiver while it is unreachable (default 100; the oldest are dropped). */
   maxQueued?: number;
+  /** Where the proxy variables and SSL_CERT_FILE/SSL_CERT_DIR are read; default process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface Webhooks {
@@ -58,7 +60,7 @@ export function startWebhooks(options: WebhookOptions): Webhooks {
   const host = options.host ?? os.hostname();
   const notable = new Set<string>(notableEvents);
   const stop = new AbortController();
-  const client = createHttpClient({ timeoutMs: options.timeoutMs ?? 5000 });
+  const client = createHttpClient({ timeoutMs: options.timeoutMs ?? 5000, ...(options.env === undefined ? {} : { env: options.env }) });
   const queues = options.targets.map((target) => createQueue(target, options, client, stop.signal));
   const off = options.bus.on((event) => {
     if (!notable.has(event.event)) return;

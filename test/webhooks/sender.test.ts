@@ -5,6 +5,7 @@ import { createEventBus } from '../../src/events/index.js';
 import { parseWebhookTargets, startWebhooks } from '../../src/webhooks/index.js';
 import { memoryLogger } from '../support/download-kit.js';
 import { waitFor } from '../support/home.js';
+import { startProxyServer } from '../support/proxy-server.js';
 import { refusedUrl, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 describe('webhooks', () => {
@@ -91,6 +92,45 @@ describe('webhooks', () => {
     assert.equal(receiver.received[0]?.authorization, `Basic ${Buffer.from('user:s3cret').toString('base64')}`);
     assert.match(log.text(), /webhook not delivered/);
     assert.doesNotMatch(log.text(), /s3cret|hush/);
+  });
+
+  test('webhooks go through HTTP_PROXY like downloads; a 407 is reported without the credentials', async () => {
+    const port = new URL(receiver.url).port;
+    const proxy = await startProxyServer({ hosts: { 'hooks.example.test': '127.0.0.1' } });
+    const locked = await startProxyServer({ hosts: { 'hooks.example.test': '127.0.0.1' }, credentials: 'ops:right' });
+    try {
+      const bus = createEventBus();
+      const remote = `http://hooks.example.test:${port}${new URL(receiver.url).pathname}`;
+      const hooks = startWebhooks({ targets: parseWebhookTargets(remote), bus, logger: memoryLogger().logger, env: { http_proxy: proxy.hostPort } });
+      bus.emit('upgrade-applied', { upgrade: { name: 'v2', height: 10 }, text: 'applied' });
+      await hooks.close(5000);
+      assert.deepEqual(
+        receiver.delivered().map((r) => r.body.event),
+        ['upgrade-applied'],
+      );
+      assert.deepEqual(
+        proxy.requests.map((r) => r.method),
+        ['POST'],
+      );
+
+      const log = memoryLogger();
+      const refused = startWebhooks({
+        targets: parseWebhookTargets(remote),
+        bus,
+        logger: log.logger,
+        attempts: 3,
+        backoffMs: 10,
+        env: { HTTP_PROXY: locked.url.replace('http://', 'http://ops:hunter2@') },
+      });
+      bus.emit('upgrade-failed', { upgrade: { name: 'v2', height: 10 }, text: 'failed' });
+      await refused.close(5000);
+      assert.equal(locked.requests.length, 1, 'a 407 is not retried');
+      assert.match(log.text(), /407 Proxy Authentication Required/);
+      assert.doesNotMatch(log.text(), /hunter2/);
+    } finally {
+      await proxy.close();
+      await locked.close();
+    }
   });
 
   test('an entry that is not an http(s) URL is a configuration error', () => {
