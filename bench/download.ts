@@ -6,13 +6,15 @@
  *
  * 1. Throughput: a 256 MiB tar.gz served by a local HTTP server (its own process). Each measured
  *    transfer runs in a fresh child process: a raw transfer of the same bytes to a file (no hash;
- *    once with node:http, which the download uses, once with undici), then chainvisor's pipeline
- *    (download + sha256 + safe extraction into a quarantine folder, all while the bytes arrive; then
- *    verify + release the tree + find binary), then the install step (fsync of the tree + rename).
- *    Ratio = best pipeline throughput / best raw throughput, against the same client (node:http) and
- *    against the faster of the two, 3 runs each.
- * 2. Memory: peak RSS (the child's own maxRSS) of the pipeline on a 1 GiB archive.
- * The issue's goals: ratio at least 0.8, peak RSS under 120 MB (114 MiB) whatever the size.
+ *    once with undici, which the download uses, once with node:http, its former client), then
+ *    chainvisor's pipeline (download + sha256 + safe extraction into a quarantine folder, all while
+ *    the bytes arrive; then verify + release the tree + find binary) over each of the two clients
+ *    (bench/support/node-http-client.ts is the former one), then the install step (fsync of the tree
+ *    + rename). Modes alternate within each round. Ratio = median pipeline throughput / median raw
+ *    throughput of the same client, 3 runs each (medians, with the spread).
+ * 2. Memory: peak RSS (the child's own maxRSS) of the pipeline on a 1 GiB archive, each client,
+ *    alternating, 3 runs each.
+ * The goals (issue 24): with undici, ratio at least 0.8 and peak RSS at 1 GiB at most 144 MiB.
  * Archives are generated in a temp folder at run time and deleted afterwards.
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -32,6 +34,7 @@ import { createGzip } from 'node:zlib';
 import { pino } from 'pino';
 
 import { createFetcher, fetchAndUnpack, parseSource } from '../src/download/index.js';
+import { createNodeHttpClient } from './support/node-http-client.js';
 import { installFolder } from '../src/layout/index.js';
 import { silentLogger } from '../src/log/index.js';
 
@@ -143,7 +146,7 @@ async function client(mode: Mode, url: string, dir: string): Promise<ClientResul
   const started = performance.now();
   let bytes = 0;
   let installMs: number | undefined;
-  if (mode === 'raw' || mode === 'raw-undici') {
+  if (mode === 'raw-node-http' || mode === 'raw-undici') {
     const body: AsyncIterable<Buffer> =
       mode === 'raw-undici'
         ? (await (await import('undici')).request(url)).body
@@ -166,6 +169,7 @@ async function client(mode: Mode, url: string, dir: string): Promise<ClientResul
       maxBytes: 8 * 1024 * MiB,
       policy: { allowInsecureHttp: false, allowFileUrls: false },
       logger: silentLogger(),
+      ...(mode === 'pipeline-node-http' ? { client: createNodeHttpClient({ timeoutMs: 30_000 }) } : {}),
     });
     const work = path.join(dir, 'work');
     await fs.mkdir(work);
@@ -204,7 +208,7 @@ function runChild<T>(args: string[]): Promise<T> {
   });
 }
 
-type Mode = 'raw' | 'raw-undici' | 'pipeline';
+type Mode = 'raw-node-http' | 'raw-undici' | 'pipeline' | 'pipeline-node-http';
 
 async function measure(mode: Mode, url: string, root: string): Promise<ClientResult> {
   const dir = await fs.mkdtemp(path.join(root, `${mode}-`));
@@ -240,38 +244,39 @@ async function main(): Promise<void> {
     const port = await serverReady;
     const url = `http://127.0.0.1:${port}/release.tar.gz?checksum=sha256:${digest}`;
 
-    const rawHttp: ClientResult[] = [];
-    const rawUndici: ClientResult[] = [];
-    const full: ClientResult[] = [];
+    const results: Record<Mode, ClientResult[]> = { 'raw-undici': [], 'raw-node-http': [], pipeline: [], 'pipeline-node-http': [] };
+    const modes = Object.keys(results) as Mode[];
     for (let i = 0; i < runs; i++) {
-      rawHttp.push(await measure('raw', url, root));
-      rawUndici.push(await measure('raw-undici', url, root));
-      full.push(await measure('pipeline', url, root));
+      // Alternate the order each round, so neither client always runs on a warmer machine.
+      for (const mode of i % 2 === 0 ? modes : [...modes].reverse()) results[mode].push(await measure(mode, url, root));
     }
-    // The ratio is taken against the faster of the two raw transfers.
-    const raw = [...rawHttp, ...rawUndici];
-    const bestRaw = raw.reduce((a, b) => (rate(a) >= rate(b) ? a : b));
-    const bestFull = full.reduce((a, b) => (rate(a) >= rate(b) ? a : b));
+    const median = (values: number[]): number => {
+      const sorted = [...values].sort((a, b) => a - b);
+      const mid = Math.floor(sorted.length / 2);
+      return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+    };
     const range = (values: number[], digits = 0): string => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
-    console.log(`archive: ${(size / MiB).toFixed(1)} MiB`);
+    const rates = (mode: Mode): number[] => results[mode].map(rate);
+    const line = (label: string, mode: Mode): void => {
+      console.log(
+        `${label.padEnd(42)} median ${median(rates(mode)).toFixed(0)} MiB/s (${range(rates(mode))}); peak RSS median ${median(results[mode].map((r) => r.maxRssMiB)).toFixed(0)} MiB (${range(results[mode].map((r) => r.maxRssMiB))})`,
+      );
+    };
+    console.log(`archive: ${(size / MiB).toFixed(1)} MiB, ${runs} runs of each, alternating`);
+    line('raw transfer to a file, undici:', 'raw-undici');
+    line('raw transfer to a file, node:http:', 'raw-node-http');
+    line('pipeline over undici:', 'pipeline');
+    line('pipeline over node:http (former client):', 'pipeline-node-http');
+    const pipe = results.pipeline;
+    const downloadMs = median(pipe.map((r) => r.downloadMs ?? 0));
+    const extractMs = median(pipe.map((r) => r.extractMs ?? 0));
+    console.log(`  undici pipeline, download + hash + extract (overlapped): ${downloadMs.toFixed(0)} ms; after the last byte (verify, release, find): ${extractMs.toFixed(0)} ms`);
     console.log(
-      `raw transfer to a file, node:http:         runs: ${rawHttp.map((r) => rate(r).toFixed(0)).join(', ')} MiB/s; peak RSS ${range(rawHttp.map((r) => r.maxRssMiB))} MiB`,
+      `ratio, undici (pipeline / raw undici):     ${(median(rates('pipeline')) / median(rates('raw-undici'))).toFixed(2)} (medians; goal ≥ 0.8)`,
     );
-    console.log(
-      `raw transfer to a file, undici:            runs: ${rawUndici.map((r) => rate(r).toFixed(0)).join(', ')} MiB/s; peak RSS ${range(rawUndici.map((r) => r.maxRssMiB))} MiB`,
-    );
-    console.log(`raw transfer, best of both:                ${rate(bestRaw).toFixed(0)} MiB/s (${bestRaw.ms.toFixed(0)} ms)`);
-    console.log(
-      `download + hash + extract, then verify:    ${rate(bestFull).toFixed(0)} MiB/s (${bestFull.ms.toFixed(0)} ms)   runs: ${full.map((r) => rate(r).toFixed(0)).join(', ')}`,
-    );
-    console.log(
-      `  download + hash + extract (overlapped):  ${bestFull.downloadMs?.toFixed(0)} ms; after the last byte (verify, release the tree, find the binary): ${bestFull.extractMs?.toFixed(0)} ms`,
-    );
-    const bestHttp = rawHttp.reduce((a, b) => (rate(a) >= rate(b) ? a : b));
-    console.log(`ratio (pipeline / raw node:http):          ${(rate(bestFull) / rate(bestHttp)).toFixed(2)} (best of each; goal ≥ 0.8)`);
-    console.log(`ratio (pipeline / faster raw):             ${(rate(bestFull) / rate(bestRaw)).toFixed(2)}`);
-    console.log(`install (fsync every file + rename):       ${bestFull.installMs?.toFixed(0)} ms (disk-bound, not in the ratio)`);
-    console.log(`peak RSS, ${sizeMiB} MiB pipeline:             ${range(full.map((r) => r.maxRssMiB))} MiB over ${runs} runs (goal < 120 MB = 114 MiB)`);
+    console.log(`ratio, node:http (pipeline / raw):         ${(median(rates('pipeline-node-http')) / median(rates('raw-node-http'))).toFixed(2)} (medians)`);
+    console.log(`pipeline undici / pipeline node:http:      ${(median(rates('pipeline')) / median(rates('pipeline-node-http'))).toFixed(2)} (medians)`);
+    console.log(`install (fsync every file + rename):       ${median(pipe.map((r) => r.installMs ?? 0)).toFixed(0)} ms (disk-bound, not in the ratio)`);
     await fs.rm(archive);
 
     if (rssMiB > 0) {
@@ -279,10 +284,21 @@ async function main(): Promise<void> {
       const big = path.join(root, 'release.tar.gz');
       const bigDigest = await makeArchive(big, rssMiB);
       const bigUrl = `http://127.0.0.1:${port}/release.tar.gz?checksum=sha256:${bigDigest}`;
-      const result = await measure('pipeline', bigUrl, root);
-      console.log(
-        `peak RSS, ${rssMiB} MiB pipeline:            ${result.maxRssMiB.toFixed(0)} MiB (${rate(result).toFixed(0)} MiB/s; goal < 120 MB = 114 MiB)`,
-      );
+      const big1: Record<'pipeline' | 'pipeline-node-http', ClientResult[]> = { pipeline: [], 'pipeline-node-http': [] };
+      for (let i = 0; i < runs; i++) {
+        for (const mode of i % 2 === 0 ? (['pipeline', 'pipeline-node-http'] as const) : (['pipeline-node-http', 'pipeline'] as const)) {
+          big1[mode].push(await measure(mode, bigUrl, root));
+        }
+      }
+      for (const [label, mode] of [
+        ['undici', 'pipeline'],
+        ['node:http', 'pipeline-node-http'],
+      ] as const) {
+        const rss = big1[mode].map((r) => r.maxRssMiB);
+        console.log(
+          `peak RSS, ${rssMiB} MiB pipeline, ${label.padEnd(9)}  median ${median(rss).toFixed(0)} MiB (${range(rss)}); ${median(big1[mode].map(rate)).toFixed(0)} MiB/s${mode === 'pipeline' ? '  (goal ≤ 144 MiB)' : ''}`,
+        );
+      }
       const baseline = await runChild<{ maxRssMiB: number }>(['--baseline']);
       console.log(`peak RSS of an idle child (baseline):      ${baseline.maxRssMiB.toFixed(0)} MiB`);
     }

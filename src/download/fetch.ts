@@ -21,7 +21,16 @@ import type { Config } from '../config/index.js';
 import { ChainvisorError, isFsError } from '../errors/index.js';
 import { createBufferedWriter } from '../fswrite/index.js';
 import type { Logger } from '../log/index.js';
-import { asTransportError, CertificateError, createHttpClient, type HttpClient, isNetworkError, isNotHttp, ProxyStatusError, TransportTimeout } from '../net/index.js';
+import {
+  asTransportError,
+  CertificateError,
+  createHttpClient,
+  type HttpClient,
+  isNetworkError,
+  isNotHttp,
+  ProxyStatusError,
+  TransportTimeout,
+} from '../net/index.js';
 import { formatBytes } from '../units/index.js';
 import type { Checksum, ChecksumAlgo } from '../verify/index.js';
 import { type BackoffOptions, defaultBackoff, parseRetryAfter, retryDelay, sleep } from './backoff.js';
@@ -50,6 +59,8 @@ export interface FetcherOptions {
   tls?: { ca?: string | Buffer };
   /** Where the proxy variables and SSL_CERT_FILE/SSL_CERT_DIR are read; default process.env. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** The HTTP client; by default chainvisor's own (src/net) with the options above (the benchmark compares another). */
+  client?: HttpClient;
 }
 
 export interface FetchRequest {
@@ -137,11 +148,13 @@ export function fetcherFromConfig(config: Config, logger: Logger, overrides: Par
 
 export function createFetcher(options: FetcherOptions): Fetcher {
   const backoff = { ...defaultBackoff, ...options.backoff };
-  const client: HttpClient = createHttpClient({
-    timeoutMs: options.timeoutMs,
-    ...(options.env === undefined ? {} : { env: options.env }),
-    ...(options.tls?.ca === undefined ? {} : { extraCa: options.tls.ca }),
-  });
+  const client: HttpClient =
+    options.client ??
+    createHttpClient({
+      timeoutMs: options.timeoutMs,
+      ...(options.env === undefined ? {} : { env: options.env }),
+      ...(options.tls?.ca === undefined ? {} : { extraCa: options.tls.ca }),
+    });
 
   async function fetchToFile(request: FetchRequest): Promise<FetchResult> {
     const req = { ...request, algo: request.algo ?? request.source.checksum?.algo ?? 'sha256' };
