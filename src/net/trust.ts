@@ -15,7 +15,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import tls from 'node:tls';
+import type { SecureContext } from 'node:tls';
+
+/**
+ * node:tls, loaded on first use: loading it takes 20–70 ms on a busy 2-core host, and every command
+ * loads this module (cli/command.ts checks the proxy variables) while few need TLS.
+ */
+const tls = (): typeof import('node:tls') => process.getBuiltinModule('node:tls');
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -61,7 +67,7 @@ export function readTrustStore(env: Env = process.env, system: { bundleFiles?: s
   };
   const sources: string[] = [];
 
-  for (const pem of tls.getCACertificates('default')) add(pem);
+  for (const pem of tls().getCACertificates('default')) add(pem);
   sources.push(env.NODE_EXTRA_CA_CERTS ? `Node's bundled roots and NODE_EXTRA_CA_CERTS (${env.NODE_EXTRA_CA_CERTS})` : "Node's bundled roots");
 
   // The bundle file: SSL_CERT_FILE replaces Go's list; the first that can be read is used.
@@ -91,18 +97,18 @@ export function readTrustStore(env: Env = process.env, system: { bundleFiles?: s
   return { certificates, sources };
 }
 
-const contexts = new Map<string, tls.SecureContext>();
+const contexts = new Map<string, SecureContext>();
 
 /**
  * The secure context every https connection uses: the trust store above, plus `extraCa` (tests pass
  * their private CA here). Built once per combination and kept for the process.
  */
-export function secureContextFor(env: Env = process.env, extraCa?: string | Buffer): tls.SecureContext {
+export function secureContextFor(env: Env = process.env, extraCa?: string | Buffer): SecureContext {
   const key = JSON.stringify([env.SSL_CERT_FILE ?? '', env.SSL_CERT_DIR ?? '', extraCa?.toString() ?? '']);
   let context = contexts.get(key);
   if (context === undefined) {
     const { certificates } = readTrustStore(env);
-    context = tls.createSecureContext({ ca: extraCa === undefined ? certificates : [...certificates, extraCa.toString()] });
+    context = tls().createSecureContext({ ca: extraCa === undefined ? certificates : [...certificates, extraCa.toString()] });
     contexts.set(key, context);
   }
   return context;
