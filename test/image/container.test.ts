@@ -2,7 +2,8 @@
  * The container image (Dockerfile, `npm run image`) on a real Docker engine: chainvisor as the
  * entrypoint supervises a fake node whose home is a bind-mounted volume, applies an upgrade, stops
  * within the grace on `docker stop` with its own exit status, leaves no zombie behind tini, and works
- * with a read-only root filesystem. Every container runs with `--network none`.
+ * with a read-only root filesystem. Every container runs with `--network none`, but the one that downloads through
+ * a proxy on the host's loopback (`--network host`).
  *
  * The image has no shell, so the fake node is a busybox-static script kept in the home volume (the
  * product image is tested as it ships, with nothing added). Run by `npm run test:image`
@@ -16,6 +17,13 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
+
+import { goodArchives } from '../../scripts/make-hostile-archives.js';
+import { hostPlatform } from '../../src/download/index.js';
+import { withChecksum } from '../support/download-kit.js';
+import { startFaultServer } from '../support/fault-server.js';
+import { startProxyServer } from '../support/proxy-server.js';
+import { testCa } from '../support/tls.js';
 
 const image = process.env.CHAINVISOR_IMAGE ?? '';
 const busybox = process.env.CHAINVISOR_TEST_BUSYBOX ?? '';
@@ -309,5 +317,34 @@ describe('container image', { skip, concurrency: false }, () => {
     assert.equal(await inspect(name, '{{.State.ExitCode}}'), '42');
     const log = await logs(name);
     assert.doesNotMatch(log, /EROFS|read-only file system/i, log);
+  });
+
+  test("downloads through the company proxy and trusts the CA in SSL_CERT_FILE, as on the host (the image's own store otherwise)", async () => {
+    // The one test with a network: the host's, to reach the proxy and release server on its loopback.
+    const release = await startFaultServer({ tls: true, name: 'releases.example.test' });
+    const proxy = await startProxyServer({ hosts: { 'releases.example.test': '127.0.0.1' } });
+    const certs = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-image-ca-'));
+    homes.push(certs);
+    try {
+      const archive = goodArchives('simd').tarGz?.data as Buffer;
+      release.route('/simd.tar.gz', { body: archive });
+      await fs.chmod(certs, 0o755);
+      await fs.writeFile(path.join(certs, 'corporate-ca.pem'), testCa, { mode: 0o644 });
+      const info = JSON.stringify({ binaries: { [hostPlatform()]: withChecksum(release.url('/simd.tar.gz'), archive) } });
+      const checkPlan = (env: string[]) =>
+        docker(['run', '--rm', '--network', 'host', '-v', `${certs}:/certs:ro`, '-e', 'DAEMON_NAME=simd', '-e', `HTTPS_PROXY=${proxy.hostPort}`, ...env, image, 'check-plan', '--skip-smoke-test', '--info', info]);
+      const untrusted = await checkPlan([]);
+      assert.equal(untrusted.code, 79, untrusted.stderr);
+      assert.match(untrusted.stderr, /the TLS certificate of releases\.example\.test:\d+ does not verify/);
+      assert.match(untrusted.stderr, /SSL_CERT_FILE/);
+      assert.doesNotMatch(untrusted.stderr, /use-system-ca/);
+      const trusted = await checkPlan(['-e', 'SSL_CERT_FILE=/certs/corporate-ca.pem']);
+      assert.equal(trusted.code, 0, trusted.stderr);
+      assert.match(trusted.stdout, /bin\/simd \(tar\.gz\)/);
+      assert.ok(proxy.requests.some((r) => r.method === 'CONNECT'), 'through the proxy');
+    } finally {
+      await release.close();
+      await proxy.close();
+    }
   });
 });
