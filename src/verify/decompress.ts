@@ -12,7 +12,7 @@
 import { Duplex, Transform } from 'node:stream';
 import { createZstdDecompress } from 'node:zlib';
 
-import xzDecompress from 'xz-decompress';
+import * as xzNamespace from 'xz-decompress';
 
 import { createBzip2Decompress, OutputLimitError, TruncatedError } from './decompress-bzip2.js';
 import { ArchiveInvalidError, type Subject } from './errors.js';
@@ -20,6 +20,11 @@ import type { Compression } from './format.js';
 import { createZstdFrameCheck } from './zstd-frames.js';
 
 export { OutputLimitError };
+
+// A webpack bundle marked __esModule: Node's ESM loader gives its exports as `default`, esbuild's
+// CommonJS bundle (the single executable) as the namespace itself.
+const xzModule = xzNamespace as typeof xzNamespace & { default?: typeof xzNamespace };
+const { XzReadableStream } = xzModule.default ?? xzModule;
 
 /** The stages to put between the compressed bytes and their reader, in order. */
 /** `maxBytes`: a decoder that yields large pieces at once (bzip2) stops itself past it. */
@@ -83,7 +88,7 @@ function zstdFrameCheck(): Transform {
 /** xz-decompress reads a web stream: a pass-through web stream feeds it, and Node sees one duplex. */
 function xzStream(): Duplex {
   const feed = new TransformStream<Uint8Array, Uint8Array>();
-  const output = new xzDecompress.XzReadableStream(feed.readable);
+  const output = new XzReadableStream(feed.readable);
   // Destroying the duplex cancels the xz reader, which frees its WebAssembly context (and the lock
   // xz-decompress holds while one runs: a later xz stream would otherwise wait for ever).
   return Duplex.fromWeb({ readable: output, writable: feed.writable });
