@@ -6,7 +6,19 @@
 import fs from 'node:fs/promises';
 import { constants, gunzipSync } from 'node:zlib';
 
-export type Format = 'executable' | 'tar' | 'tar.gz' | 'gzip' | 'zip';
+/**
+ * What was unpacked. `bzip2`, `xz` and `zstd` alone are a compressed executable (as `gzip` is); whether
+ * a tar is inside such a stream is known only once it is decompressed (see extract-compressed.ts), so
+ * `detectFromHead` names the compression and the extraction names the result.
+ */
+export type Format = 'executable' | 'tar' | 'tar.gz' | 'gzip' | 'zip' | 'tar.bz2' | 'bzip2' | 'tar.xz' | 'xz' | 'tar.zst' | 'zstd';
+
+/** The compressions chainvisor decompresses itself, beside gzip (which node-tar reads). */
+export type Compression = 'bzip2' | 'xz' | 'zstd';
+
+export function isCompression(format: string): format is Compression {
+  return format === 'bzip2' || format === 'xz' || format === 'zstd';
+}
 
 export type Detected = { format: Format; kind: string } | { format: 'unknown'; kind: string };
 
@@ -37,6 +49,8 @@ export function detectFromHead(head: Buffer): Detected {
     // let the tar reader decide, it reports a corrupt or non-tar stream clearly.
     return { format: 'tar.gz', kind: 'gzip-compressed data' };
   }
+  const compression = compressionOf(head);
+  if (compression !== undefined) return { format: compression, kind: `${compression}-compressed data` };
   if (isZip(head)) return { format: 'zip', kind: 'zip archive' };
   if (isTar(head)) return { format: 'tar', kind: 'tar archive' };
   const exe = executableKind(head);
@@ -49,13 +63,23 @@ function isGzip(b: Buffer): boolean {
   return b.length >= 3 && b[0] === 0x1f && b[1] === 0x8b && b[2] === 0x08;
 }
 
+/** bzip2 `BZh` and a block size digit, xz `fd 37 7a 58 5a 00`, zstd `28 b5 2f fd` (little-endian 0xfd2fb528). */
+export function compressionOf(b: Buffer): Compression | undefined {
+  if (b.length >= 4 && b[0] === 0x42 && b[1] === 0x5a && b[2] === 0x68 && (b[3] as number) >= 0x31 && (b[3] as number) <= 0x39) return 'bzip2';
+  if (b.length >= 6 && b.subarray(0, 6).equals(xzMagic)) return 'xz';
+  if (b.length >= 4 && b.readUInt32LE(0) === 0xfd2fb528) return 'zstd';
+  return undefined;
+}
+
+const xzMagic = Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]);
+
 function isZip(b: Buffer): boolean {
   // Local file header, or the end-of-central-directory record of an empty zip.
   return b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && ((b[2] === 0x03 && b[3] === 0x04) || (b[2] === 0x05 && b[3] === 0x06));
 }
 
 /** ustar magic, or an old (v7) header whose checksum adds up. */
-function isTar(b: Buffer): boolean {
+export function isTar(b: Buffer): boolean {
   if (b.length < 512) return false;
   const magic = b.subarray(257, 263).toString('latin1');
   if (magic === 'ustar\u0000' || magic === 'ustar ') return true;
@@ -73,7 +97,7 @@ function isTar(b: Buffer): boolean {
   return sum === stored && b[0] !== 0;
 }
 
-function executableKind(b: Buffer): string | undefined {
+export function executableKind(b: Buffer): string | undefined {
   if (b.length >= 4 && b[0] === 0x7f && b[1] === 0x45 && b[2] === 0x4c && b[3] === 0x46) return 'ELF executable';
   if (b.length >= 4) {
     const magic = b.readUInt32BE(0);
@@ -89,9 +113,6 @@ function executableKind(b: Buffer): string | undefined {
 function otherKind(b: Buffer): string | undefined {
   const text = b.subarray(0, 64).toString('latin1').trimStart().toLowerCase();
   if (text.startsWith('<!doctype html') || text.startsWith('<html')) return 'an HTML page';
-  if (b.length >= 3 && b.subarray(0, 3).toString('latin1') === 'BZh') return 'a bzip2 file (not supported)';
-  if (b.length >= 6 && b.subarray(0, 6).equals(Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]))) return 'an xz file (not supported)';
-  if (b.length >= 4 && b.readUInt32LE(0) === 0xfd2fb528) return 'a zstd file (not supported)';
   if (text.startsWith('{') || text.startsWith('[')) return 'JSON text';
   return undefined;
 }

@@ -1,7 +1,7 @@
 /**
  * Verification and installation of downloaded upgrade binaries: checksums, format detection from the
- * bytes, safe extraction (tar, tar.gz, zip), finding the binary, the smoke test, and the final rename
- * into `upgrades/<dir>`. Nothing here touches the network or `current`.
+ * bytes, safe extraction (tar, tar.gz, tar.bz2, tar.xz, tar.zst, zip, bare compressed executables),
+ * finding the binary, the smoke test, and the final rename into `upgrades/<dir>`. Nothing here touches the network or `current`.
  */
 export { assertChecksum, type Checksum, type ChecksumAlgo, createHasher, formatChecksum, parseChecksum, shortChecksum, weakAlgos } from './checksum.js';
 export {

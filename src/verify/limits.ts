@@ -29,14 +29,17 @@ export function createBudget(subject: Subject, limits: ExtractLimits): Budget {
     },
     bytes(n) {
       totals.bytes += n;
-      if (totals.bytes > limits.maxBytes) {
-        throw new ArchiveLimitError(
-          subject,
-          `it expands to more than ${limits.maxBytes} bytes (${formatBytes(limits.maxBytes)}) uncompressed`,
-          limits.maxBytes,
-          'CHAINVISOR_EXTRACT_MAX_BYTES',
-        );
-      }
+      if (totals.bytes > limits.maxBytes) throw tooLarge(subject, limits);
     },
   };
+}
+
+/** The refusal of an archive that expands past CHAINVISOR_EXTRACT_MAX_BYTES. */
+export function tooLarge(subject: Subject, limits: ExtractLimits): ArchiveLimitError {
+  return new ArchiveLimitError(
+    subject,
+    `it expands to more than ${limits.maxBytes} bytes (${formatBytes(limits.maxBytes)}) uncompressed`,
+    limits.maxBytes,
+    'CHAINVISOR_EXTRACT_MAX_BYTES',
+  );
 }

@@ -1,5 +1,5 @@
 /**
- * Unpacking a tar or tar.gz while it downloads, into a quarantine folder, so that extraction does not
+ * Unpacking a tar, tar.gz, or bzip2/xz/zstd stream (a tar or a bare executable inside) while it downloads, into a quarantine folder, so that extraction does not
  * wait for the last byte (the download and the extraction overlap instead of running one after the
  * other).
  *
@@ -16,15 +16,18 @@
  * reported as a mismatch, exactly as when nothing is unpacked before the checksum. Formats that need
  * the whole file (zip reads its directory at the end; a plain or gzip-compressed executable is just
  * moved or inflated) are not streamed: `finish()` returns undefined and the caller unpacks the
- * downloaded file as before.
+ * downloaded file as before. A bzip2, xz or zstd executable is decompressed into the quarantine folder
+ * as it arrives (a 100 MiB binary would otherwise be decompressed only after its last byte), not
+ * executable, and moved to `bin/$DAEMON_NAME` by `finish()`.
  */
 import fs from 'node:fs/promises';
 
 import type { Subject } from './errors.js';
+import { type CompressedExtractor, createCompressedExtractor } from './extract-compressed.js';
 import { createTarExtractor, type TarExtractor } from './extract-tar.js';
-import { detectFromHead, type Format, headLength } from './format.js';
+import { detectFromHead, type Format, headLength, isCompression } from './format.js';
 import type { ExtractLimits } from './limits.js';
-import { finishTree, type Unpacked } from './unpack.js';
+import { finishCompressed, finishTree, type Unpacked } from './unpack.js';
 
 export interface StreamUnpackOptions {
   subject: Subject;
@@ -45,7 +48,7 @@ export interface StreamUnpacker {
   finish(options: { tree: string; name: string; platform?: string }): Promise<Unpacked | undefined>;
   /** Stops and removes the quarantine folder (checksum mismatch, failed download). */
   discard(): Promise<void>;
-  /** False while a tar is being extracted: the downloaded file itself is then never read. */
+  /** False while a tar or compressed stream is being extracted: the downloaded file itself is then never read. */
   readonly needsFile: boolean;
 }
 
@@ -53,6 +56,7 @@ type State =
   /** Collecting the first bytes to recognise the format. */
   | { kind: 'head'; chunks: Buffer[]; length: number }
   | { kind: 'tar'; detected: { format: Format; kind: string }; extractor: TarExtractor }
+  | { kind: 'compressed'; extractor: CompressedExtractor }
   /** Not streamed (zip, executable, unknown): the downloaded file is unpacked after the checksum. */
   | { kind: 'file' }
   /** Something failed outside the extractor (the quarantine folder could not be created or removed). */
@@ -62,9 +66,11 @@ export function createStreamUnpacker(options: StreamUnpackOptions): StreamUnpack
   const { subject, quarantine, limits } = options;
   let state: State = { kind: 'head', chunks: [], length: 0 };
 
-  async function startTar(head: Buffer): Promise<void> {
+  async function start(head: Buffer): Promise<void> {
     const detected = detectFromHead(head.subarray(0, headLength));
-    if (detected.format !== 'tar' && detected.format !== 'tar.gz') {
+    const format = detected.format === 'tar' || detected.format === 'tar.gz' ? detected.format : undefined;
+    const compression = isCompression(detected.format) ? detected.format : undefined;
+    if (format === undefined && compression === undefined) {
       state = { kind: 'file' };
       return;
     }
@@ -74,13 +80,19 @@ export function createStreamUnpacker(options: StreamUnpackOptions): StreamUnpack
       state = { kind: 'failed', error };
       return;
     }
+    if (compression !== undefined) {
+      const extractor = createCompressedExtractor(subject, compression, quarantine, limits, { holdExecBits: true });
+      state = { kind: 'compressed', extractor };
+      await extractor.write(head);
+      return;
+    }
     const extractor = createTarExtractor(subject, quarantine, limits, { holdExecBits: true });
-    state = { kind: 'tar', detected: { format: detected.format, kind: detected.kind }, extractor };
+    state = { kind: 'tar', detected: { format: format ?? 'tar', kind: detected.kind }, extractor };
     await extractor.write(head);
   }
 
   async function stop(): Promise<void> {
-    if (state.kind === 'tar') await state.extractor.abort();
+    if (state.kind === 'tar' || state.kind === 'compressed') await state.extractor.abort();
     await fs.rm(quarantine, { recursive: true, force: true });
   }
 
@@ -89,14 +101,14 @@ export function createStreamUnpacker(options: StreamUnpackOptions): StreamUnpack
       return state.kind === 'head' || state.kind === 'file';
     },
     async write(chunk) {
-      if (state.kind === 'tar') {
+      if (state.kind === 'tar' || state.kind === 'compressed') {
         await state.extractor.write(chunk);
         return;
       }
       if (state.kind !== 'head') return;
       state.chunks.push(chunk);
       state.length += chunk.length;
-      if (state.length >= headLength) await startTar(Buffer.concat(state.chunks));
+      if (state.length >= headLength) await start(Buffer.concat(state.chunks));
     },
 
     async restart() {
@@ -110,9 +122,15 @@ export function createStreamUnpacker(options: StreamUnpackOptions): StreamUnpack
 
     async finish({ tree, name, platform }) {
       // A file shorter than the detection window: the whole file is the head.
-      if (state.kind === 'head' && state.length > 0) await startTar(Buffer.concat(state.chunks));
+      if (state.kind === 'head' && state.length > 0) await start(Buffer.concat(state.chunks));
       const current: State = state;
       if (current.kind === 'failed') throw current.error;
+      if (current.kind === 'compressed') {
+        const outcome = await current.extractor.end();
+        await current.extractor.releaseExecBits();
+        await fs.rename(quarantine, tree);
+        return finishCompressed({ subject, tree, name, platform, outcome });
+      }
       if (current.kind !== 'tar') return undefined;
       const result = await current.extractor.end();
       await current.extractor.releaseExecBits();

@@ -1,20 +1,22 @@
 /**
  * From a verified download to a folder ready to install: detect the format from the bytes, extract
  * safely (or place the plain executable), find the binary and make it executable. Called only after
- * the checksum matched — nothing here runs on bytes that are not the ones the plan names. (A tar or
- * tar.gz is usually extracted while it downloads instead, see stream-unpack.ts; it ends in
- * `finishTree` too.)
+ * the checksum matched — nothing here runs on bytes that are not the ones the plan names. (A tar,
+ * tar.gz or bzip2/xz/zstd stream is usually extracted while it downloads instead, see
+ * stream-unpack.ts; it ends in `finishTree` or `finishCompressed` too.)
  */
+import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
 import { makeFolders } from '../layout/index.js';
 import { type Subject, UnknownFormatError } from './errors.js';
+import { type CompressedOutcome, createCompressedExtractor } from './extract-compressed.js';
 import { gunzipFile } from './extract-gzip.js';
 import { type ExtractResult, extractTar } from './extract-tar.js';
 import { extractZip } from './extract-zip.js';
 import { findBinary } from './find-binary.js';
-import { detectFormat, type Format } from './format.js';
+import { detectFormat, type Format, isCompression } from './format.js';
 import type { ExtractLimits } from './limits.js';
 
 export interface UnpackOptions {
@@ -67,6 +69,23 @@ export async function unpack(options: UnpackOptions): Promise<Unpacked> {
     return { format: detected.format, kind: detected.kind, entries: 1, bytes, binary, from: '(plain executable)' };
   }
 
+  if (isCompression(detected.format)) {
+    const extractor = createCompressedExtractor(subject, detected.format, tree, limits);
+    const input = createReadStream(file, { highWaterMark: 256 * 1024 });
+    try {
+      for await (const chunk of input as AsyncIterable<Buffer>) {
+        await extractor.write(chunk);
+        // Refused already: reading the rest cannot change the answer.
+        if (extractor.failed) break;
+      }
+    } catch (error) {
+      await extractor.abort(error);
+    } finally {
+      input.destroy();
+    }
+    return finishCompressed({ subject, tree, name, platform: options.platform, outcome: await extractor.end() });
+  }
+
   const result = detected.format === 'zip' ? await extractZip(subject, file, tree, limits, options.onProgress) : await extractTar(subject, file, tree, limits);
   return finishTree({ subject, tree, name, platform: options.platform, detected, result });
 }
@@ -83,4 +102,21 @@ export async function finishTree(options: {
   const { detected, result } = options;
   const found = await findBinary(options.subject, options.tree, options.name, options.platform);
   return { format: detected.format, kind: detected.kind, entries: result.entries, bytes: result.bytes, binary: found.binary, from: found.from };
+}
+
+/** The last step for a bzip2, xz or zstd stream: a tar is finished as any tree; an executable goes to bin/. */
+export async function finishCompressed(options: {
+  subject: Subject;
+  tree: string;
+  name: string;
+  platform: string | undefined;
+  outcome: CompressedOutcome;
+}): Promise<Unpacked> {
+  const { tree, outcome } = options;
+  if (outcome.payload === undefined) return finishTree({ ...options, detected: outcome.detected, result: outcome.result });
+  const binary = path.join(tree, 'bin', options.name);
+  await fs.mkdir(path.dirname(binary));
+  await fs.rename(path.join(tree, path.basename(outcome.payload)), binary);
+  await fs.chmod(binary, 0o755);
+  return { format: outcome.detected.format, kind: outcome.detected.kind, entries: 1, bytes: outcome.result.bytes, binary, from: '(plain executable)' };
 }

@@ -21,7 +21,13 @@ test('executables by magic number', () => {
 
 test('what is not supported says what it is', () => {
   assert.deepEqual(detectFromHead(Buffer.from('<!DOCTYPE html><html>')), { format: 'unknown', kind: 'an HTML page' });
-  assert.equal(detectFromHead(Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00, 0, 0])).kind, 'an xz file (not supported)');
-  assert.equal(detectFromHead(Buffer.from('BZh91AY')).kind, 'a bzip2 file (not supported)');
   assert.equal(detectFromHead(Buffer.alloc(0)).kind, 'the file is empty');
+});
+
+test('bzip2, xz and zstd by their magic bytes', () => {
+  assert.equal(detectFromHead(Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00, 0, 0])).format, 'xz');
+  assert.equal(detectFromHead(Buffer.from('BZh91AY&SY')).format, 'bzip2');
+  assert.equal(detectFromHead(Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x24, 0x00])).format, 'zstd');
+  // "BZh" must be followed by a block size digit.
+  assert.equal(detectFromHead(Buffer.from('BZhx')).format, 'unknown');
 });

@@ -45,6 +45,8 @@ export const checkPlanCommand: Command = {
     "  --all-platforms      download and check every platform listed, not only this host's",
     '  --name <binary>      the binary to look for in archives (default: $DAEMON_NAME)',
     "  --skip-smoke-test    do not run `<binary> version` on the host's binary",
+    'Formats, recognised from the bytes (never the name): tar, tar.gz, tar.bz2, tar.xz, tar.zst, zip,',
+    'and a plain executable or one compressed with gzip, bzip2, xz or zstd.',
     'Download settings (CHAINVISOR_DOWNLOAD_*, CHAINVISOR_EXTRACT_*, CHAINVISOR_ALLOW_*) apply;',
     'DAEMON_HOME is not needed. Exits 0 when every row is fine, 79 otherwise.',
   ].join('\n'),

@@ -1,0 +1,100 @@
+/**
+ * bzip2 decompression as a Node transform, driving unbzip2-stream's decoder (pure JavaScript) one
+ * block at a time. unbzip2-stream's own stream decodes every remaining block at once when its input
+ * ends — a few hundred bytes of bzip2 bomb would inflate whole before anyone could count them — and
+ * collects each block in an array of numbers. Here the decoded bytes leave in 64 KiB pieces, and
+ * they are counted as they are decoded: past `maxBytes` the decoding stops in the middle of a block.
+ */
+import { Transform } from 'node:stream';
+
+// unbzip2-stream's decoder and bit reader (CommonJS; types in unbzip2-stream.d.ts).
+import bitIterator from 'unbzip2-stream/lib/bit_iterator.js';
+import decoder from 'unbzip2-stream/lib/bzip2.js';
+
+type BitReader = ReturnType<typeof bitIterator>;
+
+/** Thrown when the decoded bytes pass `maxBytes`. */
+export class OutputLimitError extends Error {}
+
+/** Thrown when the input ends before the stream's end marker. */
+export class TruncatedError extends Error {}
+
+const piece = 64 * 1024;
+
+export function createBzip2Decompress(maxBytes: number): Transform {
+  const queue: Buffer[] = [];
+  let received = 0;
+  let bits: BitReader | undefined;
+  let blockSize = 0;
+  let streamCRC: number | null = null;
+  let produced = 0;
+
+  /** Decodes the stream header or one block; pushes its bytes. */
+  const step = (push: (data: Buffer) => void): void => {
+    const reader = bits as BitReader;
+    if (blockSize === 0) {
+      blockSize = decoder.header(reader);
+      streamCRC = 0;
+      return;
+    }
+    let out = Buffer.allocUnsafe(piece);
+    let filled = 0;
+    const write = (byte: number): void => {
+      out[filled++] = byte;
+      if (filled === piece) {
+        produced += filled;
+        if (produced > maxBytes) throw new OutputLimitError(`more than ${maxBytes} bytes`);
+        push(out);
+        out = Buffer.allocUnsafe(piece);
+        filled = 0;
+      }
+    };
+    const bufsize = 100_000 * blockSize;
+    streamCRC = decoder.decompress(reader, write, new Int32Array(bufsize), bufsize, streamCRC as number);
+    if (filled > 0) {
+      produced += filled;
+      if (produced > maxBytes) throw new OutputLimitError(`more than ${maxBytes} bytes`);
+      push(out.subarray(0, filled));
+    }
+    // End of this stream: another may follow (pbzip2 and lbzip2 write several).
+    if (streamCRC === null) blockSize = 0;
+  };
+
+  const run = (transform: Transform, final: boolean): void => {
+    bits ??= bitIterator(() => queue.shift());
+    const push = (data: Buffer): void => void transform.push(data);
+    // A whole block (at most 100 kB per level, plus its tables) must be here before decoding it.
+    while (final ? received > bits.bytesRead : received - bits.bytesRead + 1 >= 25_000 + 100_000 * blockSize) step(push);
+    if (final && streamCRC !== null) throw new TruncatedError('the stream ends before its end marker: the file is truncated');
+  };
+
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      queue.push(chunk);
+      received += chunk.length;
+      try {
+        run(this, false);
+      } catch (error) {
+        callback(asError(error));
+        return;
+      }
+      callback();
+    },
+    flush(callback) {
+      try {
+        if (received > 0) run(this, true);
+      } catch (error) {
+        callback(asError(error));
+        return;
+      }
+      callback();
+    },
+  });
+}
+
+/** The decoder reads past its last buffer (a TypeError) when a block is cut short. */
+function asError(error: unknown): Error {
+  if (error instanceof OutputLimitError) return error;
+  if (error instanceof TypeError) return new TruncatedError('the stream ends before its end marker: the file is truncated');
+  return error instanceof Error ? error : new Error(String(error));
+}

@@ -1,0 +1,46 @@
+/**
+ * `chainvisor check-plan` as an operator runs it (a real process: bin/chainvisor.js, or the release
+ * executable with CHAINVISOR_TEST_EXECUTABLE), on .tar.zst, .tar.xz, .tar.bz2 and a bare .xz served
+ * by a local server: each is downloaded, verified, unpacked and smoke-tested — which also proves the
+ * xz WebAssembly and the bzip2 decoder work inside the single executable's bundle.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { execa } from 'execa';
+
+import { compressedArchives, extensions } from '../../scripts/make-compressed-archives.js';
+import { hostPlatform } from '../../src/download/index.js';
+import { chainvisorCommand } from '../support/chainvisor-command.js';
+import { binariesInfo, withChecksum } from '../support/download-kit.js';
+import { startFaultServer } from '../support/fault-server.js';
+
+const host = hostPlatform();
+
+const cases = [
+  { compressor: 'zstd', key: 'tar', format: 'tar.zst', from: 'bin/simd' },
+  { compressor: 'xz', key: 'tar', format: 'tar.xz', from: 'bin/simd' },
+  { compressor: 'bzip2', key: 'tar', format: 'tar.bz2', from: 'bin/simd' },
+  { compressor: 'xz', key: 'bare', format: 'xz', from: '(plain executable)' },
+] as const;
+
+for (const { compressor, key, format, from } of cases) {
+  test(`check-plan --info with a ${format}: downloaded, verified, unpacked, smoke-tested`, async (t) => {
+    const data = compressedArchives(compressor, 'simd')[key]?.data as Buffer;
+    const s = await startFaultServer();
+    t.after(() => s.close());
+    const route = `/simd.${key === 'tar' ? extensions[compressor].tar : extensions[compressor].bare}`;
+    s.route(route, { body: data });
+    const [file, args] = chainvisorCommand(['check-plan', '--info', binariesInfo({ [host]: withChecksum(s.url(route), data) })]);
+    const r = await execa(file, args, { env: { DAEMON_NAME: 'simd', CHAINVISOR_DOWNLOAD_RETRIES: '0' }, reject: false });
+    assert.equal(r.exitCode, 0, `${r.stdout}\n${r.stderr}`);
+    assert.ok(r.stdout.includes(`${from} (${format})`), r.stdout);
+    assert.match(r.stdout, /ok: v2\.0\.0/);
+  });
+}
+
+test('check-plan --help lists the formats it recognises', async () => {
+  const [file, args] = chainvisorCommand(['check-plan', '--help']);
+  const r = await execa(file, args, { reject: false });
+  assert.match(`${r.stdout}${r.stderr}`, /tar\.gz, tar\.bz2, tar\.xz, tar\.zst, zip,\s+and a plain executable or one compressed with gzip, bzip2, xz or zstd/);
+});
