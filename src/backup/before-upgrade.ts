@@ -45,6 +45,7 @@ export async function backupBeforeUpgrade(options: BackupBeforeUpgradeOptions): 
   }
   events?.emit('backup-started', { upgrade, text: `backing up ${layout.dataDir}`, data: { path: layout.dataDir, mode: config.backupMode } });
   const progress = events ? progressOnBus({ events, event: 'backup-progress', what: layout.dataDir, upgrade }) : undefined;
+  let began = false;
   let result: BackupResult | undefined;
   try {
     result = await backupData({
@@ -52,13 +53,24 @@ export async function backupBeforeUpgrade(options: BackupBeforeUpgradeOptions): 
       backupDir: config.dataBackupDir,
       logger,
       mode: config.backupMode,
-      ...(progress ? { onProgress: progress.update } : {}),
+      ...(progress
+        ? {
+            onProgress: (bytes: number, total: number) => {
+              began = true;
+              progress.update(bytes, total);
+            },
+          }
+        : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.statfs ? { statfs: options.statfs } : {}),
     });
-  } finally {
-    progress?.finish();
+  } catch (error) {
+    // A backup refused before its first byte (no space: nothing written) did not "finish" nor "stop":
+    // its error says what happened, once.
+    progress?.finish(options.signal?.aborted ? 'cancelled' : began ? 'failed' : 'not-started');
+    throw error;
   }
+  progress?.finish(result === undefined ? 'not-started' : 'complete');
   if (result === undefined) return undefined;
   const { path, mode, ms, bytes, files } = result;
   events?.emit('backup-done', { upgrade, text: `backup of ${layout.dataDir} complete: ${path}`, data: { path, mode, ms, bytes, files } });

@@ -42,9 +42,17 @@ export async function checkSpace(options: {
       'CHAINVISOR_BACKUP_NO_SPACE',
       `not enough space for the ${options.mode} backup of ${options.tree.dataDir} in ${options.backupDir}: it needs ${formatBytesExact(needed)}, ${formatBytesExact(available)} is available; nothing was written and nothing was switched`,
       {
-        hint: `free ${formatBytesExact(needed - available)} or more in ${options.backupDir} (older data-backup-* folders; CHAINVISOR_BACKUP_KEEP removes them automatically), point DAEMON_DATA_BACKUP_DIR at a bigger disk, use CHAINVISOR_BACKUP_MODE=link with the backup folder on the data's filesystem, or set UNSAFE_SKIP_BACKUP=true; then start chainvisor again — the upgrade is applied at start-up`,
+        hint: `free ${formatBytesExact(needed - available)} or more in ${options.backupDir} (older data-backup-* folders; CHAINVISOR_BACKUP_KEEP removes them automatically), point DAEMON_DATA_BACKUP_DIR at a bigger disk, ${smallerMode(options.mode)}or set UNSAFE_SKIP_BACKUP=true; then start chainvisor again — the upgrade is applied at start-up`,
       },
     );
   }
   return { needed, available };
+}
+
+/**
+ * Only a copy has a smaller mode to suggest: a link backup already links what it can, and a reflink
+ * one needs less than a link one would.
+ */
+function smallerMode(mode: BackupMode): string {
+  return mode === 'copy' ? "use CHAINVISOR_BACKUP_MODE=link with the backup folder on the data's filesystem, " : '';
 }

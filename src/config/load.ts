@@ -9,7 +9,7 @@ import { ConfigError, type ConfigProblem, isErrno } from '../errors/index.js';
 import { readBoundedSync } from '../fsread/index.js';
 import { readCosmovisorToml } from './cosmovisor-toml.js';
 import { type Config, fileKey, fileSettings, type RawConfig, type SettingKey, settingKeys, settings, type SettingSpec } from './schema.js';
-import { parseAbsPath, parseBool, parseBytes, parseCount, type Parsed, parseDuration, parseEnum, parseFileName } from './values.js';
+import { maxFileNameBytes, parseAbsPath, parseBool, parseBytes, parseCount, type Parsed, parseDuration, parseEnum, parseFileName } from './values.js';
 
 export interface LoadOptions {
   /** Usually `process.env`. */
@@ -103,6 +103,20 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
     }
   }
 
+  if (typeof values.home === 'string' && typeof values.name === 'string') {
+    const longest = longestPathBytes(values.home, values.name);
+    if (longest > maxPathBytes) {
+      problems.push({
+        setting: labels.name,
+        value: values.name,
+        message:
+          `with DAEMON_HOME (${Buffer.byteLength(values.home)} bytes) the longest path chainvisor makes, ` +
+          `$DAEMON_HOME/cosmovisor/upgrades/<upgrade folder, up to ${maxFileNameBytes} bytes>/bin/<a temporary copy of the binary>, ` +
+          `is ${longest} bytes, past the ${maxPathBytes} a path may have: an upgrade would fail at the halt; use a shorter DAEMON_HOME or DAEMON_NAME`,
+      });
+    }
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return { config: values as Config, sources, configFile, cosmovisorConfigFile };
 }
@@ -112,15 +126,15 @@ function parseValue(spec: SettingSpec, text: string): Parsed<unknown> {
     case 'absPath':
       return parseAbsPath(text);
     case 'fileName':
-      return parseFileName(text);
+      return parseFileName(text, { optional: spec.required !== true });
     case 'bool':
       return parseBool(text);
     case 'duration':
-      return atLeast(withinTimerRange(parseDuration(text)), spec.min, 'ms');
+      return inRange(parseDuration(text), spec, 'ms');
     case 'count':
-      return atLeast(parseCount(text), spec.min, '');
+      return inRange(parseCount(text), spec, '');
     case 'bytes':
-      return atLeast(parseBytes(text), spec.min, ' bytes');
+      return inRange(parseBytes(text), spec, ' bytes');
     case 'enum':
       return parseEnum(text, spec.values ?? []);
     case 'string':
@@ -130,23 +144,48 @@ function parseValue(spec: SettingSpec, text: string): Parsed<unknown> {
 
 /**
  * Node's timers hold at most 2^31-1 ms (about 24.8 days); a longer delay fires at once, which for
- * DAEMON_SHUTDOWN_GRACE would mean an immediate SIGKILL. Such values are refused, as are values under
- * a setting's minimum (a poll interval of 0 would spin the CPU).
+ * DAEMON_SHUTDOWN_GRACE would mean an immediate SIGKILL. It is every duration's maximum, unless the
+ * setting has a lower one.
  */
 export const maxTimerMs = 2 ** 31 - 1;
 
-function withinTimerRange(parsed: Parsed<number>): Parsed<number> {
+const timerMax = {
+  value: maxTimerMs,
+  shown: `${maxTimerMs}ms (about 24.8 days; use 596h or less)`,
+  why: 'chainvisor cannot wait longer (a longer timer would fire at once)',
+} as const;
+
+/**
+ * One rule for every number: under the setting's minimum (a poll interval of 0 would spin the CPU) or
+ * past its maximum (its own, else what the kind can hold: ./values.ts refuses past 2^53 - 1, and a
+ * duration past the timer limit) is refused, saying the limit and why.
+ */
+function inRange(parsed: Parsed<number>, spec: SettingSpec, unit: string): Parsed<number> {
   if (!parsed.ok) return parsed;
-  if (parsed.value > maxTimerMs) {
-    return { ok: false, message: `is longer than chainvisor can wait (at most ${maxTimerMs} ms, about 24.8 days); use 596h or less` };
+  const { min } = spec;
+  if (min !== undefined && parsed.value < min.value && !(min.zeroTurnsOff && parsed.value === 0)) {
+    return { ok: false, message: `must be at least ${min.shown ?? `${min.value}${unit}`}${min.zeroTurnsOff ? ' (or 0s)' : ''}: ${min.why}` };
+  }
+  const max = spec.max ?? (spec.kind === 'duration' ? timerMax : undefined);
+  if (max !== undefined && parsed.value > max.value) {
+    return { ok: false, message: `must be at most ${max.shown ?? `${max.value}${unit}`}: ${max.why}` };
   }
   return parsed;
 }
 
-/** A setting's minimum (SettingBase.min), with the reason a smaller value is refused. */
-function atLeast(parsed: Parsed<number>, min: SettingSpec['min'], unit: string): Parsed<number> {
-  if (!parsed.ok || min === undefined || parsed.value >= min.value || (min.zeroTurnsOff && parsed.value === 0)) return parsed;
-  return { ok: false, message: `must be at least ${min.shown ?? `${min.value}${unit}`}${min.zeroTurnsOff ? ' (or 0s)' : ''}: ${min.why}` };
+/** PATH_MAX (4096 on Linux) counts the ending NUL: a path may have 4095 bytes. */
+export const maxPathBytes = 4095;
+
+/**
+ * The longest path `run` names itself under the home, in bytes: an upgrade's binary while it is copied
+ * in place, `$DAEMON_HOME/cosmovisor/upgrades/<folder>/bin/.<name>.tmp-<pid>-<8 hex>` (../layout/atomic.ts
+ * keeps that temporary name a file name), with the longest folder a plan name can give; genesis/ and
+ * .chainvisor/ paths are shorter. (A rehearsal's scratch home is one folder deeper: `rehearse` fails
+ * there, never `run`.)
+ */
+function longestPathBytes(home: string, name: string): number {
+  const temporary = Math.min(maxFileNameBytes, Buffer.byteLength(name) + '..tmp-4194304-01234567'.length);
+  return Buffer.byteLength(path.join(home, 'cosmovisor', 'upgrades')) + 1 + maxFileNameBytes + '/bin/'.length + temporary;
 }
 
 /** Config files are a few KiB; anything over 1 MiB (or not a regular file) is refused, never read whole. */

@@ -58,7 +58,8 @@ export function renderDocsTable(): string {
     const min = spec.min
       ? ` At least \`${spec.min.shown ?? (spec.kind === 'duration' ? formatDuration(spec.min.value) : spec.min.value)}\`${spec.min.zeroTurnsOff ? ' (or `0s`)' : ''}.`
       : '';
-    return `| \`${spec.env}\` | ${def} | ${spec.description}${values}${min} |`;
+    const max = spec.max ? ` At most \`${spec.max.shown ?? spec.max.value}\`.` : '';
+    return `| \`${spec.env}\` | ${def} | ${spec.description}${values}${min}${max} |`;
   });
   return ['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n');
 }

@@ -22,6 +22,11 @@ interface SettingBase {
    * why a smaller one is refused: a value that would break every upgrade is refused by `config`, never met at the halt.
    */
   readonly min?: { readonly value: number; readonly why: string; readonly shown?: string; readonly zeroTurnsOff?: true };
+  /**
+   * The largest value the setting can mean (durations in ms), and why a larger one is refused. Without
+   * it: 2^53 - 1 bytes or units (./values.ts), and for durations Node's timer limit (./load.ts).
+   */
+  readonly max?: { readonly value: number; readonly why: string; readonly shown?: string };
   /** `chainvisor config` hides the value (`secret`) or the credentials in its URLs (`urls`). */
   readonly redact?: 'secret' | 'urls';
 }
@@ -42,7 +47,8 @@ export const settings = {
     env: 'DAEMON_NAME',
     kind: 'fileName',
     required: true,
-    description: 'File name of the node binary, for example `simd` or `gaiad`.',
+    description:
+      'File name of the node binary, for example `simd` or `gaiad`: no `/`, not `.` or `..`, no control character, at most 255 bytes (UTF-8); refused when the longest path chainvisor makes under `DAEMON_HOME` with it would pass 4095 bytes (PATH_MAX).',
   },
   allowDownloadBinaries: {
     env: 'DAEMON_ALLOW_DOWNLOAD_BINARIES',
@@ -269,6 +275,7 @@ export const settings = {
     env: 'CHAINVISOR_RESTART_BACKOFF',
     kind: 'duration',
     default: '500ms',
+    max: { value: 60_000, shown: '60s', why: 'no restart waits longer than 60s, so a longer backoff would not be what it says' },
     description: 'Wait before the first restart; doubled for each further restart, at most 60 s.',
   },
   // Observability: HTTP endpoint (metrics, health, status) and webhooks.

@@ -9,6 +9,19 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
 const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
 const bad = (message: string): Parsed<never> => ({ ok: false, message });
 
+/**
+ * The largest number of bytes, milliseconds or units a setting can hold: past 2^53 - 1 a number no
+ * longer means itself (`99999999999999999999TiB` became 1.1e32 bytes). Every numeric setting refuses
+ * more, saying this limit, whatever its unit; a setting may also have a lower maximum of its own
+ * (`max` in ./schema.ts).
+ */
+export const maxExact = Number.MAX_SAFE_INTEGER;
+
+function exact(value: number, unit: string): Parsed<number> {
+  if (value > maxExact) return bad(`must be at most ${maxExact}${unit}: a larger number cannot be held exactly`);
+  return ok(value);
+}
+
 /** `true`/`false` in any case, as cosmovisor accepts them. */
 export function parseBool(text: string): Parsed<boolean> {
   const lower = text.trim().toLowerCase();
@@ -41,10 +54,11 @@ export function parseDuration(text: string): Parsed<number> {
     total += Number(m[1]) * (durationUnits[m[2] as string] ?? Number.NaN);
     consumed = part.lastIndex;
   }
-  if (consumed === 0 || consumed !== s.length || !Number.isFinite(total)) {
+  if (consumed === 0 || consumed !== s.length) {
     return bad('expected a duration such as 300ms, 5s or 1m30s (units: ns, us, ms, s, m, h)');
   }
-  return ok(total);
+  // Infinity (hundreds of digits) is past the limit too.
+  return exact(total, 'ms');
 }
 
 const byteUnits: Record<string, number> = {
@@ -66,16 +80,14 @@ export function parseBytes(text: string): Parsed<number> {
   if (!m || factor === undefined) return bad('expected a size such as 512MiB, 4GiB or a number of bytes');
   const value = Math.floor(Number(m[1]) * factor);
   if (value <= 0) return bad('expected a size greater than zero');
-  return ok(value);
+  return exact(value, ' bytes');
 }
 
 /** A whole number >= 0. */
 export function parseCount(text: string): Parsed<number> {
   const s = text.trim();
   if (!/^\d+$/.test(s)) return bad('expected a whole number, 0 or more');
-  const value = Number(s);
-  if (!Number.isSafeInteger(value)) return bad('the number is too large');
-  return ok(value);
+  return exact(Number(s), '');
 }
 
 export function parseAbsPath(text: string): Parsed<string> {
@@ -83,12 +95,20 @@ export function parseAbsPath(text: string): Parsed<string> {
   return ok(path.normalize(text).replace(/(.)\/+$/, '$1'));
 }
 
-/** A bare file name: no folder separators, not `.` or `..`. */
-export function parseFileName(text: string): Parsed<string> {
-  if (text === '') return ok('');
+/** The longest file name Linux filesystems (ext4, XFS, btrfs, tmpfs) and macOS accept, in bytes. */
+export const maxFileNameBytes = 255;
+
+/**
+ * A bare file name, as `run` will use it: no folder separators, not `.` or `..`, no control character,
+ * at most 255 bytes in UTF-8. Empty only where the setting may be unset (`optional`).
+ */
+export function parseFileName(text: string, options: { optional?: boolean } = {}): Parsed<string> {
+  if (text === '') return options.optional ? ok('') : bad('expected a file name, not an empty one');
   if (text.includes('/') || text.includes('\\')) return bad('expected a file name without folders');
   if (text === '.' || text === '..') return bad('expected a file name');
-  if (/[\u0000-\u001f]/.test(text)) return bad('the name contains a control character');
+  if (/[\u0000-\u001f\u007f]/.test(text)) return bad('the name contains a control character');
+  const bytes = Buffer.byteLength(text);
+  if (bytes > maxFileNameBytes) return bad(`the name is ${bytes} bytes long (UTF-8); a file name may have at most ${maxFileNameBytes}`);
   return ok(text);
 }
 

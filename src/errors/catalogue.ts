@@ -307,7 +307,7 @@ export const errorCatalogue = {
   CHAINVISOR_BACKUP_NO_SPACE: {
     exit: ExitCode.backupFailed,
     when: 'The data backup would not fit in `DAEMON_DATA_BACKUP_DIR` (checked before writing; nothing written).',
-    hint: 'free space in the backup folder (CHAINVISOR_BACKUP_KEEP removes old backups), point DAEMON_DATA_BACKUP_DIR at a bigger disk, use CHAINVISOR_BACKUP_MODE=link, or set UNSAFE_SKIP_BACKUP=true; then start chainvisor again',
+    hint: "free space in the backup folder (CHAINVISOR_BACKUP_KEEP removes old backups), point DAEMON_DATA_BACKUP_DIR at a bigger disk, (for a copy backup) use CHAINVISOR_BACKUP_MODE=link with the backup folder on the data's filesystem, or set UNSAFE_SKIP_BACKUP=true; then start chainvisor again",
   },
   CHAINVISOR_BACKUP_FAILED: {
     exit: ExitCode.backupFailed,

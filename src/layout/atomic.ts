@@ -22,8 +22,26 @@ export async function makeFolders(dir: string, mode?: number): Promise<string | 
   }
 }
 
+/**
+ * `.<name>.tmp-<pid>-<random>` beside `file`. The name is cut so the whole stays a file name (255
+ * bytes): DAEMON_NAME itself may have 255 (issue 24: a long name passed `config`, then `init` failed).
+ */
 export function tempSibling(file: string): string {
-  return path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const suffix = `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  return path.join(path.dirname(file), `.${headBytes(path.basename(file), 255 - 1 - suffix.length)}${suffix}`);
+}
+
+/** The longest start of `text` that fits in `max` bytes of UTF-8, never cutting a character. */
+function headBytes(text: string, max: number): string {
+  if (Buffer.byteLength(text) <= max) return text;
+  let out = '';
+  let bytes = 0;
+  for (const char of text) {
+    bytes += Buffer.byteLength(char);
+    if (bytes > max) break;
+    out += char;
+  }
+  return out;
 }
 
 export async function fsyncDir(dir: string): Promise<void> {

@@ -80,8 +80,10 @@ export async function acquireHomeLock(options: AcquireOptions): Promise<HomeLock
     socket.on('error', () => undefined);
     socket.end(`${JSON.stringify(holder)}\n`);
   });
-  server.on('error', (error) => logger.warn({ err: error }, 'home lock socket error'));
   await listen(server, address, mode, layout);
+  // Attached only once listening: the listen attempt handles its own error (EADDRINUSE is the
+  // expected refusal, not something to warn about before exit 82).
+  server.on('error', (error) => logger.warn({ err: error }, 'home lock socket error'));
   // The lock must never keep chainvisor alive on its own.
   server.unref();
 

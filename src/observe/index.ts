@@ -7,13 +7,13 @@
  */
 import type { Config } from '../config/index.js';
 import type { EventBus } from '../events/index.js';
-import type { HttpServer } from '../http/index.js';
+import type { HttpServer, ListenAddress } from '../http/index.js';
 import type { Layout } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { startProgressView } from '../progress/index.js';
 import { buildStatus, type StatusDocument, trackLive, writeStatusFile } from '../status/index.js';
-import { parseWebhookTargets, startWebhooks, type Webhooks } from '../webhooks/index.js';
+import { parseWebhookTargets, startWebhooks, type Webhooks, type WebhookTarget } from '../webhooks/index.js';
 
 export interface ObserverOptions {
   config: Config;
@@ -34,12 +34,23 @@ export interface Observers {
   close(flushMs?: number): Promise<void>;
 }
 
+/**
+ * CHAINVISOR_WEBHOOK_URL and CHAINVISOR_HTTP_ADDRESS as `run` reads them: a bad one throws its coded
+ * error (78). `config` calls this too, so it refuses what `run` would.
+ */
+export async function checkObserverSettings(
+  config: Pick<Config, 'webhookUrl' | 'httpAddress'>,
+): Promise<{ targets: WebhookTarget[]; listen: ListenAddress | undefined }> {
+  const targets = parseWebhookTargets(config.webhookUrl);
+  const listen = config.httpAddress === '' ? undefined : (await import('../http/index.js')).parseListenAddress(config.httpAddress);
+  return { targets, listen };
+}
+
 export async function startObservers(options: ObserverOptions): Promise<Observers> {
   const { config, layout, bus, logger } = options;
-  const targets = parseWebhookTargets(config.webhookUrl);
+  const { targets, listen } = await checkObserverSettings(config);
   // Loaded only when the endpoint is on: prom-client and the HTTP server are not idle weight otherwise.
-  const http = config.httpAddress === '' ? undefined : await import('../http/index.js');
-  const listen = http?.parseListenAddress(config.httpAddress);
+  const http = listen === undefined ? undefined : await import('../http/index.js');
 
   const tracker = trackLive({ bus, version: options.version });
   // One scrape usually asks /metrics, /healthz and /status together: they share one reading of the

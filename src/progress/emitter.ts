@@ -23,8 +23,12 @@ export interface ProgressData {
   id: string;
 }
 
-/** A cancelled transfer is chainvisor stopping (said elsewhere, once); a failed one ended short. */
-export type TransferOutcome = 'complete' | 'failed' | 'cancelled';
+/**
+ * A cancelled transfer is chainvisor stopping (said elsewhere, once); a failed one ended short; one
+ * `not-started` ended before its first byte — refused (a backup that would not fit) or with nothing to
+ * transfer — and its error or its own log line says why.
+ */
+export type TransferOutcome = 'complete' | 'failed' | 'cancelled' | 'not-started';
 
 export interface ProgressEmitter {
   update(bytes: number, total: number | undefined): void;

@@ -62,8 +62,10 @@ export function startProgressView(options: ProgressViewOptions): () => void {
     if (data.done) transfers.delete(key);
 
     // A transfer that did not complete is not "finished": a failed one "stopped"; a cancelled one
-    // (chainvisor stopping, which is said once elsewhere) ends without a line of its own.
+    // (chainvisor stopping, which is said once elsewhere) ends without a line of its own, and one that
+    // never started (a backup refused for space: its error says so) shows nothing at all.
     const outcome = data.done === true ? (data.outcome ?? 'complete') : undefined;
+    if (outcome === 'not-started') return;
     if (options.tty) {
       const complete = data.done === true || (total !== undefined && data.bytes >= total);
       if (transfer.closed) return;

@@ -7,6 +7,7 @@
  *     each time (at most 60 s); the count starts again once the node has run for 10 minutes;
  *   - past the limit chainvisor exits with the node's status.
  */
+import { settings } from '../config/index.js';
 
 export interface RestartSettings {
   restartOnFailure: boolean;
@@ -18,7 +19,8 @@ export type RestartDecision = { restart: true; delayMs: number; restarts: number
 
 /** A node that ran this long is considered healthy again: the restart count starts over. */
 export const healthyRunMs = 10 * 60 * 1000;
-export const maxBackoffMs = 60 * 1000;
+/** The longest wait before a restart; CHAINVISOR_RESTART_BACKOFF may not ask for more. */
+export const maxBackoffMs = settings.restartBackoff.max.value;
 
 export class RestartPolicy {
   private readonly settings: RestartSettings;

@@ -13,6 +13,7 @@ import { backupBeforeUpgrade } from '../../src/backup/index.js';
 import { createEventBus, type SupervisorEvent } from '../../src/events/index.js';
 import { layoutFor } from '../../src/layout/index.js';
 import { createMetrics } from '../../src/metrics/index.js';
+import { startProgressView } from '../../src/progress/index.js';
 import { buildStatus, trackLive } from '../../src/status/index.js';
 import { memoryLogger } from '../support/download-kit.js';
 import { makeDataTree } from './support.js';
@@ -52,4 +53,36 @@ test('a backup emits what the status document and the metrics read', async (t) =
   const again = await backupBeforeUpgrade({ upgrade, config: { dataBackupDir: root, backupMode: 'copy' }, layout, logger: memoryLogger().logger, events: bus });
   assert.deepEqual(again, { path: made.path, reused: true });
   assert.equal(seen.filter((e) => e.event === 'backup-done').length, 1, 'a reused backup is not a second backup');
+});
+
+test('a backup refused for space logs no "backup finished" (nor "stopped") line and leaves no activity', async (t) => {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-backup-events-'));
+  t.after(() => fs.rm(root, { recursive: true, force: true }));
+  const layout = layoutFor({ home: root, name: 'simd' });
+  await fs.mkdir(layout.dataDir, { recursive: true });
+  await makeDataTree(layout.dataDir);
+  const bus = createEventBus();
+  const log = memoryLogger();
+  const stopView = startProgressView({ bus, logger: log.logger });
+  t.after(stopView);
+  const tracker = trackLive({ bus, version: 't' });
+  const statfs = async () => ({ bavail: 10, bsize: 4096 });
+  await assert.rejects(
+    backupBeforeUpgrade({
+      upgrade: { name: 'v2', height: 10 },
+      config: { dataBackupDir: root, backupMode: 'copy' },
+      layout,
+      logger: log.logger,
+      events: bus,
+      statfs,
+    }),
+    { code: 'CHAINVISOR_BACKUP_NO_SPACE' },
+  );
+  const said = log.lines().map((l) => String(l.msg));
+  assert.deepEqual(
+    said.filter((m) => m.startsWith('backup ')),
+    [],
+    'nothing was backed up, so no progress line',
+  );
+  assert.equal(tracker.state().activity, null, 'the status shows no backup under way');
 });

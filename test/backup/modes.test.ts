@@ -132,6 +132,24 @@ describe('backup modes', () => {
     assert.deepEqual(await fs.readdir(backups), []);
   });
 
+  test('not enough space: only a copy is told to try link mode; a link backup is told what helps', async () => {
+    const statfs = async () => ({ bavail: 10, bsize: 4096 });
+    const hintFor = async (mode: 'copy' | 'link'): Promise<string> => {
+      const error = await backupData({ dataDir: data, backupDir: backups, logger: memoryLogger().logger, mode, statfs }).then(
+        () => assert.fail('the backup should be refused'),
+        (e: unknown) => e as ChainvisorError,
+      );
+      assert.equal(error.code, 'CHAINVISOR_BACKUP_NO_SPACE');
+      return error.hint ?? '';
+    };
+    assert.match(await hintFor('copy'), /CHAINVISOR_BACKUP_MODE=link/);
+    const link = await hintFor('link');
+    assert.doesNotMatch(link, /BACKUP_MODE/, 'a link backup refused for space is not told to use link mode');
+    assert.match(link, /^free [\d.]+ KiB \(\d+ bytes\) or more in /);
+    assert.match(link, /point DAEMON_DATA_BACKUP_DIR at a bigger disk/);
+    assert.match(link, /UNSAFE_SKIP_BACKUP=true/);
+  });
+
   test('link mode needs space only for what it copies', async () => {
     // Tables are 421 KB of the data; everything else fits in 200 KiB.
     const statfs = async () => ({ bavail: 50, bsize: 4096 });

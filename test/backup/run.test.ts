@@ -4,13 +4,14 @@
  * backup made for that upgrade; CHAINVISOR_BACKUP_KEEP removes only backups chainvisor made.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 
 import { plan } from '../support/fake-node.js';
 import { makeHome, type TestHome, waitFor } from '../support/home.js';
+import { tryMountTmpfs } from '../support/tmpfs.js';
 
 describe('chainvisor run: backups', () => {
   let t: TestHome;
@@ -120,6 +121,33 @@ describe('chainvisor run: backups', () => {
     assert.equal((await finished()).length, 1);
     assert.equal(await t.current(), 'upgrades/v2');
   });
+
+  for (const mode of ['copy', 'link'] as const) {
+    test(`a ${mode} backup refused for space (a full backup disk): exit 81, no "backup finished" line, a hint that fits the mode`, async (ctx) => {
+      await homeWithUpgrade();
+      await fs.mkdir(path.join(t.home, 'data'), { recursive: true });
+      await fs.writeFile(path.join(t.home, 'data', 'state.db'), Buffer.alloc(1024 * 1024, 1)); // not a table: link mode copies it too
+      const small = path.join(t.root, 'small-backup-disk');
+      await fs.mkdir(small);
+      if (!tryMountTmpfs(small, '64k')) return void ctx.skip('cannot mount a small tmpfs here (needs root and a host that allows mounts)');
+      try {
+        const r = await t.cli(['run', 'start'], { ...env, DAEMON_DATA_BACKUP_DIR: small, CHAINVISOR_BACKUP_MODE: mode });
+        assert.equal(r.exitCode, 81, r.stderr);
+        assert.match(r.stderr, /chainvisor: code: CHAINVISOR_BACKUP_NO_SPACE/);
+        assert.doesNotMatch(r.stderr, /backup (finished|stopped)/, 'nothing was backed up: no progress line says otherwise');
+        const hint = /^chainvisor: hint: (.*)$/m.exec(r.stderr)?.[1] ?? '';
+        assert.match(hint, /free .* or more in .*small-backup-disk/);
+        assert.match(hint, /DAEMON_DATA_BACKUP_DIR/);
+        assert.match(hint, /UNSAFE_SKIP_BACKUP=true/);
+        if (mode === 'link') assert.doesNotMatch(hint, /CHAINVISOR_BACKUP_MODE=link/, 'a link backup is not told to use link mode');
+        else assert.match(hint, /CHAINVISOR_BACKUP_MODE=link/);
+        assert.deepEqual(await fs.readdir(small), [], 'nothing written');
+        assert.equal(await t.current(), 'genesis');
+      } finally {
+        execFileSync('umount', [small]);
+      }
+    });
+  }
 
   test('a restart after the halt reuses the backup made for the same upgrade', async () => {
     await homeWithUpgrade([30, 0]); // the first pre-upgrade fails: exit 80 after the backup

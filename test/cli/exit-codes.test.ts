@@ -106,6 +106,42 @@ describe('exit codes, as the README documents them', () => {
     assert.equal((await t.cli(['config'], { CHAINVISOR_PLAN_POLL_INTERVAL: '0s' })).exitCode, 0, '0s still turns plan watching off');
   });
 
+  test('78: a number past what its setting can mean is refused by config and run, naming the setting and the limit', async () => {
+    await t.cliOk(['init', await t.fakeNode({ label: 'genesis' })]);
+    const env = {
+      CHAINVISOR_DOWNLOAD_MAX_BYTES: '99999999999999999999TiB',
+      CHAINVISOR_DOWNLOAD_RETRIES: '99999999999999999999',
+      DAEMON_SHUTDOWN_GRACE: '99999999999999999999h',
+      CHAINVISOR_RESTART_BACKOFF: '2m',
+    };
+    for (const command of ['config', 'run']) {
+      const r = await t.cli([command, ...(command === 'run' ? ['start'] : [])], env);
+      assertCoded(r, 78, 'CHAINVISOR_CONFIG_INVALID');
+      // Every problem at once, each with its limit; nothing printed as a 1e+32-byte size.
+      assert.match(r.stderr, /CHAINVISOR_DOWNLOAD_MAX_BYTES="99999999999999999999TiB": must be at most 9007199254740991 bytes/);
+      assert.match(r.stderr, /CHAINVISOR_DOWNLOAD_RETRIES="99999999999999999999": must be at most 9007199254740991:/);
+      assert.match(r.stderr, /DAEMON_SHUTDOWN_GRACE="99999999999999999999h": must be at most 9007199254740991ms/);
+      assert.match(r.stderr, /CHAINVISOR_RESTART_BACKOFF="2m": must be at most 60s/);
+      assert.doesNotMatch(r.stdout, /e\+\d+ bytes/);
+    }
+    assert.deepEqual(await t.journalLines(), [], 'no node started');
+  });
+
+  test('78: config refuses a DAEMON_NAME that run could not use (300 bytes: ENAMETOOLONG); a 255-byte name works end to end', async () => {
+    const long = 'n'.repeat(300);
+    for (const command of ['config', 'run']) {
+      const r = await t.cli([command, ...(command === 'run' ? ['start'] : [])], { DAEMON_NAME: long });
+      assertCoded(r, 78, 'CHAINVISOR_CONFIG_INVALID');
+      assert.match(r.stderr, /DAEMON_NAME="n{300}": the name is 300 bytes long \(UTF-8\); a file name may have at most 255/);
+    }
+    const longest = { DAEMON_NAME: 'n'.repeat(255) };
+    await t.cliOk(['init', await t.fakeNode({ label: 'genesis', runMs: 0 })], longest);
+    assert.equal((await t.cli(['config'], longest)).exitCode, 0);
+    const run = await t.cli(['run', 'start'], longest);
+    assert.equal(run.exitCode, 0, run.stderr);
+    assert.ok((await t.journalLines()).includes('genesis start [start]'), 'the node with the longest name started');
+  });
+
   test('78: config refuses a COSMOVISOR_CUSTOM_PREUPGRADE script that is not there; run says so and keeps the node running', async () => {
     await t.cliOk(['init', await t.fakeNode({ label: 'genesis', runMs: 0 })]);
     const r = await t.cli(['config'], { COSMOVISOR_CUSTOM_PREUPGRADE: 'nope.sh' });

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { loadConfig, renderDocsTable, renderExample } from '../../src/config/index.js';
-import { parseBool, parseBytes, parseDuration } from '../../src/config/values.js';
+import { loadConfig, renderDocsTable, renderExample, settingKeys, settings } from '../../src/config/index.js';
+import { maxExact, parseBool, parseBytes, parseCount, parseDuration, parseFileName } from '../../src/config/values.js';
 
 const repo = path.resolve(fileURLToPath(import.meta.url), '../../../..');
 
@@ -32,6 +32,75 @@ describe('setting values', () => {
     assert.deepEqual(parseBytes('500MB'), { ok: true, value: 500e6 });
     assert.deepEqual(parseBytes('1024'), { ok: true, value: 1024 });
     assert.equal(parseBytes('lots').ok, false);
+  });
+
+  test('a size, a count or a duration past 2^53 - 1 (bytes, units, ms) is refused, saying the limit', () => {
+    const limit = (unit: string) => ({ ok: false, message: `must be at most 9007199254740991${unit}: a larger number cannot be held exactly` });
+    assert.equal(maxExact, Number.MAX_SAFE_INTEGER);
+    // The same digits, one rule: a size no longer turns them into 1.099511627776e+32 bytes.
+    assert.deepEqual(parseBytes('99999999999999999999TiB'), limit(' bytes'));
+    assert.deepEqual(parseBytes('99999999999999999999'), limit(' bytes'));
+    assert.deepEqual(parseCount('99999999999999999999'), limit(''));
+    assert.deepEqual(parseDuration('99999999999999999999h'), limit('ms'));
+    assert.deepEqual(parseDuration(`${'9'.repeat(400)}s`), limit('ms'), 'Infinity is past the limit, not a syntax error');
+    assert.deepEqual(parseBytes('9007199254740991'), { ok: true, value: 9007199254740991 });
+    assert.deepEqual(parseBytes('9007199254740992'), limit(' bytes'));
+    assert.deepEqual(parseBytes('8192TiB'), limit(' bytes'));
+    assert.deepEqual(parseCount('9007199254740991'), { ok: true, value: 9007199254740991 });
+    assert.deepEqual(parseCount('9007199254740992'), limit(''));
+  });
+
+  test('every numeric setting refuses a value past what it can mean, naming the setting and the limit', () => {
+    const numeric = settingKeys.filter((key) => ['duration', 'count', 'bytes'].includes(settings[key].kind));
+    assert.ok(numeric.length >= 15, numeric.join());
+    for (const key of numeric) {
+      const { env, kind } = settings[key];
+      const value = `99999999999999999999${kind === 'duration' ? 'h' : kind === 'bytes' ? 'TiB' : ''}`;
+      assert.throws(
+        () => loadConfig({ env: { DAEMON_HOME: '/h', DAEMON_NAME: 'simd', UNSAFE_SKIP_BACKUP: 'true', [env]: value } }),
+        (error: Error & { code?: string; exitCode?: number }) => {
+          assert.equal(error.code, 'CHAINVISOR_CONFIG_INVALID');
+          assert.equal(error.exitCode, 78);
+          assert.match(error.message, new RegExp(`${env}="${value}": must be at most \\d+`));
+          return true;
+        },
+        env,
+      );
+    }
+  });
+
+  test("durations are capped at Node's timer limit, and CHAINVISOR_RESTART_BACKOFF at the 60s no restart waits past", () => {
+    const load = (env: Record<string, string>) => loadConfig({ env: { DAEMON_HOME: '/h', DAEMON_NAME: 'simd', UNSAFE_SKIP_BACKUP: 'true', ...env } });
+    assert.throws(
+      () => load({ DAEMON_SHUTDOWN_GRACE: '597h' }),
+      /DAEMON_SHUTDOWN_GRACE="597h": must be at most 2147483647ms \(about 24\.8 days; use 596h or less\)/,
+    );
+    assert.equal(load({ DAEMON_SHUTDOWN_GRACE: '596h' }).config.shutdownGrace, 596 * 3_600_000);
+    assert.throws(() => load({ CHAINVISOR_RESTART_BACKOFF: '61s' }), /CHAINVISOR_RESTART_BACKOFF="61s": must be at most 60s: no restart waits longer than 60s/);
+    assert.equal(load({ CHAINVISOR_RESTART_BACKOFF: '60s' }).config.restartBackoff, 60_000);
+  });
+
+  test('DAEMON_NAME is a file name run can use: not empty, no folder, no control character, at most 255 bytes of UTF-8', () => {
+    for (const name of ['', 'bin/simd', '.', '..', 'simd\u0000x', 'simd\nx', 'simd\u007f', 'n'.repeat(256), 'é'.repeat(128)]) {
+      assert.equal(parseFileName(name).ok, false, JSON.stringify(name));
+    }
+    assert.deepEqual(parseFileName('n'.repeat(300)), { ok: false, message: 'the name is 300 bytes long (UTF-8); a file name may have at most 255' });
+    for (const name of ['simd', 'gaiad v2', 'n'.repeat(255), 'é'.repeat(127)]) assert.deepEqual(parseFileName(name), { ok: true, value: name });
+    assert.deepEqual(parseFileName('', { optional: true }), { ok: true, value: '' }, 'COSMOVISOR_CUSTOM_PREUPGRADE may be unset');
+    const load = (env: Record<string, string>) => loadConfig({ env: { DAEMON_HOME: '/h', UNSAFE_SKIP_BACKUP: 'true', ...env } });
+    assert.throws(() => load({ DAEMON_NAME: 'n'.repeat(300) }), /DAEMON_NAME="n{300}": the name is 300 bytes long \(UTF-8\); a file name may have at most 255/);
+  });
+
+  test('a DAEMON_HOME and DAEMON_NAME whose upgrade paths would pass PATH_MAX are refused', () => {
+    const deep = (bytes: number) => `/${Array.from({ length: Math.ceil(bytes / 200) }, () => 'd'.repeat(199)).join('/')}`.slice(0, bytes);
+    const load = (home: string, name: string) => loadConfig({ env: { DAEMON_HOME: home, DAEMON_NAME: name, UNSAFE_SKIP_BACKUP: 'true' } });
+    // home + /cosmovisor/upgrades/ (21) + a 255-byte folder + /bin/ (5) + the binary's temporary name (at most 255).
+    assert.doesNotThrow(() => load(deep(3500), 'simd'));
+    assert.throws(
+      () => load(deep(3600), 'n'.repeat(255)),
+      /DAEMON_NAME="n{255}": with DAEMON_HOME \(3600 bytes\) the longest path chainvisor makes, .*upgrades\/<upgrade folder, up to 255 bytes>\/bin\/.* is 4136 bytes, past the 4095 a path may have/,
+    );
+    assert.doesNotThrow(() => load(deep(3600), 'simd'), '3600 + 21 + 255 + 5 + 26 fits');
   });
 
   test('an empty variable means the default, as in cosmovisor', () => {

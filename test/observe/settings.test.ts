@@ -14,6 +14,17 @@ describe('observability settings', () => {
     await t.cleanup();
   });
 
+  test('config refuses the endpoint address and webhook URL that run would refuse', async () => {
+    const address = await t.cli(['config'], { CHAINVISOR_HTTP_ADDRESS: 'localhost' });
+    assert.equal(address.exitCode, 78, address.stderr);
+    assert.match(address.stderr, /CHAINVISOR_HTTP_ADDRESS "localhost" is not host:port/);
+    const hook = await t.cli(['config'], { CHAINVISOR_WEBHOOK_URL: 'https://ok.example/x,ftp://user:pw@files.example/' });
+    assert.equal(hook.exitCode, 78, hook.stderr);
+    assert.match(hook.stderr, /CHAINVISOR_WEBHOOK_URL entry ftp:\/\/\*\*\*@files\.example\//);
+    assert.doesNotMatch(hook.stderr, /pw@/);
+    assert.equal((await t.cli(['config'], { CHAINVISOR_HTTP_ADDRESS: '127.0.0.1:9102', CHAINVISOR_WEBHOOK_URL: 'https://ok.example/x' })).exitCode, 0);
+  });
+
   test('a bad endpoint address or webhook URL stops run with 78 before the node starts', async () => {
     const address = await t.cli(['run', 'start'], { CHAINVISOR_HTTP_ADDRESS: 'localhost' });
     assert.equal(address.exitCode, 78, address.stderr);

@@ -32,6 +32,8 @@ export const configCommand: Command = {
     await requireHome(layout);
     const script = await customPreUpgradeProblem(layout.root, loaded.config.customPreUpgrade);
     if (script) throw new ConfigError([{ setting: 'COSMOVISOR_CUSTOM_PREUPGRADE', value: loaded.config.customPreUpgrade, message: script }]);
+    // The endpoint's address and the webhook URLs, refused here as `run` refuses them before the node starts.
+    await (await import('../../observe/index.js')).checkObserverSettings(loaded.config);
     for (const line of formatSettings(loaded)) writeLine(ctx.stdout, line);
     const current = await readCurrentDir(layout);
     writeLine(ctx.stdout);
