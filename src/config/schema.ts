@@ -275,8 +275,7 @@ export const settings = {
     env: 'CHAINVISOR_RESTART_BACKOFF',
     kind: 'duration',
     default: '500ms',
-    max: { value: 60_000, shown: '60s', why: 'no restart waits longer than 60s, so a longer backoff would not be what it says' },
-    description: 'Wait before the first restart; doubled for each further restart, at most 60 s.',
+    description: 'Wait before the first restart; doubled for each further restart, up to 60 s (or this wait, when it is longer).',
   },
   // Observability: HTTP endpoint (metrics, health, status) and webhooks.
   httpAddress: {

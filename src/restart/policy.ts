@@ -7,7 +7,6 @@
  *     each time (at most 60 s); the count starts again once the node has run for 10 minutes;
  *   - past the limit chainvisor exits with the node's status.
  */
-import { settings } from '../config/index.js';
 
 export interface RestartSettings {
   restartOnFailure: boolean;
@@ -19,8 +18,7 @@ export type RestartDecision = { restart: true; delayMs: number; restarts: number
 
 /** A node that ran this long is considered healthy again: the restart count starts over. */
 export const healthyRunMs = 10 * 60 * 1000;
-/** The longest wait before a restart; CHAINVISOR_RESTART_BACKOFF may not ask for more. */
-export const maxBackoffMs = settings.restartBackoff.max.value;
+export const maxBackoffMs = 60 * 1000;
 
 export class RestartPolicy {
   private readonly settings: RestartSettings;
@@ -44,7 +42,8 @@ export class RestartPolicy {
     if (this.count >= this.settings.restartMax) {
       return { restart: false, restarts: this.count, why: `restarted ${this.count} times already (CHAINVISOR_RESTART_MAX=${this.settings.restartMax})` };
     }
-    const delayMs = Math.min(this.settings.restartBackoff * 2 ** this.count, maxBackoffMs);
+    // A backoff set above the cap is honoured as it is (it used to be cut to 60 s without a word).
+    const delayMs = Math.min(this.settings.restartBackoff * 2 ** this.count, Math.max(maxBackoffMs, this.settings.restartBackoff));
     this.count++;
     return { restart: true, delayMs, restarts: this.count };
   }

@@ -36,3 +36,9 @@ test('the count starts over after 10 minutes of running; waits are capped', () =
   assert.equal(again.restart, true);
   assert.equal(again.restarts, 1);
 });
+
+test('a backoff set above the 60 s cap is waited as written, not cut to 60 s', () => {
+  const policy = new RestartPolicy({ restartOnFailure: true, restartMax: 3, restartBackoff: 120_000 });
+  const waits = [policy.decide(crash, 10), policy.decide(crash, 10)].map((d) => (d.restart ? d.delayMs : -1));
+  assert.deepEqual(waits, [120_000, 120_000]);
+});
