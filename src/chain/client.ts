@@ -5,13 +5,12 @@
  * Messages are cosmjs-types' generated codecs; the channel is plaintext, as a node's gRPC port is.
  * Every call has a deadline, so a node that accepts the connection and never answers cannot hang us.
  */
-import net from 'node:net';
-
 import { Client, credentials, type ServiceError, status } from '@grpc/grpc-js';
 import { GetLatestBlockRequest, GetLatestBlockResponse } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
 import { QueryCurrentPlanRequest, QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
 
 import { ChainUnavailableError } from './errors.js';
+import { knockOn } from './knock.js';
 
 /** The plan as chainvisor uses it: the same shape as upgrade-info.json's. */
 export interface ScheduledPlan {
@@ -29,6 +28,8 @@ export interface ChainClientOptions {
 
 export interface ChainClient {
   readonly address: string;
+  /** What is asked, for messages: "the node's gRPC at localhost:9090". */
+  describe(): string;
   /** The scheduled plan, or `null` when none is scheduled. Throws ChainUnavailableError. */
   currentPlan(): Promise<ScheduledPlan | null>;
   /** The latest committed block height. Throws ChainUnavailableError. */
@@ -89,6 +90,7 @@ export function createChainClient(options: ChainClientOptions): ChainClient {
 
   return {
     address,
+    describe: () => `the node's gRPC at ${address}`,
     async currentPlan() {
       const response = await call('/cosmos.upgrade.v1beta1.Query/CurrentPlan', QueryCurrentPlanRequest, QueryCurrentPlanResponse, 'the scheduled upgrade plan');
       const plan = response.plan;
@@ -119,18 +121,4 @@ function hostPort(address: string): { host: string; port: number } | undefined {
   if (match === null) return undefined;
   const port = Number(match[2]);
   return port > 0 && port < 65536 ? { host: match[1] || 'localhost', port } : undefined;
-}
-
-/** Connects and hangs up at once: undefined when something listens, else why not (refused, no answer within `timeoutMs`). */
-function knockOn(target: { host: string; port: number }, timeoutMs: number): Promise<Error | undefined> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: target.host, port: target.port, timeout: timeoutMs });
-    const done = (error: Error | undefined) => {
-      socket.destroy();
-      resolve(error);
-    };
-    socket.once('connect', () => done(undefined));
-    socket.once('timeout', () => done(new Error(`no answer to a connection within ${timeoutMs} ms`)));
-    socket.once('error', (error) => done(error));
-  });
 }

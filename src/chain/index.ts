@@ -1,7 +1,20 @@
 /**
  * Reading the chain from the node it runs: the scheduled upgrade plan and the latest height, over the
- * node's own gRPC endpoint (DAEMON_GRPC_ADDRESS). Used to stage binaries before the halt, to refuse a
+ * node's gRPC, or its CometBFT RPC when gRPC is off or does not answer (reader.ts), at the addresses
+ * the node itself listens on (addresses.ts). Used to stage binaries before the halt, to refuse a
  * manual upgrade height already passed, and for the status page. Read-only: the node is never disturbed.
  */
+export {
+  addressesFor,
+  type ChainAddresses,
+  defaultGrpcAddress,
+  defaultRpcAddress,
+  type Endpoint,
+  operatorEndpoints,
+  resolveChainAddresses,
+  type ResolveOptions,
+} from './addresses.js';
 export { type ChainClient, type ChainClientOptions, createChainClient, type ScheduledPlan } from './client.js';
 export { ChainUnavailableError } from './errors.js';
+export { type ChainReader, type ChainReaderOptions, createChainReader } from './reader.js';
+export { createRpcClient, type RpcClientOptions } from './rpc-client.js';

@@ -1,3 +1,4 @@
+export { grpcHostPort, type HostPort, type RpcEndpoint, rpcEndpoint } from './addresses.js';
 export { cosmovisorKeys, readCosmovisorToml, renderCosmovisorToml } from './cosmovisor-toml.js';
 export { loadConfig, type LoadedConfig, type LoadOptions, type Source } from './load.js';
 export { formatDuration, formatSettings, renderDocsTable, renderExample } from './render.js';

@@ -7,6 +7,7 @@ import path from 'node:path';
 
 import { ConfigError, type ConfigProblem, isErrno } from '../errors/index.js';
 import { readBoundedSync } from '../fsread/index.js';
+import { parseGrpcAddress, parseRpcAddress } from './addresses.js';
 import { readCosmovisorToml } from './cosmovisor-toml.js';
 import { type Config, fileKey, fileSettings, type RawConfig, type SettingKey, settingKeys, settings, type SettingSpec } from './schema.js';
 import { maxFileNameBytes, parseAbsPath, parseBool, parseBytes, parseCount, type Parsed, parseDuration, parseEnum, parseFileName } from './values.js';
@@ -139,6 +140,10 @@ function parseValue(spec: SettingSpec, text: string): Parsed<unknown> {
       return parseEnum(text, spec.values ?? []);
     case 'string':
       return { ok: true, value: text };
+    case 'grpcAddress':
+      return parseGrpcAddress(text);
+    case 'rpcAddress':
+      return parseRpcAddress(text);
   }
 }
 

@@ -4,7 +4,7 @@
  * `config.example.json` are all derived from this list.
  */
 
-export type SettingKind = 'absPath' | 'fileName' | 'bool' | 'duration' | 'count' | 'bytes' | 'string' | 'enum';
+export type SettingKind = 'absPath' | 'fileName' | 'bool' | 'duration' | 'count' | 'bytes' | 'string' | 'enum' | 'grpcAddress' | 'rpcAddress';
 
 interface SettingBase {
   /** Environment variable; the config-file key is its lower-cased form. */
@@ -125,9 +125,17 @@ export const settings = {
   },
   grpcAddress: {
     env: 'DAEMON_GRPC_ADDRESS',
-    kind: 'string',
+    kind: 'grpcAddress',
     default: 'localhost:9090',
-    description: "The node's gRPC endpoint, for reading the current plan and height.",
+    description:
+      "The node's gRPC endpoint (`host:port` or `tcp://host:port`), for reading the scheduled plan and the height. Set by the operator (variable or JSON file, or cosmovisor's config.toml with a value other than the default), it overrides where the node says it listens; otherwise chainvisor reads the node's `--grpc.address`/`--grpc.enable` flags, then `config/app.toml` `[grpc]`. When gRPC is off or does not answer, the node's CometBFT RPC is read instead (docs/staging.md).",
+  },
+  rpcAddress: {
+    env: 'CHAINVISOR_RPC_ADDRESS',
+    kind: 'rpcAddress',
+    default: '',
+    description:
+      "The node's CometBFT RPC (`tcp://host:port`, `http://host:port`, `host:port` or `unix:///path`), read when gRPC is off or does not answer. Empty: where the node listens, from its `--rpc.laddr` flag, else `config/config.toml` `[rpc] laddr`, else `tcp://127.0.0.1:26657`.",
   },
   disableLogs: {
     env: 'COSMOVISOR_DISABLE_LOGS',
@@ -349,6 +357,8 @@ interface KindValue {
   bytes: number;
   string: string;
   enum: string;
+  grpcAddress: string;
+  rpcAddress: string;
 }
 
 type ValueOf<S> = S extends { kind: 'enum'; values: readonly (infer V)[] } ? V : S extends { kind: infer K extends SettingKind } ? KindValue[K] : never;

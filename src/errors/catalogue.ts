@@ -177,8 +177,8 @@ export const errorCatalogue = {
   },
   CHAINVISOR_CHAIN_UNAVAILABLE: {
     exit: ExitCode.upgradeFailed,
-    when: "`prepare-upgrade` cannot read the scheduled plan from the node's gRPC (`DAEMON_GRPC_ADDRESS`); elsewhere (staging, manual upgrades) the same failure is logged and chainvisor carries on.",
-    hint: 'check that the node is running with gRPC enabled and that DAEMON_GRPC_ADDRESS points at it (host:port, default localhost:9090)',
+    when: '`prepare-upgrade` cannot read the scheduled plan from the node: neither its gRPC (`DAEMON_GRPC_ADDRESS`, app.toml `[grpc]`) nor its CometBFT RPC (`CHAINVISOR_RPC_ADDRESS`, config.toml `[rpc] laddr`) answers; elsewhere (staging, manual upgrades) the same failure is logged and chainvisor carries on.',
+    hint: "check that the node is running; 'chainvisor config' shows the gRPC and RPC addresses asked and where each came from (set DAEMON_GRPC_ADDRESS or CHAINVISOR_RPC_ADDRESS when the node listens elsewhere)",
   },
   CHAINVISOR_PLAN_NO_INFO: {
     exit: ExitCode.upgradeFailed,

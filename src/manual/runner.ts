@@ -3,7 +3,7 @@
  * the old binary commits H and never H+1. This watcher:
  *   - re-reads the batch file every DAEMON_POLL_INTERVAL and asks for a node restart only when the
  *     halt height the node should run with changes (a new first entry, or the first one removed);
- *   - asks the node its height over gRPC: at H the node has halted (or is about to: it cannot commit
+ *   - asks the node its height (gRPC, else its CometBFT RPC: src/chain's reader): at H the node has halted (or is about to: it cannot commit
  *     H+1), so the supervisor stops it and applies the upgrade — this covers nodes that stay up;
  *   - decides whether an exit of the node is the halt at H (status 0 while running with our
  *     halt height, and a height seen close enough to H — see `haltedOnExit`);
@@ -11,7 +11,7 @@
  * The queue lives in the file, so it survives chainvisor restarts; an entry leaves the file once its
  * upgrade is applied (an entry whose upgrade `current` already records is dropped at start-up).
  */
-import { type ChainClient, ChainUnavailableError, createChainClient } from '../chain/index.js';
+import { addressesFor, type ChainAddresses, type ChainClient, ChainUnavailableError, createChainReader } from '../chain/index.js';
 import type { Config } from '../config/index.js';
 import { ChainvisorError } from '../errors/index.js';
 import type { EventBus } from '../events/index.js';
@@ -27,7 +27,9 @@ export interface ManualUpgradesOptions {
   layout: Layout;
   logger: Logger;
   events: EventBus;
-  /** Replaces the gRPC client (tests). */
+  /** Where the node listens (src/chain addresses.ts); by default from the settings and DAEMON_HOME's files. */
+  addresses?: ChainAddresses;
+  /** Replaces the chain reader (tests). */
   chain?: ChainClient;
 }
 
@@ -84,7 +86,9 @@ export class ManualUpgrades {
 
   constructor(options: ManualUpgradesOptions) {
     this.options = options;
-    this.chain = options.chain ?? createChainClient({ address: options.config.grpcAddress, timeoutMs: 2000 });
+    // Short deadlines: near H the height is read every poll. The reader sticks to whichever of gRPC and
+    // RPC answered, so a node with gRPC off adds no fallback delay per read.
+    this.chain = options.chain ?? createChainReader({ addresses: options.addresses ?? addressesFor({ config: options.config }), timeoutMs: 2000 });
   }
 
   /** The queue as last read (sorted by height). */
@@ -309,7 +313,7 @@ export class ManualUpgrades {
 
   private async checkHeight(): Promise<void> {
     const run = this.run;
-    // Only asked while something is queued: without manual upgrades the node's gRPC is left alone.
+    // Only asked while something is queued: without manual upgrades the node is left alone.
     if (!run?.active || this.queue.length === 0) return;
     const plan = run.plan;
     let height: number;

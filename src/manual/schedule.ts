@@ -4,7 +4,7 @@
  * with the queue or with a governance plan at the same height — and only then are the binaries installed
  * and the batch file rewritten (atomically). A refused command leaves the queue untouched.
  *
- * When the node cannot be asked (it is stopped, or gRPC is off) the heights cannot be checked against
+ * When the node cannot be asked (it is stopped, or neither its gRPC nor its RPC answers) the heights cannot be checked against
  * the chain: the entries are accepted with a warning, since operators queue upgrades while the node is
  * stopped; `run` checks them again once the node answers.
  */
@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 
-import { type ChainClient, ChainUnavailableError, createChainClient } from '../chain/index.js';
+import { addressesFor, type ChainAddresses, type ChainClient, ChainUnavailableError, createChainReader } from '../chain/index.js';
 import type { Config } from '../config/index.js';
 import { ChainvisorError, isErrno } from '../errors/index.js';
 import { binaryPath, installBinary, isFile, type Layout, planBinaryDir } from '../layout/index.js';
@@ -25,7 +25,9 @@ export interface ScheduleOptions {
   entries: readonly ManualEntry[];
   /** Replace an installed binary, and a queued entry of the same name. */
   force: boolean;
-  /** Replaces the gRPC client (tests); by default one on DAEMON_GRPC_ADDRESS. */
+  /** Where the node listens; by default from the settings and DAEMON_HOME's files (src/chain addresses.ts). */
+  addresses?: ChainAddresses;
+  /** Replaces the chain reader (tests). */
   chain?: ChainClient;
 }
 
@@ -117,7 +119,7 @@ export async function scheduleUpgrades(options: ScheduleOptions): Promise<Schedu
 }
 
 async function askChain(options: ScheduleOptions): Promise<{ height: number; plan: { name: string; height: number } | null } | { unavailable: string }> {
-  const client = options.chain ?? createChainClient({ address: options.config.grpcAddress, timeoutMs: 5000 });
+  const client = options.chain ?? createChainReader({ addresses: options.addresses ?? addressesFor({ config: options.config }), timeoutMs: 5000 });
   try {
     const height = await client.latestHeight();
     const plan = await client.currentPlan();

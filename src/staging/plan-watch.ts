@@ -1,6 +1,6 @@
 /**
  * Plan awareness while `run` is active: reads the chain's scheduled plan and latest height from the
- * node's gRPC (DAEMON_GRPC_ADDRESS) every CHAINVISOR_PLAN_POLL_INTERVAL, and stages the plan's binary
+ * node (its gRPC, else its CometBFT RPC: src/chain's reader) every CHAINVISOR_PLAN_POLL_INTERVAL, and stages the plan's binary
  * in the background as soon as it is scheduled (DAEMON_ALLOW_DOWNLOAD_BINARIES=true), retrying with
  * backoff until the height. A plan cancelled or changed on chain aborts or restages. The node is only
  * ever queried: a node not listening yet, or restarting, is retried quietly (after 1, 2, 4 … seconds up
@@ -8,7 +8,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { type ChainClient, createChainClient, type ScheduledPlan } from '../chain/index.js';
+import { addressesFor, type ChainAddresses, type ChainClient, createChainReader, type ScheduledPlan } from '../chain/index.js';
 import { type Config, formatDuration } from '../config/index.js';
 import type { Downloader } from '../download/index.js';
 import type { EventBus } from '../events/index.js';
@@ -22,6 +22,9 @@ export interface PlanWatcherOptions {
   layout: Layout;
   logger: Logger;
   events: EventBus;
+  /** Where the node listens (src/chain addresses.ts); by default from the settings and DAEMON_HOME's files. */
+  addresses?: ChainAddresses;
+  /** Replaces the chain reader (tests). */
   client?: ChainClient;
   download?: Downloader;
   /** Tests: backoff between failed staging attempts (default 5 s doubling to 60 s). */
@@ -71,7 +74,7 @@ export function unansweredWait(misses: number, configuredMs: number): number {
   return Math.min(configuredMs, 1000 * 2 ** Math.max(0, misses - 1));
 }
 
-/** How long a running node may not answer on gRPC before it is reported: a node with a large state opens gRPC late. */
+/** How long a running node may not answer before it is reported: a node with a large state opens gRPC late. */
 const defaultUnreachableAfterMs = 60_000;
 
 /** With no plan scheduled and the block time known, the height is read every this many plan reads. */
@@ -82,7 +85,7 @@ const defaultRetryDelay = (attempt: number) => Math.min(60_000, 5000 * 2 ** (att
 export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
   const { config, layout, events } = options;
   const logger = options.logger.child({ component: 'plan-watcher' });
-  const client = options.client ?? createChainClient({ address: config.grpcAddress });
+  const client = options.client ?? createChainReader({ addresses: options.addresses ?? addressesFor({ config }) });
   const retryDelay = options.retryDelayMs ?? defaultRetryDelay;
   const stopped = new AbortController();
   let plan: ScheduledPlan | null | undefined;
@@ -131,8 +134,8 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
     } catch (error) {
       if (nodeSince === undefined) return;
       misses += 1;
-      logger.debug({ err: error }, 'the node does not answer on gRPC yet; trying again');
-      // Said once until it answers: many validators turn gRPC off, and that has a cost worth knowing.
+      logger.debug({ err: error }, 'the node does not answer yet; trying again');
+      // Said once until it answers: many validators turn gRPC off, and a node that answers on neither costs this.
       const silentMs = Date.now() - nodeSince;
       if (!saidUnreachable && silentMs >= unreachableAfterMs) {
         saidUnreachable = true;
@@ -140,9 +143,9 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
           ? 'a scheduled upgrade cannot be read, so nothing is staged: its binary is downloaded at the halt, with the node down'
           : "a scheduled upgrade cannot be read, so nobody is warned when its height nears and its binary is not installed (run 'chainvisor add-upgrade' ahead)";
         logger.warn(
-          { address: config.grpcAddress, reason: error instanceof Error ? error.message : String(error) },
-          "the node's gRPC at %s has not answered since the node started %d s ago: %s. Enable the node's gRPC (app.toml [grpc]) or point DAEMON_GRPC_ADDRESS at it; CHAINVISOR_PLAN_POLL_INTERVAL=0s stops asking. Asking again every %s",
-          config.grpcAddress,
+          { asked: client.describe(), reason: error instanceof Error ? error.message : String(error) },
+          "no answer from %s since the node started %d s ago: %s. Point DAEMON_GRPC_ADDRESS or CHAINVISOR_RPC_ADDRESS at the node when it listens elsewhere than its flags and config files say ('chainvisor config' shows both addresses and where they came from); CHAINVISOR_PLAN_POLL_INTERVAL=0s stops asking. Asking again every %s",
+          client.describe(),
           Math.round(silentMs / 1000),
           cost,
           formatDuration(config.planPollInterval),
@@ -150,7 +153,8 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
       }
       return;
     }
-    if (saidUnreachable) logger.info({ address: config.grpcAddress }, "the node's gRPC answers again; scheduled upgrades are staged before the halt");
+    if (saidUnreachable)
+      logger.info({ address: client.address }, 'the node answers again, at %s; scheduled upgrades are staged before the halt', client.address);
     answered = true;
     misses = 0;
     saidUnreachable = false;

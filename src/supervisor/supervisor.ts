@@ -12,6 +12,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 
 import { pruneBackups } from '../backup/index.js';
+import type { ChainAddresses } from '../chain/index.js';
 import type { Config } from '../config/index.js';
 import type { Downloader } from '../download/index.js';
 import { ChainvisorError, ExitCode } from '../errors/index.js';
@@ -40,6 +41,8 @@ export interface SupervisorOptions {
   events?: EventBus;
   /** Records each node it starts (pid, start time, run id) so a later start can find an orphan. */
   tracker?: NodeTracker;
+  /** Where the node's gRPC and RPC listen (src/chain); by default from the settings and DAEMON_HOME's files. */
+  addresses?: ChainAddresses;
 }
 
 type Wake =
@@ -78,7 +81,8 @@ export class Supervisor {
     ({ config: this.config, logger: this.logger } = options);
     this.events = options.events ?? createEventBus();
     this.detector = new Detector({ config: this.config, layout: options.layout, logger: this.logger, args: options.args });
-    this.manual = new ManualUpgrades({ config: this.config, layout: options.layout, logger: this.logger, events: this.events });
+    const addresses = options.addresses ? { addresses: options.addresses } : {};
+    this.manual = new ManualUpgrades({ config: this.config, layout: options.layout, logger: this.logger, events: this.events, ...addresses });
     const { restartMax } = this.config;
     this.restarts = { policy: new RestartPolicy(this.config), restartMax, events: this.events, logger: this.logger, signal: this.abort.signal };
     this.standbys = new Standbys(this.logger);
@@ -119,7 +123,10 @@ export class Supervisor {
         (event) => this.wake?.(event),
         () => this.running,
       );
-      if (config.planPollInterval > 0) this.planWatcher = startPlanWatcher({ config, layout, logger, events: this.events, ...this.downloader });
+      if (config.planPollInterval > 0) {
+        const addresses = this.options.addresses ? { addresses: this.options.addresses } : {};
+        this.planWatcher = startPlanWatcher({ config, layout, logger, events: this.events, ...addresses, ...this.downloader });
+      }
       // Never hold the node back on file events: polling covers until (or unless) they are live.
       if (!(await Promise.race([ready.then(() => true), delay(5000, false, { ref: false })]))) {
         logger.warn('file events are not ready after 5 s; starting the node and relying on polling meanwhile');

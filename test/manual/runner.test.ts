@@ -31,6 +31,7 @@ async function setup(t: TestContext, queue: ManualPlan[]) {
   await writeQueue(layout, queue);
   const chain: Stub = {
     address: 'stub',
+    describe: () => 'the stub',
     height: 1,
     plan: null,
     async latestHeight() {

@@ -14,10 +14,17 @@ import { layoutFor } from '../../src/layout/index.js';
 import { readQueued, scheduleUpgrades } from '../../src/manual/index.js';
 
 function chainAt(height: number, plan: { name: string; height: number } | null = null): ChainClient {
-  return { address: 'test', latestHeight: async () => height, currentPlan: async () => (plan ? { ...plan, info: '' } : null), close() {} };
+  return {
+    address: 'test',
+    describe: () => 'the test node',
+    latestHeight: async () => height,
+    currentPlan: async () => (plan ? { ...plan, info: '' } : null),
+    close() {},
+  };
 }
 const down: ChainClient = {
   address: 'test',
+  describe: () => 'the test node',
   latestHeight: async () => {
     throw new ChainUnavailableError('test', 'the latest block height', new Error('connection refused'));
   },

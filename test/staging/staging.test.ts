@@ -164,5 +164,5 @@ test('prepare-upgrade, with no supervisor: stages the scheduled plan; says so wh
   await node.stop();
   const down = await chain.chainvisor(['prepare-upgrade']);
   assert.equal(down.code, 79);
-  assert.match(down.stderr, /could not read the scheduled upgrade plan from the node's gRPC at 127\.0\.0\.1:\d+/);
+  assert.match(down.stderr, /could not read the scheduled upgrade plan from the node's gRPC at 127\.0\.0\.1:\d+ \(.*\) nor from the node's RPC at tcp:\/\//);
 });

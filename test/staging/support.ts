@@ -1,11 +1,12 @@
 /**
  * Staging tests' harness: the simulated chain under `chainvisor run` with a fixed gRPC port (so
- * DAEMON_GRPC_ADDRESS can point at it), and a local file server that counts the bytes it sends,
+ * DAEMON_GRPC_ADDRESS can point at it) — or, with `rpcOnly`, with gRPC off and the RPC on a port named
+ * only in the home's config/config.toml — and a local file server that counts the bytes it sends,
  * can be throttled, or can answer 404.
  */
 import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -76,7 +77,16 @@ export interface Chain {
   stops: Array<() => Promise<void>>;
 }
 
-export async function makeChain(t: TestContext, options: { blockTime?: string } = {}): Promise<Chain> {
+export interface ChainOptions {
+  blockTime?: string;
+  /**
+   * The node with `--grpc.enable=false`, its RPC port written into config/config.toml only (no
+   * `--rpc.laddr`), and no DAEMON_GRPC_ADDRESS: chainvisor must find the RPC as the node does.
+   */
+  rpcOnly?: boolean;
+}
+
+export async function makeChain(t: TestContext, options: ChainOptions = {}): Promise<Chain> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'staging-'));
   const stops: Array<() => Promise<void>> = [];
   // Every chainvisor started on this chain is stopped before its home is removed (a running one
@@ -90,29 +100,23 @@ export async function makeChain(t: TestContext, options: { blockTime?: string } 
   const genesis = built.versions.genesis?.bin as string;
   const init = await cli(genesis, ['init', 'staging', '--home', home, '--voting-period', '300ms', '--deposit-period', '300ms', '--auto-vote']);
   if (init.code !== 0) throw new Error(init.stderr);
-  const grpc = `127.0.0.1:${await unusedPort()}`;
-  const env = {
+  const grpc = options.rpcOnly ? '' : `127.0.0.1:${await unusedPort()}`;
+  const env: Record<string, string> = {
     DAEMON_HOME: home,
     DAEMON_NAME: 'simd',
     UNSAFE_SKIP_BACKUP: 'true',
     DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true',
-    DAEMON_GRPC_ADDRESS: grpc,
+    ...(options.rpcOnly ? {} : { DAEMON_GRPC_ADDRESS: grpc }),
     CHAINVISOR_PLAN_POLL_INTERVAL: '300ms',
     CHAINVISOR_LOG_FORMAT: 'json',
   };
-  const nodeFlags = [
-    'start',
-    '--home',
-    home,
-    '--block-time',
-    options.blockTime ?? '100ms',
-    '--rpc.laddr',
-    'tcp://127.0.0.1:0',
-    '--grpc.address',
-    grpc,
-    '--api.address',
-    'tcp://127.0.0.1:0',
-  ];
+  const listen = options.rpcOnly ? ['--grpc.enable=false'] : ['--rpc.laddr', 'tcp://127.0.0.1:0', '--grpc.address', grpc];
+  if (options.rpcOnly) {
+    const file = path.join(home, 'config', 'config.toml');
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, text.replace(/^laddr = .*$/m, `laddr = "tcp://127.0.0.1:${await unusedPort()}"`));
+  }
+  const nodeFlags = ['start', '--home', home, '--block-time', options.blockTime ?? '100ms', ...listen, '--api.address', 'tcp://127.0.0.1:0'];
   const chain: Chain = {
     dir,
     home,

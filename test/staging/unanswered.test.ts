@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { pino } from 'pino';
 
-import { createChainClient } from '../../src/chain/index.js';
+import { createChainClient, createChainReader, resolveChainAddresses } from '../../src/chain/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createEventBus } from '../../src/events/index.js';
 import { layoutFor } from '../../src/layout/index.js';
@@ -63,14 +63,42 @@ describe('the plan watch beside a node with no gRPC', () => {
     assert.deepEqual(lines, [], 'nothing said before the reads have backed off to the interval');
   });
 
-  test("says once that it cannot reach the node's gRPC, and what that costs", async () => {
+  test('says once that it cannot reach the node, naming what it asked, and what that costs', async () => {
     const { reads, lines } = await watchFor(2600, '300ms', 1000);
     assert.ok(reads >= 5, `${reads} reads`);
-    const warned = lines.filter((l) => /gRPC at .* has not answered/.test(l.msg));
+    const warned = lines.filter((l) => /no answer from/.test(l.msg));
     assert.equal(warned.length, 1, JSON.stringify(lines));
     assert.equal(warned[0]?.level, 40);
-    assert.match(warned[0]?.msg ?? '', /has not answered since the node started 1 s ago: .*nobody is warned when its height nears/);
+    assert.match(
+      warned[0]?.msg ?? '',
+      /no answer from the node's gRPC at 127\.0\.0\.1:\d+ since the node started 1 s ago: .*nobody is warned when its height nears/,
+    );
     assert.match(warned[0]?.msg ?? '', /Asking again every 300ms/);
-    assert.match(warned[0]?.msg ?? '', /DAEMON_GRPC_ADDRESS/);
+    assert.match(warned[0]?.msg ?? '', /DAEMON_GRPC_ADDRESS or CHAINVISOR_RPC_ADDRESS/);
+  });
+
+  test('the chain reader on neither gRPC nor RPC: one warning naming both addresses', async () => {
+    const [grpcPort, rpcPort] = [await unusedPort(), await unusedPort()];
+    const { config } = loadConfig({
+      env: { DAEMON_HOME: path.join(root, 'home'), DAEMON_NAME: 'simd', DAEMON_GRPC_ADDRESS: `127.0.0.1:${grpcPort}`, CHAINVISOR_PLAN_POLL_INTERVAL: '300ms' },
+    });
+    const addresses = resolveChainAddresses({
+      home: config.home,
+      operator: { grpc: { address: `127.0.0.1:${grpcPort}`, source: 'test' }, rpc: { address: `tcp://127.0.0.1:${rpcPort}`, source: 'test' } },
+    });
+    const client = createChainReader({ addresses, timeoutMs: 500 });
+    const lines: Array<{ level: number; msg: string }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
+    const events = createEventBus();
+    const watcher = startPlanWatcher({ config, layout: layoutFor(config), logger, events, client, unreachableAfterMs: 1000 });
+    events.emit('node-started', { text: 'node started' });
+    await sleep(2600);
+    await watcher.stop();
+    const warned = lines.filter((l) => /no answer from/.test(l.msg));
+    assert.equal(warned.length, 1, JSON.stringify(lines));
+    assert.match(
+      warned[0]?.msg ?? '',
+      new RegExp(`no answer from the node's gRPC at 127\\.0\\.0\\.1:${grpcPort} and its RPC at tcp://127\\.0\\.0\\.1:${rpcPort} since`),
+    );
   });
 });

@@ -20,8 +20,11 @@ export const addBatchUpgradeCommand: Command = {
     '  --force            replace installed binaries and queued entries of the same names',
   ].join('\n'),
   async run(ctx) {
-    // Loaded when used: the queue's checks bring the gRPC client, which other commands never evaluate.
-    const { parseUpgradeList, readUpgradeFile, scheduleUpgrades } = await import('../../manual/index.js');
+    // Loaded when used: the queue's checks bring the chain reader, which other commands never evaluate.
+    const [{ parseUpgradeList, readUpgradeFile, scheduleUpgrades }, { addressesFor }] = await Promise.all([
+      import('../../manual/index.js'),
+      import('../../chain/index.js'),
+    ]);
     const { values, positionals } = parseArgs({
       args: ctx.args,
       options: { force: { type: 'boolean' }, 'upgrade-list': { type: 'string', multiple: true }, 'upgrade-file': { type: 'string' } },
@@ -38,9 +41,9 @@ export const addBatchUpgradeCommand: Command = {
       );
     }
     const entries: ManualEntry[] = list !== undefined ? parseUpgradeList(list) : await readUpgradeFile(file as string);
-    const { config } = loadContextConfig(ctx);
-    const layout = layoutFor(config);
-    const result = await scheduleUpgrades({ config, layout, force: values.force ?? false, entries });
+    const loaded = loadContextConfig(ctx);
+    const layout = layoutFor(loaded.config);
+    const result = await scheduleUpgrades({ config: loaded.config, layout, force: values.force ?? false, entries, addresses: addressesFor(loaded) });
     reportSchedule(ctx, layout, result);
     return ExitCode.ok;
   },

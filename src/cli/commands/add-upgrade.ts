@@ -14,7 +14,7 @@ export const addUpgradeCommand: Command = {
     'unless COSMOVISOR_DISABLE_RECASE, then escaped), made executable, in one step.',
     '  --upgrade-height H   also queue a manual upgrade at height H in data/upgrade-info.json.batch: the old',
     '                       binary commits block H, the new one continues at H+1 (no governance plan needed).',
-    '                       Refused when the node (asked over DAEMON_GRPC_ADDRESS) is already at H or past it,',
+    '                       Refused when the node (asked over gRPC, else its RPC) is already at H or past it,',
     '                       when a governance plan is at H, or when the queue has that name or that height.',
     '  --force              replace a binary already installed for that upgrade (and a queued entry of that name)',
   ].join('\n'),
@@ -29,7 +29,8 @@ export const addUpgradeCommand: Command = {
       throw new UsageError('add-upgrade needs an upgrade name and a binary path', 'chainvisor add-upgrade v2 /path/to/new/simd');
     }
     if (extra !== undefined) throw new UsageError(`add-upgrade takes two arguments, got also ${JSON.stringify(extra)}`);
-    const { config } = loadContextConfig(ctx);
+    const loaded = loadContextConfig(ctx);
+    const { config } = loaded;
     const layout = layoutFor(config);
     const force = values.force ?? false;
     const heightText = values['upgrade-height'];
@@ -40,9 +41,10 @@ export const addUpgradeCommand: Command = {
           'chainvisor add-upgrade v2 /path/to/simd --upgrade-height 1200',
         );
       }
-      // Loaded when used: the queue's checks bring the gRPC client, which other commands never evaluate.
-      const { scheduleUpgrades } = await import('../../manual/index.js');
-      const result = await scheduleUpgrades({ config, layout, force, entries: [{ name, source, height: Number(heightText), info: '' }] });
+      // Loaded when used: the queue's checks bring the chain reader, which other commands never evaluate.
+      const [{ scheduleUpgrades }, { addressesFor }] = await Promise.all([import('../../manual/index.js'), import('../../chain/index.js')]);
+      const entries = [{ name, source, height: Number(heightText), info: '' }];
+      const result = await scheduleUpgrades({ config, layout, force, entries, addresses: addressesFor(loaded) });
       reportSchedule(ctx, layout, result);
       return ExitCode.ok;
     }

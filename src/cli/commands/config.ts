@@ -12,7 +12,9 @@ export const configCommand: Command = {
   usage: 'chainvisor config [--example | --docs]',
   help: [
     'Validates the configuration (environment over --config JSON file over --cosmovisor-config TOML file over',
-    'defaults), then prints every setting with where it came from, and the folders chainvisor will use.',
+    'defaults), then prints every setting with where it came from, the folders chainvisor will use, and where',
+    "the node's gRPC and CometBFT RPC are read (DAEMON_GRPC_ADDRESS and CHAINVISOR_RPC_ADDRESS when set, else",
+    "$DAEMON_HOME/config/app.toml and config.toml, else the defaults; 'run' also reads the node's flags).",
     'Refuses (exit 78) when $DAEMON_HOME or $DAEMON_HOME/cosmovisor does not exist.',
     '  --example   print a config file with every default (what config.example.json holds)',
     '  --docs      print the settings table in Markdown',
@@ -46,6 +48,10 @@ export const configCommand: Command = {
     writeLine(ctx.stdout, `running binary       ${binaryPath(layout, current)}`);
     writeLine(ctx.stdout, `upgrade-info.json    ${layout.upgradeInfoFile}`);
     writeLine(ctx.stdout, `backups              ${loaded.config.unsafeSkipBackup ? 'skipped (UNSAFE_SKIP_BACKUP)' : loaded.config.dataBackupDir}`);
+    // Loaded here only: the chain reader's module brings the gRPC client.
+    const { grpc, rpc } = (await import('../../chain/index.js')).addressesFor(loaded);
+    writeLine(ctx.stdout, `grpc                 ${grpc.enabled ? grpc.address : 'off'} [${grpc.source}]`);
+    writeLine(ctx.stdout, `rpc                  ${rpc.address} [${rpc.source}]`);
     writeLine(ctx.stdout);
     for (const line of describeProxies(proxySettings(ctx.env))) writeLine(ctx.stdout, line);
     const trust = readTrustStore(ctx.env);

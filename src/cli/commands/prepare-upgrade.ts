@@ -9,17 +9,21 @@ export const prepareUpgradeCommand: Command = {
   summary: 'stage the binary of the upgrade scheduled on chain now (download, verify, install)',
   usage: 'chainvisor prepare-upgrade',
   help: [
-    "Reads the scheduled upgrade plan from the node's gRPC (DAEMON_GRPC_ADDRESS), then downloads, verifies and",
+    "Reads the scheduled upgrade plan from the node's gRPC, or from its CometBFT RPC when gRPC is off or does",
+    "not answer (addresses: DAEMON_GRPC_ADDRESS and CHAINVISOR_RPC_ADDRESS when set, else the node's",
+    "config/app.toml and config/config.toml; 'chainvisor config' shows them), then downloads, verifies and",
     'installs the binary its Info names for this host into upgrades/<name>, exactly as the halt would. Does not',
     'need chainvisor run, nor DAEMON_ALLOW_DOWNLOAD_BINARIES (running it is the permission). An installed binary',
-    'is left as it is. Exit 0 when staged or when no upgrade is scheduled; 79 when it cannot be staged.',
+    'is left as it is. Exit 0 when staged or when no upgrade is scheduled; 79 when it cannot be staged or the',
+    'node answers on neither.',
   ].join('\n'),
   async run(ctx) {
     parseArgs({ args: ctx.args, options: {} });
-    const { config } = loadContextConfig(ctx);
+    const loaded = loadContextConfig(ctx);
+    const { config } = loaded;
     const layout = layoutFor(config);
     // Loaded when used, so that other commands never evaluate gRPC, pino and the download code.
-    const [{ createChainClient }, { createLogger }, { stagePlan }] = await Promise.all([
+    const [{ addressesFor, createChainReader }, { createLogger }, { stagePlan }] = await Promise.all([
       import('../../chain/index.js'),
       import('../../log/index.js'),
       import('../../staging/index.js'),
@@ -30,13 +34,15 @@ export const prepareUpgradeCommand: Command = {
       timeFormat: config.timeFormatLogs,
       ...(config.logFormat === 'auto' ? {} : { pretty: config.logFormat === 'text' }),
     });
-    const client = createChainClient({ address: config.grpcAddress });
-    // A node that does not answer is a ChainUnavailableError: exit 79 with the address and the fix.
+    const client = createChainReader({ addresses: addressesFor(loaded) });
+    // A node that answers on neither is a ChainUnavailableError naming both: exit 79 with the fix.
     const plan = await client.currentPlan().finally(() => client.close());
+    const asked = `asked ${client.answeredBy() ?? client.describe()}`;
     if (plan === null) {
-      writeLine(ctx.stdout, `no upgrade is scheduled on chain (asked ${config.grpcAddress}); nothing to prepare`);
+      writeLine(ctx.stdout, `no upgrade is scheduled on chain (${asked}); nothing to prepare`);
       return ExitCode.ok;
     }
+    writeLine(ctx.stdout, `upgrade "${plan.name}" is scheduled on chain at height ${plan.height} (${asked})`);
     if (plan.info.trim() === '') {
       throw new ChainvisorError('CHAINVISOR_PLAN_NO_INFO', `upgrade "${plan.name}" at height ${plan.height} has no Info, so there is nothing to download`, {
         hint: `install its binary by hand: chainvisor add-upgrade ${plan.name} <path-to-binary>`,

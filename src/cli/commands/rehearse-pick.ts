@@ -1,28 +1,29 @@
 /**
  * Which upgrade `rehearse` rehearses when none is named: the plan scheduled on chain, read from the
- * node's gRPC as staging reads it, or else the first manual upgrade queued in upgrade-info.json.batch;
+ * node as staging reads it (gRPC, else its CometBFT RPC), or else the first manual upgrade queued in upgrade-info.json.batch;
  * when the node could not be asked and nothing is queued, the one upgrade staged in `upgrades/` (a
  * binary never switched to), if there is exactly one — said in the log.
  */
-import { createChainClient } from '../../chain/index.js';
-import type { Config } from '../../config/index.js';
+import { addressesFor, createChainReader } from '../../chain/index.js';
+import type { LoadedConfig } from '../../config/index.js';
 import { ChainvisorError } from '../../errors/index.js';
 import type { Layout } from '../../layout/index.js';
 import type { Logger } from '../../log/index.js';
 import { readQueued } from '../../manual/index.js';
 import { readHome } from '../../status/index.js';
 
-export async function pickUpgrade(config: Config, layout: Layout, logger: Logger): Promise<string> {
+export async function pickUpgrade(loaded: LoadedConfig, layout: Layout, logger: Logger): Promise<string> {
+  const { config } = loaded;
   let unanswered = false;
-  const client = createChainClient({ address: config.grpcAddress, timeoutMs: 3000 });
+  const client = createChainReader({ addresses: addressesFor(loaded), timeoutMs: 3000 });
   let asked: string;
   try {
     const plan = await client.currentPlan();
     if (plan !== null) return plan.name;
-    asked = `no plan is scheduled on chain (asked ${config.grpcAddress})`;
+    asked = `no plan is scheduled on chain (asked ${client.answeredBy() ?? client.describe()})`;
   } catch (error) {
     unanswered = true;
-    asked = `the node's gRPC at ${config.grpcAddress} did not answer (${error instanceof Error ? error.message : String(error)})`;
+    asked = `the node did not answer (${error instanceof Error ? error.message : String(error)})`;
   } finally {
     client.close();
   }

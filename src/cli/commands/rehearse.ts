@@ -41,7 +41,8 @@ export const rehearseCommand: Command = {
       throw new UsageError(`--blocks must be a whole number of at least 1, not ${JSON.stringify(values.blocks)}`);
     const timeout = parseDuration(values.timeout ?? '30m');
     if (!timeout.ok || timeout.value <= 0) throw new UsageError(`--timeout must be a duration such as 10m or 90s, not ${JSON.stringify(values.timeout)}`);
-    const { config } = loadContextConfig(ctx);
+    const loaded = loadContextConfig(ctx);
+    const { config } = loaded;
     const layout = layoutFor(config);
     const [{ createLogger }, rehearsal, { pickUpgrade }, { createEventBus }, { startProgressView }] = await Promise.all([
       import('../../log/index.js'),
@@ -56,7 +57,7 @@ export const rehearseCommand: Command = {
       timeFormat: config.timeFormatLogs,
       ...(config.logFormat === 'auto' ? {} : { pretty: config.logFormat === 'text' }),
     });
-    const upgrade = positionals[0] ?? (await pickUpgrade(config, layout, logger));
+    const upgrade = positionals[0] ?? (await pickUpgrade(loaded, layout, logger));
     const stop = new AbortController();
     const onSignal = (signal: NodeJS.Signals) => {
       logger.info({ signal }, `received ${signal}: stopping the scratch node and removing the scratch home`);

@@ -1,4 +1,4 @@
-import type { Config } from '../../config/index.js';
+import type { LoadedConfig } from '../../config/index.js';
 import {
   customPreUpgradeProblem,
   ensureCurrentLink,
@@ -25,7 +25,8 @@ export const runCommand: Command = {
   ].join('\n'),
   passesHelpThrough: true,
   async run(ctx) {
-    const { config } = loadContextConfig(ctx);
+    const loaded = loadContextConfig(ctx);
+    const { config } = loaded;
     // The supervisor's machinery (pino, gRPC, prom-client, archives …) is loaded here, when it is used:
     // `help`, `version` and `status` never evaluate it, which keeps them fast.
     const [{ removePartialBackups }, { acquireHomeLock, stopOrphanNode }, { createLogger }, { removeLeftoverRehearsals }] = await Promise.all([
@@ -57,7 +58,7 @@ export const runCommand: Command = {
       for (const file of await removeLeftoverSwitchFiles(layout)) {
         logger.info({ file }, 'removed a file left by an interrupted switch (current was not changed by it): %s', file);
       }
-      return await supervise(ctx.args, { config, layout, logger, pretty });
+      return await supervise(ctx.args, { loaded, layout, logger, pretty });
     } finally {
       await lock.release();
     }
@@ -65,15 +66,18 @@ export const runCommand: Command = {
 };
 
 /** Everything after the lock: the `current` link, the observers, and the supervisor itself. */
-async function supervise(args: string[], options: { config: Config; layout: Layout; logger: Logger; pretty: boolean }): Promise<number> {
-  const { config, layout, logger, pretty } = options;
-  const [{ createEventBus }, { createNodeTracker }, { startObservers }, { Supervisor }, { followRehearsals, startAutoRehearsal }] = await Promise.all([
-    import('../../events/index.js'),
-    import('../../lock/index.js'),
-    import('../../observe/index.js'),
-    import('../../supervisor/index.js'),
-    import('../../rehearsal/index.js'),
-  ]);
+async function supervise(args: string[], options: { loaded: LoadedConfig; layout: Layout; logger: Logger; pretty: boolean }): Promise<number> {
+  const { loaded, layout, logger, pretty } = options;
+  const { config } = loaded;
+  const [{ addressesFor }, { createEventBus }, { createNodeTracker }, { startObservers }, { Supervisor }, { followRehearsals, startAutoRehearsal }] =
+    await Promise.all([
+      import('../../chain/index.js'),
+      import('../../events/index.js'),
+      import('../../lock/index.js'),
+      import('../../observe/index.js'),
+      import('../../supervisor/index.js'),
+      import('../../rehearsal/index.js'),
+    ]);
   if (await ensureCurrentLink(layout, switchCurrent)) {
     logger.info({ current: layout.currentLink }, "'current' was missing: created it as a link to genesis (as cosmovisor does)");
   }
@@ -88,11 +92,21 @@ async function supervise(args: string[], options: { config: Config; layout: Layo
     ...(pretty && process.stderr.isTTY && !config.disableLogs ? { progressTty: process.stderr } : {}),
   });
   const tracker = createNodeTracker({ layout, logger });
+  // Where the node listens, as it finds it itself: its flags (these arguments), then its config files.
+  const addresses = addressesFor(loaded, args);
+  const { grpc, rpc } = addresses;
+  logger.info(
+    { grpc: grpc.enabled ? grpc.address : 'off', grpcSource: grpc.source, rpc: rpc.address, rpcSource: rpc.source },
+    "the chain is read from %s, else from the node's RPC at %s [%s]",
+    grpc.enabled ? `the node's gRPC at ${grpc.address} [${grpc.source}]` : `no gRPC (off: ${grpc.source})`,
+    rpc.address,
+    rpc.source,
+  );
   // Rehearsals (docs/rehearsal.md): their results become events; CHAINVISOR_REHEARSE runs them in the background.
   const rehearsals = followRehearsals({ layout, bus: events, logger });
   const auto = config.rehearse ? startAutoRehearsal({ config, layout, logger, bus: events }) : undefined;
   try {
-    return await new Supervisor({ config, layout, args, logger, events, tracker }).run();
+    return await new Supervisor({ config, layout, args, logger, events, tracker, addresses }).run();
   } finally {
     await auto?.stop();
     rehearsals.close();

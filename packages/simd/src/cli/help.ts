@@ -18,7 +18,9 @@ Available Commands:
 
 Use "{bin} [command] --help" for more information about a command.
 `,
-  init: `Write <home>/config/genesis.json.
+  init: `Write <home>/config/genesis.json, config.toml (the moniker, [rpc] laddr = "tcp://127.0.0.1:26657")
+and app.toml ([grpc] enable = true, address = "localhost:9090"; [api] enable = false,
+address = "tcp://localhost:1317"; keys already in app.toml are kept).
 
 Usage:
   {bin} init [moniker] --home <dir> [flags]
@@ -39,8 +41,10 @@ Usage:
 Flags:
       --block-time string              interval between blocks, Go duration (default "1s")
       --rpc.laddr string               CometBFT RPC listen address (default "tcp://127.0.0.1:26657"; port 0 = any)
-      --grpc.address string            gRPC listen address (default "127.0.0.1:9090")
-      --api.address string             REST listen address (default "tcp://127.0.0.1:1317")
+      --grpc.enable                    serve gRPC; --grpc.enable=false: no gRPC listener (default true)
+      --grpc.address string            gRPC listen address (default "localhost:9090")
+      --api.enable                     serve the REST API (default false, as init writes it)
+      --api.address string             REST listen address (default "tcp://localhost:1317")
       --halt-mode string               on an upgrade halt: exit (exit code 2) or stay (keep serving, no blocks) (default "exit")
       --halt-height int                commit this height, then stop (exit 0, or stay up with --halt-mode stay)
       --unsafe-skip-upgrades ints      skip the upgrades due at these heights (space- or comma-separated)
@@ -50,7 +54,11 @@ Flags:
       --log_level string               debug, info or error (default "info")
 
 The bound addresses are written to <home>/config/addresses.json once the node listens.
-The pruning settings may also come from <home>/config/app.toml (flags win).
+As in a Cosmos node, flags win over the files, and the files over the defaults:
+  <home>/config/config.toml  [rpc] laddr
+  <home>/config/app.toml     [grpc] enable, address; [api] enable, address; the pruning keys
+init writes them with these defaults. An app.toml without [api] enable (a home made before init
+wrote it) keeps the REST API on.
 `,
   'in-place-testnet': `Create and start a testnet from current local state.
 After utilizing this command the network will start. If the network is stopped,

@@ -24,7 +24,7 @@ export async function inPlaceTestnet(ctx: NodeCommandContext, argv: readonly str
     throw new UsageProblem(`accepts 2 arg(s), received ${positionals.length}`, `usage: ${ctx.name} in-place-testnet [newChainID] [newOperatorAddress] [flags]`);
   }
   const [newChainId, operatorAddress] = positionals as [string, string];
-  const node = await nodeOptionsFrom(ctx, strings, lists);
+  const node = await nodeOptionsFrom(ctx, { strings, booleans, lists });
   const chainProblem = chainIdProblem(newChainId);
   if (chainProblem !== undefined) throw new SimError('SIM_TESTNET_BAD_CHAIN_ID', chainProblem, { hint: 'give the testnet a chain id of 1 to 50 characters' });
   operatorAccountOf(operatorAddress);

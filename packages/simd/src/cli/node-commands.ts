@@ -1,6 +1,7 @@
 /** `<bin> init`, `<bin> start`, `<bin> status`, `<bin> version`, `<bin> keys`. */
 import { defaultGenesis, writeGenesis } from '../chain/genesis.js';
 import { resolvePruning } from '../node/app-config.js';
+import { initAppListenConfig, resolveListenConfig } from '../node/listen-config.js';
 import { initNodeConfig, loadOrGenValidatorKey } from '../node/node-config.js';
 import { type NodeOptions, runNode } from '../node/run-node.js';
 import { parseDuration } from '../util/duration.js';
@@ -56,6 +57,7 @@ export async function init(ctx: NodeCommandContext, argv: readonly string[]): Pr
   const file = await writeGenesis(home, genesis, booleans.overwrite);
   const moniker = positionals[0] ?? ctx.name;
   await initNodeConfig(home, moniker);
+  await initAppListenConfig(home);
   await ctx.io.out(`${JSON.stringify({ moniker, chain_id: genesis.chain_id, genesis_file: file, gov: genesis.app_state.gov.params })}\n`);
   return 0;
 }
@@ -65,7 +67,9 @@ export const startFlags = {
   home: 'string',
   'block-time': 'string',
   'rpc.laddr': 'string',
+  'grpc.enable': 'boolean',
   'grpc.address': 'string',
+  'api.enable': 'boolean',
   'api.address': 'string',
   'halt-mode': 'string',
   'halt-height': 'string',
@@ -80,9 +84,13 @@ export const startFlags = {
 /** The node's options from the start flags, checked before anything runs. */
 export async function nodeOptionsFrom(
   ctx: NodeCommandContext,
-  strings: Readonly<Record<string, string | undefined>>,
-  lists: Readonly<Record<string, string[] | undefined>>,
+  flags: {
+    strings: Readonly<Record<string, string | undefined>>;
+    booleans: Readonly<Record<string, boolean | undefined>>;
+    lists: Readonly<Record<string, string[] | undefined>>;
+  },
 ): Promise<NodeOptions> {
+  const { strings, booleans, lists } = flags;
   const haltMode = strings['halt-mode'] ?? 'exit';
   if (haltMode !== 'exit' && haltMode !== 'stay') throw new UsageProblem(`invalid --halt-mode ${JSON.stringify(haltMode)}: expected exit or stay`);
   const level = parseLogLevel(strings['log_level'] ?? 'info');
@@ -95,14 +103,16 @@ export async function nodeOptionsFrom(
     'pruning-keep-recent': strings['pruning-keep-recent'],
     'pruning-interval': strings['pruning-interval'],
   });
+  // Flags over config/config.toml and config/app.toml over the SDK's defaults, as a Cosmos node.
+  const listen = await resolveListenConfig(home, { strings, booleans });
   return {
     home,
     name: ctx.name,
     version: ctx.version,
     blockTimeMs,
-    rpcLaddr: strings['rpc.laddr'] ?? 'tcp://127.0.0.1:26657',
-    grpcAddress: strings['grpc.address'] ?? '127.0.0.1:9090',
-    apiAddress: strings['api.address'] ?? 'tcp://127.0.0.1:1317',
+    rpcLaddr: listen.rpcLaddr,
+    grpcAddress: listen.grpc.enable ? listen.grpc.address : undefined,
+    apiAddress: listen.api.enable ? listen.api.address : undefined,
     haltMode: haltMode,
     skipHeights,
     haltHeight: strings['halt-height'] === undefined ? 0 : parseHeight(strings['halt-height'], '--halt-height'),
@@ -112,9 +122,9 @@ export async function nodeOptionsFrom(
 }
 
 export async function start(ctx: NodeCommandContext, argv: readonly string[]): Promise<number> {
-  const { strings, lists, positionals } = parseArgs(argv, { flags: startFlags });
+  const { strings, booleans, lists, positionals } = parseArgs(argv, { flags: startFlags });
   if (positionals.length > 0) throw new UsageProblem(`start takes no arguments, got ${JSON.stringify(positionals.join(' '))}`);
-  return runNode(await nodeOptionsFrom(ctx, strings, lists));
+  return runNode(await nodeOptionsFrom(ctx, { strings, booleans, lists }));
 }
 
 interface RpcStatus {

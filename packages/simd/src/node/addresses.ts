@@ -12,9 +12,9 @@ import { isErrno } from '../util/errors.js';
 export interface NodeAddresses {
   /** CometBFT RPC, `tcp://host:port`. */
   rpc: string;
-  /** gRPC, `host:port`. */
+  /** gRPC, `host:port`; empty when gRPC is off. */
   grpc: string;
-  /** REST API, `tcp://host:port`. */
+  /** REST API, `tcp://host:port`; empty when REST is off. */
   api: string;
   pid: number;
   /** The version of the binary that is running (genesis, v2, …). */

@@ -14,6 +14,7 @@ import { consensusAddress } from '../chain/consensus-key.js';
 import { sha256 } from '../util/bytes.js';
 import { isErrno, SimError } from '../util/errors.js';
 import { readOptional } from '../util/read-optional.js';
+import { listenDefaults } from './listen-config.js';
 import { readTomlFile, tomlText } from './toml-file.js';
 
 export interface NodeConfig {
@@ -64,11 +65,19 @@ export async function loadOrGenValidatorKey(home: string): Promise<Buffer> {
 }
 
 /**
- * `init`: writes config.toml with the moniker (as the SDK's init does, replacing the file) and a node
- * key unless the home has one (CometBFT LoadOrGenNodeKey keeps an existing key).
+ * `init`: writes config.toml with the moniker and the RPC's listen address (as the SDK's init does,
+ * replacing the file) and a node key unless the home has one (CometBFT LoadOrGenNodeKey keeps an existing key).
  */
 export async function initNodeConfig(home: string, moniker: string): Promise<void> {
-  const toml = `# The simulated node's CometBFT configuration; only the moniker is read.\n\nmoniker = ${JSON.stringify(moniker)}\n`;
+  const toml = [
+    "# The simulated node's CometBFT configuration; the moniker and [rpc] laddr are read.",
+    '',
+    `moniker = ${JSON.stringify(moniker)}`,
+    '',
+    '[rpc]',
+    `laddr = ${JSON.stringify(listenDefaults.rpcLaddr)}`,
+    '',
+  ].join('\n');
   await writeFile(configToml(home), toml, { mode: 0o644 });
   try {
     await writeFile(nodeKeyJson(home), newNodeKey(), { flag: 'wx', mode: 0o600 });

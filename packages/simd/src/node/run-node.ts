@@ -1,5 +1,6 @@
 /**
- * `<bin> start`: opens the store, binds the RPC, gRPC and REST servers, writes the addresses file,
+ * `<bin> start`: opens the store, binds the RPC server and the gRPC and REST servers that are on
+ * (listen-config.ts: flags, then config.toml/app.toml), writes the addresses file,
  * then produces blocks until a signal (exit 0) or a halt. A halt for an upgrade, an early binary, a
  * downgrade or a failed handler exits 2 (a Go node panics) — or, with `--halt-mode stay`, leaves the
  * node up, serving queries without producing blocks, until it is signalled (then exit 0), as real
@@ -36,10 +37,10 @@ export interface NodeOptions {
   blockTimeMs: number;
   /** `tcp://host:port`. */
   rpcLaddr: string;
-  /** `host:port`. */
-  grpcAddress: string;
-  /** `tcp://host:port`. */
-  apiAddress: string;
+  /** `host:port`; undefined: gRPC off (`--grpc.enable=false`, app.toml `[grpc] enable = false`), nothing listens. */
+  grpcAddress: string | undefined;
+  /** `tcp://host:port`; undefined: REST off. */
+  apiAddress: string | undefined;
   haltMode: HaltMode;
   skipHeights: readonly number[];
   /** 0 = none. */
@@ -54,8 +55,8 @@ export const nodeExitCode = { ok: 0, halted: 2 } as const;
 export async function runNode(options: NodeOptions): Promise<number> {
   const { home, log, version } = options;
   const rpcListen = parseListenAddress(options.rpcLaddr, '--rpc.laddr');
-  const apiListen = parseListenAddress(options.apiAddress, '--api.address');
-  const grpcListen = parseListenAddress(options.grpcAddress, '--grpc.address');
+  const apiListen = options.apiAddress === undefined ? undefined : parseListenAddress(options.apiAddress, '--api.address');
+  const grpcListen = options.grpcAddress === undefined ? undefined : parseListenAddress(options.grpcAddress, '--grpc.address');
   const genesis = await readGenesis(home);
   await removeAddresses(home);
 
@@ -133,8 +134,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
     );
 
     rpcUrl = `tcp://${formatHostPort(rpcListen.host, await listen(rpcServer, rpcListen, '--rpc.laddr'))}`;
-    const apiUrl = `tcp://${formatHostPort(apiListen.host, await listen(restServer, apiListen, '--api.address'))}`;
-    const grpcAddr = formatHostPort(grpcListen.host, await bindGrpc(grpcServer, formatHostPort(grpcListen.host, grpcListen.port)));
+    // A server that is off is never bound: its address is empty in addresses.json, "off" in the log.
+    const apiUrl = apiListen === undefined ? '' : `tcp://${formatHostPort(apiListen.host, await listen(restServer, apiListen, '--api.address'))}`;
+    const grpcAddr =
+      grpcListen === undefined ? '' : formatHostPort(grpcListen.host, await bindGrpc(grpcServer, formatHostPort(grpcListen.host, grpcListen.port)));
     log.info('starting node', {
       module: 'server',
       version: version.name,
@@ -142,8 +145,8 @@ export async function runNode(options: NodeOptions): Promise<number> {
       height: app.lastHeight,
       pruning: options.pruning.strategy,
       rpc: rpcUrl,
-      grpc: grpcAddr,
-      api: apiUrl,
+      grpc: grpcAddr || 'off',
+      api: apiUrl || 'off',
     });
     // Written after the log line: whoever sees the file can rely on the line being out.
     await writeAddresses(home, { rpc: rpcUrl, grpc: grpcAddr, api: apiUrl, pid: process.pid, version: version.name });

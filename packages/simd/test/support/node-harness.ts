@@ -99,7 +99,18 @@ export interface SimNode {
   kill9(): Promise<Exit>;
 }
 
-export const fastFlags = ['--block-time', '50ms', '--rpc.laddr', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0'];
+/** Every server on, on ports the system picks (`init` writes `[api] enable = false`, as the SDK does: REST is turned on here). */
+export const fastFlags = [
+  '--block-time',
+  '50ms',
+  '--rpc.laddr',
+  'tcp://127.0.0.1:0',
+  '--grpc.address',
+  '127.0.0.1:0',
+  '--api.enable',
+  '--api.address',
+  'tcp://127.0.0.1:0',
+];
 
 /** Spawns `<bin> start --home <home> <fast flags> <args>` (or another command that starts the node); killed at the end of the test. */
 export function spawnNode(t: TestContext, bin: string, home: string, args: readonly string[], env: NodeJS.ProcessEnv, command: readonly string[] = ['start']) {
