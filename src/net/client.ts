@@ -120,7 +120,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       // The CONNECT exchange and the forwarded requests get the same time limits as a direct one.
       clientFactory: withTimeouts,
       factory: withTimeouts,
-    } as ConstructorParameters<Undici['ProxyAgent']>[0]);
+    });
     proxies.set(key, agent);
     return agent;
   }
@@ -146,7 +146,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           ...(request.body === undefined ? {} : { body: request.body }),
           ...(request.signal === undefined ? {} : { signal: request.signal }),
         });
-        return { statusCode: response.statusCode, headers: response.headers as IncomingHttpHeaders, body: response.body as unknown as Readable };
+        return { statusCode: response.statusCode, headers: response.headers, body: response.body as unknown as Readable };
       } catch (error) {
         const problem = certificateProblem(error);
         if (problem !== undefined) {

@@ -80,7 +80,14 @@ export function asTransportError(error: unknown, timeoutMs: number): unknown {
  * undici's failures that are the network's doing (retried like a reset): the other side closed the
  * socket, a body shorter than its Content-Length, the proxy's connection failed.
  */
-const networkCodes = new Set(['UND_ERR_SOCKET', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'UND_ERR_CLOSED', 'UND_ERR_DESTROYED', 'UND_ERR_INFO', 'UND_ERR_PRX_CONN']);
+const networkCodes = new Set([
+  'UND_ERR_SOCKET',
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+  'UND_ERR_CLOSED',
+  'UND_ERR_DESTROYED',
+  'UND_ERR_INFO',
+  'UND_ERR_PRX_CONN',
+]);
 
 /** True for an error of the connection or of the server's answer (worth another attempt). */
 export function isNetworkError(error: unknown): boolean {

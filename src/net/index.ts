@@ -4,6 +4,15 @@
  * webhooks share.
  */
 export { createHttpClient, type HttpClient, type HttpClientOptions, type HttpRequest, type HttpResponse, type Route } from './client.js';
-export { asTransportError, CertificateError, certificateProblem, isNetworkError, isNotHttp, ProxyAuthError, ProxyStatusError, TransportTimeout } from './errors.js';
+export {
+  asTransportError,
+  CertificateError,
+  certificateProblem,
+  isNetworkError,
+  isNotHttp,
+  ProxyAuthError,
+  ProxyStatusError,
+  TransportTimeout,
+} from './errors.js';
 export { describeProxies, isLoopback, proxyFor, proxyProblems, type ProxySettings, proxySettings, shownProxy } from './proxy.js';
 export { readTrustStore, secureContextFor, systemBundleFiles, systemCertDirs, type TrustStore } from './trust.js';

@@ -74,7 +74,9 @@ function parseProxy(variable: ProxyVariable): ProxyChoice {
     url = new URL(scheme === undefined ? `http://${value}` : value);
   } catch (error) {
     if (!(error instanceof TypeError)) throw error;
-    return unusable('not a proxy URL: write it as http://host:port (or https://, socks5://), with user:password@ before the host when the proxy needs credentials');
+    return unusable(
+      'not a proxy URL: write it as http://host:port (or https://, socks5://), with user:password@ before the host when the proxy needs credentials',
+    );
   }
   if (url.hostname === '') return unusable('the proxy URL names no host: write it as http://host:port');
   if (url.protocol === 'socks5h:') url = new URL(`socks5:${url.href.slice('socks5h:'.length)}`);
@@ -133,7 +135,8 @@ function parseNoProxy(value: string): Matcher[] | 'all' {
       matchers.push((host) => isIP(host) !== 0 && cidr.check(host, isIP(host) === 4 ? 'ipv4' : 'ipv6'));
       continue;
     }
-    let [entryHost, entryPort] = splitHostPort(entry);
+    const [host, entryPort] = splitHostPort(entry);
+    let entryHost = host;
     if (entryHost === '') continue;
     if (isIP(entryHost) !== 0) {
       const ip = entryHost;
@@ -208,7 +211,10 @@ export function describeProxies(settings: ProxySettings): string[] {
     if (choice.url === undefined) return `${label}unusable value in ${choice.variable.name}: ${choice.problem ?? ''}`;
     return `${label}${shownProxy(choice.url)} [env ${choice.variable.name}]`;
   };
-  const bypass = settings.noProxy === undefined ? 'localhost and loopback addresses' : `localhost, loopback addresses, ${settings.noProxy.value} [env ${settings.noProxy.name}]`;
+  const bypass =
+    settings.noProxy === undefined
+      ? 'localhost and loopback addresses'
+      : `localhost, loopback addresses, ${settings.noProxy.value} [env ${settings.noProxy.name}]`;
   return [
     line('proxy for https      ', settings.https),
     line('proxy for http       ', settings.http),

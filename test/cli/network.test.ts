@@ -56,7 +56,10 @@ test('the same without the CA: refused, naming the host, the problem and SSL_CER
   const n = await network(t);
   const r = await n.home.cli(['check-plan', '--info', n.info], { https_proxy: n.proxy.url });
   assert.equal(r.exitCode, 79, r.stderr);
-  assert.match(r.stderr, /the TLS certificate of releases\.example\.test:\d+ does not verify: it was issued by a certificate authority this host does not trust/);
+  assert.match(
+    r.stderr,
+    /the TLS certificate of releases\.example\.test:\d+ does not verify: it was issued by a certificate authority this host does not trust/,
+  );
   assert.match(r.stderr, /hint: .*SSL_CERT_FILE/);
   assert.doesNotMatch(r.stderr, /use-system-ca|Node\.js/);
   assert.equal(n.release.requests.length, 0);

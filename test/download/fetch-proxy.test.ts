@@ -51,7 +51,8 @@ async function setup(t: TestContext, env: Record<string, string>, overrides: Par
   });
   t.after(() => fetcher.close());
   const file = path.join(dir, 'download');
-  const fetch = (url: string) => fetcher.fetchToFile({ source: parseSource(url, { mustHaveChecksum: false, what: 'linux/amd64 binary' }), file, what: 'linux/amd64 binary' });
+  const fetch = (url: string) =>
+    fetcher.fetchToFile({ source: parseSource(url, { mustHaveChecksum: false, what: 'linux/amd64 binary' }), file, what: 'linux/amd64 binary' });
   return { file, log, fetch };
 }
 
@@ -196,7 +197,14 @@ test('a proxy that refuses the host (403 to CONNECT) is named, not retried; a 50
 
 test('through the proxy: a 503 is retried and a dropped body resumed with Range', async (t) => {
   const s = await release(t);
-  s.route('/simd', { body, etag: '"v2"', faults: [{ kind: 'status', status: 503 }, { kind: 'drop', afterBytes: 100_000 }] });
+  s.route('/simd', {
+    body,
+    etag: '"v2"',
+    faults: [
+      { kind: 'status', status: 503 },
+      { kind: 'drop', afterBytes: 100_000 },
+    ],
+  });
   const p = await proxy(t);
   const { fetch, file } = await setup(t, { HTTPS_PROXY: p.url });
   const result = await fetch(s.url('/simd'));

@@ -263,7 +263,10 @@ test('an untrusted TLS certificate: not retried, the host and the problem named,
   await assert.rejects(fetch(secure.url('/simd')), (error: Error & { attempts?: number; hint?: string; code?: string }) => {
     assert.equal(error.code, 'CHAINVISOR_DOWNLOAD_FAILED');
     assert.equal(error.attempts, 1);
-    assert.ok(error.message.includes(`the TLS certificate of ${host} does not verify: it was issued by a certificate authority this host does not trust`), error.message);
+    assert.ok(
+      error.message.includes(`the TLS certificate of ${host} does not verify: it was issued by a certificate authority this host does not trust`),
+      error.message,
+    );
     assert.match(error.hint ?? '', /SSL_CERT_FILE/);
     assert.match(error.hint ?? '', /not retried/);
     assert.doesNotMatch(`${error.message} ${error.hint}`, /use-system-ca|Node\.js/, "Node's own advice is not an operator's");

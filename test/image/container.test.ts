@@ -332,7 +332,24 @@ describe('container image', { skip, concurrency: false }, () => {
       await fs.writeFile(path.join(certs, 'corporate-ca.pem'), testCa, { mode: 0o644 });
       const info = JSON.stringify({ binaries: { [hostPlatform()]: withChecksum(release.url('/simd.tar.gz'), archive) } });
       const checkPlan = (env: string[]) =>
-        docker(['run', '--rm', '--network', 'host', '-v', `${certs}:/certs:ro`, '-e', 'DAEMON_NAME=simd', '-e', `HTTPS_PROXY=${proxy.hostPort}`, ...env, image, 'check-plan', '--skip-smoke-test', '--info', info]);
+        docker([
+          'run',
+          '--rm',
+          '--network',
+          'host',
+          '-v',
+          `${certs}:/certs:ro`,
+          '-e',
+          'DAEMON_NAME=simd',
+          '-e',
+          `HTTPS_PROXY=${proxy.hostPort}`,
+          ...env,
+          image,
+          'check-plan',
+          '--skip-smoke-test',
+          '--info',
+          info,
+        ]);
       const untrusted = await checkPlan([]);
       assert.equal(untrusted.code, 79, untrusted.stderr);
       assert.match(untrusted.stderr, /the TLS certificate of releases\.example\.test:\d+ does not verify/);
@@ -341,7 +358,10 @@ describe('container image', { skip, concurrency: false }, () => {
       const trusted = await checkPlan(['-e', 'SSL_CERT_FILE=/certs/corporate-ca.pem']);
       assert.equal(trusted.code, 0, trusted.stderr);
       assert.match(trusted.stdout, /bin\/simd \(tar\.gz\)/);
-      assert.ok(proxy.requests.some((r) => r.method === 'CONNECT'), 'through the proxy');
+      assert.ok(
+        proxy.requests.some((r) => r.method === 'CONNECT'),
+        'through the proxy',
+      );
     } finally {
       await release.close();
       await proxy.close();

@@ -21,7 +21,11 @@ test('the upper-case name wins; the lower-case one is read when the upper-case o
   assert.equal(via('https://a.example/', { HTTPS_PROXY: '', https_proxy: 'http://lower:2' }), 'http://lower:2/');
   assert.equal(via('https://a.example/', { https_proxy: 'http://lower:2' }), 'http://lower:2/');
   assert.equal(via('http://a.example/', { http_proxy: 'http://lower:3' }), 'http://lower:3/');
-  assert.equal(via('https://a.example/', { NO_PROXY: 'b.example', no_proxy: 'a.example', HTTPS_PROXY: 'http://p:1' }), 'http://p:1/', 'NO_PROXY wins over no_proxy');
+  assert.equal(
+    via('https://a.example/', { NO_PROXY: 'b.example', no_proxy: 'a.example', HTTPS_PROXY: 'http://p:1' }),
+    'http://p:1/',
+    'NO_PROXY wins over no_proxy',
+  );
   assert.equal(via('https://a.example/', { no_proxy: 'a.example', HTTPS_PROXY: 'http://p:1' }), undefined);
 });
 
