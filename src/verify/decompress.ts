@@ -10,7 +10,7 @@
  * Errors come out as ArchiveInvalidError (`CHAINVISOR_ARCHIVE_INVALID`) saying what was wrong.
  */
 import { Duplex, Transform } from 'node:stream';
-import { createZstdDecompress } from 'node:zlib';
+import { createZstdDecompress, zstdCompressSync, zstdDecompressSync } from 'node:zlib';
 
 import * as xzNamespace from 'xz-decompress';
 
@@ -44,8 +44,11 @@ export function decompressError(subject: Subject, compression: Compression, erro
   return new ArchiveInvalidError(subject, `${compression} data: ${explain(compression, error)}`, error);
 }
 
+/** A zstd stream this Node cannot decompress whole. */
+class SeveralFramesError extends Error {}
+
 function explain(compression: Compression, error: Error): string {
-  if (error instanceof TruncatedError) return error.message;
+  if (error instanceof TruncatedError || error instanceof SeveralFramesError) return error.message;
   if (compression === 'xz') {
     const code = /error code (\d+)/.exec(error.message)?.[1];
     // xz-embedded's codes (xz.h: enum xz_ret).
@@ -66,15 +69,36 @@ function explain(compression: Compression, error: Error): string {
   return error.message;
 }
 
+let multiFrameZstd: boolean | undefined;
+
+/**
+ * Whether this Node's zstd decompressor reads every frame of a stream (Node 26 does; Node 22's stops
+ * after the first). Several frames are what pzstd writes, and what go-getter reads.
+ */
+function readsEveryZstdFrame(): boolean {
+  multiFrameZstd ??= zstdDecompressSync(Buffer.concat([zstdCompressSync('a'), zstdCompressSync('b')])).length === 2;
+  return multiFrameZstd;
+}
+
 /** Passes the bytes on unchanged; at their end, refuses a zstd stream that stops inside a frame. */
 function zstdFrameCheck(): Transform {
   const frames = createZstdFrameCheck();
+  const everyFrame = readsEveryZstdFrame();
   return new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       try {
         frames.push(chunk);
       } catch (error) {
         callback(error as Error);
+        return;
+      }
+      if (!everyFrame && frames.begun >= 2) {
+        // A second frame began: this Node would decompress the first only, a binary cut short.
+        callback(
+          new SeveralFramesError(
+            `the stream holds several zstd frames (as pzstd writes them), which this Node.js (${process.versions.node}) decompresses only in part; use the release executable (Node.js 26) or a single-frame .zst (zstd, not pzstd)`,
+          ),
+        );
         return;
       }
       callback(null, chunk);

@@ -16,6 +16,8 @@ export interface ZstdFrameCheck {
   push(chunk: Buffer): void;
   /** True when the bytes so far end exactly after a whole frame. */
   readonly complete: boolean;
+  /** Frames (not skippable ones) whose header was read so far. */
+  readonly begun: number;
 }
 
 type Step = (field: Buffer) => void;
@@ -28,6 +30,7 @@ export function createZstdFrameCheck(): ZstdFrameCheck {
   /** Bytes to pass over (block contents, skippable frames) before the next field. */
   let skip = 0;
   let frames = 0;
+  let begun = 0;
   let checksum = false;
 
   const collect = (n: number, next: Step): void => {
@@ -46,6 +49,7 @@ export function createZstdFrameCheck(): ZstdFrameCheck {
       return;
     }
     if (value !== frameMagic) throw new Error(`bytes ${b.toString('hex')} where a zstd frame should begin`);
+    begun += 1;
     collect(1, descriptor);
   };
   const descriptor: Step = (b) => {
@@ -93,6 +97,9 @@ export function createZstdFrameCheck(): ZstdFrameCheck {
     },
     get complete() {
       return frames > 0 && skip === 0 && step === magic && field.length === 0;
+    },
+    get begun() {
+      return begun;
     },
   };
 }

@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
+import { zstdCompressSync, zstdDecompressSync } from 'node:zlib';
 
-import { compressedArchives, compressedBomb, compressors } from '../../scripts/make-compressed-archives.js';
+import { compress, compressedArchives, compressedBomb, compressors } from '../../scripts/make-compressed-archives.js';
 import { fakeBinary, writeArchives } from '../../scripts/make-hostile-archives.js';
 import { ChainvisorError } from '../../src/errors/index.js';
 import { detectFromHead, unpack } from '../../src/verify/index.js';
@@ -93,6 +94,19 @@ for (const compressor of compressors) {
 
     test('the tar entry rules hold inside: path traversal refused', async (t) => {
       await refused(t, data('traversal'), 'CHAINVISOR_ARCHIVE_UNSAFE');
+    });
+
+    test('several streams one after another (cat a b, pxz, pbzip2, pzstd): the whole binary, or a clear refusal', async (t) => {
+      const whole = Buffer.concat([Buffer.from(fakeBinary()), Buffer.alloc(200_000, 7)]);
+      const joined = Buffer.concat([compress(compressor, whole.subarray(0, 50_000)), compress(compressor, whole.subarray(50_000))]);
+      const multiFrameZstd = zstdDecompressSync(Buffer.concat([zstdCompressSync('a'), zstdCompressSync('b')])).length === 2;
+      if (compressor === 'zstd' && !multiFrameZstd) {
+        const { error } = await refused(t, joined, 'CHAINVISOR_ARCHIVE_INVALID');
+        assert.match(error.message, /several zstd frames .* use the release executable/);
+        return;
+      }
+      const { result } = await unpackBuilt(t, joined);
+      assert.deepEqual(await fs.readFile(result.binary), whole, 'every stream decompressed, in order');
     });
 
     test('decompressed data that is neither a tar nor an executable is refused', async (t) => {
