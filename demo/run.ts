@@ -205,7 +205,9 @@ try {
   supervisor.kill('SIGTERM');
   console.log(`    chainvisor exited with ${await exited}`);
   supervisor = undefined;
-  console.log(`\n${bold('Done:')} the node halted at height ${target}, chainvisor switched to v2, and v2 applied the upgrade at that height once more than 2/3 of the validators were back.`);
+  console.log(
+    `\n${bold('Done:')} the node halted at height ${target}, chainvisor switched to v2, and v2 applied the upgrade at that height once more than 2/3 of the validators were back.`,
+  );
 } catch (error) {
   console.error(`\ndemo failed: ${(error as Error).message}`);
   process.exitCode = 1;

@@ -237,7 +237,8 @@ export function blockCommit(block: BlockRecord, time: string): CometCommit {
 export function lastCommit(block: BlockRecord): CometCommit {
   const { header } = block;
   const height = String(Math.max(0, Number(header.height) - 1));
-  if (block.last_commit !== undefined) return { height, round: block.last_commit.round, block_id: header.last_block_id, signatures: block.last_commit.signatures };
+  if (block.last_commit !== undefined)
+    return { height, round: block.last_commit.round, block_id: header.last_block_id, signatures: block.last_commit.signatures };
   return cometCommit(String(Math.max(0, Number(header.height) - 1)), header.last_block_id, header.proposer_address, header.time);
 }
 

@@ -118,7 +118,8 @@ export class Consensus {
       if (hasQuorum(set, votedPower(set, votes))) {
         this.step = roundStep.commit;
         this.committed = { round: this.round, prevotes: votes, precommits: votes };
-        if (this.round > 0 || this.past.length > 0) log.info('more than 2/3 of the voting power precommitted', { module: 'consensus', height, round: this.round });
+        if (this.round > 0 || this.past.length > 0)
+          log.info('more than 2/3 of the voting power precommitted', { module: 'consensus', height, round: this.round });
         return { round: this.round, votes: set.validators.map((v, i) => ({ address: v.address, voted: votes.has(i) })) };
       }
       const roundEnd = this.roundStartMs + roundMs;

@@ -28,9 +28,10 @@ export async function produceBlocks(options: ProducerOptions): Promise<ChainHalt
   const { app, mempool, blockTimeMs, consensus, signal, onCommit } = options;
   consensus.newHeight(app.nextHeight);
   while (!signal.aborted) {
-    const started = Date.now();
     const precommits = await consensus.decide(app.nextHeight, signal);
     if (precommits === undefined) break;
+    // The block interval runs from the commit decision: a wait for votes does not shorten the next one.
+    const started = Date.now();
     const entries = mempool.take();
     let block: BlockRecord;
     try {

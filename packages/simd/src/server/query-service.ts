@@ -9,9 +9,9 @@
  * at that height; the block service always answers from the block store, as CometBFT does.
  */
 import type { Genesis } from '../chain/genesis.js';
-import { validatorSet, type ValidatorSet } from '../chain/validator-set.js';
 import type { NodeIdentity } from '../chain/node-info.js';
 import { tendermintQueries, tendermintService } from '../chain/queries.js';
+import { type ValidatorSet, validatorSet } from '../chain/validator-set.js';
 import { getSequence } from '../core/accounts.js';
 import type { ProtoHandler } from '../core/query.js';
 import { govGatewayQueries, govQueries } from '../gov/queries.js';

@@ -19,10 +19,7 @@ test('peers share the power by ten (the first ones take the remainder), sorted b
   assert.equal(set.totalPower, 3_000_005n);
   assert.equal(set.selfIndex, 0);
   const peers = set.validators.slice(1);
-  assert.deepEqual(
-    peers.map((v) => v.power).sort(),
-    [...Array<bigint>(5).fill(200_000n), ...Array<bigint>(5).fill(200_001n)].sort(),
-  );
+  assert.deepEqual(peers.map((v) => v.power).sort(), [...Array<bigint>(5).fill(200_000n), ...Array<bigint>(5).fill(200_001n)].sort());
   for (const [i, v] of set.validators.entries()) {
     const before = set.validators[i - 1];
     if (before !== undefined) assert.ok(before.power > v.power || (before.power === v.power && before.address < v.address));

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { proposeUpgrade, type SimNode, simFixture, startNode, waitFor } from '../support/node-harness.js';
+import { proposeUpgrade, simFixture, type SimNode, startNode, waitFor } from '../support/node-harness.js';
 
 const hex40 = /^[0-9A-F]{40}$/;
 const bitArray = /^BA\{(\d+):([x_]+)\} (\d+)\/(\d+) = (\d+\.\d\d)$/;
@@ -127,7 +127,10 @@ test('--sim-not-signing: the height stays without more than 2/3, and goes on wit
   const state = (await rpc(stalled, '/consensus_state')).round_state;
   assert.equal(state.height_vote_set[0].round, 0);
   assert.equal(state.height_vote_set[0].prevotes[0], 'nil-Vote');
-  assert.match(state.height_vote_set[0].prevotes[1], /^Vote\{1:[0-9A-F]{12} 1\/00\/SIGNED_MSG_TYPE_PREVOTE\(Prevote\) [0-9A-F]{12} [0-9A-F]{12} 000000000000 @ .*Z\}$/);
+  assert.match(
+    state.height_vote_set[0].prevotes[1],
+    /^Vote\{1:[0-9A-F]{12} 1\/00\/SIGNED_MSG_TYPE_PREVOTE\(Prevote\) [0-9A-F]{12} [0-9A-F]{12} 000000000000 @ .*Z\}$/,
+  );
   // A timed-out round: those present precommitted nil.
   assert.match(state.height_vote_set[0].precommits[1], /^Vote\{1:[0-9A-F]{12} 1\/00\/SIGNED_MSG_TYPE_PRECOMMIT\(Precommit\) 000000000000 /);
   assert.equal((await rpc(stalled, '/status')).sync_info.latest_block_height, '0');
@@ -160,7 +163,7 @@ test('--sim-peers-back-after: the new binary waits at the upgrade height until m
   const old = await startNode(t, fx.bin('genesis'), home, network);
   await old.waitForHeight(2);
   const height = (await old.height()) + 80;
-  await proposeUpgrade(fx.bin('genesis'), home, { name: 'v2', height, info: fx.built.versions.v2?.info as string });
+  await proposeUpgrade(fx.bin('genesis'), home, { name: 'v2', height, info: fx.built.versions.v2?.info });
   assert.equal((await old.exit).code, 2, old.log());
 
   const started = Date.now();
@@ -206,7 +209,11 @@ test('--sim-peers-back-after: the new binary waits at the upgrade height until m
 
   // Then every peer votes again, and /block at H + 1 carries the commit of H.
   await node.waitForHeight(height + 2);
-  assert.deepEqual((await rpc(node, `/block?height=${height + 1}`)).block.last_commit.signatures, commit.signatures);
+  const nextBlock = (await rpc(node, `/block?height=${height + 1}`)).block;
+  assert.deepEqual(nextBlock.last_commit.signatures, commit.signatures);
+  // The block interval runs from the commit: the wait does not make the next block come at once.
+  const upgradeBlock = (await rpc(node, `/block?height=${height}`)).block;
+  assert.ok(Date.parse(nextBlock.header.time) - Date.parse(upgradeBlock.header.time) >= 40, `${upgradeBlock.header.time} → ${nextBlock.header.time}`);
   const nextCommit = (await rpc(node, `/commit?height=${height + 1}`)).signed_header.commit;
   assert.deepEqual(
     nextCommit.signatures.map((s: any) => s.block_id_flag),

@@ -2,7 +2,7 @@
  * Block methods (CometBFT rpc/core/blocks.go): `block`, `block_by_hash`, `header`, `header_by_hash`,
  * `block_results`, `blockchain`, `commit`, `block_search`. The node keeps every block from height 1.
  */
-import { appVersionAfter, type BlockId, blockCommit, blockMeta, type BlockRecord, cometBlock, getBlock } from '../../chain/block.js';
+import { appVersionAfter, blockCommit, type BlockId, blockMeta, type BlockRecord, cometBlock, getBlock } from '../../chain/block.js';
 import { getCommitInfo } from '../../chain/commit.js';
 import { findBlockHeight } from '../../chain/tx-index.js';
 import { method, type RpcBackend, type RpcMethod } from './backend.js';

@@ -37,7 +37,8 @@ export function bitArrayString(set: ValidatorSet, votes: ReadonlyMap<number, Sim
 
 function heightVoteSet(state: RoundState): unknown[] {
   return state.rounds.map((r) => {
-    const list = (type: VoteType, votes: ReadonlyMap<number, SimVote>) => state.set.validators.map((_v, i) => voteString(state, r.round, type, i, votes.get(i)));
+    const list = (type: VoteType, votes: ReadonlyMap<number, SimVote>) =>
+      state.set.validators.map((_v, i) => voteString(state, r.round, type, i, votes.get(i)));
     return {
       round: r.round,
       prevotes: list('prevote', r.prevotes),
@@ -71,7 +72,10 @@ export const consensusMethods: Record<string, RpcMethod> = {
 
   dump_consensus_state: method([], async (_params, backend) => {
     const state = backend.roundState();
-    const validators = { validators: state.set.validators.map(validatorJson), proposer: validatorJson(state.set.validators[state.set.selfIndex] as SetValidator) };
+    const validators = {
+      validators: state.set.validators.map(validatorJson),
+      proposer: validatorJson(state.set.validators[state.set.selfIndex] as SetValidator),
+    };
     return {
       round_state: {
         height: String(state.height),
