@@ -5,7 +5,9 @@
  *   2. initialise the chain and chainvisor's layout, install v2 ahead of time (`add-upgrade`);
  *   3. start the node under `chainvisor run`;
  *   4. pass a governance proposal to upgrade to v2 a few seconds ahead;
- *   5. watch the node halt, chainvisor switch, v2 apply the upgrade and produce blocks;
+ *   5. watch the node halt, chainvisor switch, and v2 wait for the rest of the validator set: the
+ *      simulated peers (2/3 of the power, `--sim-peers-power`) come back one by one over 5 s
+ *      (`--sim-peers-back-after`), the prevote share rises, and above 2/3 v2 applies the upgrade;
  *   6. query the applied upgrade and the module versions from v2's command line.
  *
  * Options: --keep (leave the temp folder), --block-time 200ms.
@@ -65,6 +67,37 @@ function relay(child: ChildProcess, upgradeHeight: () => number | undefined): vo
   child.stderr?.setEncoding('utf8').on('data', show);
 }
 
+/**
+ * What an operator watches with pvtop after the switch: v2's `/consensus_state`, one line each time
+ * the prevotes change, until the block at the upgrade height commits.
+ */
+async function watchPrevotes(a: NodeAddresses, height: number): Promise<void> {
+  const url = `${a.rpc.replace('tcp:', 'http:')}/consensus_state`;
+  let shown = '';
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const state = await fetch(url)
+      .then(async (r) => ((await r.json()) as { result: { round_state: RoundStateJson } }).result.round_state)
+      .catch(() => undefined);
+    if (state !== undefined) {
+      const [h] = state['height/round/step'].split('/');
+      if (Number(h) > height) break;
+      const line = `height/round/step ${state['height/round/step']}  prevotes ${state.height_vote_set.at(-1)?.prevotes_bit_array ?? ''}`;
+      if (Number(h) === height && line !== shown) console.log(`  ◆ ${line}`);
+      shown = line;
+    }
+    if ((await heightOf(a).catch(() => 0)) >= height) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const committed = (await heightOf(a).catch(() => 0)) >= height;
+  console.log(committed ? `  ◆ more than 2/3 of the voting power is back: block ${height} committed` : `  ◆ block ${height} not committed after 60 s`);
+}
+
+interface RoundStateJson {
+  'height/round/step': string;
+  height_vote_set: Array<{ prevotes_bit_array: string }>;
+}
+
 const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-demo-'));
 const home = path.join(root, 'home');
 const env = {
@@ -100,6 +133,11 @@ try {
     '127.0.0.1:0',
     '--api.address',
     'tcp://127.0.0.1:0',
+    // The rest of the validator set, simulated: 10 peers with 2/3 of the power, back over 5 s after the switch.
+    '--sim-peers-power',
+    '2000000',
+    '--sim-peers-back-after',
+    '5s',
   ];
   console.log(`  $ chainvisor run ${nodeArgs.join(' ')}`);
   let target: number | undefined;
@@ -138,7 +176,16 @@ try {
     'text',
   ]);
 
-  step('waiting for the halt, the switch and v2 producing blocks');
+  step('waiting for the halt, the switch and the network to come back');
+  const upgraded = await until(
+    'the v2 node',
+    async () => {
+      const a = await readAddresses(home);
+      return a?.version === 'v2' ? a : undefined;
+    },
+    120_000,
+  );
+  await watchPrevotes(upgraded, target);
   const second = await until(
     'the v2 node',
     async () => {
@@ -158,7 +205,9 @@ try {
   supervisor.kill('SIGTERM');
   console.log(`    chainvisor exited with ${await exited}`);
   supervisor = undefined;
-  console.log(`\n${bold('Done:')} the node halted at height ${target}, chainvisor switched to v2, and v2 applied the upgrade at that height.`);
+  console.log(
+    `\n${bold('Done:')} the node halted at height ${target}, chainvisor switched to v2, and v2 applied the upgrade at that height once more than 2/3 of the validators were back.`,
+  );
 } catch (error) {
   console.error(`\ndemo failed: ${(error as Error).message}`);
   process.exitCode = 1;

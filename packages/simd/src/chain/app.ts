@@ -12,9 +12,10 @@ import { govRoutes } from '../gov/msgs.js';
 import type { Database } from '../store/db.js';
 import { Overlay, prefixed } from '../store/kv.js';
 import { ChainHalt } from '../upgrade/halt.js';
-import { getProtocolVersion } from '../upgrade/keeper.js';
+import { getPlan, getProtocolVersion } from '../upgrade/keeper.js';
 import { storePrefix as upgradeStorePrefix } from '../upgrade/keys.js';
 import { upgradeRoutes } from '../upgrade/msgs.js';
+import { isDue } from '../upgrade/plan.js';
 import { preBlock } from '../upgrade/preblock.js';
 import { applyStoreUpgrades, pendingStoreUpgrades } from '../upgrade/store-loader.js';
 import { readUpgradeInfo, writeUpgradeInfo } from '../upgrade/upgrade-info.js';
@@ -23,7 +24,7 @@ import { ChainError } from '../util/errors.js';
 import type { SimLogger } from '../util/log.js';
 import type { SimVersion } from '../versions.js';
 import { anteEvents, checkGas, checkSequence, gasUsed, messageEvents, txSigners, validateSignatures } from './ante.js';
-import { blockKey, type BlockRecord, endBlockEvents, getBlock, makeBlock, type TxResult } from './block.js';
+import { blockKey, type BlockRecord, endBlockEvents, getBlock, makeBlock, type Precommits, type TxResult } from './block.js';
 import { getCommitInfo, nextAppHash, setCommitInfo } from './commit.js';
 import { consensusKey } from './consensus-key.js';
 import { type Genesis, initChain } from './genesis.js';
@@ -114,8 +115,19 @@ export class App {
     return this.options.db.reader;
   }
 
+  /**
+   * Whether the next block runs an upgrade of this binary: a plan due there, not skipped, whose
+   * handler the binary has. Read from the committed state, so a binary knows it is the new one at an
+   * upgrade height — the first process after the old binary's halt — from the chain alone.
+   */
+  async upgradesAtNextHeight(): Promise<boolean> {
+    const plan = await getPlan(prefixed(this.reader, upgradeStorePrefix));
+    const height = this.nextHeight;
+    return plan !== undefined && isDue(plan, height) && !this.skipHeights.has(height) && Object.hasOwn(this.version.handlers, plan.name);
+  }
+
   /** Executes and commits the next block; throws ChainHalt (with nothing committed) where a real node panics. */
-  async produceBlock(timeNanos: bigint, txs: Buffer[]): Promise<BlockRecord> {
+  async produceBlock(timeNanos: bigint, txs: Buffer[], precommits?: Precommits): Promise<BlockRecord> {
     const { log, haltHeight = 0 } = this.options;
     const height = this.nextHeight;
     if (haltHeight > 0 && height > haltHeight) {
@@ -157,6 +169,7 @@ export class App {
       results,
       events: endBlockEvents(endBlock.events),
       proposerAddress: consensusKey(this.options.genesis).address,
+      precommits,
     });
     const appHash = nextAppHash(this.appHash, state.ops());
     setCommitInfo(state, { height, appHash });

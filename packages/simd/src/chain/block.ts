@@ -7,6 +7,7 @@ import type { Event } from '../core/msg.js';
 import type { KVReader } from '../store/kv.js';
 import { hexUpper, sha256, uint64BE } from '../util/bytes.js';
 import { formatNanos } from '../util/time.js';
+import { precommitSignature } from './validator-set.js';
 
 export interface BlockId {
   hash: string;
@@ -59,6 +60,25 @@ export interface BlockRecord {
    * stored before it was kept, where the header's is the one.
    */
   app_version?: string;
+  /**
+   * The precommits that committed this block, kept when the node simulates a validator set
+   * (`--sim-peers-power`, `--sim-not-signing`); absent otherwise, where the one validator's is derived.
+   */
+  commit?: StoredCommit;
+  /** The parent's stored commit, carried as this block's `last_commit` (absent when the parent has none). */
+  last_commit?: StoredCommit;
+}
+
+/** The round a block committed in and the precommits of the set, in validator-set order. */
+export interface StoredCommit {
+  round: number;
+  signatures: CommitSig[];
+}
+
+/** Who precommitted a block: every validator of the set in order, `voted` false when absent. */
+export interface Precommits {
+  round: number;
+  votes: ReadonlyArray<{ address: string; voted: boolean }>;
 }
 
 /** The part of a block the `/blockchain` RPC and the `applied` query return (upgrade-module.md §2.4). */
@@ -100,6 +120,8 @@ export interface MakeBlockInput {
   results: TxResult[];
   events?: Event[];
   proposerAddress: string;
+  /** The votes that commit the block, stored with it when the node simulates a validator set. */
+  precommits?: Precommits;
 }
 
 export function makeBlock(input: MakeBlockInput): BlockRecord {
@@ -124,8 +146,11 @@ export function makeBlock(input: MakeBlockInput): BlockRecord {
   const headerBytes = JSON.stringify(header);
   const txs = input.txs.map((tx) => tx.toString('base64'));
   const size = headerBytes.length + input.txs.reduce((n, tx) => n + tx.length, 0);
+  const blockHash = hexUpper(sha256(headerBytes));
+  const time = formatNanos(input.timeNanos);
+  const { precommits } = input;
   return {
-    block_id: { hash: hexUpper(sha256(headerBytes)), parts: { total: 1, hash: hexUpper(sha256('part', headerBytes, ...input.txs)) } },
+    block_id: { hash: blockHash, parts: { total: 1, hash: hexUpper(sha256('part', headerBytes, ...input.txs)) } },
     block_size: String(size),
     header,
     num_txs: String(txs.length),
@@ -134,6 +159,15 @@ export function makeBlock(input: MakeBlockInput): BlockRecord {
     events: input.events ?? [],
     time_nanos: input.timeNanos.toString(),
     app_version: String(input.appVersion),
+    ...(precommits === undefined
+      ? {}
+      : {
+          commit: {
+            round: precommits.round,
+            signatures: precommits.votes.map((v) => (v.voted ? signedCommitSig(blockHash, v.address, time) : absentCommitSig)),
+          },
+        }),
+    ...(last?.commit === undefined ? {} : { last_commit: last.commit }),
   };
 }
 
@@ -151,13 +185,23 @@ export function blockMeta(block: BlockRecord): BlockMeta {
   return { block_id: block.block_id, block_size: block.block_size, header: block.header, num_txs: block.num_txs };
 }
 
+/** CometBFT's BlockIDFlag: 1 absent, 2 voted for the block, 3 voted nil. */
+export const blockIdFlag = { absent: 1, commit: 2, nil: 3 } as const;
+
 export interface CommitSig {
   block_id_flag: number;
-  /** Upper-case hex. */
+  /** Upper-case hex; empty when absent. */
   validator_address: string;
   timestamp: string;
-  /** Base64. */
-  signature: string;
+  /** Base64; null when absent. */
+  signature: string | null;
+}
+
+/** An absent validator's entry, as CometBFT writes it. */
+const absentCommitSig: CommitSig = { block_id_flag: blockIdFlag.absent, validator_address: '', timestamp: '0001-01-01T00:00:00Z', signature: null };
+
+function signedCommitSig(blockHash: string, address: string, time: string): CommitSig {
+  return { block_id_flag: blockIdFlag.commit, validator_address: address, timestamp: time, signature: precommitSignature(blockHash, address) };
 }
 
 export interface CometCommit {
@@ -182,9 +226,19 @@ export function cometCommit(height: string, blockId: BlockId, validator: string,
   };
 }
 
+/** The commit of a block (`/commit`): the stored precommits, or the one validator's. */
+export function blockCommit(block: BlockRecord, time: string): CometCommit {
+  const { header } = block;
+  if (block.commit !== undefined) return { height: header.height, round: block.commit.round, block_id: block.block_id, signatures: block.commit.signatures };
+  return cometCommit(header.height, block.block_id, header.proposer_address, time);
+}
+
 /** The commit a block carries for its parent (`last_commit`): empty in the first block. */
 export function lastCommit(block: BlockRecord): CometCommit {
   const { header } = block;
+  const height = String(Math.max(0, Number(header.height) - 1));
+  if (block.last_commit !== undefined)
+    return { height, round: block.last_commit.round, block_id: header.last_block_id, signatures: block.last_commit.signatures };
   return cometCommit(String(Math.max(0, Number(header.height) - 1)), header.last_block_id, header.proposer_address, header.time);
 }
 

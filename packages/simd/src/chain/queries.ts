@@ -15,7 +15,7 @@ import type { ProtoHandler } from '../core/query.js';
 import type { KVReader } from '../store/kv.js';
 import { addressPrefix, bech32Encode } from '../util/bech32.js';
 import { ChainError, GrpcCode, notFound } from '../util/errors.js';
-import { toTimestamp } from '../util/time.js';
+import { parseNanos, toTimestamp, zeroTimeSeconds } from '../util/time.js';
 import { type BlockId, type BlockRecord, getBlock, lastCommit } from './block.js';
 import { getCommitInfo } from './commit.js';
 import { type NodeIdentity, nodeInfo, versionInfo } from './node-info.js';
@@ -35,9 +35,15 @@ function commitProto(block: BlockRecord) {
     signatures: commit.signatures.map((sig) => ({
       blockIdFlag: sig.block_id_flag,
       validatorAddress: hex(sig.validator_address),
-      // One validator: the vote's time is the block's own header time (see cometCommit).
-      timestamp: toTimestamp(BigInt(block.time_nanos)),
-      signature: Buffer.from(sig.signature, 'base64'),
+      // One validator: the vote's time is the block's own header time (see cometCommit); a stored
+      // commit (a simulated set) carries each vote's time, Go's zero time for an absent validator.
+      timestamp:
+        block.last_commit === undefined
+          ? toTimestamp(BigInt(block.time_nanos))
+          : sig.signature === null
+            ? { seconds: zeroTimeSeconds, nanos: 0 }
+            : toTimestamp(parseNanos(sig.timestamp)),
+      signature: sig.signature === null ? Buffer.alloc(0) : Buffer.from(sig.signature, 'base64'),
     })),
   };
 }

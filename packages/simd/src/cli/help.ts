@@ -51,6 +51,12 @@ Flags:
       --pruning string                 past states kept for queries at a height: default|nothing|everything|custom (default "default")
       --pruning-keep-recent uint       recent states kept (only with --pruning custom; at least 2)
       --pruning-interval uint          prune every this many blocks (only with --pruning custom; at least 10)
+      --sim-peers-power uint           simulate 10 more validators sharing this voting power; a block commits
+                                       only when more than 2/3 of the set's power precommitted (default 0)
+      --sim-peers-back-after string    at the upgrade height, the binary that runs the upgrade starts without
+                                       the peers; they come back one by one, evenly, over this Go duration
+                                       from its start (default "0s")
+      --sim-not-signing                this node's validator stays in the set but never votes (a wrong key)
       --log_level string               debug, info or error (default "info")
 
 The bound addresses are written to <home>/config/addresses.json once the node listens.

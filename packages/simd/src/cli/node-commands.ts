@@ -77,9 +77,22 @@ export const startFlags = {
   pruning: 'string',
   'pruning-keep-recent': 'string',
   'pruning-interval': 'string',
+  'sim-peers-power': 'string',
+  'sim-peers-back-after': 'string',
+  'sim-not-signing': 'boolean',
   log_level: 'string',
   help: 'boolean',
 } as const;
+
+/** `--sim-peers-power`: 0 (no peers) or at least 10, so that each of the 10 peers holds some power. */
+function peersPower(text: string | undefined): bigint {
+  if (text === undefined) return 0n;
+  const power = /^\d+$/.test(text.trim()) ? BigInt(text.trim()) : -1n;
+  if (power < 0n || (power > 0n && power < 10n) || power >= 2n ** 60n) {
+    throw new UsageProblem(`invalid --sim-peers-power ${JSON.stringify(text)}: expected 0 or a voting power of at least 10 (shared by the 10 peers)`);
+  }
+  return power;
+}
 
 /** The node's options from the start flags, checked before anything runs. */
 export async function nodeOptionsFrom(
@@ -117,6 +130,11 @@ export async function nodeOptionsFrom(
     skipHeights,
     haltHeight: strings['halt-height'] === undefined ? 0 : parseHeight(strings['halt-height'], '--halt-height'),
     pruning,
+    network: {
+      peersPower: peersPower(strings['sim-peers-power']),
+      peersBackAfterMs: parseDuration(wrapDuration(strings['sim-peers-back-after'] ?? '0s', '--sim-peers-back-after')),
+      notSigning: booleans['sim-not-signing'] ?? false,
+    },
     log: createSimLogger({ level }),
   };
 }

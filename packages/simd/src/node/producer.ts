@@ -1,6 +1,7 @@
 /**
  * The block loop: one block every `--block-time`, transactions from the mempool, until stopped or
- * halted. A ChainHalt ends the loop with nothing of that block committed.
+ * halted. Each block first waits for its votes (consensus.ts: at once when this validator holds
+ * the power). A ChainHalt ends the loop with nothing of that block committed.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -8,12 +9,14 @@ import type { App } from '../chain/app.js';
 import type { BlockRecord } from '../chain/block.js';
 import { ChainHalt } from '../upgrade/halt.js';
 import { nowNanos } from '../util/time.js';
+import type { Consensus } from './consensus.js';
 import type { Mempool } from './mempool.js';
 
 export interface ProducerOptions {
   app: App;
   mempool: Mempool;
   blockTimeMs: number;
+  consensus: Consensus;
   /** Aborted to stop after the block in progress. */
   signal: AbortSignal;
   /** Told of each committed block (the RPC server publishes its events). */
@@ -22,8 +25,12 @@ export interface ProducerOptions {
 
 /** Resolves with the halt that stopped production, or undefined when stopped by the signal. */
 export async function produceBlocks(options: ProducerOptions): Promise<ChainHalt | undefined> {
-  const { app, mempool, blockTimeMs, signal, onCommit } = options;
+  const { app, mempool, blockTimeMs, consensus, signal, onCommit } = options;
+  consensus.newHeight(app.nextHeight);
   while (!signal.aborted) {
+    const precommits = await consensus.decide(app.nextHeight, signal);
+    if (precommits === undefined) break;
+    // The block interval runs from the commit decision: a wait for votes does not shorten the next one.
     const started = Date.now();
     const entries = mempool.take();
     let block: BlockRecord;
@@ -31,6 +38,7 @@ export async function produceBlocks(options: ProducerOptions): Promise<ChainHalt
       block = await app.produceBlock(
         nowNanos(),
         entries.map((e) => e.tx),
+        consensus.simulatesNetwork ? precommits : undefined,
       );
       mempool.settle(entries, block);
     } catch (error) {
@@ -39,6 +47,7 @@ export async function produceBlocks(options: ProducerOptions): Promise<ChainHalt
       if (error instanceof ChainHalt) return error;
       throw error;
     }
+    consensus.newHeight(app.nextHeight);
     await onCommit?.(block);
     const wait = blockTimeMs - (Date.now() - started);
     try {

@@ -12,6 +12,7 @@ import { App } from '../chain/app.js';
 import type { BlockRecord } from '../chain/block.js';
 import { readGenesis } from '../chain/genesis.js';
 import { appVersionOf } from '../chain/node-info.js';
+import { validatorSet } from '../chain/validator-set.js';
 import { bindGrpc, closeGrpc, createGrpcServer } from '../server/grpc.js';
 import { closeServer, formatHostPort, listen, parseListenAddress } from '../server/http.js';
 import { createQueryService, type NodeState } from '../server/query-service.js';
@@ -23,6 +24,7 @@ import type { ChainHalt } from '../upgrade/halt.js';
 import type { SimLogger } from '../util/log.js';
 import type { SimVersion } from '../versions.js';
 import { removeAddresses, writeAddresses } from './addresses.js';
+import { Consensus, roundDuration } from './consensus.js';
 import { Mempool } from './mempool.js';
 import { readNodeConfig } from './node-config.js';
 import { produceBlocks } from './producer.js';
@@ -47,7 +49,18 @@ export interface NodeOptions {
   haltHeight: number;
   /** Which past states are kept for queries at a height (`--pruning`). */
   pruning: PruningOptions;
+  /** The simulated network (issue #26): `--sim-peers-power`, `--sim-peers-back-after` (ms), `--sim-not-signing`. */
+  network: NetworkOptions;
   log: SimLogger;
+}
+
+export interface NetworkOptions {
+  /** Total power of the 10 simulated peers; 0: this validator alone. */
+  peersPower: bigint;
+  /** At the upgrade height this process runs, the peers come back over this long from its start; 0: they never leave. */
+  peersBackAfterMs: number;
+  /** This node's validator never votes. */
+  notSigning: boolean;
 }
 
 export const nodeExitCode = { ok: 0, halted: 2 } as const;
@@ -80,6 +93,16 @@ export async function runNode(options: NodeOptions): Promise<number> {
       skipHeights: new Set(options.skipHeights),
       haltHeight: options.haltHeight,
     });
+    const set = validatorSet(genesis, options.network.peersPower);
+    const consensus = new Consensus({
+      set,
+      signing: !options.network.notSigning,
+      peersBackAfterMs: options.network.peersBackAfterMs,
+      roundMs: roundDuration(options.blockTimeMs),
+      log,
+    });
+    // The first process at an upgrade height (the new binary) finds the peers gone: they stop at the halt too.
+    if (await app.upgradesAtNextHeight()) consensus.peersAbsentAt(app.nextHeight);
     let halted: ChainHalt | undefined;
     const state = (): NodeState => ({
       version: version.name,
@@ -99,6 +122,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
       readerAt: (height) => db.readerAt(height),
       identity,
       genesis,
+      validatorSet: set,
     });
     const mempool = new Mempool();
     const cache = new TxCache();
@@ -110,6 +134,8 @@ export async function runNode(options: NodeOptions): Promise<number> {
       nodeId,
       appVersionAtStart,
       genesis,
+      validatorSet: set,
+      roundState: () => consensus.roundState(),
       unconfirmed: () => mempool.pending(),
       rpcAddress: () => rpcUrl,
       broadcast: async (tx) => {
@@ -155,7 +181,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
       cache.update(block);
       return rpc.publish(block);
     };
-    halted = await produceBlocks({ app, mempool, blockTimeMs: options.blockTimeMs, signal: controller.signal, onCommit });
+    halted = await produceBlocks({ app, mempool, blockTimeMs: options.blockTimeMs, consensus, signal: controller.signal, onCommit });
     if (halted === undefined) return nodeExitCode.ok;
     if (halted.kind === 'halt-height') log.info(`halting node: ${halted.message}`, { module: 'server', last_height: app.lastHeight });
     if (options.haltMode === 'stay' && !controller.signal.aborted) {

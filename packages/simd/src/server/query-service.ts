@@ -11,6 +11,7 @@
 import type { Genesis } from '../chain/genesis.js';
 import type { NodeIdentity } from '../chain/node-info.js';
 import { tendermintQueries, tendermintService } from '../chain/queries.js';
+import { type ValidatorSet, validatorSet } from '../chain/validator-set.js';
 import { getSequence } from '../core/accounts.js';
 import type { ProtoHandler } from '../core/query.js';
 import { govGatewayQueries, govQueries } from '../gov/queries.js';
@@ -59,6 +60,8 @@ export interface QueryServiceOptions {
   identity: NodeIdentity;
   /** The genesis the chain started from (its validator: GetLatestValidatorSet, GetValidatorSetByHeight). */
   genesis: Genesis;
+  /** The validators GetLatestValidatorSet and GetValidatorSetByHeight list (default: the genesis validator alone). */
+  validatorSet?: ValidatorSet;
 }
 
 type ProtoServices = Record<string, Record<string, ProtoHandler>>;
@@ -97,7 +100,7 @@ export function createQueryService(options: QueryServiceOptions): QueryService {
     // Blocks come from the block store whatever the height asked (CometBFT answers them, not the state).
     [tendermintService]: {
       ...tendermintQueries(latest, identity),
-      ...validatorSetQueries({ genesis, latest: () => heights().latest }),
+      ...validatorSetQueries({ set: options.validatorSet ?? validatorSet(genesis, 0n), latest: () => heights().latest }),
       ABCIQuery: abciQueryMethod(() => service, identity.version),
     },
   };

@@ -14,12 +14,10 @@ import {
 } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
 import { PubKey } from 'cosmjs-types/cosmos/crypto/ed25519/keys.js';
 
-import { consensusKey } from '../chain/consensus-key.js';
-import type { Genesis } from '../chain/genesis.js';
+import type { ValidatorSet } from '../chain/validator-set.js';
 import type { ProtoHandler } from '../core/query.js';
 import { addressPrefix, bech32Encode } from '../util/bech32.js';
 import { decodeRequest, GrpcCode, StatusError } from '../util/errors.js';
-import { validatorPower } from './rpc/shapes.js';
 
 const int64Max = 2n ** 63n - 1n;
 /** What a uint64 becomes as a Go int (negative past int64's range). */
@@ -39,7 +37,8 @@ function parsePagination(request: PageRequest | undefined): { page: bigint; limi
 const cometError = (message: string) => new StatusError(GrpcCode.unknown, message);
 
 export interface ValidatorSetSource {
-  genesis: Genesis;
+  /** This node's validator and the simulated peers. */
+  set: ValidatorSet;
   /** The last committed height. */
   latest(): number;
 }
@@ -52,15 +51,12 @@ function validatorSet(source: ValidatorSetSource, height: bigint | undefined, pa
     if (height <= 0n) throw cometError(`height must be greater than 0, but got ${height}`);
     if (height > latest) throw cometError(`height ${height} must be less than or equal to the current blockchain height ${latest}`);
   }
-  const key = consensusKey(source.genesis);
-  const all = [
-    {
-      address: bech32Encode(`${addressPrefix}valcons`, Buffer.from(key.address, 'hex')),
-      pubKey: { typeUrl: '/cosmos.crypto.ed25519.PubKey', value: PubKey.encode({ key: key.pubKey }).finish() },
-      votingPower: BigInt(validatorPower(source.genesis)),
-      proposerPriority: 0n,
-    },
-  ];
+  const all = source.set.validators.map((v) => ({
+    address: bech32Encode(`${addressPrefix}valcons`, Buffer.from(v.address, 'hex')),
+    pubKey: { typeUrl: '/cosmos.crypto.ed25519.PubKey', value: PubKey.encode({ key: v.pubKey }).finish() },
+    votingPower: v.power,
+    proposerPriority: 0n,
+  }));
   const perPage = limit > 100n ? 100n : limit;
   const pages = BigInt(Math.max(1, Math.floor((all.length - 1) / Number(perPage)) + 1));
   if (page <= 0n || page > pages) throw cometError(`page should be within [1, ${pages}] range, given ${page}`);

@@ -17,6 +17,14 @@ export function formatNanos(nanos: bigint): string {
   return `${iso.slice(0, 19)}.${fraction}Z`;
 }
 
+/** The inverse of formatNanos (an RFC 3339 UTC time with up to nine fractional digits). */
+export function parseNanos(text: string): bigint {
+  const match = /^(.{19})(?:\.(\d{1,9}))?Z$/.exec(text);
+  if (match === null) throw new Error(`not an RFC 3339 UTC time: ${text}`);
+  const seconds = BigInt(Date.parse(`${match[1]}Z`) / 1000);
+  return seconds * 1_000_000_000n + BigInt((match[2] ?? '').padEnd(9, '0'));
+}
+
 /** The parts of a protobuf Timestamp. */
 export function toTimestamp(nanos: bigint): { seconds: bigint; nanos: number } {
   const seconds = nanos >= 0n ? nanos / 1_000_000_000n : -((-nanos + 999_999_999n) / 1_000_000_000n);

@@ -2,6 +2,8 @@
 import type { App, CheckResult } from '../../chain/app.js';
 import type { TxResult } from '../../chain/block.js';
 import type { Genesis } from '../../chain/genesis.js';
+import type { RoundState } from '../../chain/round-state.js';
+import type { ValidatorSet } from '../../chain/validator-set.js';
 import type { QueryService } from '../query-service.js';
 import type { Params } from './params.js';
 
@@ -21,6 +23,10 @@ export interface RpcBackend {
   /** The app version when the node started: `node_info` keeps it until a restart, as CometBFT's. */
   appVersionAtStart: number;
   genesis: Genesis;
+  /** The validators the node reports and votes with (this one and the simulated peers). */
+  validatorSet: ValidatorSet;
+  /** The consensus round state now. */
+  roundState(): RoundState;
   rpcAddress(): string;
   broadcast(tx: Buffer): Promise<Broadcast>;
   /** Transactions waiting for the next block, oldest first. */

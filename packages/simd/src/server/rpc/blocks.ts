@@ -2,7 +2,7 @@
  * Block methods (CometBFT rpc/core/blocks.go): `block`, `block_by_hash`, `header`, `header_by_hash`,
  * `block_results`, `blockchain`, `commit`, `block_search`. The node keeps every block from height 1.
  */
-import { appVersionAfter, type BlockId, blockMeta, type BlockRecord, cometBlock, cometCommit, getBlock } from '../../chain/block.js';
+import { appVersionAfter, blockCommit, type BlockId, blockMeta, type BlockRecord, cometBlock, getBlock } from '../../chain/block.js';
 import { getCommitInfo } from '../../chain/commit.js';
 import { findBlockHeight } from '../../chain/tx-index.js';
 import { method, type RpcBackend, type RpcMethod } from './backend.js';
@@ -94,7 +94,7 @@ export const blockMethods: Record<string, RpcMethod> = {
     const next = await getBlock(backend.app.reader, Number(block.header.height) + 1);
     const time = next?.header.time ?? block.header.time;
     return {
-      signed_header: { header: block.header, commit: cometCommit(block.header.height, block.block_id, block.header.proposer_address, time) },
+      signed_header: { header: block.header, commit: blockCommit(block, time) },
       canonical: next !== undefined,
     };
   }),

@@ -1,7 +1,7 @@
 /**
  * The node's info methods: `health`, `status`, `net_info`, `genesis`, `genesis_chunked`,
- * `validators`, `consensus_params` (CometBFT rpc/core status.go, net.go, consensus.go). One validator,
- * no peers; the validator set and consensus parameters never change.
+ * `validators`, `consensus_params` (CometBFT rpc/core status.go, net.go, consensus.go). No peers to
+ * connect to; the validator set (this validator and the simulated peers) and consensus parameters never change.
  */
 import type { App } from '../../chain/app.js';
 import { getBlock } from '../../chain/block.js';
@@ -13,7 +13,7 @@ import { getProtocolVersion } from '../../upgrade/keeper.js';
 import { storePrefix as upgradeStorePrefix } from '../../upgrade/keys.js';
 import { method, type RpcMethod } from './backend.js';
 import { heightParam, pageOf } from './params.js';
-import { consensusParams, pubKeyJson, validator, validatorPower } from './shapes.js';
+import { consensusParams, pubKeyJson, validatorJson, validatorPower } from './shapes.js';
 
 export async function appVersion(app: App): Promise<number> {
   return getProtocolVersion(prefixed(app.reader, upgradeStorePrefix));
@@ -100,7 +100,7 @@ export const infoMethods: Record<string, RpcMethod> = {
   // The latest validator set known is the next block's (CometBFT's latestUncommittedHeight).
   validators: method(['height', 'page', 'per_page'], async (params, backend) => {
     const height = heightParam(params, backend.app.lastHeight + 1);
-    const all = [validator(backend.genesis)];
+    const all = backend.validatorSet.validators.map(validatorJson);
     const { skip, size } = pageOf(params, all.length);
     const validators = all.slice(skip, skip + size);
     return { block_height: String(height), validators, count: String(validators.length), total: String(all.length) };

@@ -5,12 +5,13 @@
 import { abciMethods } from './abci.js';
 import type { RpcBackend, RpcMethod } from './backend.js';
 import { blockMethods } from './blocks.js';
+import { consensusMethods } from './consensus.js';
 import { infoMethods } from './info.js';
 import { internalError, invalidParams, methodNotFound, ParamError } from './jsonrpc.js';
 import { Params } from './params.js';
 import { txMethods } from './txs.js';
 
-export const methods: Readonly<Record<string, RpcMethod>> = { ...infoMethods, ...abciMethods, ...blockMethods, ...txMethods };
+export const methods: Readonly<Record<string, RpcMethod>> = { ...infoMethods, ...abciMethods, ...blockMethods, ...consensusMethods, ...txMethods };
 
 export const websocketOnly: ReadonlySet<string> = new Set(['subscribe', 'unsubscribe', 'unsubscribe_all']);
 

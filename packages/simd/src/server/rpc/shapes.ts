@@ -6,6 +6,7 @@
 import type { CheckResult } from '../../chain/app.js';
 import { consensusKey } from '../../chain/consensus-key.js';
 import type { Genesis } from '../../chain/genesis.js';
+import type { SetValidator } from '../../chain/validator-set.js';
 import type { Event } from '../../core/msg.js';
 
 /** ABCI events; the SDK marks every attribute for indexing. */
@@ -79,9 +80,14 @@ export function pubKeyJson(genesis: Genesis): { type: string; value: string } {
   return { type: 'tendermint/PubKeyEd25519', value: consensusKey(genesis).pubKey.toString('base64') };
 }
 
-/** `types.Validator`: the chain's one validator. */
-export function validator(genesis: Genesis): unknown {
-  return { address: consensusKey(genesis).address, pub_key: pubKeyJson(genesis), voting_power: validatorPower(genesis), proposer_priority: '0' };
+/** `types.Validator` of the set (`validators`, `dump_consensus_state`). */
+export function validatorJson(v: SetValidator): unknown {
+  return {
+    address: v.address,
+    pub_key: { type: 'tendermint/PubKeyEd25519', value: v.pubKey.toString('base64') },
+    voting_power: v.power.toString(),
+    proposer_priority: '0',
+  };
 }
 
 /** `types.ConsensusParams`: CometBFT's defaults, which `simd init` writes, with the app version. */

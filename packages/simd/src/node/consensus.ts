@@ -1,0 +1,169 @@
+/**
+ * The simulated network's consensus (issue #26): before each block, the validators that are present
+ * prevote and precommit, and the block commits only once more than 2/3 of the set's power did.
+ * Until then the height stays and a new round starts every round duration, as CometBFT's rounds
+ * time out. This node's validator votes unless `--sim-not-signing`; the peers vote for every block,
+ * except at the upgrade height in the process that runs the upgrade: there they are absent when it
+ * starts and come back one by one, evenly, over `--sim-peers-back-after` — the wait operators watch
+ * with pvtop after a switch. With no peers and a signing validator, every block commits at once.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import type { Precommits } from '../chain/block.js';
+import { proposalHash, type RoundState, roundStep, type RoundVotes, type SimVote, votedPower } from '../chain/round-state.js';
+import { hasQuorum, simPeerCount, type ValidatorSet } from '../chain/validator-set.js';
+import type { SimLogger } from '../util/log.js';
+import { nowNanos } from '../util/time.js';
+
+export interface ConsensusOptions {
+  set: ValidatorSet;
+  /** False with `--sim-not-signing`: this node's validator never votes. */
+  signing: boolean;
+  /** `--sim-peers-back-after`, in ms from the consensus start; 0: the peers never leave. */
+  peersBackAfterMs: number;
+  /** How long a round lasts before the next one starts. */
+  roundMs: number;
+  log: SimLogger;
+}
+
+/** A round lasts a block interval, and at least a second (CometBFT's round timeouts are seconds). */
+export function roundDuration(blockTimeMs: number): number {
+  return Math.max(blockTimeMs, 1000);
+}
+
+export class Consensus {
+  private readonly options: ConsensusOptions;
+  private readonly startedAt = Date.now();
+  /** When the peers are out: the upgrade height this process runs (set by `peersAbsentAt`). */
+  private windowHeight: number | undefined;
+  private height = 0;
+  private round = 0;
+  private step: number = roundStep.newHeight;
+  private roundStart = nowNanos();
+  private roundStartMs = Date.now();
+  private past: RoundVotes[] = [];
+  private committed: RoundVotes | undefined;
+
+  constructor(options: ConsensusOptions) {
+    this.options = options;
+  }
+
+  /** Whether this node simulates a set or a missing signature: then blocks store their precommits. */
+  get simulatesNetwork(): boolean {
+    return this.options.set.validators.length > 1 || !this.options.signing;
+  }
+
+  /** The peers are absent at `height` from this process's start, back over `--sim-peers-back-after`. */
+  peersAbsentAt(height: number): void {
+    if (this.options.peersBackAfterMs > 0 && this.options.set.validators.length > 1) this.windowHeight = height;
+  }
+
+  /** A new height begins (between blocks: CometBFT's NewHeight step). */
+  newHeight(height: number): void {
+    this.height = height;
+    this.round = 0;
+    this.step = roundStep.newHeight;
+    this.roundStart = nowNanos();
+    this.roundStartMs = Date.now();
+    this.past = [];
+    this.committed = undefined;
+  }
+
+  /** The ms (from the process start) at which the validator at `index` votes; undefined: never. */
+  private presentFrom(index: number): number | undefined {
+    const validator = this.options.set.validators[index];
+    if (validator === undefined) return undefined;
+    if (validator.self) return this.options.signing ? 0 : undefined;
+    if (this.height !== this.windowHeight) return 0;
+    const order = this.options.set.validators.slice(0, index + 1).filter((v) => !v.self).length;
+    return (order * this.options.peersBackAfterMs) / simPeerCount;
+  }
+
+  /** The votes of the current round at `nowMs`: each present validator voted when the round started or when it came back. */
+  private votesAt(nowMs: number, blockHash: string): Map<number, SimVote> {
+    const votes = new Map<number, SimVote>();
+    this.options.set.validators.forEach((_v, index) => {
+      const from = this.presentFrom(index);
+      if (from === undefined || this.startedAt + from > nowMs) return;
+      const at = Math.max(this.roundStartMs, this.startedAt + from);
+      votes.set(index, { blockHash, timeNanos: this.roundStart + BigInt(Math.round((at - this.roundStartMs) * 1e6)) });
+    });
+    return votes;
+  }
+
+  /** When the next absent validator comes back (ms since the epoch), if one will. */
+  private nextArrival(nowMs: number): number | undefined {
+    let next: number | undefined;
+    this.options.set.validators.forEach((_v, index) => {
+      const from = this.presentFrom(index);
+      if (from === undefined) return;
+      const at = this.startedAt + from;
+      if (at > nowMs && (next === undefined || at < next)) next = at;
+    });
+    return next;
+  }
+
+  /**
+   * Runs the rounds of `height` until more than 2/3 of the power precommits; resolves with the
+   * precommits, or undefined when `signal` aborts the wait.
+   */
+  async decide(height: number, signal: AbortSignal): Promise<Precommits | undefined> {
+    const { set, roundMs, log } = this.options;
+    if (this.height !== height) this.newHeight(height);
+    this.step = roundStep.prevote;
+    for (;;) {
+      const now = Date.now();
+      const hash = proposalHash(height, this.round);
+      const votes = this.votesAt(now, hash);
+      if (hasQuorum(set, votedPower(set, votes))) {
+        this.step = roundStep.commit;
+        this.committed = { round: this.round, prevotes: votes, precommits: votes };
+        if (this.round > 0 || this.past.length > 0)
+          log.info('more than 2/3 of the voting power precommitted', { module: 'consensus', height, round: this.round });
+        return { round: this.round, votes: set.validators.map((v, i) => ({ address: v.address, voted: votes.has(i) })) };
+      }
+      const roundEnd = this.roundStartMs + roundMs;
+      const until = Math.min(roundEnd, this.nextArrival(now) ?? roundEnd);
+      try {
+        await sleep(Math.max(0, until - now), undefined, { signal });
+      } catch (error) {
+        if ((error as { name?: string }).name !== 'AbortError') throw error;
+        return undefined;
+      }
+      if (Date.now() >= roundEnd) {
+        // The round timed out: those present precommitted nil, and the next round starts.
+        const ended = this.votesAt(Date.now(), hash);
+        const nil = new Map([...ended].map(([i, v]) => [i, { ...v, blockHash: '' }]));
+        this.past.push({ round: this.round, prevotes: ended, precommits: nil });
+        log.info('waiting for more than 2/3 of the voting power', {
+          module: 'consensus',
+          height,
+          round: this.round,
+          prevotes: `${votedPower(set, ended)}/${set.totalPower}`,
+        });
+        this.round += 1;
+        this.roundStart = nowNanos();
+        this.roundStartMs = Date.now();
+      }
+    }
+  }
+
+  /** The round state now (the current round's votes as they stand). */
+  roundState(): RoundState {
+    const { set } = this.options;
+    const current: RoundVotes =
+      this.committed ??
+      (this.step === roundStep.newHeight
+        ? { round: this.round, prevotes: new Map(), precommits: new Map() }
+        : { round: this.round, prevotes: this.votesAt(Date.now(), proposalHash(this.height, this.round)), precommits: new Map() });
+    return {
+      height: this.height,
+      round: this.round,
+      step: this.step,
+      startNanos: this.roundStart,
+      proposalHash: this.step === roundStep.newHeight ? '' : proposalHash(this.height, this.round),
+      rounds: [...this.past, current],
+      set,
+    };
+  }
+}
