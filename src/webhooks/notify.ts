@@ -6,6 +6,9 @@
  * A failed attempt is retried: after the wait the service asks for on a 429, else with exponential
  * backoff; after `attempts` the event is given up and logged once. `close` delivers what is queued
  * for at most `flushMs` (5 s), so the last events of a failed upgrade (exit 79) still go out.
+ * Nothing is formatted or sent between a halt and the new node's start (at most 2 s): the requests of
+ * `upgrade-detected` (and the HTTP client's first load) would otherwise share the event loop with the
+ * switch itself (bench:switch --channels slow).
  * Log lines name the channel, never its URL, token or key.
  */
 import os from 'node:os';
@@ -50,22 +53,27 @@ export function startNotifications(options: NotifyOptions): Notifications {
   const stop = new AbortController();
   const client = createHttpClient({ timeoutMs: options.timeoutMs ?? 5000, ...(options.env === undefined ? {} : { env: options.env }) });
   const facts = Promise.resolve(options.facts);
+  const gate = createSwitchGate();
   const queues = options.channels.map((channel) => {
     const format = facts.then((f) => ({ facts: f, render: channel.formatter(f) }));
     format.catch(() => undefined);
     return createQueue(channel, options, client, stop.signal, async (item) => {
+      await gate.passed();
       const { facts: f, render } = await format;
       return render(noticeOf(item.event, f));
     });
   });
   const off = options.bus.on((event) => {
     // PagerDuty's resolves come from events CHAINVISOR_NOTIFY_EVENTS may leave out: the channel filters.
+    if (event.event === 'upgrade-detected') gate.hold();
+    else if (event.event === 'node-started' || event.event === 'upgrade-failed' || event.event === 'node-exited') gate.release();
     if (!sent.has(event.event)) return;
     for (const queue of queues) queue.push({ event });
   });
   return {
     async close(flushMs = 5000) {
       off();
+      gate.release();
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, flushMs);
@@ -194,6 +202,30 @@ export async function sendTestNotices(
   } finally {
     await client.close();
   }
+}
+
+/** Held from a halt until the new node starts (or the upgrade fails), at most `maxMs`. */
+function createSwitchGate(maxMs = 2000) {
+  let open: Promise<void> = Promise.resolve();
+  let release: (() => void) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const opened = () => {
+    clearTimeout(timer);
+    release?.();
+    release = undefined;
+  };
+  return {
+    hold() {
+      if (release) return;
+      open = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      timer = setTimeout(opened, maxMs);
+      timer.unref();
+    },
+    release: opened,
+    passed: () => open,
+  };
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

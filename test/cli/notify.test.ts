@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 
-import { type AlertServices, alertSecrets, startAlertServices } from '../support/alert-services.js';
+import { alertSecrets, type AlertServices, startAlertServices } from '../support/alert-services.js';
 import { plan } from '../support/fake-node.js';
 import { makeHome, type TestHome } from '../support/home.js';
 
@@ -52,11 +52,13 @@ describe('chainvisor notify, config and run with alert channels', () => {
     assertNoSecret(r.stdout + r.stderr, 'notify --test');
   });
 
-  test("notify --test: a channel that refuses says what the service answered (exit 79), without its token", async () => {
+  test('notify --test: a channel that refuses says what the service answered (exit 79), without its token', async () => {
     const genesis = await t.fakeNode({ label: 'genesis' });
     await t.cliOk(['init', genesis]);
     services.answers.telegram = [{ status: 401, body: JSON.stringify({ ok: false, error_code: 401, description: 'Unauthorized' }) }];
-    services.answers.pagerduty = [{ status: 400, body: JSON.stringify({ status: 'invalid event', message: 'Event object is invalid', errors: ['Length of routing_key is incorrect'] }) }];
+    services.answers.pagerduty = [
+      { status: 400, body: JSON.stringify({ status: 'invalid event', message: 'Event object is invalid', errors: ['Length of routing_key is incorrect'] }) },
+    ];
     const r = await t.cli(['notify', '--test']);
     assert.equal(r.exitCode, 79, r.stdout + r.stderr);
     assert.match(r.stdout, /^slack {6}delivered$/m);
