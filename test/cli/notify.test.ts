@@ -124,5 +124,7 @@ describe('chainvisor notify, config and run with alert channels', () => {
     ]);
     assert.match(JSON.stringify(services.delivered('slack').at(-2)?.body), /Upgrade v2 applied/);
     assertNoSecret(applied.stderr, 'run');
+    const status = await t.cliOk(['status', '--output', 'json']);
+    assertNoSecret(status.stdout + status.stderr, 'status');
   });
 });
