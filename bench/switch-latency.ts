@@ -12,7 +12,10 @@
  * The baseline is what no supervisor can avoid: fork+exec of bash stamping the clock. The
  * supervisor-added time is the latency minus that baseline's median.
  *
- *   npm run bench:switch -- [--upgrades 20] [--poll-interval 300ms]
+ *   npm run bench:switch -- [--upgrades 20] [--poll-interval 300ms] [--channels slow]
+ *
+ * `--channels slow` measures each mode again with Slack, Discord, Telegram and PagerDuty configured
+ * against a local fake that answers each request after 2 s (issue #27): the switch must not notice.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -23,11 +26,12 @@ import { parseArgs } from 'node:util';
 import { execa, execaSync } from 'execa';
 
 import { parseDuration } from '../src/config/index.js';
+import { startAlertServices } from '../test/support/alert-services.js';
 
 const chainvisor = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
 
 const { values } = parseArgs({
-  options: { upgrades: { type: 'string', default: '20' }, 'poll-interval': { type: 'string', default: '300ms' } },
+  options: { upgrades: { type: 'string', default: '20' }, 'poll-interval': { type: 'string', default: '300ms' }, channels: { type: 'string' } },
 });
 const upgrades = Number(values.upgrades);
 const pollInterval = values['poll-interval'];
@@ -55,7 +59,7 @@ function nodeScript(label: string, journal: string, next: string | undefined, he
 /** bash's $EPOCHREALTIME ("seconds.microseconds") in ms. */
 const epochMs = (stamp: string) => Number(stamp) * 1000;
 
-async function runChain(mode: 'auto' | 'poll'): Promise<number[]> {
+async function runChain(mode: 'auto' | 'poll', extraEnv: Record<string, string> = {}): Promise<number[]> {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-bench-'));
   try {
     const home = path.join(root, 'home');
@@ -70,6 +74,7 @@ async function runChain(mode: 'auto' | 'poll'): Promise<number[]> {
       COSMOVISOR_DISABLE_LOGS: 'true',
       // $EPOCHREALTIME's decimal point follows the locale.
       LC_ALL: 'C',
+      ...extraEnv,
     };
     await fs.mkdir(home);
     const names = ['genesis', ...Array.from({ length: upgrades }, (_, i) => `u${i + 1}`)];
@@ -122,11 +127,21 @@ const baseP50 = percentile(base, 50);
 console.log(`switch latency: ${upgrades} upgrades per mode, node ${process.version}, ${os.cpus().length} cpus`);
 console.log(`baseline (fork+exec of bash stamping the clock): p50 ${baseP50.toFixed(1)} ms\n`);
 console.log(`${'mode'.padEnd(26)}${'p50'.padStart(10)}${'p95'.padStart(10)}${'max'.padStart(10)}${'added p50'.padStart(12)}`);
+if (values.channels !== undefined && values.channels !== 'slow') throw new Error('--channels: only `slow` is known');
+const services = values.channels === 'slow' ? await startAlertServices() : undefined;
+if (services) services.delayMs = 2000;
 for (const [mode, label] of [
   ['auto', 'events (auto)'],
   ['poll', `poll ${pollInterval}`],
 ] as const) {
-  const latencies = await runChain(mode);
-  const p50 = percentile(latencies, 50);
-  console.log(`${label.padEnd(26)}${fmt(p50)}${fmt(percentile(latencies, 95))}${fmt(Math.max(...latencies))}${fmt(Math.max(0, p50 - baseP50)).padStart(12)}`);
+  for (const env of services ? [{}, services.env] : [{}]) {
+    const latencies = await runChain(mode, env);
+    const p50 = percentile(latencies, 50);
+    const name = Object.keys(env).length > 0 ? `${label}, 4 slow channels` : label;
+    console.log(`${name.padEnd(26)}${fmt(p50)}${fmt(percentile(latencies, 95))}${fmt(Math.max(...latencies))}${fmt(Math.max(0, p50 - baseP50)).padStart(12)}`);
+  }
+}
+if (services) {
+  console.log(`\nslow fake services received ${services.requests.length} requests`);
+  await services.close();
 }

@@ -39,7 +39,9 @@ export function loadContextConfig(ctx: CommandContext): LoadedConfig {
   // A proxy variable that is not a proxy URL: Go ignores it and goes direct, which on a network whose
   // only way out is the proxy fails at the upgrade height. Refused now instead, when anything would
   // use it (downloads or webhooks); a node that never downloads runs as with cosmovisor.
-  if (loaded.config.allowDownloadBinaries || loaded.config.webhookUrl !== '') {
+  const c = loaded.config;
+  const alerts = c.slackWebhookUrl !== '' || c.discordWebhookUrl !== '' || c.telegramBotToken !== '' || c.pagerdutyRoutingKey !== '';
+  if (c.allowDownloadBinaries || c.webhookUrl !== '' || alerts) {
     const problems = proxyProblems(proxySettings(ctx.env));
     if (problems.length > 0) throw new ConfigError(problems);
   }

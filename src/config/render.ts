@@ -7,7 +7,7 @@ function formatValue(key: SettingKey, value: unknown): string {
   const kind = settings[key].kind;
   if (value === undefined) return '';
   const redact = (settings[key] as SettingSpec).redact;
-  if (redact === 'secret' && value !== '') return '(set, hidden)';
+  if (redact === 'secret') return value === '' ? '(not set)' : '(set, hidden)';
   if (redact === 'urls' && value !== '')
     return String(value)
       .split(',')

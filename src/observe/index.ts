@@ -13,7 +13,18 @@ import type { Logger } from '../log/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { startProgressView } from '../progress/index.js';
 import { buildStatus, type StatusDocument, trackLive, writeStatusFile } from '../status/index.js';
-import { parseWebhookTargets, startWebhooks, type Webhooks, type WebhookTarget } from '../webhooks/index.js';
+import {
+  type ChannelSettings,
+  type Notifications,
+  type NotifySettings,
+  parseNotifySettings,
+  parseWebhookTargets,
+  readNodeFacts,
+  startNotifications,
+  startWebhooks,
+  type Webhooks,
+  type WebhookTarget,
+} from '../webhooks/index.js';
 
 export interface ObserverOptions {
   config: Config;
@@ -39,16 +50,17 @@ export interface Observers {
  * error (78). `config` calls this too, so it refuses what `run` would.
  */
 export async function checkObserverSettings(
-  config: Pick<Config, 'webhookUrl' | 'httpAddress'>,
-): Promise<{ targets: WebhookTarget[]; listen: ListenAddress | undefined }> {
+  config: Pick<Config, 'webhookUrl' | 'httpAddress'> & Partial<ChannelSettings>,
+): Promise<{ targets: WebhookTarget[]; notify: NotifySettings; listen: ListenAddress | undefined }> {
   const targets = parseWebhookTargets(config.webhookUrl);
+  const notify = parseNotifySettings(config);
   const listen = config.httpAddress === '' ? undefined : (await import('../http/index.js')).parseListenAddress(config.httpAddress);
-  return { targets, listen };
+  return { targets, notify, listen };
 }
 
 export async function startObservers(options: ObserverOptions): Promise<Observers> {
   const { config, layout, bus, logger } = options;
-  const { targets, listen } = await checkObserverSettings(config);
+  const { targets, notify, listen } = await checkObserverSettings(config);
   // Loaded only when the endpoint is on: prom-client and the HTTP server are not idle weight otherwise.
   const http = listen === undefined ? undefined : await import('../http/index.js');
 
@@ -71,8 +83,13 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
     return doc;
   };
   const stopProgress = startProgressView({ bus, logger, ...(options.progressTty ? { tty: options.progressTty } : {}) });
-  const webhooks: Webhooks | undefined = targets.length > 0 ? startWebhooks({ targets, bus, logger }) : undefined;
+  const webhooks: Webhooks | undefined = targets.length > 0 ? startWebhooks({ targets, bus, logger, events: notify.events }) : undefined;
   if (webhooks) logger.info({ webhooks: targets.map((t) => t.shown) }, 'sending upgrade events to %d webhook receiver(s)', targets.length);
+  // Slack, Discord, Telegram, PagerDuty (issue #27): the node's moniker and chain id are read in the background.
+  const notifications: Notifications | undefined =
+    notify.channels.length > 0 ? startNotifications({ channels: notify.channels, bus, logger, facts: readNodeFacts(layout.home) }) : undefined;
+  if (notifications)
+    logger.info({ channels: notify.channels.map((c) => c.name) }, 'sending upgrade events to %s', notify.channels.map((c) => c.name).join(', '));
 
   let metrics: Metrics | undefined;
   let server: HttpServer | undefined;
@@ -100,7 +117,7 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
       });
     } catch (error) {
       created.close();
-      await webhooks?.close(0);
+      await Promise.all([webhooks?.close(0), notifications?.close(0)]);
       stopProgress();
       tracker.close();
       throw error;
@@ -120,7 +137,7 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
     status,
     httpAddress: server?.address,
     async close(flushMs = 5000) {
-      await webhooks?.close(flushMs);
+      await Promise.all([webhooks?.close(flushMs), notifications?.close(flushMs)]);
       await statusFile.close();
       await server?.close();
       metrics?.close();

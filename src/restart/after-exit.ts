@@ -39,7 +39,14 @@ export async function afterNodeExit(exit: NodeExit, ctx: AfterExitContext): Prom
   const text = decision.restart
     ? `node exited (${exit.described}) with no upgrade pending; restart ${decision.restarts} of ${ctx.restartMax} in ${decision.delayMs} ms`
     : `node exited (${exit.described}) with no upgrade pending; chainvisor exits with its status (${decision.why})`;
-  const data = { code: exit.code, signal: exit.signal, pid: exit.pid, restarts: decision.restarts, ...(upgrade ? { afterUpgrade: upgrade.name } : {}) };
+  const data = {
+    code: exit.code,
+    signal: exit.signal,
+    pid: exit.pid,
+    restarts: decision.restarts,
+    restart: decision.restart,
+    ...(upgrade ? { afterUpgrade: upgrade.name } : {}),
+  };
   ctx.events.emit('node-exited', { text, data });
   if (upgrade && failed) {
     ctx.logger.error(

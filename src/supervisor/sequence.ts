@@ -151,9 +151,9 @@ export async function runUpgrade(plan: Plan, dir: string, options: RunOptions): 
       await tracker.notSpawned();
     }
     if (!options.stopping()) {
-      const code = (error as { code?: unknown }).code;
+      const { code, hint } = error as { code?: unknown; hint?: unknown };
       const text = `upgrade "${plan.name}" at height ${plan.height} failed: ${error instanceof Error ? error.message : String(error)}`;
-      ctx.events.emit('upgrade-failed', { upgrade, text, data: { code } });
+      ctx.events.emit('upgrade-failed', { upgrade, text, data: { code, hint } });
       ctx.logger.error({ event: 'upgrade-failed', upgrade: plan.name, height: plan.height, code }, text);
     }
     throw error;

@@ -39,13 +39,13 @@ export async function postJson(client: HttpClient, url: URL, body: string, optio
   }
 }
 
-function retryable(error: unknown): boolean {
+export function retryable(error: unknown): boolean {
   if (error instanceof ProxyAuthError || certificateProblem(error) !== undefined) return false;
   if (error instanceof ProxyStatusError) return error.status >= 500 || error.status === 429;
   return true;
 }
 
-function reasonOf(error: unknown): string {
+export function reasonOf(error: unknown): string {
   if (error instanceof ProxyAuthError || error instanceof ProxyStatusError || error instanceof TransportTimeout) return error.message;
   if (error instanceof CertificateError) return error.message;
   const code = (error as NodeJS.ErrnoException | null)?.code;

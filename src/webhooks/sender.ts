@@ -38,6 +38,8 @@ export interface WebhookOptions {
   maxQueued?: number;
   /** Where the proxy variables and SSL_CERT_FILE/SSL_CERT_DIR are read; default process.env. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** CHAINVISOR_NOTIFY_EVENTS: only these are sent; undefined for all. */
+  events?: ReadonlySet<string> | undefined;
 }
 
 export interface Webhooks {
@@ -63,7 +65,7 @@ export function startWebhooks(options: WebhookOptions): Webhooks {
   const client = createHttpClient({ timeoutMs: options.timeoutMs ?? 5000, ...(options.env === undefined ? {} : { env: options.env }) });
   const queues = options.targets.map((target) => createQueue(target, options, client, stop.signal));
   const off = options.bus.on((event) => {
-    if (!notable.has(event.event)) return;
+    if (!notable.has(event.event) || (options.events !== undefined && !options.events.has(event.event))) return;
     const body = JSON.stringify(payloadOf(event, host));
     for (const queue of queues) queue.push(event.event, body);
   });

@@ -5,6 +5,7 @@ import { addUpgradeCommand } from './add-upgrade.js';
 import { checkPlanCommand } from './check-plan.js';
 import { configCommand } from './config.js';
 import { initCommand } from './init.js';
+import { notifyCommand } from './notify.js';
 import { prepareUpgradeCommand } from './prepare-upgrade.js';
 import { rehearseCommand } from './rehearse.js';
 import { runCommand } from './run.js';
@@ -24,4 +25,5 @@ export const commands: Command[] = [
   statusCommand,
   prepareUpgradeCommand,
   rehearseCommand,
+  notifyCommand,
 ];

@@ -1,0 +1,40 @@
+import { parseArgs } from 'node:util';
+
+import { ConfigError, ExitCode, UsageError } from '../../errors/index.js';
+import { type Command, loadContextConfig, writeLine } from '../command.js';
+
+export const notifyCommand: Command = {
+  name: 'notify',
+  summary: 'send a test message to every configured alert channel',
+  usage: 'chainvisor notify --test',
+  help: [
+    'Sends one test message to each channel that is configured: Slack (CHAINVISOR_SLACK_WEBHOOK_URL),',
+    'Discord (CHAINVISOR_DISCORD_WEBHOOK_URL), Telegram (CHAINVISOR_TELEGRAM_BOT_TOKEN and _CHAT_ID) and',
+    'PagerDuty (CHAINVISOR_PAGERDUTY_ROUTING_KEY: an info-severity event, resolved at once), and prints',
+    'for each one whether it was delivered or what the service answered. Exit 0 when every channel took',
+    'its message, 79 when one did not, 78 when none is configured or a setting is invalid.',
+    '  --test   send the test messages (required)',
+  ].join('\n'),
+  async run(ctx) {
+    const { values } = parseArgs({ args: ctx.args, options: { test: { type: 'boolean' } } });
+    if (!values.test) throw new UsageError('notify needs --test', 'chainvisor notify --test');
+    const { config } = loadContextConfig(ctx);
+    const { parseNotifySettings, readNodeFacts, sendTestNotices } = await import('../../webhooks/index.js');
+    const { channels } = parseNotifySettings(config);
+    if (channels.length === 0) {
+      throw new ConfigError([
+        {
+          setting: 'CHAINVISOR_SLACK_WEBHOOK_URL, CHAINVISOR_DISCORD_WEBHOOK_URL, CHAINVISOR_TELEGRAM_BOT_TOKEN, CHAINVISOR_PAGERDUTY_ROUTING_KEY',
+          message: 'no alert channel is configured; set at least one (docs/monitoring.md)',
+        },
+      ]);
+    }
+    const facts = await readNodeFacts(config.home);
+    const results = await sendTestNotices(channels, { facts, env: ctx.env });
+    const width = Math.max(...results.map((r) => r.channel.length));
+    for (const { channel, answer } of results) {
+      writeLine(ctx.stdout, `${channel.padEnd(width)}  ${answer.ok ? 'delivered' : `not delivered: ${answer.reason}`}`);
+    }
+    return results.every((r) => r.answer.ok) ? ExitCode.ok : ExitCode.upgradeFailed;
+  },
+};

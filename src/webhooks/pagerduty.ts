@@ -1,0 +1,105 @@
+/**
+ * PagerDuty Events API v2 (REFERENCE §7): pages only what needs a person, and resolves the incident
+ * with the same `dedup_key` when its cause clears (issue #27):
+ *
+ *   critical  upgrade-failed; node-exited when chainvisor gives up on the node (exits with its status)
+ *             or it crash-loops (a third restart in a row)
+ *   error     staging-failed with the height `CHAINVISOR_STAGE_WARN_BLOCKS` away or nearer;
+ *             validator-not-signing, upgrade-stalled (issue #26)
+ *   warning   rehearsal-failed
+ *   resolve   upgrade-applied (also at a later start), upgrade-confirmed, binary-staged
+ *
+ * The dedup key is made of facts that survive a restart (the chain id, else the home folder; the node;
+ * the upgrade), so an upgrade that fails, pages, and is applied by a later chainvisor resolves the
+ * same incident. A staged binary does not resolve a failed upgrade this process paged: the failure
+ * is cleared by the upgrade being applied, not by a binary on disk.
+ */
+import { createHash } from 'node:crypto';
+
+import type { NodeFacts } from './node-facts.js';
+import { cut, headlineOf, type Notice } from './notice.js';
+
+export type Severity = 'critical' | 'error' | 'warning' | 'info';
+
+export type Page = { action: 'trigger'; severity: Severity; dedupKey: string } | { action: 'resolve'; dedupKey: string };
+
+const crashLoopRestarts = 3;
+
+/** Remembers what this process paged, so a staged binary never resolves a failed upgrade. */
+export function createPager(facts: NodeFacts): (notice: Notice) => Page | undefined {
+  const critical = new Set<string>();
+  return (notice) => {
+    const page = pageFor(notice, facts);
+    if (page?.action === 'trigger' && page.severity === 'critical') critical.add(page.dedupKey);
+    if (page?.action === 'resolve') {
+      if (notice.event === 'binary-staged' && critical.has(page.dedupKey)) return undefined;
+      critical.delete(page.dedupKey);
+    }
+    return page;
+  };
+}
+
+export function pageFor(notice: Notice, facts: NodeFacts): Page | undefined {
+  const data = notice.data;
+  const key = dedupKey(facts, notice.upgrade?.name);
+  switch (notice.event) {
+    case 'upgrade-failed':
+      return { action: 'trigger', severity: 'critical', dedupKey: key };
+    case 'node-exited': {
+      const failed = typeof data.code === 'number' ? data.code !== 0 : data.signal !== undefined && data.signal !== null;
+      const restarts = typeof data.restarts === 'number' ? data.restarts : 0;
+      if (failed && (data.restart === false || restarts >= crashLoopRestarts)) return { action: 'trigger', severity: 'critical', dedupKey: dedupKey(facts) };
+      return undefined;
+    }
+    case 'staging-failed':
+      // Only the warning at CHAINVISOR_STAGE_WARN_BLOCKS carries blocksLeft; earlier attempts are chat only.
+      return data.blocksLeft === undefined ? undefined : { action: 'trigger', severity: 'error', dedupKey: key };
+    case 'validator-not-signing':
+    case 'upgrade-stalled':
+      return { action: 'trigger', severity: 'error', dedupKey: key };
+    case 'rehearsal-failed':
+      return { action: 'trigger', severity: 'warning', dedupKey: key };
+    case 'upgrade-applied':
+    case 'upgrade-confirmed':
+    case 'binary-staged':
+      return notice.upgrade ? { action: 'resolve', dedupKey: key } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** `chainvisor/<chain id or home>/<node>/<upgrade>`; hashed when it would pass PagerDuty's 255. */
+export function dedupKey(facts: NodeFacts, upgrade?: string): string {
+  const key = `chainvisor/${facts.chainId ?? facts.home}/${facts.node}/${upgrade === undefined ? 'node' : `upgrade/${upgrade}`}`;
+  return key.length <= 255 ? key : `chainvisor/${createHash('sha256').update(key).digest('hex')}`;
+}
+
+export function pagerdutyBody(page: Page, routingKey: string, notice: Notice): string {
+  if (page.action === 'resolve') return JSON.stringify({ routing_key: routingKey, event_action: 'resolve', dedup_key: page.dedupKey });
+  const details: Record<string, unknown> = {
+    event: notice.event,
+    chain_id: notice.chainId ?? null,
+    node: notice.node,
+    upgrade: notice.upgrade?.name ?? null,
+    height: notice.upgrade?.height ?? null,
+    what: cut(notice.what, 2000),
+    what_to_do: notice.hint ?? null,
+  };
+  for (const [name, value] of Object.entries(notice.data)) if (!(name in details) && name !== 'hint' && value !== undefined) details[name] = value;
+  return JSON.stringify({
+    routing_key: routingKey,
+    event_action: 'trigger',
+    dedup_key: page.dedupKey,
+    client: 'chainvisor',
+    payload: {
+      summary: cut(`${headlineOf(notice)}: ${notice.what}`, 1024),
+      source: notice.node,
+      severity: page.severity,
+      timestamp: notice.time,
+      component: notice.upgrade?.name ?? 'node',
+      group: notice.chainId ?? 'chainvisor',
+      class: notice.event,
+      custom_details: details,
+    },
+  });
+}

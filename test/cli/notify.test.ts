@@ -1,0 +1,130 @@
+/**
+ * The real `chainvisor` command with the four alert services faked on loopback (issue #27):
+ * `notify --test`, `config` hiding the secrets, and an upgrade that fails and pages, then is resolved
+ * when a later start applies it. Run against the release executable too (CHAINVISOR_TEST_EXECUTABLE).
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+
+import { alertSecrets, type AlertServices, startAlertServices } from '../support/alert-services.js';
+import { plan } from '../support/fake-node.js';
+import { makeHome, type TestHome } from '../support/home.js';
+
+function assertNoSecret(text: string, where: string): void {
+  for (const secret of alertSecrets) assert.ok(!text.includes(secret), `${where} shows a secret:\n${text}`);
+}
+
+describe('chainvisor notify, config and run with alert channels', () => {
+  let t: TestHome;
+  let services: AlertServices;
+  beforeEach(async () => {
+    services = await startAlertServices();
+    t = await makeHome({ ...services.env, CHAINVISOR_LOG_FORMAT: 'json' });
+    await fs.mkdir(path.join(t.home, 'config'), { recursive: true });
+    await fs.writeFile(path.join(t.home, 'config', 'config.toml'), 'moniker = "val-eu-1"\n[rpc]\nladdr = "tcp://127.0.0.1:26657"\n');
+    await fs.writeFile(path.join(t.home, 'config', 'client.toml'), 'chain-id = "testnet-7"\n');
+  });
+  afterEach(async () => {
+    await t.cleanup();
+    await services.close();
+  });
+
+  test('notify --test: every channel gets a test message and says delivered (exit 0)', async () => {
+    const genesis = await t.fakeNode({ label: 'genesis' });
+    await t.cliOk(['init', genesis]);
+    const r = await t.cli(['notify', '--test']);
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.deepEqual(r.stdout.trim().split('\n'), ['slack      delivered', 'discord    delivered', 'telegram   delivered', 'pagerduty  delivered']);
+    assert.equal(services.delivered('slack').length, 1);
+    assert.match(String(services.delivered('slack')[0]?.body.text), /\[testnet-7 \/ val-eu-1\] Test message from chainvisor/);
+    assert.equal(services.delivered('discord').length, 1);
+    assert.match(String(services.delivered('telegram')[0]?.body.text), /<b>Test message from chainvisor<\/b>/);
+    assert.deepEqual(
+      services.delivered('pagerduty').map((x) => [x.body.event_action, (x.body.payload as Record<string, unknown> | undefined)?.severity ?? null]),
+      [
+        ['trigger', 'info'],
+        ['resolve', null],
+      ],
+      'a test page at info severity, resolved at once',
+    );
+    assertNoSecret(r.stdout + r.stderr, 'notify --test');
+  });
+
+  test('notify --test: a channel that refuses says what the service answered (exit 79), without its token', async () => {
+    const genesis = await t.fakeNode({ label: 'genesis' });
+    await t.cliOk(['init', genesis]);
+    services.answers.telegram = [{ status: 401, body: JSON.stringify({ ok: false, error_code: 401, description: 'Unauthorized' }) }];
+    services.answers.pagerduty = [
+      { status: 400, body: JSON.stringify({ status: 'invalid event', message: 'Event object is invalid', errors: ['Length of routing_key is incorrect'] }) },
+    ];
+    const r = await t.cli(['notify', '--test']);
+    assert.equal(r.exitCode, 79, r.stdout + r.stderr);
+    assert.match(r.stdout, /^slack {6}delivered$/m);
+    assert.match(r.stdout, /^telegram {3}not delivered: HTTP 401: \{"ok":false,"error_code":401,"description":"Unauthorized"\}$/m);
+    assert.match(r.stdout, /^pagerduty {2}not delivered: HTTP 400: .*Length of routing_key is incorrect/m);
+    assertNoSecret(r.stdout + r.stderr, 'notify --test');
+
+    const none = await t.cli(['notify', '--test'], {
+      CHAINVISOR_SLACK_WEBHOOK_URL: '',
+      CHAINVISOR_DISCORD_WEBHOOK_URL: '',
+      CHAINVISOR_TELEGRAM_BOT_TOKEN: '',
+      CHAINVISOR_TELEGRAM_CHAT_ID: '',
+      CHAINVISOR_PAGERDUTY_ROUTING_KEY: '',
+    });
+    assert.equal(none.exitCode, 78, none.stderr);
+    assert.match(none.stderr, /no alert channel is configured/);
+  });
+
+  test('config shows the secrets as set or not set, never their value', async () => {
+    const genesis = await t.fakeNode({ label: 'genesis' });
+    await t.cliOk(['init', genesis]);
+    const r = await t.cliOk(['config'], { CHAINVISOR_DISCORD_WEBHOOK_URL: '' });
+    assert.match(r.stdout, /^CHAINVISOR_SLACK_WEBHOOK_URL +\(set, hidden\)/m);
+    assert.match(r.stdout, /^CHAINVISOR_DISCORD_WEBHOOK_URL +\(not set\)/m);
+    assert.match(r.stdout, /^CHAINVISOR_TELEGRAM_BOT_TOKEN +\(set, hidden\)/m);
+    assert.match(r.stdout, /^CHAINVISOR_PAGERDUTY_ROUTING_KEY +\(set, hidden\)/m);
+    assert.match(r.stdout, /^CHAINVISOR_NOTIFY_EVENTS +all/m);
+    assertNoSecret(r.stdout + r.stderr, 'config');
+    const bad = await t.cli(['config'], { CHAINVISOR_TELEGRAM_CHAT_ID: '', CHAINVISOR_NOTIFY_EVENTS: 'upgrade-failed,nope' });
+    assert.equal(bad.exitCode, 78);
+    assert.match(bad.stderr, /CHAINVISOR_TELEGRAM_CHAT_ID: is needed/);
+    assert.match(bad.stderr, /CHAINVISOR_NOTIFY_EVENTS=.*unknown event nope/);
+    assertNoSecret(bad.stdout + bad.stderr, 'config refusing');
+  });
+
+  test('a failed upgrade pages before chainvisor exits 79; a later start applies it and resolves the same incident', async () => {
+    const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'exit', afterMs: 50 } });
+    await t.cliOk(['init', genesis]);
+    const failed = await t.cli(['run', 'start']);
+    assert.equal(failed.exitCode, 79, failed.stderr);
+    const key = 'chainvisor/testnet-7/val-eu-1/upgrade/v2';
+    const trigger = services.delivered('pagerduty')[0]?.body;
+    assert.equal(trigger?.event_action, 'trigger');
+    assert.equal(trigger?.dedup_key, key);
+    const payload = trigger?.payload as Record<string, unknown>;
+    assert.equal(payload.severity, 'critical');
+    assert.equal(payload.source, 'val-eu-1');
+    assert.match(String(payload.summary), /^\[testnet-7 \/ val-eu-1\] Upgrade v2 failed \(height 10\): upgrade "v2" at height 10 failed: /);
+    assert.match(String((payload.custom_details as Record<string, unknown>).what_to_do), /add-upgrade/, "the error's hint");
+    for (const service of ['slack', 'discord', 'telegram'] as const) {
+      assert.equal(services.delivered(service).length, 2, `${service}: upgrade-detected and upgrade-failed arrived before the exit`);
+    }
+    assertNoSecret(failed.stderr, 'run');
+
+    const v2 = await t.fakeNode({ label: 'v2', runMs: 300, exitCode: 0 });
+    await t.cliOk(['add-upgrade', 'v2', v2]);
+    const applied = await t.cli(['run', 'start']);
+    assert.equal(applied.exitCode, 0, applied.stderr);
+    const pages = services.delivered('pagerduty').map((x) => [x.body.event_action, x.body.dedup_key]);
+    assert.deepEqual(pages, [
+      ['trigger', key],
+      ['resolve', key],
+    ]);
+    assert.match(JSON.stringify(services.delivered('slack').at(-2)?.body), /Upgrade v2 applied/);
+    assertNoSecret(applied.stderr, 'run');
+    const status = await t.cliOk(['status', '--output', 'json']);
+    assertNoSecret(status.stdout + status.stderr, 'status');
+  });
+});
