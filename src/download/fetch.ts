@@ -18,9 +18,9 @@ import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs/promises';
 
 import type { Config } from '../config/index.js';
-import { ChainvisorError, isFsError } from '../errors/index.js';
-import { createBufferedWriter } from '../fswrite/index.js';
-import type { Logger } from '../log/index.js';
+import { ChainvisorError, isFsError } from '../shared/errors/index.js';
+import { createBufferedWriter } from '../shared/fswrite.js';
+import type { Logger } from '../shared/log.js';
 import {
   asTransportError,
   CertificateError,
@@ -30,8 +30,8 @@ import {
   isNotHttp,
   ProxyStatusError,
   TransportTimeout,
-} from '../net/index.js';
-import { formatBytes } from '../units/index.js';
+} from '../shared/net/index.js';
+import { formatBytes } from '../shared/units.js';
 import type { Checksum, ChecksumAlgo } from '../verify/index.js';
 import { type BackoffOptions, defaultBackoff, parseRetryAfter, retryDelay, sleep } from './backoff.js';
 import { startDeadline } from './deadline.js';
@@ -59,7 +59,7 @@ export interface FetcherOptions {
   tls?: { ca?: string | Buffer };
   /** Where the proxy variables and SSL_CERT_FILE/SSL_CERT_DIR are read; default process.env. */
   env?: Readonly<Record<string, string | undefined>>;
-  /** The HTTP client; by default chainvisor's own (src/net) with the options above (the benchmark compares another). */
+  /** The HTTP client; by default chainvisor's own (src/shared/net) with the options above (the benchmark compares another). */
   client?: HttpClient;
 }
 

@@ -7,12 +7,12 @@
 import path from 'node:path';
 
 import type { Config } from '../config/index.js';
-import { ChainvisorError, ExitCode, isFsError } from '../errors/index.js';
-import type { EventBus } from '../events/index.js';
-import { binaryDirPath, binaryPath, installFolder, type Layout } from '../layout/index.js';
-import type { Logger } from '../log/index.js';
-import type { Plan } from '../plan/index.js';
-import { progressOnBus } from '../progress/index.js';
+import { binaryDirPath, binaryPath, installFolder, type Layout } from '../home/layout/index.js';
+import { ChainvisorError, ExitCode, isFsError } from '../shared/errors/index.js';
+import type { EventBus } from '../shared/events/index.js';
+import type { Logger } from '../shared/log.js';
+import { progressOnBus } from '../shared/progress/index.js';
+import type { Plan } from '../watcher/plan/index.js';
 import { DownloadIoError } from './errors.js';
 import { fetcherFromConfig, type FetcherOptions } from './fetch.js';
 import { fetchAndUnpack, type FetchProgress } from './fetch-unpack.js';

@@ -6,14 +6,14 @@
  * node starts, so a typo stops chainvisor (exit 78) instead of leaving a fleet unmonitored.
  */
 import type { Config } from '../config/index.js';
-import type { EventBus } from '../events/index.js';
-import type { HttpServer, ListenAddress } from '../http/index.js';
-import type { Layout } from '../layout/index.js';
-import type { Logger } from '../log/index.js';
-import type { Metrics } from '../metrics/index.js';
-import { startProgressView } from '../progress/index.js';
-import { buildStatus, type StatusDocument, trackLive, writeStatusFile } from '../status/index.js';
-import { parseWebhookTargets, startWebhooks, type Webhooks, type WebhookTarget } from '../webhooks/index.js';
+import type { Layout } from '../home/layout/index.js';
+import type { EventBus } from '../shared/events/index.js';
+import type { Logger } from '../shared/log.js';
+import { startProgressView } from '../shared/progress/index.js';
+import type { HttpServer, ListenAddress } from './http/index.js';
+import type { Metrics } from './metrics.js';
+import { buildStatus, type StatusDocument, trackLive, writeStatusFile } from './status/index.js';
+import { parseWebhookTargets, startWebhooks, type Webhooks, type WebhookTarget } from './webhooks/index.js';
 
 export interface ObserverOptions {
   config: Config;
@@ -42,7 +42,7 @@ export async function checkObserverSettings(
   config: Pick<Config, 'webhookUrl' | 'httpAddress'>,
 ): Promise<{ targets: WebhookTarget[]; listen: ListenAddress | undefined }> {
   const targets = parseWebhookTargets(config.webhookUrl);
-  const listen = config.httpAddress === '' ? undefined : (await import('../http/index.js')).parseListenAddress(config.httpAddress);
+  const listen = config.httpAddress === '' ? undefined : (await import('./http/index.js')).parseListenAddress(config.httpAddress);
   return { targets, listen };
 }
 
@@ -50,7 +50,7 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
   const { config, layout, bus, logger } = options;
   const { targets, listen } = await checkObserverSettings(config);
   // Loaded only when the endpoint is on: prom-client and the HTTP server are not idle weight otherwise.
-  const http = listen === undefined ? undefined : await import('../http/index.js');
+  const http = listen === undefined ? undefined : await import('./http/index.js');
 
   const tracker = trackLive({ bus, version: options.version });
   // One scrape usually asks /metrics, /healthz and /status together: they share one reading of the
@@ -77,7 +77,7 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
   let metrics: Metrics | undefined;
   let server: HttpServer | undefined;
   if (http && listen) {
-    const { createMetrics } = await import('../metrics/index.js');
+    const { createMetrics } = await import('./metrics.js');
     const created = createMetrics({
       bus,
       version: options.version,

@@ -16,9 +16,9 @@ import os from 'node:os';
 import path from 'node:path';
 
 import type { Config } from '../config/index.js';
-import type { EventBus, UpgradeRef } from '../events/index.js';
-import { binaryPath, type Layout, planBinaryDir } from '../layout/index.js';
-import type { Logger } from '../log/index.js';
+import { binaryPath, type Layout, planBinaryDir } from '../home/layout/index.js';
+import type { EventBus, UpgradeRef } from '../shared/events/index.js';
+import type { Logger } from '../shared/log.js';
 import { readRehearsals } from './record.js';
 
 /** Free disk under which a running rehearsal is given up. */

@@ -5,10 +5,10 @@
  * hears of a plan only through the wake-ups it is given.
  */
 import type { Config } from '../config/index.js';
-import { type HaltFileWatch, watchHaltFile } from '../halt-watch/index.js';
-import { type Current, type Layout, readCurrent } from '../layout/index.js';
-import type { Logger } from '../log/index.js';
-import { type Plan, readUpgradeInfo, skipHeights, upgradeInfoError } from '../plan/index.js';
+import { type Current, type Layout, readCurrent } from '../home/layout/index.js';
+import type { Logger } from '../shared/log.js';
+import { type HaltFileWatch, watchHaltFile } from '../watcher/halt-watch/index.js';
+import { type Plan, readUpgradeInfo, skipHeights, upgradeInfoError } from '../watcher/plan/index.js';
 import { upgradeDue, type Verdict } from './due.js';
 
 /** A plan to apply, and the folder of its binary (`upgrades/<dir>`). */

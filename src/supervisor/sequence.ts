@@ -2,7 +2,7 @@
  * The upgrade sequence, run once the node has stopped. Its steps are numbered here and only here;
  * elsewhere they are named:
  *   1. delay        DAEMON_RESTART_DELAY (not at start-up)
- *   2. backup       `data/` kept (src/backup), unless UNSAFE_SKIP_BACKUP
+ *   2. backup       `data/` kept (src/home/backup), unless UNSAFE_SKIP_BACKUP
  *   3. custom pre-upgrade   COSMOVISOR_CUSTOM_PREUPGRADE (pre-upgrade.ts)
  *   4. binary       installed, or downloaded and verified (src/download, plan-binary.ts)
  *   5. pre-upgrade  `<new binary> pre-upgrade` (pre-upgrade.ts); the plan recorded meanwhile
@@ -20,11 +20,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { backupBeforeUpgrade } from '../backup/index.js';
 import type { Config } from '../config/index.js';
 import type { Downloader } from '../download/index.js';
-import { ChainvisorError, ExitCode, isFsError } from '../errors/index.js';
-import type { EventBus } from '../events/index.js';
+import type { PlanWatcher } from '../download/staging/index.js';
+import { backupBeforeUpgrade } from '../home/backup/index.js';
 import {
   acceptNodeBinary,
   binaryPath,
@@ -39,12 +38,13 @@ import {
   type TempFile,
   writeFileAtomic,
   writeTempFile,
-} from '../layout/index.js';
-import type { NodeTracker } from '../lock/index.js';
-import type { Logger } from '../log/index.js';
-import { type Plan, serializePlan } from '../plan/index.js';
-import type { Standby } from '../proc/index.js';
-import type { PlanWatcher } from '../staging/index.js';
+} from '../home/layout/index.js';
+import type { NodeTracker } from '../home/lock/index.js';
+import { ChainvisorError, ExitCode, isFsError } from '../shared/errors/index.js';
+import type { EventBus } from '../shared/events/index.js';
+import type { Logger } from '../shared/log.js';
+import type { Standby } from '../shared/proc/index.js';
+import { type Plan, serializePlan } from '../watcher/plan/index.js';
 import { runCustomPreUpgrade, runPreUpgrade } from './pre-upgrade.js';
 
 export interface UpgradeContext {
@@ -68,7 +68,7 @@ export interface ApplyOptions {
    * its plan record begun meanwhile, and nothing else runs before it resolves.
    */
   nodeStopped?: Promise<unknown>;
-  /** Runs `pre-upgrade` without forking chainvisor when it fits (src/proc/standby.ts). */
+  /** Runs `pre-upgrade` without forking chainvisor when it fits (src/shared/proc/standby.ts). */
   preUpgradeStandby?: Standby;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The supervisor: the run loop and the composition root. It starts the node and waits for a wake-up —
- * the node's exit, a due plan (detector.ts), a manual upgrade height (src/manual), a stop signal
+ * the node's exit, a due plan (detector.ts), a manual upgrade height (src/supervisor/manual), a stop signal
  * (signals.ts) — and answers each:
  *
  *   start-up: an upgrade already due (data/upgrade-info.json newer than `current`) is applied first,
@@ -11,20 +11,20 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 
-import { pruneBackups } from '../backup/index.js';
-import type { ChainAddresses } from '../chain/index.js';
 import type { Config } from '../config/index.js';
 import type { Downloader } from '../download/index.js';
-import { ChainvisorError, ExitCode } from '../errors/index.js';
-import { createEventBus, type EventBus } from '../events/index.js';
-import { binaryPath, checkNodeBinary, type Current, type Layout, readCurrent } from '../layout/index.js';
-import type { NodeTracker } from '../lock/index.js';
-import type { Logger } from '../log/index.js';
-import { type ManualPlan, ManualUpgrades } from '../manual/index.js';
-import { type AfterExitContext, afterNodeExit, RestartPolicy } from '../restart/index.js';
-import { type PlanWatcher, startPlanWatcher } from '../staging/index.js';
+import { type PlanWatcher, startPlanWatcher } from '../download/staging/index.js';
+import { pruneBackups } from '../home/backup/index.js';
+import { binaryPath, checkNodeBinary, type Current, type Layout, readCurrent } from '../home/layout/index.js';
+import type { NodeTracker } from '../home/lock/index.js';
+import { ChainvisorError, ExitCode } from '../shared/errors/index.js';
+import { createEventBus, type EventBus } from '../shared/events/index.js';
+import type { Logger } from '../shared/log.js';
+import type { ChainAddresses } from '../watcher/chain/index.js';
 import { Detector, type DetectorWake, type Due } from './detector.js';
+import { type ManualPlan, ManualUpgrades } from './manual/index.js';
 import { describeExit, exitCodeOf, type ExitStatus, nodeEnvironment, type NodeProcess, startNode } from './node-process.js';
+import { type AfterExitContext, afterNodeExit, RestartPolicy } from './restart/index.js';
 import { runUpgrade, type Switched } from './sequence.js';
 import { groupSignalSettleMs, StopSignals } from './signals.js';
 import { Standbys } from './standbys.js';
@@ -41,7 +41,7 @@ export interface SupervisorOptions {
   events?: EventBus;
   /** Records each node it starts (pid, start time, run id) so a later start can find an orphan. */
   tracker?: NodeTracker;
-  /** Where the node's gRPC and RPC listen (src/chain); by default from the settings and DAEMON_HOME's files. */
+  /** Where the node's gRPC and RPC listen (src/watcher/chain); by default from the settings and DAEMON_HOME's files. */
   addresses?: ChainAddresses;
 }
 
@@ -49,7 +49,7 @@ type Wake =
   | DetectorWake
   | { kind: 'exited'; status: ExitStatus }
   | { kind: 'stop' }
-  // Manual upgrades (src/manual): the halt height must change, or the node reached a queued height.
+  // Manual upgrades (src/supervisor/manual): the halt height must change, or the node reached a queued height.
   | { kind: 'restart'; reason: string }
   | { kind: 'manual-due'; plan: ManualPlan };
 
@@ -61,7 +61,7 @@ export class Supervisor {
   private readonly abort = new AbortController();
   private readonly detector: Detector;
   private readonly manual: ManualUpgrades;
-  /** What a node's exit with no upgrade pending is judged by (src/restart). */
+  /** What a node's exit with no upgrade pending is judged by (src/supervisor/restart). */
   private readonly restarts: Omit<AfterExitContext, 'lastUpgrade'>;
   private readonly standbys: Standbys;
   /** The downloader a test put in place of the real one, if any. */

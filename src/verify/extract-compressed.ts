@@ -13,8 +13,8 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
-import { isFsError } from '../errors/index.js';
-import { type BufferedWriter, createBufferedWriter } from '../fswrite/index.js';
+import { isFsError } from '../shared/errors/index.js';
+import { type BufferedWriter, createBufferedWriter } from '../shared/fswrite.js';
 import { createDecompressor, decompressError, OutputLimitError } from './decompress.js';
 import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject, UnknownFormatError } from './errors.js';
 import { createTarExtractor, type TarExtractor } from './extract-tar.js';

@@ -4,7 +4,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 
-import { isFsError } from '../errors/index.js';
+import { isFsError } from '../shared/errors/index.js';
 import { ArchiveInvalidError, ArchiveLimitError, type Subject } from './errors.js';
 import { createBudget, type ExtractLimits } from './limits.js';
 

@@ -11,7 +11,7 @@ import { createReadStream } from 'node:fs';
 
 import { Parser, type ReadEntry } from 'tar';
 
-import { isFsError } from '../errors/index.js';
+import { isFsError } from '../shared/errors/index.js';
 import { checkEntryPath } from './entry-path.js';
 import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject } from './errors.js';
 import type { ExtractLimits } from './limits.js';

@@ -6,7 +6,7 @@
  */
 import type { File as ZipFile } from 'unzipper';
 
-import { isFsError } from '../errors/index.js';
+import { isFsError } from '../shared/errors/index.js';
 import { checkEntryPath } from './entry-path.js';
 import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject } from './errors.js';
 import type { ExtractLimits } from './limits.js';

@@ -17,9 +17,9 @@ import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { isErrno } from '../errors/index.js';
-import { createBufferedWriter } from '../fswrite/index.js';
-import { makeFolders } from '../layout/index.js';
+import { makeFolders } from '../home/layout/index.js';
+import { isErrno } from '../shared/errors/index.js';
+import { createBufferedWriter } from '../shared/fswrite.js';
 import { checkHardlinkTarget, checkSymlinkTarget, LinkTracker } from './entry-path.js';
 import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject } from './errors.js';
 import { createBudget, type ExtractLimits } from './limits.js';

@@ -9,7 +9,7 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { makeFolders } from '../layout/index.js';
+import { makeFolders } from '../home/layout/index.js';
 import { type Subject, UnknownFormatError } from './errors.js';
 import { type CompressedOutcome, createCompressedExtractor } from './extract-compressed.js';
 import { gunzipFile } from './extract-gzip.js';

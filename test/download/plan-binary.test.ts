@@ -12,7 +12,7 @@ import { test, type TestContext } from 'node:test';
 
 import { fakeBinary, goodArchives, gzip, hostileArchives, tar, zip } from '../../scripts/make-hostile-archives.js';
 import { downloadUpgradeBinary, type DownloadUpgradeOptions } from '../../src/download/index.js';
-import { ChainvisorError, ExitCode } from '../../src/errors/index.js';
+import { ChainvisorError, ExitCode } from '../../src/shared/errors/index.js';
 import { binariesInfo, fastBackoff, listTree, memoryLogger, tempDir, testSetup, withChecksum } from '../support/download-kit.js';
 import { type FaultServer, startFaultServer } from '../support/fault-server.js';
 import { tryMountTmpfs } from '../support/tmpfs.js';

@@ -10,7 +10,7 @@ import { describe, test, type TestContext } from 'node:test';
 
 import { compressedArchives, compressedBomb, compressors } from '../../scripts/make-compressed-archives.js';
 import { fakeBinary, writeArchives } from '../../scripts/make-hostile-archives.js';
-import { ChainvisorError } from '../../src/errors/index.js';
+import { ChainvisorError } from '../../src/shared/errors/index.js';
 import { detectFromHead, unpack } from '../../src/verify/index.js';
 import { listTree, tempDir } from '../support/download-kit.js';
 

@@ -1,6 +1,6 @@
-import { UsageError } from '../../errors/index.js';
-import { layoutFor } from '../../layout/index.js';
-import { renderStatus, statusOfHome } from '../../status/index.js';
+import { layoutFor } from '../../home/layout/index.js';
+import { renderStatus, statusOfHome } from '../../observe/status/index.js';
+import { UsageError } from '../../shared/errors/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
 import { version } from '../version.js';
 
