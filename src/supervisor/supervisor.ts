@@ -275,7 +275,7 @@ export class Supervisor {
     return node;
   }
 
-  /** The upgrade sequence (upgrade.ts), with what the run loop knows: staging under way, the standbys, the node record. */
+  /** The upgrade sequence (sequence.ts), with what the run loop knows: staging under way, the standbys, the node record. */
   private upgrade(due: Due, options: { delay: boolean; detectedAt: number; nodeStopped?: Promise<unknown> }): Promise<Switched> {
     const { config, layout, tracker } = this.options;
     return runUpgrade(due.plan, due.dir, {

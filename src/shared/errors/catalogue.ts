@@ -139,6 +139,11 @@ export const errorCatalogue = {
     when: 'The queue of manual upgrades (data/upgrade-info.json.batch) is not a valid batch.',
     hint: 'fix the file by hand (a JSON array of {"name": "...", "height": N, "info": "..."}) or remove it',
   },
+  CHAINVISOR_BATCH_GOV_CLASH: {
+    exit: ExitCode.config,
+    when: '`run`: a governance plan appears on chain at the height of a queued manual upgrade. Reported on an error log line while the node keeps running; it does not end chainvisor.',
+    hint: 'the node halts for the governance plan before committing that block: remove the manual entry from data/upgrade-info.json.batch',
+  },
   CHAINVISOR_BATCH_WRITE: {
     exit: ExitCode.config,
     when: 'The queue of manual upgrades (data/upgrade-info.json.batch) cannot be written.',

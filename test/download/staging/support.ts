@@ -5,10 +5,7 @@
  * can be throttled, or can answer 404.
  */
 import { spawn } from 'node:child_process';
-import { createReadStream } from 'node:fs';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
@@ -20,50 +17,7 @@ import { cli, waitFor } from '@chainvisor/simd/testing';
 import { chainvisorCommand } from '../../support/chainvisor-command.js';
 import { unusedPort } from '../../support/ports.js';
 
-export interface FileServer {
-  url: string;
-  /** Bytes of file bodies sent so far. */
-  bytes(): number;
-  requests(): number;
-  mode: { status: number; bytesPerSecond: number };
-}
-
-export async function serveFiles(t: TestContext, root: string): Promise<FileServer> {
-  let bytes = 0;
-  let requests = 0;
-  const mode = { status: 200, bytesPerSecond: 0 };
-  const server = http.createServer((req, res) => {
-    requests += 1;
-    const file = path.join(root, decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
-    if (mode.status !== 200 || !file.startsWith(root + path.sep)) {
-      res.writeHead(mode.status === 200 ? 403 : mode.status).end();
-      return;
-    }
-    stat(file).then(
-      async (s) => {
-        res.writeHead(200, { 'content-length': s.size, 'content-type': 'application/octet-stream' });
-        const stream = createReadStream(file, { highWaterMark: mode.bytesPerSecond > 0 ? 64 : 16 * 1024 });
-        for await (const chunk of stream) {
-          if (res.destroyed) break;
-          bytes += (chunk as Buffer).length;
-          if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
-          if (mode.bytesPerSecond > 0) await sleep(((chunk as Buffer).length / mode.bytesPerSecond) * 1000);
-        }
-        res.end();
-      },
-      () => res.writeHead(404).end(),
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, bytes: () => bytes, requests: () => requests, mode };
-}
+export { type FileServer, serveFiles } from '../../support/file-server.js';
 
 export interface Chain {
   dir: string;
