@@ -62,7 +62,7 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
   const status = (): Promise<StatusDocument> => {
     const now = Date.now();
     if (cached && now - cached.at < 1000) return cached.doc;
-    const doc = buildStatus({ layout, backupDir: config.dataBackupDir, recase: !config.disableRecase, version: options.version, live: tracker.state() });
+    const doc = buildStatus({ layout, backupDir: config.dataBackupDir, version: options.version, live: tracker.state() });
     const entry = { at: now, doc };
     cached = entry;
     doc.catch(() => {

@@ -19,7 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { Config } from '../config/index.js';
 import { createPlacer } from '../home/backup/index.js';
-import { type Layout, layoutFor } from '../home/layout/index.js';
+import { type Layout, layoutFor, planTarget } from '../home/layout/index.js';
 import { ChainvisorError } from '../shared/errors/index.js';
 import type { EventBus } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
@@ -134,7 +134,7 @@ export async function rehearse(options: RehearseOptions): Promise<RehearsalRepor
       keys,
       chainId,
     });
-    const scratchLayout = layoutFor({ home: scratch, name: layout.name });
+    const scratchLayout = { ...layoutFor({ home: scratch, name: layout.name }), recase: layout.recase };
     await placeBinaries(scratchLayout, binaries);
     const operator = options.operator ?? operatorAddress(genesis.prefix ?? 'cosmos', keys.address);
     const nodeEnv = scratchEnv(layout, scratch);
@@ -174,7 +174,7 @@ export async function rehearse(options: RehearseOptions): Promise<RehearsalRepor
     try {
       const sequenceLogger = keepingOutput(logger, 'pre-upgrade', preUpgradeLines);
       const sequence = { config: scratchConfig, layout: scratchLayout, logger: sequenceLogger, signal, preUpgradeArgs: ['--home', scratch] };
-      await applyUpgrade(plan, binaries.dir, sequence, { delay: false });
+      await applyUpgrade(planTarget(scratchLayout, plan), sequence, { delay: false });
     } catch (error) {
       if (signal.aborted) throw error;
       if (preUpgradeLines.length > 0) preUpgradeTail = preUpgradeLines;

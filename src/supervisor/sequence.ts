@@ -26,7 +26,6 @@ import type { PlanWatcher } from '../download/staging/index.js';
 import { backupBeforeUpgrade } from '../home/backup/index.js';
 import {
   acceptNodeBinary,
-  binaryPath,
   type Current,
   type Layout,
   layoutFsError,
@@ -36,6 +35,7 @@ import {
   readCurrentDir,
   statBinary,
   type TempFile,
+  type UpgradeTarget,
   writeFileAtomic,
   writeTempFile,
 } from '../home/layout/index.js';
@@ -86,7 +86,7 @@ interface Ahead {
   link: Promise<PreparedSwitch>;
 }
 
-function beginAhead(plan: Plan, dir: string, layout: Layout, binary: string): Ahead {
+function beginAhead({ plan, dir, binary }: UpgradeTarget, layout: Layout): Ahead {
   const quiet = <T>(promise: Promise<T>): Promise<T> => {
     promise.catch(() => undefined);
     return promise;
@@ -127,11 +127,11 @@ export interface RunOptions extends ApplyOptions {
  * The upgrade sequence with its events: detected → applied (with its duration) or failed. Returns what
  * the next launch needs; on a failure the next node's record it began is removed.
  */
-export async function runUpgrade(plan: Plan, dir: string, options: RunOptions): Promise<Switched> {
+export async function runUpgrade(target: UpgradeTarget, options: RunOptions): Promise<Switched> {
   const { ctx, tracker, planWatcher } = options;
+  const { plan, dir, binary } = target;
   const upgrade = { name: plan.name, height: plan.height };
   ctx.events.emit('upgrade-detected', { upgrade, text: `upgrade "${plan.name}" needed at height ${plan.height}` });
-  const binary = binaryPath(ctx.layout, dir);
   // The next node's record, written beside the sequence rather than before the spawn (a file write is
   // a few trips through the thread pool, on the path of every switch). Once the old node is down: its
   // exit leaves the newer record in place.
@@ -144,7 +144,7 @@ export async function runUpgrade(plan: Plan, dir: string, options: RunOptions): 
   try {
     planWatcher?.crossCheck(plan);
     await planWatcher?.settle(plan);
-    await applyUpgrade(plan, dir, ctx, options);
+    await applyUpgrade(target, ctx, options);
   } catch (error) {
     if (record) {
       await record.written.catch(() => undefined);
@@ -163,22 +163,23 @@ export async function runUpgrade(plan: Plan, dir: string, options: RunOptions): 
   return { current: { dir, plan }, record };
 }
 
-/** Applies `plan`, whose binary lives in `dir` (`upgrades/<name>`), once the node is stopped. */
-export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext, options: ApplyOptions): Promise<void> {
+/** Applies the target's plan, whose binary lives in its `dir` (`upgrades/<name>`), once the node is stopped. */
+export async function applyUpgrade(target: UpgradeTarget, ctx: UpgradeContext, options: ApplyOptions): Promise<void> {
   const { layout, logger } = ctx;
-  const binary = binaryPath(layout, dir);
+  const { plan, dir } = target;
   logger.info({ upgrade: plan.name, height: plan.height, dir }, 'applying upgrade');
-  const ahead = beginAhead(plan, dir, layout, binary);
+  const ahead = beginAhead(target, layout);
   try {
-    await sequence(plan, dir, binary, ahead, ctx, options);
+    await sequence(target, ahead, ctx, options);
   } finally {
     await dropAhead(ahead);
   }
   logger.info({ event: 'upgrade-applied', upgrade: plan.name, height: plan.height, current: dir }, 'upgrade applied: current now points at the new binary');
 }
 
-async function sequence(plan: Plan, dir: string, binary: string, ahead: Ahead, ctx: UpgradeContext, options: ApplyOptions): Promise<void> {
+async function sequence(target: UpgradeTarget, ahead: Ahead, ctx: UpgradeContext, options: ApplyOptions): Promise<void> {
   const { config, layout, logger, signal } = ctx;
+  const { plan, dir, binary } = target;
   let stats: Stats | undefined;
   let lookedAt: number;
   try {
@@ -237,7 +238,7 @@ async function sequence(plan: Plan, dir: string, binary: string, ahead: Ahead, c
     if (!config.allowDownloadBinaries) throw await missingBinary(plan, binary, ctx);
     // Loaded on demand: the HTTP and archive stack stays off the start-up path of nodes that never download.
     const download = ctx.download ?? (await import('../download/index.js')).downloadUpgradeBinary;
-    await download({ plan, config, layout, dir, logger, signal, ...(ctx.events ? { events: ctx.events } : {}) });
+    await download({ target, config, layout, logger, signal, ...(ctx.events ? { events: ctx.events } : {}) });
     signal.throwIfAborted();
     stats = await statBinary(binary, ExitCode.upgradeFailed);
   }

@@ -15,7 +15,7 @@ import type { Config } from '../config/index.js';
 import type { Downloader } from '../download/index.js';
 import { type PlanWatcher, startPlanWatcher } from '../download/staging/index.js';
 import { pruneBackups } from '../home/backup/index.js';
-import { binaryPath, checkNodeBinary, type Current, type Layout, readCurrent } from '../home/layout/index.js';
+import { binaryPath, checkNodeBinary, type Layout, readCurrent } from '../home/layout/index.js';
 import type { NodeTracker } from '../home/lock/index.js';
 import { ChainvisorError, ExitCode } from '../shared/errors/index.js';
 import { createEventBus, type EventBus } from '../shared/events/index.js';
@@ -70,8 +70,6 @@ export class Supervisor {
   private planWatcher: PlanWatcher | undefined;
   private nodeEnv: NodeJS.ProcessEnv | undefined; // built at the node's first start (nodeEnvironment)
   private node: NodeProcess | undefined;
-  /** What `current` was when the running node started: plans the detector sees are judged against it. */
-  private running: Current | undefined;
   private wake: ((event: Wake) => void) | undefined;
   private lastUpgrade: { name: string; at: number } | undefined;
   private pruning: Promise<unknown> = Promise.resolve();
@@ -119,10 +117,7 @@ export class Supervisor {
         restart: (reason) => this.wake?.({ kind: 'restart', reason }),
         due: (plan) => this.wake?.({ kind: 'manual-due', plan }),
       });
-      const ready = this.detector.watch(
-        (event) => this.wake?.(event),
-        () => this.running,
-      );
+      const ready = this.detector.watch((event) => this.wake?.(event));
       if (config.planPollInterval > 0) {
         const addresses = this.options.addresses ? { addresses: this.options.addresses } : {};
         this.planWatcher = startPlanWatcher({ config, layout, logger, events: this.events, ...addresses, ...this.downloader });
@@ -205,14 +200,14 @@ export class Supervisor {
           switched = undefined;
           continue;
         }
-        due = file ?? { plan: manual as ManualPlan, dir: this.manual.dirOf(manual as ManualPlan) };
+        due = file ?? this.manual.targetOf(manual as ManualPlan);
         this.logger.info(
           { event: 'upgrade-detected', upgrade: due.plan.name, height: due.plan.height, node: describeExit(event.status) },
           manual ? 'node halted at the manual upgrade height' : 'node halted for an upgrade',
         );
       } else {
         manual = event.kind === 'manual-due' ? event.plan : undefined;
-        due = event.kind === 'manual-due' ? { plan: event.plan, dir: this.manual.dirOf(event.plan) } : event;
+        due = event.kind === 'manual-due' ? this.manual.targetOf(event.plan) : event.target;
         const message = manual ? 'manual upgrade height reached; stopping the node' : 'upgrade needed; stopping the node';
         this.logger.info({ event: 'upgrade-detected', upgrade: due.plan.name, height: due.plan.height }, message);
         stopping = node.stop({ graceMs: this.config.shutdownGrace, killAtZero: true });
@@ -265,7 +260,7 @@ export class Supervisor {
     const node = startNode(binary, args, this.logger, this.nodeEnv, switched ? this.standbys.node : undefined);
     this.node = node;
     tracker?.spawned(node);
-    this.running = current;
+    this.detector.nodeStarted(current);
     this.events.emit('node-started', { text: `node started: ${binary}`, data: { pid: node.pid, binary, current: current.dir } });
     void node.exited.then(
       (status) =>
@@ -278,7 +273,7 @@ export class Supervisor {
   /** The upgrade sequence (sequence.ts), with what the run loop knows: staging under way, the standbys, the node record. */
   private upgrade(due: Due, options: { delay: boolean; detectedAt: number; nodeStopped?: Promise<unknown> }): Promise<Switched> {
     const { config, layout, tracker } = this.options;
-    return runUpgrade(due.plan, due.dir, {
+    return runUpgrade(due, {
       ctx: { config, layout, logger: this.logger, signal: this.abort.signal, events: this.events, ...this.downloader },
       ...options,
       ...(this.planWatcher ? { planWatcher: this.planWatcher } : {}),

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 
-import { installBinary, layoutFor, planBinaryDir } from '../../home/layout/index.js';
+import { installBinary, layoutFor, planDir } from '../../home/layout/index.js';
 import { ExitCode, UsageError } from '../../shared/errors/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
 import { reportSchedule } from './batch-report.js';
@@ -48,7 +48,7 @@ export const addUpgradeCommand: Command = {
       reportSchedule(ctx, layout, result);
       return ExitCode.ok;
     }
-    const dir = planBinaryDir(name, { recase: !config.disableRecase });
+    const dir = planDir(layout, name);
     const dest = await installBinary(layout, dir, source, { force });
     writeLine(ctx.stdout, `installed ${source} for upgrade "${name}" as ${dest}`);
     return ExitCode.ok;

@@ -30,7 +30,7 @@ export async function pickUpgrade(loaded: LoadedConfig, layout: Layout, logger: 
   const queued = await readQueued(layout);
   if (queued[0] !== undefined) return queued[0].name;
   if (unanswered) {
-    const { staged } = await readHome({ layout, backupDir: config.dataBackupDir, recase: !config.disableRecase });
+    const { staged } = await readHome({ layout, backupDir: config.dataBackupDir });
     if (staged.length === 1 && staged[0] !== undefined) {
       logger.warn({ upgrade: staged[0].name }, `${asked}; rehearsing the one staged upgrade, "${staged[0].name}"`);
       return staged[0].name;

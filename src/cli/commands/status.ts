@@ -16,7 +16,7 @@ export const statusCommand: Command = {
   async run(ctx) {
     const output = parseOutput(ctx.args);
     const { config } = loadContextConfig(ctx);
-    const doc = await statusOfHome({ layout: layoutFor(config), backupDir: config.dataBackupDir, recase: !config.disableRecase, version });
+    const doc = await statusOfHome({ layout: layoutFor(config), backupDir: config.dataBackupDir, version });
     writeLine(ctx.stdout, output === 'json' ? JSON.stringify(doc, null, 2) : renderStatus(doc));
     return 0;
   },

@@ -9,7 +9,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { type Config, formatDuration } from '../../config/index.js';
-import { binaryPath, isFile, type Layout, planBinaryDir, readCurrent } from '../../home/layout/index.js';
+import { binaryPath, isFile, type Layout, planDir, readCurrent } from '../../home/layout/index.js';
 import type { EventBus } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
 import { addressesFor, type ChainAddresses, type ChainClient, createChainReader, type ScheduledPlan } from '../../watcher/chain/index.js';
@@ -259,7 +259,7 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
     if (height === undefined) return;
     const left = target.height - height;
     if (left > config.stageWarnBlocks || left < 0) return;
-    if (job?.staged || (await isFile(binaryPath(layout, planBinaryDir(target.name, { recase: !config.disableRecase }))).catch(() => false))) return;
+    if (job?.staged || (await isFile(binaryPath(layout, planDir(layout, target.name))).catch(() => false))) return;
     const failing = !config.allowDownloadBinaries || job?.lastError !== undefined;
     // A download still under way is worth a warning; a failing or impossible one is an error, said once.
     const key = `${target.name}@${target.height}:${failing ? 'failing' : 'under way'}`;

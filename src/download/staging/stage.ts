@@ -5,7 +5,7 @@
  * replaced; one chainvisor staged for a different Info is moved aside (never deleted) and restaged.
  */
 import type { Config } from '../../config/index.js';
-import { binaryDirPath, binaryPath, isFile, type Layout, moveAside, planBinaryDir, readCurrentDir } from '../../home/layout/index.js';
+import { binaryDirPath, isFile, type Layout, moveAside, planDir, planTarget, readCurrentDir } from '../../home/layout/index.js';
 import type { Logger } from '../../shared/log.js';
 import type { Plan } from '../../watcher/plan/index.js';
 import type { Downloader } from '../index.js';
@@ -31,8 +31,8 @@ export interface StageOptions {
 
 export async function stagePlan(options: StageOptions): Promise<StageResult> {
   const { plan, config, layout, logger } = options;
-  const dir = planBinaryDir(plan.name, { recase: !config.disableRecase });
-  const binary = binaryPath(layout, dir);
+  const target = planTarget(layout, plan);
+  const { dir, binary } = target;
   const record = (await readStagedRecords(layout))[dir];
   if (await isFile(binary)) {
     if (record === undefined) return { status: 'installed', dir, binary };
@@ -51,15 +51,15 @@ export async function stagePlan(options: StageOptions): Promise<StageResult> {
     await updateStagedRecord(layout, dir, undefined);
   }
   const download = options.download ?? (await import('../index.js')).downloadUpgradeBinary;
-  await download({ plan, config, layout, dir, logger, ...(options.signal ? { signal: options.signal } : {}) });
+  await download({ target, config, layout, logger, ...(options.signal ? { signal: options.signal } : {}) });
   await updateStagedRecord(layout, dir, { name: plan.name, height: plan.height, info: plan.info, stagedAt: new Date().toISOString() });
   return { status: 'downloaded', dir, binary };
 }
 
 /** Removes a binary chainvisor staged for a plan that was cancelled; an operator's binary stays. */
 export async function discardStaged(options: { plan: Pick<Plan, 'name'>; config: Config; layout: Layout; logger: Logger }): Promise<boolean> {
-  const { config, layout, logger } = options;
-  const dir = planBinaryDir(options.plan.name, { recase: !config.disableRecase });
+  const { layout, logger } = options;
+  const dir = planDir(layout, options.plan.name);
   const record = (await readStagedRecords(layout))[dir];
   if (record === undefined || (await readCurrentDir(layout)) === dir) return false;
   await moveAside(binaryDirPath(layout, dir), logger, 'a staged upgrade folder was for a plan cancelled on chain');

@@ -6,5 +6,5 @@ export { checkSourceBinary, installBinary, isFile } from './install.js';
 export { installFolder, type InstallFolderOptions, moveAside, syncTree } from './install-folder.js';
 export { type BinaryDir, binaryDirPath, binaryPath, genesis, type Layout, layoutFor, planRecordPath, upgradeBinaryDir } from './paths.js';
 export { checkLayoutShape, customPreUpgradeProblem, ensureCurrentLink, requireHome } from './shape.js';
-export { pathEscape, planBinaryDir, upgradeDirName } from './upgrade-dir.js';
+export { pathEscape, planBinaryDir, planDir, planTarget, upgradeDirName, type UpgradeTarget } from './upgrade-dir.js';
 export { removeLeftoverWorkFolders, type RemoveOptions, workFolderName, workFolderPrefix } from './work-folders.js';

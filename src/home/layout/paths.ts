@@ -29,6 +29,11 @@ export interface Layout {
   batchFile: string;
   /** `$DAEMON_HOME/cosmovisor/.chainvisor`: chainvisor's runtime state (created on demand). */
   stateDir: string;
+  /**
+   * Whether a plan's folder name is lower-cased (unless COSMOVISOR_DISABLE_RECASE): the setting read once,
+   * here, and applied by planTarget / planDir (upgrade-dir.ts).
+   */
+  recase: boolean;
 }
 
 /** A binary folder relative to `root`: `genesis` or `upgrades/<dir>`. */
@@ -36,7 +41,7 @@ export type BinaryDir = string;
 
 export const genesis: BinaryDir = 'genesis';
 
-export function layoutFor(settings: { home: string; name: string }): Layout {
+export function layoutFor(settings: { home: string; name: string; disableRecase?: boolean }): Layout {
   const root = path.join(settings.home, 'cosmovisor');
   return {
     home: settings.home,
@@ -49,6 +54,7 @@ export function layoutFor(settings: { home: string; name: string }): Layout {
     upgradeInfoFile: path.join(settings.home, 'data', 'upgrade-info.json'),
     batchFile: path.join(settings.home, 'data', 'upgrade-info.json.batch'),
     stateDir: path.join(root, '.chainvisor'),
+    recase: settings.disableRecase !== true,
   };
 }
 

@@ -3,7 +3,8 @@
  * COSMOVISOR_DISABLE_RECASE, then escaped like Go's url.PathEscape (`a b` → `a%20b`, `a/b` → `a%2Fb`).
  */
 import { ChainvisorError } from '../../shared/errors/index.js';
-import { type BinaryDir, upgradeBinaryDir } from './paths.js';
+import type { Plan } from '../../watcher/plan/index.js';
+import { type BinaryDir, binaryPath, type Layout, upgradeBinaryDir } from './paths.js';
 
 /** Bytes Go's PathEscape leaves as they are: unreserved characters and `$ & + : = @`. */
 const keep = /[A-Za-z0-9\-_.~$&+:=@]/;
@@ -52,4 +53,30 @@ const maxNameBytes = 255;
  */
 export function planBinaryDir(planName: string, options: { recase: boolean }): BinaryDir {
   return upgradeBinaryDir(upgradeDirName(planName, options));
+}
+
+/**
+ * A plan's target, computed once with the layout's recase rule and handed down the upgrade's path:
+ * its folder name under `upgrades/` (`name`), that folder relative to the root (`dir`, `upgrades/<name>`)
+ * and the binary's absolute path. Throws CHAINVISOR_BAD_PLAN_NAME when the name cannot be a folder.
+ */
+export interface UpgradeTarget {
+  plan: Plan;
+  /** The folder name under `upgrades/`: recased unless COSMOVISOR_DISABLE_RECASE, escaped. */
+  name: string;
+  /** `upgrades/<name>`, relative to the layout's root. */
+  dir: BinaryDir;
+  /** The node binary inside it. */
+  binary: string;
+}
+
+export function planTarget(layout: Layout, plan: Plan): UpgradeTarget {
+  const name = upgradeDirName(plan.name, { recase: layout.recase });
+  const dir = upgradeBinaryDir(name);
+  return { plan, name, dir, binary: binaryPath(layout, dir) };
+}
+
+/** The folder of the plan named `planName` (`upgrades/<dir>`), with the layout's recase rule. */
+export function planDir(layout: Layout, planName: string): BinaryDir {
+  return planBinaryDir(planName, { recase: layout.recase });
 }

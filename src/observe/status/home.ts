@@ -33,8 +33,8 @@ export interface HomeOptions {
   layout: Layout;
   /** DAEMON_DATA_BACKUP_DIR. */
   backupDir: string;
-  /** !COSMOVISOR_DISABLE_RECASE. */
-  recase: boolean;
+  /** !COSMOVISOR_DISABLE_RECASE; by default the layout's rule. */
+  recase?: boolean;
 }
 
 export async function readHome(options: HomeOptions): Promise<HomeFacts> {
@@ -52,7 +52,7 @@ export async function readHome(options: HomeOptions): Promise<HomeFacts> {
 }
 
 /** Whether upgrades/<name>/bin/$DAEMON_NAME is installed for a plan name. */
-export async function upgradeBinaryPresent(layout: Layout, name: string, recase: boolean): Promise<boolean> {
+export async function upgradeBinaryPresent(layout: Layout, name: string, recase = layout.recase): Promise<boolean> {
   try {
     return await isFile(binaryPath(layout, planBinaryDir(name, { recase })));
   } catch {
@@ -82,7 +82,7 @@ async function readHaltPlan(options: HomeOptions, currentDir: string, problems: 
     return null;
   }
   try {
-    if (planBinaryDir(read.plan.name, { recase: options.recase }) === currentDir) return null;
+    if (planBinaryDir(read.plan.name, { recase: options.recase ?? options.layout.recase }) === currentDir) return null;
   } catch {
     // A name that cannot be a folder is still the plan the node halted for.
   }

@@ -285,11 +285,6 @@ export const errorCatalogue = {
     when: '`<new binary> version` failed or hung before the binary was installed (`CHAINVISOR_SMOKE_TEST`).',
     hint: 'the binary does not run on this host (wrong platform, missing shared library?); nothing was installed. Install a working binary with chainvisor add-upgrade, or set CHAINVISOR_SMOKE_TEST=false to skip the check',
   },
-  CHAINVISOR_BAD_UPGRADE_DIR: {
-    exit: ExitCode.upgradeFailed,
-    when: 'An upgrade binary was to be installed outside `upgrades/<name>`: a bug in chainvisor.',
-    hint: 'this is a bug in chainvisor; please report it',
-  },
   CHAINVISOR_DOWNLOAD_UNEXPECTED: {
     exit: ExitCode.upgradeFailed,
     when: 'An unexpected error while installing an upgrade binary: a bug in chainvisor.',

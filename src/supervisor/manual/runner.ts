@@ -12,7 +12,7 @@
  * upgrade is applied (an entry whose upgrade `current` already records is dropped at start-up).
  */
 import type { Config } from '../../config/index.js';
-import { type Current, type Layout, planBinaryDir } from '../../home/layout/index.js';
+import { type Current, type Layout, planTarget, type UpgradeTarget } from '../../home/layout/index.js';
 import { ChainvisorError } from '../../shared/errors/index.js';
 import type { EventBus } from '../../shared/events/index.js';
 import { pollStat, type StatPoll } from '../../shared/fsread/index.js';
@@ -195,8 +195,9 @@ export class ManualUpgrades {
     await this.reload();
   }
 
-  dirOf(plan: ManualPlan): string {
-    return planBinaryDir(plan.name, { recase: !this.options.config.disableRecase });
+  /** The plan's folder and binary, with the layout's recase rule. */
+  targetOf(plan: ManualPlan): UpgradeTarget {
+    return planTarget(this.options.layout, plan);
   }
 
   close(): void {
@@ -208,7 +209,7 @@ export class ManualUpgrades {
 
   private isCurrent(plan: ManualPlan, current: Current): boolean {
     try {
-      return current.dir === this.dirOf(plan) || current.plan?.name === plan.name;
+      return current.dir === this.targetOf(plan).dir || current.plan?.name === plan.name;
     } catch (error) {
       if (error instanceof ChainvisorError) return false; // a name that cannot be a folder is never current
       throw error;

@@ -13,7 +13,7 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 
 import type { Config } from '../../config/index.js';
-import { binaryPath, installBinary, isFile, type Layout, planBinaryDir } from '../../home/layout/index.js';
+import { binaryPath, installBinary, isFile, type Layout, planDir } from '../../home/layout/index.js';
 import { ChainvisorError, isErrno } from '../../shared/errors/index.js';
 import { addressesFor, type ChainAddresses, type ChainClient, ChainUnavailableError, createChainReader } from '../../watcher/chain/index.js';
 import { byHeight, clashes, type ManualPlan, readQueued, writeQueue } from './file.js';
@@ -42,7 +42,6 @@ export async function scheduleUpgrades(options: ScheduleOptions): Promise<Schedu
   const { config, layout, entries, force } = options;
   const queued = await readQueued(layout);
   const problems: string[] = [];
-  const recase = !config.disableRecase;
 
   // 1. Each entry on its own, and the entries among themselves.
   const dirs = new Map<ManualEntry, string>();
@@ -50,7 +49,7 @@ export async function scheduleUpgrades(options: ScheduleOptions): Promise<Schedu
   for (const entry of entries) {
     let dir: string;
     try {
-      dir = planBinaryDir(entry.name, { recase });
+      dir = planDir(layout, entry.name);
     } catch (error) {
       problems.push((error as Error).message);
       continue;
