@@ -28,6 +28,7 @@ import { type AfterExitContext, afterNodeExit, RestartPolicy } from './restart/i
 import { runUpgrade, type Switched } from './sequence.js';
 import { groupSignalSettleMs, StopSignals } from './signals.js';
 import { Standbys } from './standbys.js';
+import { type Detected, logUpgradeEvents } from './upgrade-log.js';
 
 export interface SupervisorOptions {
   config: Config;
@@ -78,6 +79,8 @@ export class Supervisor {
     this.options = options;
     ({ config: this.config, logger: this.logger } = options);
     this.events = options.events ?? createEventBus();
+    // The upgrade's log lines follow its events (the sequence emits them once each).
+    logUpgradeEvents(this.events, this.logger);
     this.detector = new Detector({ config: this.config, layout: options.layout, logger: this.logger, args: options.args });
     const addresses = options.addresses ? { addresses: options.addresses } : {};
     this.manual = new ManualUpgrades({ config: this.config, layout: options.layout, logger: this.logger, events: this.events, ...addresses });
@@ -105,11 +108,7 @@ export class Supervisor {
       const startup = await this.detector.dueFromFile();
       let switched: Switched | undefined;
       if (startup) {
-        logger.warn(
-          { event: 'upgrade-detected', upgrade: startup.plan.name, height: startup.plan.height },
-          'an upgrade is already due at start-up; applying it before starting the node',
-        );
-        switched = await this.upgrade(startup, { delay: false, detectedAt: Date.now() });
+        switched = await this.upgrade(startup, { delay: false, detectedAt: Date.now(), detected: { how: 'start-up' } });
       }
       if (stop.signal) return await this.abandon(switched, stop.exitCode);
       await this.manual.reconcile(switched?.current ?? (await readCurrent(layout)));
@@ -180,6 +179,7 @@ export class Supervisor {
       }
       const detectedAt = Date.now();
       let due: Due;
+      let detected: Detected;
       let manual: ManualPlan | undefined;
       // Set when the node is still stopping: the upgrade sequence begins meanwhile.
       let stopping: Promise<unknown> | undefined;
@@ -201,20 +201,16 @@ export class Supervisor {
           continue;
         }
         due = file ?? this.manual.targetOf(manual as ManualPlan);
-        this.logger.info(
-          { event: 'upgrade-detected', upgrade: due.plan.name, height: due.plan.height, node: describeExit(event.status) },
-          manual ? 'node halted at the manual upgrade height' : 'node halted for an upgrade',
-        );
+        detected = { how: manual ? 'manual-halted' : 'halted', node: describeExit(event.status) };
       } else {
         manual = event.kind === 'manual-due' ? event.plan : undefined;
         due = event.kind === 'manual-due' ? this.manual.targetOf(event.plan) : event.target;
-        const message = manual ? 'manual upgrade height reached; stopping the node' : 'upgrade needed; stopping the node';
-        this.logger.info({ event: 'upgrade-detected', upgrade: due.plan.name, height: due.plan.height }, message);
+        detected = { how: manual ? 'manual-due' : 'due' };
         stopping = node.stop({ graceMs: this.config.shutdownGrace, killAtZero: true });
       }
       this.manual.nodeStopped();
       try {
-        switched = await this.upgrade(due, { delay: true, detectedAt, ...(stopping ? { nodeStopped: stopping } : {}) });
+        switched = await this.upgrade(due, { delay: true, detectedAt, detected, ...(stopping ? { nodeStopped: stopping } : {}) });
       } finally {
         // Never leave (or end chainvisor) with the node still stopping.
         await stopping?.catch(() => undefined);
@@ -271,7 +267,7 @@ export class Supervisor {
   }
 
   /** The upgrade sequence (sequence.ts), with what the run loop knows: staging under way, the standbys, the node record. */
-  private upgrade(due: Due, options: { delay: boolean; detectedAt: number; nodeStopped?: Promise<unknown> }): Promise<Switched> {
+  private upgrade(due: Due, options: { delay: boolean; detectedAt: number; detected: Detected; nodeStopped?: Promise<unknown> }): Promise<Switched> {
     const { config, layout, tracker } = this.options;
     return runUpgrade(due, {
       ctx: { config, layout, logger: this.logger, signal: this.abort.signal, events: this.events, ...this.downloader },
