@@ -53,10 +53,11 @@ export interface UpgradeOptions {
   /** Wait DAEMON_RESTART_DELAY first (not at start-up). */
   delay: boolean;
   /**
-   * Resolves once the node is down, when the caller is still stopping it: the binary is looked at and
-   * its plan record begun meanwhile, and nothing else runs before it resolves.
+   * Stops the node when it is still running, right after the upgrade is reported detected; resolves once
+   * it is down. The binary is looked at and its plan record begun meanwhile, and nothing else runs
+   * before it resolves.
    */
-  nodeStopped?: Promise<unknown>;
+  stopNode?: () => Promise<unknown>;
   /** Runs `pre-upgrade` without forking chainvisor when it fits (src/shared/proc/standby.ts). */
   preUpgradeStandby?: Standby;
   /** How the upgrade was detected, for the upgrade-detected log line; none for a rehearsal's sequence. */
@@ -87,14 +88,15 @@ export async function runUpgrade(target: UpgradeTarget, options: UpgradeOptions)
     text: `upgrade "${plan.name}" needed at height ${plan.height}`,
     ...(options.detected ? { data: { ...options.detected } } : {}),
   });
-  const record = nextNodeRecord(target, options);
+  const nodeStopped = options.stopNode?.();
+  const record = nextNodeRecord(target, options.tracker, nodeStopped);
   try {
     planWatcher?.crossCheck(plan);
     await planWatcher?.settle(plan);
     ctx.logger.info({ upgrade: plan.name, height: plan.height, dir }, 'applying upgrade');
     const ahead = beginAhead(target, ctx.layout);
     try {
-      const look = await nodeDown(ahead, options.nodeStopped);
+      const look = await nodeDown(ahead, nodeStopped);
       await restartDelay(look, ctx, options.delay);
       const recording = await recordIfInPlace(target, ahead, look, ctx);
       await backup(target, look, ctx);
@@ -127,7 +129,7 @@ export async function runUpgrade(target: UpgradeTarget, options: UpgradeOptions)
  * a few trips through the thread pool, on the path of every switch). Once the old node is down: its
  * exit leaves the newer record in place.
  */
-function nextNodeRecord({ binary }: UpgradeTarget, { tracker, nodeStopped }: UpgradeOptions): Switched['record'] {
+function nextNodeRecord({ binary }: UpgradeTarget, tracker: NodeTracker | undefined, nodeStopped: Promise<unknown> | undefined): Switched['record'] {
   return (
     tracker && {
       binary,

@@ -206,11 +206,12 @@ export class Supervisor {
         manual = event.kind === 'manual-due' ? event.plan : undefined;
         due = event.kind === 'manual-due' ? this.manual.targetOf(event.plan) : event.target;
         detected = { how: manual ? 'manual-due' : 'due' };
-        stopping = node.stop({ graceMs: this.config.shutdownGrace, killAtZero: true });
       }
       this.manual.nodeStopped();
+      // A node still running is stopped by the sequence, right after the upgrade is reported detected.
+      const stopNode = event.kind === 'exited' ? undefined : () => (stopping = node.stop({ graceMs: this.config.shutdownGrace, killAtZero: true }));
       try {
-        switched = await this.upgrade(due, { delay: true, detectedAt, detected, ...(stopping ? { nodeStopped: stopping } : {}) });
+        switched = await this.upgrade(due, { delay: true, detectedAt, detected, ...(stopNode ? { stopNode } : {}) });
       } finally {
         // Never leave (or end chainvisor) with the node still stopping.
         await stopping?.catch(() => undefined);
@@ -267,7 +268,7 @@ export class Supervisor {
   }
 
   /** The upgrade sequence (sequence.ts), with what the run loop knows: staging under way, the standbys, the node record. */
-  private upgrade(due: Due, options: { delay: boolean; detectedAt: number; detected: Detected; nodeStopped?: Promise<unknown> }): Promise<Switched> {
+  private upgrade(due: Due, options: { delay: boolean; detectedAt: number; detected: Detected; stopNode?: () => Promise<unknown> }): Promise<Switched> {
     const { config, layout, tracker } = this.options;
     return runUpgrade(due, {
       ctx: { config, layout, logger: this.logger, signal: this.abort.signal, events: this.events, ...this.downloader },
