@@ -9,10 +9,15 @@
  * program of its own on either side, so its own cost is only its start. Backups are skipped;
  * `pre-upgrade` runs (exit 1, "not implemented"), as it does on every real upgrade.
  *
+ * Warm and cold: the chain of N upgrades in one `run` is warm after its first upgrade (every code path of
+ * the switch has run before in that process). In production an upgrade is the first, and usually the
+ * only, upgrade of its `run` process: the cold mode starts one `run` per upgrade (genesis → u1, N times),
+ * so each switch is the process's first; both are measured in one run of the benchmark, alternating.
+ *
  * The baseline is what no supervisor can avoid: fork+exec of bash stamping the clock. The
  * supervisor-added time is the latency minus that baseline's median.
  *
- *   npm run bench:switch -- [--upgrades 20] [--poll-interval 300ms]
+ *   npm run bench:switch -- [--upgrades 20] [--poll-interval 300ms] [--cold 20] [--bin path/to/bin/chainvisor.js]
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -24,12 +29,18 @@ import { execa, execaSync } from 'execa';
 
 import { parseDuration } from '../src/config/index.js';
 
-const chainvisor = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
-
 const { values } = parseArgs({
-  options: { upgrades: { type: 'string', default: '20' }, 'poll-interval': { type: 'string', default: '300ms' } },
+  options: {
+    upgrades: { type: 'string', default: '20' },
+    'poll-interval': { type: 'string', default: '300ms' },
+    cold: { type: 'string', default: '20' },
+    bin: { type: 'string' },
+  },
 });
 const upgrades = Number(values.upgrades);
+const coldRuns = Number(values.cold);
+/** The chainvisor measured: this checkout's, or another build's (`--bin`) to compare two versions on one machine. */
+const chainvisor = values.bin === undefined ? path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js') : path.resolve(values.bin);
 const pollInterval = values['poll-interval'];
 const parsedPoll = parseDuration(pollInterval);
 if (!parsedPoll.ok) throw new Error(`--poll-interval: ${parsedPoll.message}`);
@@ -55,7 +66,8 @@ function nodeScript(label: string, journal: string, next: string | undefined, he
 /** bash's $EPOCHREALTIME ("seconds.microseconds") in ms. */
 const epochMs = (stamp: string) => Number(stamp) * 1000;
 
-async function runChain(mode: 'auto' | 'poll'): Promise<number[]> {
+/** One `run` walking `length` upgrades; the latency of each switch, in ms. */
+async function runChain(mode: 'auto' | 'poll', length: number): Promise<number[]> {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-bench-'));
   try {
     const home = path.join(root, 'home');
@@ -72,7 +84,7 @@ async function runChain(mode: 'auto' | 'poll'): Promise<number[]> {
       LC_ALL: 'C',
     };
     await fs.mkdir(home);
-    const names = ['genesis', ...Array.from({ length: upgrades }, (_, i) => `u${i + 1}`)];
+    const names = ['genesis', ...Array.from({ length }, (_, i) => `u${i + 1}`)];
     for (const [i, name] of names.entries()) {
       const script = path.join(root, name);
       const delayMs = 200 + (pollMs * i) / names.length;
@@ -122,11 +134,13 @@ const baseP50 = percentile(base, 50);
 console.log(`switch latency: ${upgrades} upgrades per mode, node ${process.version}, ${os.cpus().length} cpus`);
 console.log(`baseline (fork+exec of bash stamping the clock): p50 ${baseP50.toFixed(1)} ms\n`);
 console.log(`${'mode'.padEnd(26)}${'p50'.padStart(10)}${'p95'.padStart(10)}${'max'.padStart(10)}${'added p50'.padStart(12)}`);
-for (const [mode, label] of [
-  ['auto', 'events (auto)'],
-  ['poll', `poll ${pollInterval}`],
-] as const) {
-  const latencies = await runChain(mode);
+const row = (label: string, latencies: number[]) => {
   const p50 = percentile(latencies, 50);
   console.log(`${label.padEnd(26)}${fmt(p50)}${fmt(percentile(latencies, 95))}${fmt(Math.max(...latencies))}${fmt(Math.max(0, p50 - baseP50)).padStart(12)}`);
-}
+};
+// Cold: one `run` per upgrade, so that each switch is its process's first.
+const cold: number[] = [];
+for (let i = 0; i < coldRuns; i++) cold.push(...(await runChain('auto', 1)));
+row('events (auto), warm', await runChain('auto', upgrades));
+if (coldRuns > 0) row(`events (auto), cold ×${coldRuns}`, cold);
+row(`poll ${pollInterval}, warm`, await runChain('poll', upgrades));
