@@ -4,9 +4,9 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 
-import { isFsError } from '../shared/errors/index.js';
-import { ArchiveInvalidError, ArchiveLimitError, type Subject } from './errors.js';
-import { createBudget, type ExtractLimits } from './limits.js';
+import { isFsError } from '../../shared/errors/index.js';
+import { ArchiveInvalidError, ArchiveLimitError, type Subject } from '../errors.js';
+import { createBudget, type ExtractLimits } from '../limits.js';
 
 export async function gunzipFile(subject: Subject, archive: string, dest: string, limits: ExtractLimits): Promise<number> {
   const budget = createBudget(subject, limits);

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 
-import { ArchiveUnsafeError, type Subject } from './errors.js';
+import { ArchiveUnsafeError, type Subject } from '../errors.js';
 
 /**
  * Checks an entry name and returns it normalised (`./bin//simd` → `bin/simd`), or '' for the root.

@@ -6,10 +6,10 @@
  */
 import type { File as ZipFile } from 'unzipper';
 
-import { isFsError } from '../shared/errors/index.js';
+import { isFsError } from '../../shared/errors/index.js';
+import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject } from '../errors.js';
+import type { ExtractLimits } from '../limits.js';
 import { checkEntryPath } from './entry-path.js';
-import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject } from './errors.js';
-import type { ExtractLimits } from './limits.js';
 import { createTreeWriter, type ExtractResult, type TreeWriter } from './tree-writer.js';
 
 type Kind = 'dir' | 'file' | 'link';

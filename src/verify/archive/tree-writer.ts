@@ -17,12 +17,12 @@ import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { makeFolders } from '../home/layout/index.js';
-import { isErrno } from '../shared/errors/index.js';
-import { createBufferedWriter } from '../shared/fswrite.js';
+import { makeFolders } from '../../home/layout/index.js';
+import { isErrno } from '../../shared/errors/index.js';
+import { createBufferedWriter } from '../../shared/fswrite.js';
+import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject } from '../errors.js';
+import { createBudget, type ExtractLimits } from '../limits.js';
 import { checkHardlinkTarget, checkSymlinkTarget, LinkTracker } from './entry-path.js';
-import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject } from './errors.js';
-import { createBudget, type ExtractLimits } from './limits.js';
 
 export interface ExtractResult {
   entries: number;

@@ -13,13 +13,13 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
-import { isFsError } from '../shared/errors/index.js';
-import { type BufferedWriter, createBufferedWriter } from '../shared/fswrite.js';
+import { isFsError } from '../../shared/errors/index.js';
+import { type BufferedWriter, createBufferedWriter } from '../../shared/fswrite.js';
+import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject, UnknownFormatError } from '../errors.js';
+import { type Compression, executableKind, type Format, headLength, isTar } from '../format.js';
+import { createBudget, type ExtractLimits, tooLarge } from '../limits.js';
 import { createDecompressor, decompressError, OutputLimitError } from './decompress.js';
-import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject, UnknownFormatError } from './errors.js';
 import { createTarExtractor, type TarExtractor } from './extract-tar.js';
-import { type Compression, executableKind, type Format, headLength, isTar } from './format.js';
-import { createBudget, type ExtractLimits, tooLarge } from './limits.js';
 import type { ExtractResult, TreeWriterOptions } from './tree-writer.js';
 
 /** The file a compressed executable is written to, inside the extraction folder. */

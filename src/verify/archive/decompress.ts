@@ -14,9 +14,9 @@ import { createZstdDecompress } from 'node:zlib';
 
 import * as xzNamespace from 'xz-decompress';
 
+import { ArchiveInvalidError, type Subject } from '../errors.js';
+import type { Compression } from '../format.js';
 import { createBzip2Decompress, OutputLimitError, TruncatedError } from './decompress-bzip2.js';
-import { ArchiveInvalidError, type Subject } from './errors.js';
-import type { Compression } from './format.js';
 import { createZstdFrameCheck } from './zstd-frames.js';
 
 export { OutputLimitError };

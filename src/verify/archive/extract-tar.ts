@@ -11,10 +11,10 @@ import { createReadStream } from 'node:fs';
 
 import { Parser, type ReadEntry } from 'tar';
 
-import { isFsError } from '../shared/errors/index.js';
+import { isFsError } from '../../shared/errors/index.js';
+import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject } from '../errors.js';
+import type { ExtractLimits } from '../limits.js';
 import { checkEntryPath } from './entry-path.js';
-import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject } from './errors.js';
-import type { ExtractLimits } from './limits.js';
 import { createTreeWriter, type ExtractResult, type TreeWriter, type TreeWriterOptions } from './tree-writer.js';
 
 export type { ExtractResult } from './tree-writer.js';
