@@ -83,7 +83,10 @@ async function runChain(mode: 'auto' | 'poll', length: number): Promise<number[]
       // $EPOCHREALTIME's decimal point follows the locale.
       LC_ALL: 'C',
     };
-    await fs.mkdir(home);
+    // A node's home has its data/ folder from its own init on (the chain's database lives there): the
+    // first plan is then written into a folder the watch already follows, as in production. Without
+    // it, the first switch of a run would also measure data/ appearing under the watch.
+    await fs.mkdir(path.join(home, 'data'), { recursive: true });
     const names = ['genesis', ...Array.from({ length }, (_, i) => `u${i + 1}`)];
     for (const [i, name] of names.entries()) {
       const script = path.join(root, name);
