@@ -25,8 +25,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 
-import { backupData, type RequestedMode } from '../src/backup/index.js';
-import { silentLogger } from '../src/log/index.js';
+import { backupData, type RequestedMode } from '../src/home/backup/index.js';
+import { silentLogger } from '../src/shared/log.js';
 import { writeFile } from './support/files.js';
 
 const run = promisify(execFile);
@@ -78,7 +78,7 @@ async function makeSmallFiles(root: string, files: number): Promise<void> {
 
 // ------------------------------------------------------------------ contenders
 
-/** chainvisor's backup before src/backup existed: one fs.cp call, kept as it was for comparison. */
+/** chainvisor's backup before src/home/backup existed: one fs.cp call, kept as it was for comparison. */
 async function oldFsCp(dataDir: string, target: string): Promise<void> {
   await fs.cp(dataDir, target, { recursive: true, mode: constants.COPYFILE_FICLONE, preserveTimestamps: true, verbatimSymlinks: true });
 }

@@ -34,8 +34,8 @@ import { createGzip } from 'node:zlib';
 import { pino } from 'pino';
 
 import { createFetcher, fetchAndUnpack, parseSource } from '../src/download/index.js';
-import { installFolder } from '../src/layout/index.js';
-import { silentLogger } from '../src/log/index.js';
+import { installFolder } from '../src/home/layout/index.js';
+import { silentLogger } from '../src/shared/log.js';
 import { createNodeHttpClient } from './support/node-http-client.js';
 
 const self = fileURLToPath(import.meta.url);

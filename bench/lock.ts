@@ -17,9 +17,9 @@ import { parseArgs } from 'node:util';
 
 import { execa } from 'execa';
 
-import { layoutFor, removeLeftoverWorkFolders } from '../src/layout/index.js';
-import { acquireHomeLock, createNodeTracker, type LockMode, stopOrphanNode } from '../src/lock/index.js';
-import { createLogger } from '../src/log/index.js';
+import { layoutFor, removeLeftoverWorkFolders } from '../src/home/layout/index.js';
+import { acquireHomeLock, createNodeTracker, type LockMode, stopOrphanNode } from '../src/home/lock/index.js';
+import { createLogger } from '../src/shared/log.js';
 
 const chainvisor = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
 const { values } = parseArgs({ options: { iterations: { type: 'string', default: '500' }, runs: { type: 'string', default: '10' } } });

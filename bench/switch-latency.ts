@@ -9,10 +9,15 @@
  * program of its own on either side, so its own cost is only its start. Backups are skipped;
  * `pre-upgrade` runs (exit 1, "not implemented"), as it does on every real upgrade.
  *
+ * Warm and cold: the chain of N upgrades in one `run` is warm after its first upgrade (every code path of
+ * the switch has run before in that process). In production an upgrade is the first, and usually the
+ * only, upgrade of its `run` process: the cold mode starts one `run` per upgrade (genesis → u1, N times),
+ * so each switch is the process's first; both are measured in one run of the benchmark, alternating.
+ *
  * The baseline is what no supervisor can avoid: fork+exec of bash stamping the clock. The
  * supervisor-added time is the latency minus that baseline's median.
  *
- *   npm run bench:switch -- [--upgrades 20] [--poll-interval 300ms] [--channels slow]
+ *   npm run bench:switch -- [--upgrades 20] [--poll-interval 300ms] [--cold 20] [--bin path/to/bin/chainvisor.js] [--channels slow]
  *
  * `--channels slow` measures each mode again with Slack, Discord, Telegram and PagerDuty configured
  * against a local fake that answers each request after 2 s (issue #27): the switch must not notice.
@@ -28,12 +33,19 @@ import { execa, execaSync } from 'execa';
 import { parseDuration } from '../src/config/index.js';
 import { startAlertServices } from '../test/support/alert-services.js';
 
-const chainvisor = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
-
 const { values } = parseArgs({
-  options: { upgrades: { type: 'string', default: '20' }, 'poll-interval': { type: 'string', default: '300ms' }, channels: { type: 'string' } },
+  options: {
+    upgrades: { type: 'string', default: '20' },
+    'poll-interval': { type: 'string', default: '300ms' },
+    cold: { type: 'string', default: '20' },
+    bin: { type: 'string' },
+    channels: { type: 'string' },
+  },
 });
 const upgrades = Number(values.upgrades);
+const coldRuns = Number(values.cold);
+/** The chainvisor measured: this checkout's, or another build's (`--bin`) to compare two versions on one machine. */
+const chainvisor = values.bin === undefined ? path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js') : path.resolve(values.bin);
 const pollInterval = values['poll-interval'];
 const parsedPoll = parseDuration(pollInterval);
 if (!parsedPoll.ok) throw new Error(`--poll-interval: ${parsedPoll.message}`);
@@ -59,7 +71,8 @@ function nodeScript(label: string, journal: string, next: string | undefined, he
 /** bash's $EPOCHREALTIME ("seconds.microseconds") in ms. */
 const epochMs = (stamp: string) => Number(stamp) * 1000;
 
-async function runChain(mode: 'auto' | 'poll', extraEnv: Record<string, string> = {}): Promise<number[]> {
+/** One `run` walking `length` upgrades; the latency of each switch, in ms. */
+async function runChain(mode: 'auto' | 'poll', length: number, extraEnv: Record<string, string> = {}): Promise<number[]> {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-bench-'));
   try {
     const home = path.join(root, 'home');
@@ -76,8 +89,11 @@ async function runChain(mode: 'auto' | 'poll', extraEnv: Record<string, string> 
       LC_ALL: 'C',
       ...extraEnv,
     };
-    await fs.mkdir(home);
-    const names = ['genesis', ...Array.from({ length: upgrades }, (_, i) => `u${i + 1}`)];
+    // A node's home has its data/ folder from its own init on (the chain's database lives there): the
+    // first plan is then written into a folder the watch already follows, as in production. Without
+    // it, the first switch of a run would also measure data/ appearing under the watch.
+    await fs.mkdir(path.join(home, 'data'), { recursive: true });
+    const names = ['genesis', ...Array.from({ length }, (_, i) => `u${i + 1}`)];
     for (const [i, name] of names.entries()) {
       const script = path.join(root, name);
       const delayMs = 200 + (pollMs * i) / names.length;
@@ -127,19 +143,21 @@ const baseP50 = percentile(base, 50);
 console.log(`switch latency: ${upgrades} upgrades per mode, node ${process.version}, ${os.cpus().length} cpus`);
 console.log(`baseline (fork+exec of bash stamping the clock): p50 ${baseP50.toFixed(1)} ms\n`);
 console.log(`${'mode'.padEnd(26)}${'p50'.padStart(10)}${'p95'.padStart(10)}${'max'.padStart(10)}${'added p50'.padStart(12)}`);
+const row = (label: string, latencies: number[]) => {
+  const p50 = percentile(latencies, 50);
+  console.log(`${label.padEnd(26)}${fmt(p50)}${fmt(percentile(latencies, 95))}${fmt(Math.max(...latencies))}${fmt(Math.max(0, p50 - baseP50)).padStart(12)}`);
+};
 if (values.channels !== undefined && values.channels !== 'slow') throw new Error('--channels: only `slow` is known');
 const services = values.channels === 'slow' ? await startAlertServices() : undefined;
 if (services) services.delayMs = 2000;
-for (const [mode, label] of [
-  ['auto', 'events (auto)'],
-  ['poll', `poll ${pollInterval}`],
-] as const) {
-  for (const env of services ? [{}, services.env] : [{}]) {
-    const latencies = await runChain(mode, env);
-    const p50 = percentile(latencies, 50);
-    const name = Object.keys(env).length > 0 ? `${label}, 4 slow channels` : label;
-    console.log(`${name.padEnd(26)}${fmt(p50)}${fmt(percentile(latencies, 95))}${fmt(Math.max(...latencies))}${fmt(Math.max(0, p50 - baseP50)).padStart(12)}`);
-  }
+for (const env of services ? [{}, services.env] : [{}]) {
+  const suffix = Object.keys(env).length > 0 ? ', 4 slow channels' : '';
+  // Cold: one `run` per upgrade, so that each switch is its process's first.
+  const cold: number[] = [];
+  for (let i = 0; i < coldRuns; i++) cold.push(...(await runChain('auto', 1, env)));
+  row(`events (auto), warm${suffix}`, await runChain('auto', upgrades, env));
+  if (coldRuns > 0) row(`events (auto), cold ×${coldRuns}${suffix}`, cold);
+  row(`poll ${pollInterval}, warm${suffix}`, await runChain('poll', upgrades, env));
 }
 if (services) {
   console.log(`\nslow fake services received ${services.requests.length} requests`);

@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // Rewrites config.example.json and the settings table in docs/settings.md from src/config/schema.ts,
-// and docs/errors.md from src/errors/catalogue.ts (through the built dist/). Run after `npm run build`
+// and docs/errors.md from src/shared/errors/catalogue.ts (through the built dist/). Run after `npm run build`
 // whenever a setting or an error code is added or changed.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderDocsTable, renderExample } from '../dist/src/config/render.js';
-import { renderErrorsDoc } from '../dist/src/errors/render.js';
+import { renderErrorsDoc } from '../dist/src/shared/errors/render.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 fs.writeFileSync(path.join(repo, 'config.example.json'), renderExample());

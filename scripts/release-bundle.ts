@@ -189,7 +189,7 @@ export async function bundle(options: BundleOptions): Promise<Bundles> {
 }
 
 /**
- * src/log loads pino-pretty through createRequire(import.meta.url) so that it stays out of memory unless
+ * src/shared/log loads pino-pretty through createRequire(import.meta.url) so that it stays out of memory unless
  * logs are human-readable; a bundler cannot follow that call, and a CommonJS bundle has no import.meta.
  * In the bundle it becomes a plain `require('pino-pretty')`, bundled as a module evaluated on first call:
  * the same laziness.
@@ -198,14 +198,14 @@ function lazyPinoPretty(fail: BundleOptions['fail']): esbuild.Plugin {
   return {
     name: 'lazy-pino-pretty',
     setup(build) {
-      build.onLoad({ filter: /[\\/]dist[\\/]src[\\/]log[\\/]index\.js$/ }, async (args) => {
+      build.onLoad({ filter: /[\\/]dist[\\/]src[\\/]shared[\\/]log\.js$/ }, async (args) => {
         let source = await fs.promises.readFile(args.path, 'utf8');
         for (const [from, to] of [
           ['const requireCjs = createRequire(import.meta.url);', 'const requireCjs = require;'],
           ["requireCjs('pino-pretty')", "require('pino-pretty')"],
         ] as const) {
           if (!source.includes(from))
-            fail(`"${from}" is no longer in ${args.path}`, 'update lazyPinoPretty in scripts/release-bundle.ts to the way src/log loads pino-pretty');
+            fail(`"${from}" is no longer in ${args.path}`, 'update lazyPinoPretty in scripts/release-bundle.ts to the way src/shared/log loads pino-pretty');
           source = source.replaceAll(from, to);
         }
         return { contents: source, loader: 'js' };

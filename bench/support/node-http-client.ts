@@ -7,8 +7,8 @@
 import http from 'node:http';
 import https from 'node:https';
 
-import type { HttpClient } from '../../src/net/index.js';
-import { TransportTimeout } from '../../src/net/index.js';
+import type { HttpClient } from '../../src/shared/net/index.js';
+import { TransportTimeout } from '../../src/shared/net/index.js';
 
 export function createNodeHttpClient(options: { timeoutMs: number }): HttpClient {
   const agents = { http: new http.Agent({ keepAlive: false }), https: new https.Agent({ keepAlive: false }) };

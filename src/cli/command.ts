@@ -2,8 +2,8 @@
 import type { Writable } from 'node:stream';
 
 import { loadConfig, type LoadedConfig } from '../config/index.js';
-import { ConfigError } from '../errors/index.js';
-import { proxyProblems, proxySettings } from '../net/index.js';
+import { ConfigError } from '../shared/errors/index.js';
+import { proxyProblems, proxySettings } from '../shared/net/index.js';
 
 export interface CommandContext {
   /** Arguments after the command name, untouched. */

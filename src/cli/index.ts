@@ -2,7 +2,7 @@
  * The `chainvisor` command. The only place that prints errors and decides exit codes: modules throw
  * ChainvisorErrors, which are shown as message + hint; anything else is a bug and shows its stack.
  */
-import { ChainvisorError, ExitCode, UsageError } from '../errors/index.js';
+import { ChainvisorError, ExitCode, UsageError } from '../shared/errors/index.js';
 import { type CommandContext, writeLine } from './command.js';
 import { commands } from './commands/index.js';
 import { version } from './version.js';

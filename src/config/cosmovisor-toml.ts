@@ -8,8 +8,8 @@
  */
 import { parse } from 'smol-toml';
 
-import type { ConfigProblem } from '../errors/index.js';
-import { readBoundedSync } from '../fsread/index.js';
+import type { ConfigProblem } from '../shared/errors/index.js';
+import { readBoundedSync } from '../shared/fsread/index.js';
 import { type Config, fileKey, fileSettings, type RawConfig, type SettingKey, settings } from './schema.js';
 
 /** The keys cosmovisor writes, in its order (its Config struct's). */

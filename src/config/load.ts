@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { ConfigError, type ConfigProblem, isErrno } from '../errors/index.js';
-import { readBoundedSync } from '../fsread/index.js';
+import { ConfigError, type ConfigProblem, isErrno } from '../shared/errors/index.js';
+import { readBoundedSync } from '../shared/fsread/index.js';
 import { parseGrpcAddress, parseRpcAddress } from './addresses.js';
 import { readCosmovisorToml } from './cosmovisor-toml.js';
 import { type Config, fileKey, fileSettings, type RawConfig, type SettingKey, settingKeys, settings, type SettingSpec } from './schema.js';

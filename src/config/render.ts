@@ -1,5 +1,5 @@
 /** Views of the schema: the resolved settings, `config.example.json` and the settings table of docs/settings.md. */
-import { redactUrl } from '../redact/index.js';
+import { redactUrl } from '../shared/redact.js';
 import type { LoadedConfig } from './load.js';
 import { fileKey, type SettingKey, settingKeys, settings, type SettingSpec } from './schema.js';
 

@@ -2,7 +2,7 @@
  * Errors of the download step. Each names the URL (redacted), what was tried and what to do; all of
  * them fail the upgrade with exit code 79 and leave nothing installed.
  */
-import { UpgradeError } from '../errors/index.js';
+import { UpgradeError } from '../shared/errors/index.js';
 
 /** The plan's Info cannot be used. */
 export class InfoError extends UpgradeError {

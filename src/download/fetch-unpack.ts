@@ -7,8 +7,8 @@
  */
 import path from 'node:path';
 
-import { isFsError } from '../errors/index.js';
-import type { Logger } from '../log/index.js';
+import { isFsError } from '../shared/errors/index.js';
+import type { Logger } from '../shared/log.js';
 import {
   assertChecksum,
   type Checksum,

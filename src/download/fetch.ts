@@ -18,24 +18,16 @@ import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs/promises';
 
 import type { Config } from '../config/index.js';
-import { ChainvisorError, isFsError } from '../errors/index.js';
-import { createBufferedWriter } from '../fswrite/index.js';
-import type { Logger } from '../log/index.js';
-import {
-  asTransportError,
-  CertificateError,
-  createHttpClient,
-  type HttpClient,
-  isNetworkError,
-  isNotHttp,
-  ProxyStatusError,
-  TransportTimeout,
-} from '../net/index.js';
-import { formatBytes } from '../units/index.js';
+import { ChainvisorError, isFsError } from '../shared/errors/index.js';
+import { createBufferedWriter } from '../shared/fswrite.js';
+import type { Logger } from '../shared/log.js';
+import { asTransportError, createHttpClient, type HttpClient } from '../shared/net/index.js';
+import { formatBytes } from '../shared/units.js';
 import type { Checksum, ChecksumAlgo } from '../verify/index.js';
 import { type BackoffOptions, defaultBackoff, parseRetryAfter, retryDelay, sleep } from './backoff.js';
 import { startDeadline } from './deadline.js';
-import { DownloadAbortedError, DownloadDeadlineError, DownloadError, DownloadIoError, DownloadTooLargeError } from './errors.js';
+import { DownloadAbortedError, DownloadDeadlineError, DownloadIoError, DownloadTooLargeError } from './errors.js';
+import { classify, describeFailure, finalError, RetryableFailure, StatusFailure } from './fetch-failure.js';
 import { copyFileUrl } from './file-url.js';
 import { discardBody, header, openUrl } from './http.js';
 import type { UrlPolicy } from './policy.js';
@@ -59,7 +51,7 @@ export interface FetcherOptions {
   tls?: { ca?: string | Buffer };
   /** Where the proxy variables and SSL_CERT_FILE/SSL_CERT_DIR are read; default process.env. */
   env?: Readonly<Record<string, string | undefined>>;
-  /** The HTTP client; by default chainvisor's own (src/net) with the options above (the benchmark compares another). */
+  /** The HTTP client; by default chainvisor's own (src/shared/net) with the options above (the benchmark compares another). */
   client?: HttpClient;
 }
 
@@ -107,19 +99,6 @@ export interface Fetcher {
   fetchToFile(request: FetchRequest): Promise<FetchResult>;
   close(): Promise<void>;
 }
-
-/** An HTTP status that ends an attempt. */
-class StatusFailure extends Error {
-  constructor(
-    readonly status: number,
-    readonly retryAfterMs: number | undefined,
-  ) {
-    super(`the server answered ${status}`);
-  }
-}
-
-/** Anything else worth another attempt (truncated body, a range answer that does not fit). */
-class RetryableFailure extends Error {}
 
 interface AttemptState {
   /** Bytes in the file and in the hash. */
@@ -349,71 +328,6 @@ async function openOrFail(file: string): Promise<fs.FileHandle> {
   } catch (error) {
     throw isFsError(error) ? new DownloadIoError('create', file, error) : error;
   }
-}
-
-/**
- * `retry`: the network's doing (resets, refusals, timeouts, truncation, an answer that is not HTTP — a
- * proxy or a middlebox that garbles the response is the network's doing too), 5xx, 408, 429, and a
- * proxy that could not reach the server (5xx to CONNECT).
- * `final`: asking again cannot help (other 4xx, an untrusted certificate, a proxy that refuses).
- * `bug`: not an I/O failure at all; it propagates as it is.
- */
-function classify(error: unknown): 'retry' | 'final' | 'bug' {
-  if (error instanceof StatusFailure) return retryableStatus(error.status) ? 'retry' : 'final';
-  if (error instanceof ProxyStatusError) return retryableStatus(error.status) ? 'retry' : 'final';
-  if (error instanceof RetryableFailure) return 'retry';
-  if (error instanceof CertificateError) return 'final';
-  return isNetworkError(error) ? 'retry' : 'bug';
-}
-
-function retryableStatus(status: number): boolean {
-  return status >= 500 || status === 408 || status === 429;
-}
-
-function describeFailure(error: unknown): string {
-  if (error instanceof StatusFailure) return `HTTP ${error.status}`;
-  if (error instanceof RetryableFailure || error instanceof TransportTimeout || error instanceof CertificateError || error instanceof ProxyStatusError) {
-    return error.message;
-  }
-  const code = (error as { code?: string }).code;
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return `the connection dropped (${(error as Error).message})`;
-  if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return 'the connection closed before the body reached its Content-Length';
-  if (isNotHttp(error)) return `the server's answer is not valid HTTP (${code === undefined ? '' : `${code}: `}${(error as Error).message})`;
-  return code === undefined ? (error as Error).message : `${code}: ${(error as Error).message}`;
-}
-
-function finalError(
-  req: FetchRequest,
-  reason: string,
-  attempts: number,
-  status: number | undefined,
-  cause: unknown,
-  exhausted: boolean,
-  proxy: string | undefined,
-): DownloadError {
-  let hint: string;
-  // Whatever the cause, the node can still be moved on at its height: the release binary, installed by hand.
-  const byHand = "; or install the release binary by hand with 'chainvisor add-upgrade <name> <path>' and start chainvisor again";
-  const via = proxy === undefined || cause instanceof ProxyStatusError ? '' : ` (through the proxy ${proxy})`;
-  if (cause instanceof CertificateError) {
-    hint =
-      "if the certificate is genuine but issued by a private or company CA (a TLS-inspecting proxy's, a mirror's), install that CA in this host's " +
-      'trust store, or name its PEM file in SSL_CERT_FILE (or a folder of them in SSL_CERT_DIR) in the environment chainvisor runs with; ' +
-      `otherwise fix the server or the URL (expired, self-signed, wrong name); not retried${byHand}`;
-  } else if (cause instanceof ProxyStatusError && !exhausted) {
-    hint = `the proxy refuses to connect to this host: ask its administrators to allow it, or list the host in NO_PROXY if it can be reached directly; not retried${byHand}`;
-  } else if (status !== undefined && !exhausted) {
-    hint =
-      status === 404 || status === 410
-        ? `the URL in the plan's Info is wrong or the file was removed from the server; not retried (a 4xx answer does not change by asking again)${byHand}`
-        : status === 401 || status === 403
-          ? `the server refuses access to the file; check the URL and any credentials in it; not retried${byHand}`
-          : `the server refused the request; not retried${byHand}`;
-  } else {
-    const network = proxy === undefined ? "this host's network" : `this host's network, the proxy ${proxy} (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)`;
-    hint = `retried with backoff (CHAINVISOR_DOWNLOAD_RETRIES, CHAINVISOR_DOWNLOAD_TIMEOUT); check ${network} and the server${byHand}`;
-  }
-  return new DownloadError(req.what, req.source.shown, `${reason}${via}`, { attempts, ...(status === undefined ? {} : { status }), hint, cause });
 }
 
 function tooLarge(req: FetchRequest, detail: string, limit: number): DownloadTooLargeError {

@@ -6,8 +6,8 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 
-import { isErrno, isFsError } from '../errors/index.js';
-import { formatBytes } from '../units/index.js';
+import { isErrno, isFsError } from '../shared/errors/index.js';
+import { formatBytes } from '../shared/units.js';
 import type { Checksum, ChecksumAlgo } from '../verify/index.js';
 import { DownloadAbortedError, DownloadError, DownloadIoError, DownloadTooLargeError } from './errors.js';
 import { checkUrlAllowed, type UrlPolicy } from './policy.js';

@@ -6,8 +6,8 @@
  */
 import type { Readable } from 'node:stream';
 
-import type { HttpClient, HttpResponse } from '../net/index.js';
-import { redactUrl } from '../redact/index.js';
+import type { HttpClient, HttpResponse } from '../shared/net/index.js';
+import { redactUrl } from '../shared/redact.js';
 import { RedirectError } from './errors.js';
 import { checkUrlAllowed, type UrlPolicy } from './policy.js';
 

@@ -3,6 +3,7 @@
  * platform key, the URL policy, and an HTTP client that retries, resumes and times out. The supervisor
  * calls `downloadUpgradeBinary`; `chainvisor check-plan` uses the parts.
  */
+export { redactUrl } from '../shared/redact.js';
 export { type BackoffOptions, defaultBackoff, parseRetryAfter, retryDelay } from './backoff.js';
 export {
   ChecksumRequiredError,
@@ -22,5 +23,4 @@ export { type Info, isInfoUrl, maxInfoBytes, parseInfoJson, pickBinary, resolveI
 export { type Downloader, downloadUpgradeBinary, type DownloadUpgradeOptions } from './plan-binary.js';
 export { hostPlatform } from './platform.js';
 export { checkUrlAllowed, isLoopbackHost, type UrlPolicy } from './policy.js';
-export { redactUrl } from './redact.js';
 export { type DownloadSource, parseSource } from './source.js';

@@ -7,12 +7,11 @@
 import path from 'node:path';
 
 import type { Config } from '../config/index.js';
-import { ChainvisorError, ExitCode, isFsError } from '../errors/index.js';
-import type { EventBus } from '../events/index.js';
-import { binaryDirPath, binaryPath, installFolder, type Layout } from '../layout/index.js';
-import type { Logger } from '../log/index.js';
-import type { Plan } from '../plan/index.js';
-import { progressOnBus } from '../progress/index.js';
+import { binaryDirPath, installFolder, type Layout, type UpgradeTarget } from '../home/layout/index.js';
+import { ChainvisorError, ExitCode, isFsError } from '../shared/errors/index.js';
+import type { EventBus } from '../shared/events/index.js';
+import type { Logger } from '../shared/log.js';
+import { progressOnBus } from '../shared/progress/index.js';
 import { DownloadIoError } from './errors.js';
 import { fetcherFromConfig, type FetcherOptions } from './fetch.js';
 import { fetchAndUnpack, type FetchProgress } from './fetch-unpack.js';
@@ -22,12 +21,10 @@ import { parseSource } from './source.js';
 import { createWorkspace } from './workspace.js';
 
 export interface DownloadUpgradeOptions {
-  /** The plan from upgrade-info.json. */
-  plan: Plan;
+  /** The plan from upgrade-info.json and its folder, `upgrades/<name>` (named once, with the recase rule). */
+  target: UpgradeTarget;
   config: Config;
   layout: Layout;
-  /** `upgrades/<dirName>` relative to layout.root (already escaped/recased). */
-  dir: string;
   logger: Logger;
   signal?: AbortSignal;
   /** Receives `download-progress` events (throttled) while the binary downloads and unpacks. */
@@ -50,8 +47,8 @@ export type Downloader = (options: DownloadUpgradeOptions) => Promise<{ binary: 
  * leaving nothing that blocks the next attempt. Never touches `current`.
  */
 export async function downloadUpgradeBinary(options: DownloadUpgradeOptions): Promise<{ binary: string }> {
-  const { plan, config, layout, dir } = options;
-  const dirName = upgradeDirOf(dir);
+  const { target, config, layout } = options;
+  const { plan, dir, name: dirName } = target;
   const logger = options.logger.child({ upgrade: plan.name });
   const workspace = await guardIo('create a work folder under', layout.root, () =>
     createWorkspace({ root: layout.root, upgradesDir: layout.upgradesDir, dirName, logger }),
@@ -103,11 +100,10 @@ export async function downloadUpgradeBinary(options: DownloadUpgradeOptions): Pr
         throw error;
       },
     );
-    const target = binaryDirPath(layout, dir);
-    await guardIo('install the upgrade folder', target, () => installFolder({ staged: fetched.tree, target, logger }));
-    const binary = binaryPath(layout, dir);
-    logger.info({ binary }, 'upgrade binary installed');
-    return { binary };
+    const folder = binaryDirPath(layout, dir);
+    await guardIo('install the upgrade folder', folder, () => installFolder({ staged: fetched.tree, target: folder, logger }));
+    logger.info({ binary: target.binary }, 'upgrade binary installed');
+    return { binary: target.binary };
   } catch (error) {
     throw asUpgradeError(error);
   } finally {
@@ -115,17 +111,6 @@ export async function downloadUpgradeBinary(options: DownloadUpgradeOptions): Pr
     // A failure to clean up must not hide why the attempt failed; the next attempt retries it.
     await workspace.remove().catch((error: unknown) => logger.warn({ folder: workspace.path, err: error }, 'could not remove the work folder'));
   }
-}
-
-/** `upgrades/<name>` → `<name>`; anything else is a caller's bug. */
-function upgradeDirOf(dir: string): string {
-  const parts = dir.split('/');
-  if (parts.length !== 2 || parts[0] !== 'upgrades' || parts[1] === '' || parts[1] === '.' || parts[1] === '..') {
-    throw new ChainvisorError('CHAINVISOR_BAD_UPGRADE_DIR', `expected upgrades/<name>, got ${JSON.stringify(dir)}`, {
-      hint: 'this is a bug in chainvisor; please report it',
-    });
-  }
-  return parts[1] as string;
 }
 
 async function guardIo<T>(action: string, file: string, run: () => Promise<T>): Promise<T> {

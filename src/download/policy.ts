@@ -5,8 +5,8 @@
  */
 import net from 'node:net';
 
+import { redactUrl } from '../shared/redact.js';
 import { UrlRefusedError } from './errors.js';
-import { redactUrl } from './redact.js';
 
 export interface UrlPolicy {
   /** CHAINVISOR_ALLOW_INSECURE_HTTP. */

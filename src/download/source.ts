@@ -3,9 +3,9 @@
  * directive for the downloader, not part of the request, so it is removed before fetching; user and
  * password become a Basic Authorization header.
  */
+import { redactUrl } from '../shared/redact.js';
 import { type Checksum, parseChecksum } from '../verify/index.js';
 import { ChecksumRequiredError, InfoError } from './errors.js';
-import { redactUrl } from './redact.js';
 
 export interface DownloadSource {
   /** What to request: without `checksum=` and without credentials. */

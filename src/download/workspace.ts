@@ -8,8 +8,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { makeFolders, removeLeftoverWorkFolders, workFolderName } from '../layout/index.js';
-import type { Logger } from '../log/index.js';
+import { makeFolders, removeLeftoverWorkFolders, workFolderName } from '../home/layout/index.js';
+import type { Logger } from '../shared/log.js';
 
 export interface Workspace {
   path: string;

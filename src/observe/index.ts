@@ -6,13 +6,13 @@
  * node starts, so a typo stops chainvisor (exit 78) instead of leaving a fleet unmonitored.
  */
 import type { Config } from '../config/index.js';
-import type { EventBus } from '../events/index.js';
-import type { HttpServer, ListenAddress } from '../http/index.js';
-import type { Layout } from '../layout/index.js';
-import type { Logger } from '../log/index.js';
-import type { Metrics } from '../metrics/index.js';
-import { startProgressView } from '../progress/index.js';
-import { buildStatus, type StatusDocument, trackLive, writeStatusFile } from '../status/index.js';
+import type { Layout } from '../home/layout/index.js';
+import type { EventBus } from '../shared/events/index.js';
+import type { Logger } from '../shared/log.js';
+import { startProgressView } from '../shared/progress/index.js';
+import type { HttpServer, ListenAddress } from './http/index.js';
+import type { Metrics } from './metrics.js';
+import { buildStatus, type StatusDocument, trackLive, writeStatusFile } from './status/index.js';
 import {
   type ChannelSettings,
   type Notifications,
@@ -24,7 +24,9 @@ import {
   startWebhooks,
   type Webhooks,
   type WebhookTarget,
-} from '../webhooks/index.js';
+} from './webhooks/index.js';
+
+export { parseNotifySettings, readNodeFacts, sendTestNotices } from './webhooks/index.js';
 
 export interface ObserverOptions {
   config: Config;
@@ -54,7 +56,7 @@ export async function checkObserverSettings(
 ): Promise<{ targets: WebhookTarget[]; notify: NotifySettings; listen: ListenAddress | undefined }> {
   const targets = parseWebhookTargets(config.webhookUrl);
   const notify = parseNotifySettings(config);
-  const listen = config.httpAddress === '' ? undefined : (await import('../http/index.js')).parseListenAddress(config.httpAddress);
+  const listen = config.httpAddress === '' ? undefined : (await import('./http/index.js')).parseListenAddress(config.httpAddress);
   return { targets, notify, listen };
 }
 
@@ -62,7 +64,7 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
   const { config, layout, bus, logger } = options;
   const { targets, notify, listen } = await checkObserverSettings(config);
   // Loaded only when the endpoint is on: prom-client and the HTTP server are not idle weight otherwise.
-  const http = listen === undefined ? undefined : await import('../http/index.js');
+  const http = listen === undefined ? undefined : await import('./http/index.js');
 
   const tracker = trackLive({ bus, version: options.version });
   // One scrape usually asks /metrics, /healthz and /status together: they share one reading of the
@@ -74,7 +76,7 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
   const status = (): Promise<StatusDocument> => {
     const now = Date.now();
     if (cached && now - cached.at < 1000) return cached.doc;
-    const doc = buildStatus({ layout, backupDir: config.dataBackupDir, recase: !config.disableRecase, version: options.version, live: tracker.state() });
+    const doc = buildStatus({ layout, backupDir: config.dataBackupDir, version: options.version, live: tracker.state() });
     const entry = { at: now, doc };
     cached = entry;
     doc.catch(() => {
@@ -94,7 +96,7 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
   let metrics: Metrics | undefined;
   let server: HttpServer | undefined;
   if (http && listen) {
-    const { createMetrics } = await import('../metrics/index.js');
+    const { createMetrics } = await import('./metrics.js');
     const created = createMetrics({
       bus,
       version: options.version,

@@ -16,9 +16,9 @@ import os from 'node:os';
 import path from 'node:path';
 
 import type { Config } from '../config/index.js';
-import type { EventBus, UpgradeRef } from '../events/index.js';
-import { binaryPath, type Layout, planBinaryDir } from '../layout/index.js';
-import type { Logger } from '../log/index.js';
+import { binaryPath, type Layout, planDir } from '../home/layout/index.js';
+import type { EventBus, UpgradeRef } from '../shared/events/index.js';
+import type { Logger } from '../shared/log.js';
 import { readRehearsals } from './record.js';
 
 /** Free disk under which a running rehearsal is given up. */
@@ -45,7 +45,7 @@ export function startAutoRehearsal(options: AutoRehearsalOptions): { stop(): Pro
   /** Once per binary per run, even when it could not rehearse (79): no retry on every height. */
   const tried = new Set<string>();
 
-  const binaryOf = (name: string) => binaryPath(layout, planBinaryDir(name, { recase: !config.disableRecase }));
+  const binaryOf = (name: string) => binaryPath(layout, planDir(layout, name));
   const tooNear = () => plan !== undefined && height !== undefined && plan.height - height <= config.stageWarnBlocks;
 
   async function sha(file: string): Promise<string | undefined> {

@@ -4,10 +4,10 @@
  * a failure an error line. A stat every few seconds (libuv's file poll), nothing more while it is unchanged.
  * A failed rehearsal never stops an upgrade: the network upgrades at its height; the operator must know first.
  */
-import type { EventBus } from '../events/index.js';
-import { pollStat } from '../fsread/index.js';
-import type { Layout } from '../layout/index.js';
-import type { Logger } from '../log/index.js';
+import type { Layout } from '../home/layout/index.js';
+import type { EventBus } from '../shared/events/index.js';
+import { pollStat } from '../shared/fsread/index.js';
+import type { Logger } from '../shared/log.js';
 import { readRehearsals, rehearsalsPath } from './record.js';
 
 export function followRehearsals(options: { layout: Layout; bus: EventBus; logger: Logger; intervalMs?: number }): { close(): void } {

@@ -16,9 +16,9 @@ import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { isImmutableTable, type Placer, type TreeEntry } from '../backup/index.js';
-import { ChainvisorError, isErrno } from '../errors/index.js';
-import type { Logger } from '../log/index.js';
+import { isImmutableTable, type Placer, type TreeEntry } from '../home/backup/index.js';
+import { ChainvisorError, isErrno } from '../shared/errors/index.js';
+import type { Logger } from '../shared/log.js';
 import { liveTables, tableNames } from './manifest.js';
 
 /** Top-level entries of `data/` the scratch does not get. */

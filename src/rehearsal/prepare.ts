@@ -7,12 +7,12 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 
-import { type BackupMode, bytesNeeded, chooseMode, readTree, type StatfsFn } from '../backup/index.js';
 import type { Config } from '../config/index.js';
-import { ChainvisorError } from '../errors/index.js';
-import { binaryPath, type Layout, planBinaryDir, readCurrentDir, statBinary } from '../layout/index.js';
-import type { Logger } from '../log/index.js';
-import { formatBytesExact as formatBytes } from '../units/index.js';
+import { type BackupMode, bytesNeeded, chooseMode, readTree, type StatfsFn } from '../home/backup/index.js';
+import { binaryPath, type Layout, planDir, readCurrentDir, statBinary } from '../home/layout/index.js';
+import { ChainvisorError } from '../shared/errors/index.js';
+import type { Logger } from '../shared/log.js';
+import { formatBytesExact as formatBytes } from '../shared/units.js';
 
 export const sdkHint =
   "in-place-testnet is the Cosmos SDK's (v0.50.4 and later): chains add it to their binary with server.AddTestnetCreatorCommand; a binary without it cannot rehearse";
@@ -25,7 +25,7 @@ export interface Binaries {
 }
 
 export async function findBinaries(layout: Layout, config: Config, upgrade: string): Promise<Binaries> {
-  const dir = planBinaryDir(upgrade, { recase: !config.disableRecase });
+  const dir = planDir(layout, upgrade);
   const newBinary = binaryPath(layout, dir);
   const found = await statBinary(newBinary, 79);
   if (found?.isFile() !== true || found.size === 0) {

@@ -1,10 +1,10 @@
 /**
  * `cosmovisor/.chainvisor/rehearsals.json`: the last rehearsal of each upgrade, the only file a rehearsal
- * writes in the live home. `status` reads it (src/status/rehearsals.ts); `run` follows it for metrics
+ * writes in the live home. `status` reads it (src/observe/status/rehearsals.ts); `run` follows it for metrics
  * and webhooks, and rehearses automatically only an upgrade whose staged binary has no record yet.
  */
-import { type Layout, makeFolders, writeFileAtomic } from '../layout/index.js';
-import { readRehearsals, rehearsalsPath, type RehearsalSummary } from '../status/index.js';
+import { type Layout, makeFolders, writeFileAtomic } from '../home/layout/index.js';
+import { readRehearsals, rehearsalsPath, type RehearsalSummary } from '../observe/status/index.js';
 
 export type RehearsalReport = RehearsalSummary;
 export type RehearsalPhases = RehearsalSummary['phases'];

@@ -5,7 +5,7 @@
  *      made unreachable with fresh keys (./scratch-config.ts), the two binaries in its own cosmovisor/;
  *   3. halt: the current binary's `in-place-testnet <chain-id>-rehearsal <operator> --trigger-testnet-upgrade
  *      <name> --skip-confirmation` halts at the next block and writes the scratch's upgrade-info.json;
- *   4. migration: chainvisor's own upgrade sequence (applyUpgrade: pre-upgrade, switch; no backup) on the
+ *   4. migration: chainvisor's own upgrade sequence (runUpgrade: pre-upgrade, switch; no backup) on the
  *      scratch layout, then the new binary's `start`, until its first block;
  *   5. blocks: N more blocks on the scratch node's RPC.
  * A failure from step 4 on is the upgrade's (a `failed` report, exit 83); before, the rehearsal could not
@@ -17,15 +17,15 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { createPlacer } from '../backup/index.js';
 import type { Config } from '../config/index.js';
-import { ChainvisorError } from '../errors/index.js';
-import type { EventBus } from '../events/index.js';
-import { type Layout, layoutFor } from '../layout/index.js';
-import type { Logger } from '../log/index.js';
-import { type Plan, readUpgradeInfo } from '../plan/index.js';
-import { progressOnBus } from '../progress/index.js';
-import { applyUpgrade } from '../supervisor/index.js';
+import { createPlacer } from '../home/backup/index.js';
+import { type Layout, layoutFor, planTarget } from '../home/layout/index.js';
+import { ChainvisorError } from '../shared/errors/index.js';
+import type { EventBus } from '../shared/events/index.js';
+import type { Logger } from '../shared/log.js';
+import { progressOnBus } from '../shared/progress/index.js';
+import { runUpgrade } from '../supervisor/index.js';
+import { type Plan, readUpgradeInfo } from '../watcher/plan/index.js';
 import { readGenesisFacts } from './genesis.js';
 import { copyLiveData } from './hot-copy.js';
 import { newScratchKeys, operatorAddress } from './keys.js';
@@ -134,7 +134,7 @@ export async function rehearse(options: RehearseOptions): Promise<RehearsalRepor
       keys,
       chainId,
     });
-    const scratchLayout = layoutFor({ home: scratch, name: layout.name });
+    const scratchLayout = { ...layoutFor({ home: scratch, name: layout.name }), recase: layout.recase };
     await placeBinaries(scratchLayout, binaries);
     const operator = options.operator ?? operatorAddress(genesis.prefix ?? 'cosmos', keys.address);
     const nodeEnv = scratchEnv(layout, scratch);
@@ -174,7 +174,7 @@ export async function rehearse(options: RehearseOptions): Promise<RehearsalRepor
     try {
       const sequenceLogger = keepingOutput(logger, 'pre-upgrade', preUpgradeLines);
       const sequence = { config: scratchConfig, layout: scratchLayout, logger: sequenceLogger, signal, preUpgradeArgs: ['--home', scratch] };
-      await applyUpgrade(plan, binaries.dir, sequence, { delay: false });
+      await runUpgrade(planTarget(scratchLayout, plan), { ctx: sequence, delay: false });
     } catch (error) {
       if (signal.aborted) throw error;
       if (preUpgradeLines.length > 0) preUpgradeTail = preUpgradeLines;

@@ -1,5 +1,5 @@
 /** A rehearsal report for a person: the result, the phases timed, memory and disk, and for a failure the reason and the node's last lines. */
-import { formatBytesExact as formatBytes } from '../units/index.js';
+import { formatBytesExact as formatBytes } from '../shared/units.js';
 import type { RehearsalReport } from './record.js';
 
 const secs = (s: number | null) => (s === null ? '—' : `${s.toFixed(1)} s`);

@@ -12,7 +12,7 @@ import path from 'node:path';
 
 import { parse, stringify } from 'smol-toml';
 
-import { isErrno } from '../errors/index.js';
+import { isErrno } from '../shared/errors/index.js';
 import type { ScratchKeys } from './keys.js';
 import type { ScratchPorts } from './ports.js';
 

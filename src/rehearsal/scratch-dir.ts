@@ -1,6 +1,6 @@
 /**
  * The scratch home's folder: `<CHAINVISOR_REHEARSAL_DIR>/.chainvisor-rehearsal-<pid>-<random>`, hidden
- * and named after the chainvisor that made it, as partial backups are (src/backup/partials.ts). A
+ * and named after the chainvisor that made it, as partial backups are (src/home/backup/partials.ts). A
  * rehearsal killed half-way leaves it, and maybe its node running: the next `run` or `rehearse` stops
  * that node (recorded with its start time in `node.json`, so a reused pid is never signalled) and
  * removes the folder, once its maker is gone.
@@ -9,9 +9,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { isErrno } from '../errors/index.js';
-import type { Logger } from '../log/index.js';
-import { isProcessAlive, processStartToken } from '../proc/index.js';
+import { isErrno } from '../shared/errors/index.js';
+import type { Logger } from '../shared/log.js';
+import { isProcessAlive, processStartToken } from '../shared/proc/index.js';
 
 const pattern = /^\.chainvisor-rehearsal-(\d+)-[0-9a-f]{8}$/;
 

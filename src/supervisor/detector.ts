@@ -5,19 +5,16 @@
  * hears of a plan only through the wake-ups it is given.
  */
 import type { Config } from '../config/index.js';
-import { type HaltFileWatch, watchHaltFile } from '../halt-watch/index.js';
-import { type Current, type Layout, readCurrent } from '../layout/index.js';
-import type { Logger } from '../log/index.js';
-import { type Plan, readUpgradeInfo, skipHeights, upgradeInfoError } from '../plan/index.js';
+import { type Current, type Layout, readCurrent, type UpgradeTarget } from '../home/layout/index.js';
+import type { Logger } from '../shared/log.js';
+import { type HaltFileWatch, watchHaltFile } from '../watcher/halt-watch/index.js';
+import { type Plan, readUpgradeInfo, skipHeights, upgradeInfoError } from '../watcher/plan/index.js';
 import { upgradeDue, type Verdict } from './due.js';
 
-/** A plan to apply, and the folder of its binary (`upgrades/<dir>`). */
-export interface Due {
-  plan: Plan;
-  dir: string;
-}
+/** A plan to apply: its target (the folder and binary, named once with the recase rule). */
+export type Due = UpgradeTarget;
 
-export type DetectorWake = ({ kind: 'due' } & Due) | { kind: 'error'; error: unknown };
+export type DetectorWake = { kind: 'due'; target: Due } | { kind: 'error'; error: unknown };
 
 export interface DetectorOptions {
   config: Config;
@@ -33,6 +30,8 @@ export class Detector {
   private readonly reportedSkips = new Set<string>();
   private reportedInvalid: string | undefined;
   private watcher: HaltFileWatch | undefined;
+  /** What `current` was when the running node started: plans seen while it runs are judged against it. */
+  private running: Current | undefined;
 
   constructor(options: DetectorOptions) {
     this.options = options;
@@ -52,21 +51,26 @@ export class Detector {
     }
     if (current.status === 'rejected') throw current.reason;
     const verdict = this.verdict(read.value.plan, current.value);
-    return verdict.due ? { plan: read.value.plan, dir: verdict.dir } : undefined;
+    return verdict.due ? verdict.target : undefined;
+  }
+
+  /** The run loop tells what `current` the node it just started runs from (a value, not a call back). */
+  nodeStarted(current: Current): void {
+    this.running = current;
   }
 
   /**
-   * Watches the file while nodes run: a new valid plan is judged against `running()` (what the running
-   * node was started from; read from disk when no node has run yet) and wakes the loop when due. A plan
-   * that cannot be judged (a name that cannot be a folder) wakes it with the error: the node has halted
-   * on it and cannot go on. Resolves once file events are live (polling covers until then).
+   * Watches the file while nodes run: a new valid plan is judged against what the running node was
+   * started from (nodeStarted; read from disk when no node has run yet) and wakes the loop when due. A
+   * plan that cannot be judged (a name that cannot be a folder) wakes it with the error: the node has
+   * halted on it and cannot go on. Resolves once file events are live (polling covers until then).
    */
-  watch(wake: (event: DetectorWake) => void, running: () => Current | undefined): Promise<void> {
+  watch(wake: (event: DetectorWake) => void): Promise<void> {
     const { config, layout, logger } = this.options;
     const onPlan = async (plan: Plan) => {
       try {
-        const verdict = this.verdict(plan, running() ?? (await readCurrent(layout)));
-        if (verdict.due) wake({ kind: 'due', plan, dir: verdict.dir });
+        const verdict = this.verdict(plan, this.running ?? (await readCurrent(layout)));
+        if (verdict.due) wake({ kind: 'due', target: verdict.target });
       } catch (error) {
         wake({ kind: 'error', error });
       }
@@ -88,7 +92,7 @@ export class Detector {
   }
 
   private verdict(plan: Plan, current: Current): Verdict {
-    const verdict = upgradeDue(plan, current, { recase: !this.options.config.disableRecase, skipHeights: this.skip });
+    const verdict = upgradeDue(plan, current, { layout: this.options.layout, skipHeights: this.skip });
     if (!verdict.due) {
       const key = `${plan.name}@${plan.height}`;
       if (verdict.skipped && !this.reportedSkips.has(key)) {

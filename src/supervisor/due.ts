@@ -5,13 +5,14 @@
  * - not when it is older than the plan `current` records: a leftover file of an earlier upgrade
  *   (the node only ever halts for a plan at or above the height of the last one applied).
  */
-import { type Current, planBinaryDir } from '../layout/index.js';
-import type { Plan } from '../plan/index.js';
+import { type Current, type Layout, planTarget, type UpgradeTarget } from '../home/layout/index.js';
+import type { Plan } from '../watcher/plan/index.js';
 
-export type Verdict = { due: true; dir: string } | { due: false; why: string; skipped?: true };
+export type Verdict = { due: true; target: UpgradeTarget } | { due: false; why: string; skipped?: true };
 
 export interface DueOptions {
-  recase: boolean;
+  /** Whose recase rule names the plan's folder. */
+  layout: Layout;
   skipHeights: ReadonlySet<number>;
 }
 
@@ -19,8 +20,8 @@ export function upgradeDue(plan: Plan, current: Current, options: DueOptions): V
   if (options.skipHeights.has(plan.height)) {
     return { due: false, skipped: true, why: `height ${plan.height} is listed in --unsafe-skip-upgrades` };
   }
-  const dir = planBinaryDir(plan.name, { recase: options.recase });
-  if (current.dir === dir || current.plan?.name === plan.name) {
+  const target = planTarget(options.layout, plan);
+  if (current.dir === target.dir || current.plan?.name === plan.name) {
     return { due: false, why: `upgrade "${plan.name}" is the one running (${current.dir})` };
   }
   if (current.plan !== undefined && plan.height < current.plan.height) {
@@ -29,5 +30,5 @@ export function upgradeDue(plan: Plan, current: Current, options: DueOptions): V
       why: `upgrade "${plan.name}" at height ${plan.height} is older than the running "${current.plan.name}" at ${current.plan.height}`,
     };
   }
-  return { due: true, dir };
+  return { due: true, target };
 }

@@ -5,9 +5,9 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 
-import { ChainvisorError, ExitCode } from '../errors/index.js';
-import type { Logger } from '../log/index.js';
-import type { Standby } from '../proc/index.js';
+import { ChainvisorError, ExitCode } from '../shared/errors/index.js';
+import type { Logger } from '../shared/log.js';
+import type { Standby } from '../shared/proc/index.js';
 
 export interface ExitStatus {
   code: number | undefined;
@@ -48,7 +48,7 @@ export function nodeEnvironment(extra: Record<string, string> = {}): NodeJS.Proc
 /**
  * `env` is the node's whole environment (nodeEnvironment); without it the node inherits chainvisor's.
  * `standby`, when it fits (started with this environment), runs the node in its waiting process instead
- * of a fork of chainvisor (src/proc/standby.ts).
+ * of a fork of chainvisor (src/shared/proc/standby.ts).
  */
 export function startNode(binary: string, args: readonly string[], logger: Logger, env?: NodeJS.ProcessEnv, standby?: Standby): NodeProcess {
   // node:child_process rather than execa on this path: the node is started on every switch, and

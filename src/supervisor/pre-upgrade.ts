@@ -10,10 +10,10 @@ import fs from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 
-import { ChainvisorError, isErrno } from '../errors/index.js';
-import type { Logger } from '../log/index.js';
-import type { Plan } from '../plan/index.js';
-import type { Standby } from '../proc/index.js';
+import { ChainvisorError, isErrno } from '../shared/errors/index.js';
+import type { Logger } from '../shared/log.js';
+import type { Standby } from '../shared/proc/index.js';
+import type { Plan } from '../watcher/plan/index.js';
 
 export interface CustomPreUpgradeOptions {
   script: string;
@@ -114,7 +114,7 @@ export interface PreUpgradeOptions {
   binary: string;
   maxRetries: number;
   logger: Logger;
-  /** A standby with piped output (src/proc/standby.ts): the first attempt runs in it. */
+  /** A standby with piped output (src/shared/proc/standby.ts): the first attempt runs in it. */
   standby?: Standby | undefined;
   /** After `pre-upgrade` (a rehearsal names its scratch home: `--home <scratch>`); none for the live node, as cosmovisor. */
   args?: readonly string[];

@@ -1,8 +1,8 @@
 /**
  * The upgrade sequence, run once the node has stopped. Its steps are numbered here and only here;
- * elsewhere they are named:
+ * elsewhere they are named (steps.ts holds them):
  *   1. delay        DAEMON_RESTART_DELAY (not at start-up)
- *   2. backup       `data/` kept (src/backup), unless UNSAFE_SKIP_BACKUP
+ *   2. backup       `data/` kept (src/home/backup), unless UNSAFE_SKIP_BACKUP
  *   3. custom pre-upgrade   COSMOVISOR_CUSTOM_PREUPGRADE (pre-upgrade.ts)
  *   4. binary       installed, or downloaded and verified (src/download, plan-binary.ts)
  *   5. pre-upgrade  `<new binary> pre-upgrade` (pre-upgrade.ts); the plan recorded meanwhile
@@ -14,94 +14,31 @@
  * What needs no stopped node is begun while the node is still stopping (beginAhead): the look at the
  * binary, the record's data in a temp file, the new link beside `current`. With the binary in place,
  * what follows the node's exit is then pre-upgrade and one rename (bench:switch measures it).
+ *
+ * The sequence owns the upgrade's lifecycle events: upgrade-detected, then upgrade-applied or
+ * upgrade-failed, each emitted once, here; their log lines are a listener of the bus (upgrade-log.ts).
  */
-import type { Stats } from 'node:fs';
-import fs from 'node:fs/promises';
-import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-
-import { backupBeforeUpgrade } from '../backup/index.js';
-import type { Config } from '../config/index.js';
-import type { Downloader } from '../download/index.js';
-import { ChainvisorError, ExitCode, isFsError } from '../errors/index.js';
-import type { EventBus } from '../events/index.js';
+import type { PlanWatcher } from '../download/staging/index.js';
+import type { Current, UpgradeTarget } from '../home/layout/index.js';
+import type { NodeTracker } from '../home/lock/index.js';
+import { createEventBus, type EventBus } from '../shared/events/index.js';
+import type { Standby } from '../shared/proc/index.js';
 import {
-  acceptNodeBinary,
-  binaryPath,
-  type Current,
-  type Layout,
-  layoutFsError,
-  planRecordPath,
-  type PreparedSwitch,
-  prepareSwitch,
-  readCurrentDir,
-  statBinary,
-  type TempFile,
-  writeFileAtomic,
-  writeTempFile,
-} from '../layout/index.js';
-import type { NodeTracker } from '../lock/index.js';
-import type { Logger } from '../log/index.js';
-import { type Plan, serializePlan } from '../plan/index.js';
-import type { Standby } from '../proc/index.js';
-import type { PlanWatcher } from '../staging/index.js';
-import { runCustomPreUpgrade, runPreUpgrade } from './pre-upgrade.js';
+  backup,
+  beginAhead,
+  binary,
+  customPreUpgrade,
+  dropAhead,
+  nodeDown,
+  preUpgrade,
+  recordIfInPlace,
+  restartDelay,
+  switchCurrent,
+  type UpgradeContext,
+} from './steps.js';
+import { type Detected, logUpgradeEvents } from './upgrade-log.js';
 
-export interface UpgradeContext {
-  config: Config;
-  layout: Layout;
-  logger: Logger;
-  /** Aborted when chainvisor is asked to stop; checked between steps. */
-  signal: AbortSignal;
-  download?: Downloader;
-  /** Where progress and stage events go (backup, download); optional so one-shot callers need none. */
-  events?: EventBus;
-  /** Arguments after `<new binary> pre-upgrade`: a rehearsal's `--home <scratch>`; none on the live node. */
-  preUpgradeArgs?: readonly string[];
-}
-
-export interface ApplyOptions {
-  /** Wait DAEMON_RESTART_DELAY first (not at start-up). */
-  delay: boolean;
-  /**
-   * Resolves once the node is down, when the caller is still stopping it: the binary is looked at and
-   * its plan record begun meanwhile, and nothing else runs before it resolves.
-   */
-  nodeStopped?: Promise<unknown>;
-  /** Runs `pre-upgrade` without forking chainvisor when it fits (src/proc/standby.ts). */
-  preUpgradeStandby?: Standby;
-}
-
-/**
- * What the sequence begins at once, while the node is still stopping (each trip through the thread pool
- * here would otherwise be on the path of every switch). Nothing of it is seen before the switch: the
- * record's data sits in a temp file beside the record, the new link beside `current`.
- */
-interface Ahead {
-  /** What is at the binary's path. */
-  looked: Promise<Stats | undefined>;
-  /** The plan record's data, on disk in a temp file: committed once the binary is known to be in place. */
-  record: Promise<TempFile>;
-  /** The new `current` link: committed (renamed over `current`) as the last step. */
-  link: Promise<PreparedSwitch>;
-}
-
-function beginAhead(plan: Plan, dir: string, layout: Layout, binary: string): Ahead {
-  const quiet = <T>(promise: Promise<T>): Promise<T> => {
-    promise.catch(() => undefined);
-    return promise;
-  };
-  return {
-    looked: quiet(statBinary(binary, ExitCode.config)),
-    record: quiet(writeTempFile(planRecordPath(layout, dir), serializePlan(plan), 0o644)),
-    link: quiet(prepareSwitch(layout, dir)),
-  };
-}
-
-/** Removes what was begun and not committed (a committed part is left as it is). */
-async function dropAhead(ahead: Ahead): Promise<void> {
-  await Promise.allSettled([ahead.record.then((file) => file.abandon()), ahead.link.then((link) => link.abandon())]);
-}
+export type { UpgradeContext } from './steps.js';
 
 /** What an applied upgrade hands the next launch. */
 export interface Switched {
@@ -111,214 +48,101 @@ export interface Switched {
   record: { binary: string; written: Promise<void> } | undefined;
 }
 
-export interface RunOptions extends ApplyOptions {
-  ctx: UpgradeContext & { events: EventBus };
+export interface UpgradeOptions {
+  ctx: UpgradeContext;
+  /** Wait DAEMON_RESTART_DELAY first (not at start-up). */
+  delay: boolean;
+  /**
+   * Stops the node when it is still running, right after the upgrade is reported detected; resolves once
+   * it is down. The binary is looked at and its plan record begun meanwhile, and nothing else runs
+   * before it resolves.
+   */
+  stopNode?: () => Promise<unknown>;
+  /** Runs `pre-upgrade` without forking chainvisor when it fits (src/shared/proc/standby.ts). */
+  preUpgradeStandby?: Standby;
+  /** How the upgrade was detected, for the upgrade-detected log line; none for a rehearsal's sequence. */
+  detected?: Detected;
   /** When the node halted: an upgrade-detected event's time, for the applied event's duration. */
-  detectedAt: number;
+  detectedAt?: number;
   /** A download of this plan's binary begun before the halt is the one the sequence needs: it waits for it. */
   planWatcher?: PlanWatcher;
   /** Records the next node: begun beside the sequence, once the old node is down. */
   tracker?: NodeTracker;
   /** True when a failure is chainvisor's stop, not the upgrade's (no upgrade-failed event then). */
-  stopping: () => boolean;
+  stopping?: () => boolean;
 }
 
 /**
- * The upgrade sequence with its events: detected → applied (with its duration) or failed. Returns what
- * the next launch needs; on a failure the next node's record it began is removed.
+ * One upgrade, step by step: detected → the staged download settled → the numbered steps → applied (with
+ * its duration) or failed. Returns what the next launch needs; on a failure the next node's record it
+ * began is removed.
  */
-export async function runUpgrade(plan: Plan, dir: string, options: RunOptions): Promise<Switched> {
-  const { ctx, tracker, planWatcher } = options;
+export async function runUpgrade(target: UpgradeTarget, options: UpgradeOptions): Promise<Switched> {
+  const { ctx, planWatcher } = options;
+  const { plan, dir } = target;
+  const events = ctx.events ?? loggedBus(ctx);
   const upgrade = { name: plan.name, height: plan.height };
-  ctx.events.emit('upgrade-detected', { upgrade, text: `upgrade "${plan.name}" needed at height ${plan.height}` });
-  const binary = binaryPath(ctx.layout, dir);
-  // The next node's record, written beside the sequence rather than before the spawn (a file write is
-  // a few trips through the thread pool, on the path of every switch). Once the old node is down: its
-  // exit leaves the newer record in place.
-  const record = tracker && {
-    binary,
-    written: Promise.resolve(options.nodeStopped)
-      .catch(() => undefined)
-      .then(() => tracker.beforeSpawn(binary)),
-  };
+  const detectedAt = options.detectedAt ?? Date.now();
+  events.emit('upgrade-detected', {
+    upgrade,
+    text: `upgrade "${plan.name}" needed at height ${plan.height}`,
+    ...(options.detected ? { data: { ...options.detected } } : {}),
+  });
+  const nodeStopped = options.stopNode?.();
+  const record = nextNodeRecord(target, options.tracker, nodeStopped);
   try {
     planWatcher?.crossCheck(plan);
     await planWatcher?.settle(plan);
-    await applyUpgrade(plan, dir, ctx, options);
+    ctx.logger.info({ upgrade: plan.name, height: plan.height, dir }, 'applying upgrade');
+    const ahead = beginAhead(target, ctx.layout);
+    try {
+      const look = await nodeDown(ahead, nodeStopped);
+      await restartDelay(look, ctx, options.delay);
+      const recording = await recordIfInPlace(target, ahead, look, ctx);
+      await backup(target, look, ctx);
+      await customPreUpgrade(target, look, ctx);
+      const recorded = await binary(target, look, recording, ctx);
+      const flushRecord = await preUpgrade(target, look, recorded, ctx, options.preUpgradeStandby);
+      await switchCurrent(target, ahead, flushRecord, ctx);
+    } finally {
+      await dropAhead(ahead);
+    }
   } catch (error) {
     if (record) {
       await record.written.catch(() => undefined);
-      await tracker.notSpawned();
+      await options.tracker?.notSpawned();
     }
-    if (!options.stopping()) {
+    if (options.stopping?.() !== true) {
       const { code, hint } = error as { code?: unknown; hint?: unknown };
       const text = `upgrade "${plan.name}" at height ${plan.height} failed: ${error instanceof Error ? error.message : String(error)}`;
-      ctx.events.emit('upgrade-failed', { upgrade, text, data: { code, hint } });
-      ctx.logger.error({ event: 'upgrade-failed', upgrade: plan.name, height: plan.height, code }, text);
+      events.emit('upgrade-failed', { upgrade, text, data: { code, hint } });
     }
     throw error;
   }
-  const ms = Date.now() - options.detectedAt;
-  ctx.events.emit('upgrade-applied', { upgrade, text: `upgrade "${plan.name}" at height ${plan.height} applied: current -> ${dir}`, data: { dir, ms } });
+  const ms = Date.now() - detectedAt;
+  events.emit('upgrade-applied', { upgrade, text: `upgrade "${plan.name}" at height ${plan.height} applied: current -> ${dir}`, data: { dir, ms } });
   return { current: { dir, plan }, record };
 }
 
-/** Applies `plan`, whose binary lives in `dir` (`upgrades/<name>`), once the node is stopped. */
-export async function applyUpgrade(plan: Plan, dir: string, ctx: UpgradeContext, options: ApplyOptions): Promise<void> {
-  const { layout, logger } = ctx;
-  const binary = binaryPath(layout, dir);
-  logger.info({ upgrade: plan.name, height: plan.height, dir }, 'applying upgrade');
-  const ahead = beginAhead(plan, dir, layout, binary);
-  try {
-    await sequence(plan, dir, binary, ahead, ctx, options);
-  } finally {
-    await dropAhead(ahead);
-  }
-  logger.info({ event: 'upgrade-applied', upgrade: plan.name, height: plan.height, current: dir }, 'upgrade applied: current now points at the new binary');
-}
-
-async function sequence(plan: Plan, dir: string, binary: string, ahead: Ahead, ctx: UpgradeContext, options: ApplyOptions): Promise<void> {
-  const { config, layout, logger, signal } = ctx;
-  let stats: Stats | undefined;
-  let lookedAt: number;
-  try {
-    stats = await ahead.looked;
-    lookedAt = Date.now();
-  } finally {
-    await options.nodeStopped;
-  }
-  // What is at the path is looked at again after any step that may change it: the stop itself when it
-  // found no binary (an operator may be installing it now) or took long enough for anything to change
-  // (a grace period), the restart delay, the backup, the custom pre-upgrade script.
-  let stale = stats?.isFile() !== true || Date.now() - lookedAt > freshLookMs;
-  if (options.delay && config.restartDelay > 0) {
-    logger.info({ ms: config.restartDelay }, 'waiting DAEMON_RESTART_DELAY');
-    await sleep(config.restartDelay, undefined, { signal });
-    stale = true;
-  }
-  if (stale) stats = await statBinary(binary, ExitCode.config);
-  stale = false;
-  // The plan record (upgrades/<name>/upgrade-info.json) is committed, with its flushes, in the shadow of
-  // the steps that follow, from the moment the binary is in place: it is read only through `current`, so
-  // it means nothing until the switch, and it is awaited (and any failure surfaced) just before the switch.
-  let record = stats?.isFile() ? recordPlan(planRecordPath(layout, dir), plan, ahead.record) : undefined;
-  record?.catch(() => undefined);
-  // No binary yet: its folder is left as it was (a download must find an empty leftover folder empty).
-  if (record === undefined)
-    await ahead.record.then(
-      (file) => file.abandon(),
-      () => undefined,
-    );
-  // Fail before an hour-long backup when nothing can provide the binary.
-  if (!config.allowDownloadBinaries && config.customPreUpgrade === '' && stats?.isFile() !== true) {
-    throw await missingBinary(plan, binary, ctx);
-  }
-  if (!config.unsafeSkipBackup) {
-    await backupBeforeUpgrade({
-      upgrade: { name: plan.name, height: plan.height },
-      config,
-      layout,
-      logger,
-      signal,
-      ...(ctx.events ? { events: ctx.events } : {}),
-    });
-    stale = true;
-  }
-  signal.throwIfAborted();
-
-  if (config.customPreUpgrade !== '') {
-    await runCustomPreUpgrade({ script: path.join(layout.root, config.customPreUpgrade), plan, cwd: layout.home, logger });
-    signal.throwIfAborted();
-    stale = true;
-  }
-
-  if (stale) stats = await statBinary(binary, ExitCode.config);
-  if (stats?.isFile() !== true) {
-    if (!config.allowDownloadBinaries) throw await missingBinary(plan, binary, ctx);
-    // Loaded on demand: the HTTP and archive stack stays off the start-up path of nodes that never download.
-    const download = ctx.download ?? (await import('../download/index.js')).downloadUpgradeBinary;
-    await download({ plan, config, layout, dir, logger, signal, ...(ctx.events ? { events: ctx.events } : {}) });
-    signal.throwIfAborted();
-    stats = await statBinary(binary, ExitCode.upgradeFailed);
-  }
-  record ??= recordPlan(planRecordPath(layout, dir), plan);
-  const prepare = async (found: Stats | undefined) => {
-    if (!acceptNodeBinary(binary, found, { logger, when: `switching to upgrade "${plan.name}"`, exitCode: ExitCode.upgradeFailed })) {
-      throw new ChainvisorError('CHAINVISOR_UPGRADE_BINARY_MISSING', `${binary} is not a regular file; current was not switched`, {
-        hint: `put the node binary of upgrade "${plan.name}" there (chainvisor add-upgrade ${plan.name} <path> --force), then start chainvisor again — the upgrade is applied at start-up`,
-      });
-    }
-    await makeExecutable(binary, found as Stats);
-    await runPreUpgrade({ binary, maxRetries: config.preUpgradeMaxRetries, logger, standby: options.preUpgradeStandby, args: ctx.preUpgradeArgs ?? [] });
-  };
-  const [preUpgrade, recorded] = await Promise.allSettled([prepare(stats), record]);
-  if (preUpgrade.status === 'rejected') throw preUpgrade.reason;
-  if (recorded.status === 'rejected') throw recorded.reason;
-  signal.throwIfAborted();
-  // The switch: the link made ahead renamed over `current`, the folder flushed; the record's folder is
-  // flushed beside it (a crash in between can lose the record's name, never `current`'s: the next start
-  // then sees `current` on this folder, which is all the record is for).
-  const link = await ahead.link;
-  const [switched, flushed] = await Promise.allSettled([link.commit(), recorded.value()]);
-  if (switched.status === 'rejected') throw switched.reason;
-  if (flushed.status === 'rejected') {
-    // `current` is switched: the upgrade goes on. Only a crash before the disk settles could lose the
-    // record's name, and the next start then still sees `current` on this folder.
-    logger.warn(
-      { err: flushed.reason, file: planRecordPath(layout, dir) },
-      'the folder of the plan record could not be flushed to disk; the upgrade is applied — check the disk (dmesg, df)',
-    );
-  }
-}
-
 /**
- * How old the look at the binary, taken while the node stopped, may be when the sequence goes on: the
- * stop of a staged upgrade takes about a millisecond; one that took longer (a grace period) is followed
- * by a fresh look, so that what runs is what is there after the stop.
+ * The next node's record, written beside the sequence rather than before the spawn (a file write is
+ * a few trips through the thread pool, on the path of every switch). Once the old node is down: its
+ * exit leaves the newer record in place.
  */
-const freshLookMs = 100;
-
-async function missingBinary(plan: Plan, binary: string, ctx: UpgradeContext): Promise<ChainvisorError> {
-  const current = await readCurrentDir(ctx.layout);
-  return new ChainvisorError(
-    'CHAINVISOR_UPGRADE_BINARY_MISSING',
-    `upgrade "${plan.name}" at height ${plan.height} needs ${binary}, which is not installed, and automatic download is off; current still points at ${current}`,
-    {
-      hint: `install it with 'chainvisor add-upgrade ${plan.name} <path-to-new-binary>' (or set DAEMON_ALLOW_DOWNLOAD_BINARIES=true), then start chainvisor again — the upgrade is applied at start-up`,
-    },
+function nextNodeRecord({ binary }: UpgradeTarget, tracker: NodeTracker | undefined, nodeStopped: Promise<unknown> | undefined): Switched['record'] {
+  return (
+    tracker && {
+      binary,
+      written: Promise.resolve(nodeStopped)
+        .catch(() => undefined)
+        .then(() => tracker.beforeSpawn(binary)),
+    }
   );
 }
 
-/** cosmovisor marks the binary executable rather than refusing it; so does chainvisor. */
-async function makeExecutable(binary: string, { mode }: Stats): Promise<void> {
-  if ((mode & 0o111) === 0o111) return;
-  try {
-    await fs.chmod(binary, mode | 0o111);
-  } catch (error) {
-    throw isFsError(error) ? layoutFsError(binary, 'make executable', error, ExitCode.upgradeFailed) : error;
-  }
-}
-
-/**
- * The plan kept beside the new binary (`current/upgrade-info.json`), whole at its path when this
- * resolves; the returned function flushes its folder. A full disk or a folder in the way fails the
- * upgrade (79) before the switch, naming the file; `current` is not touched.
- */
-async function recordPlan(file: string, plan: Plan, ahead?: Promise<TempFile>): Promise<() => Promise<void>> {
-  try {
-    // Written ahead unless that failed (the folder was not there yet): then written now.
-    const staged = await ahead?.catch(() => undefined);
-    if (staged) return (await staged.place()).flush;
-    await writeFileAtomic(file, serializePlan(plan), 0o644);
-    return async () => undefined;
-  } catch (error) {
-    if (!isFsError(error)) throw error;
-    throw new ChainvisorError('CHAINVISOR_RECORD_FAILED', `could not record the plan of upgrade "${plan.name}" in ${file}: ${error.message}`, {
-      hint:
-        error.code === 'ENOSPC' || error.code === 'EDQUOT'
-          ? 'free disk space on that filesystem and start chainvisor again; the upgrade is applied at start-up'
-          : `make ${file} a writable file (move aside whatever is there) and start chainvisor again; the upgrade is applied at start-up`,
-      cause: error,
-    });
-  }
+/** A private bus for a caller with none (a rehearsal): the switch still reaches the log; a failure the caller reports itself. */
+function loggedBus(ctx: UpgradeContext): EventBus {
+  const events = createEventBus();
+  logUpgradeEvents(events, ctx.logger, { failures: false });
+  return events;
 }

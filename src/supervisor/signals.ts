@@ -5,8 +5,8 @@
  */
 import { constants } from 'node:os';
 
-import { ChainvisorError } from '../errors/index.js';
-import type { Logger } from '../log/index.js';
+import { ChainvisorError } from '../shared/errors/index.js';
+import type { Logger } from '../shared/log.js';
 import type { NodeProcess } from './node-process.js';
 
 const stopSignals = ['SIGTERM', 'SIGINT', 'SIGQUIT'] as const;

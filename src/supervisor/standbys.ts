@@ -1,11 +1,11 @@
 /**
- * The next switch's two programs, forked ahead (src/proc/standby.ts): a shell for `pre-upgrade` and one
+ * The next switch's two programs, forked ahead (src/shared/proc/standby.ts): a shell for `pre-upgrade` and one
  * for the new node, forked once the node has had a moment to start. Each fork blocks chainvisor's event
  * loop for about 1.5 ms, which a switch then does not pay. One that cannot be used when it is needed (the
  * shell was killed) is dismissed and the program spawned as before.
  */
-import type { Logger } from '../log/index.js';
-import { type Standby, startStandby } from '../proc/index.js';
+import type { Logger } from '../shared/log.js';
+import { type Standby, startStandby } from '../shared/proc/index.js';
 
 /** How long after a node's start its next switch's standbys are forked (out of the way of its start). */
 const standbyDelayMs = 100;

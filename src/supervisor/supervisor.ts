@@ -1,6 +1,6 @@
 /**
  * The supervisor: the run loop and the composition root. It starts the node and waits for a wake-up —
- * the node's exit, a due plan (detector.ts), a manual upgrade height (src/manual), a stop signal
+ * the node's exit, a due plan (detector.ts), a manual upgrade height (src/supervisor/manual), a stop signal
  * (signals.ts) — and answers each:
  *
  *   start-up: an upgrade already due (data/upgrade-info.json newer than `current`) is applied first,
@@ -11,23 +11,24 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 
-import { pruneBackups } from '../backup/index.js';
-import type { ChainAddresses } from '../chain/index.js';
 import type { Config } from '../config/index.js';
 import type { Downloader } from '../download/index.js';
-import { ChainvisorError, ExitCode } from '../errors/index.js';
-import { createEventBus, type EventBus } from '../events/index.js';
-import { binaryPath, checkNodeBinary, type Current, type Layout, readCurrent } from '../layout/index.js';
-import type { NodeTracker } from '../lock/index.js';
-import type { Logger } from '../log/index.js';
-import { type ManualPlan, ManualUpgrades } from '../manual/index.js';
-import { type AfterExitContext, afterNodeExit, RestartPolicy } from '../restart/index.js';
-import { type PlanWatcher, startPlanWatcher } from '../staging/index.js';
+import { type PlanWatcher, startPlanWatcher } from '../download/staging/index.js';
+import { pruneBackups } from '../home/backup/index.js';
+import { binaryPath, checkNodeBinary, type Layout, readCurrent } from '../home/layout/index.js';
+import type { NodeTracker } from '../home/lock/index.js';
+import { ChainvisorError, ExitCode } from '../shared/errors/index.js';
+import { createEventBus, type EventBus } from '../shared/events/index.js';
+import type { Logger } from '../shared/log.js';
+import type { ChainAddresses } from '../watcher/chain/index.js';
 import { Detector, type DetectorWake, type Due } from './detector.js';
+import { type ManualPlan, ManualUpgrades } from './manual/index.js';
 import { describeExit, exitCodeOf, type ExitStatus, nodeEnvironment, type NodeProcess, startNode } from './node-process.js';
+import { type AfterExitContext, afterNodeExit, RestartPolicy } from './restart/index.js';
 import { runUpgrade, type Switched } from './sequence.js';
 import { groupSignalSettleMs, StopSignals } from './signals.js';
 import { Standbys } from './standbys.js';
+import { type Detected, logUpgradeEvents } from './upgrade-log.js';
 
 export interface SupervisorOptions {
   config: Config;
@@ -41,7 +42,7 @@ export interface SupervisorOptions {
   events?: EventBus;
   /** Records each node it starts (pid, start time, run id) so a later start can find an orphan. */
   tracker?: NodeTracker;
-  /** Where the node's gRPC and RPC listen (src/chain); by default from the settings and DAEMON_HOME's files. */
+  /** Where the node's gRPC and RPC listen (src/watcher/chain); by default from the settings and DAEMON_HOME's files. */
   addresses?: ChainAddresses;
 }
 
@@ -49,7 +50,7 @@ type Wake =
   | DetectorWake
   | { kind: 'exited'; status: ExitStatus }
   | { kind: 'stop' }
-  // Manual upgrades (src/manual): the halt height must change, or the node reached a queued height.
+  // Manual upgrades (src/supervisor/manual): the halt height must change, or the node reached a queued height.
   | { kind: 'restart'; reason: string }
   | { kind: 'manual-due'; plan: ManualPlan };
 
@@ -61,7 +62,7 @@ export class Supervisor {
   private readonly abort = new AbortController();
   private readonly detector: Detector;
   private readonly manual: ManualUpgrades;
-  /** What a node's exit with no upgrade pending is judged by (src/restart). */
+  /** What a node's exit with no upgrade pending is judged by (src/supervisor/restart). */
   private readonly restarts: Omit<AfterExitContext, 'lastUpgrade'>;
   private readonly standbys: Standbys;
   /** The downloader a test put in place of the real one, if any. */
@@ -70,8 +71,6 @@ export class Supervisor {
   private planWatcher: PlanWatcher | undefined;
   private nodeEnv: NodeJS.ProcessEnv | undefined; // built at the node's first start (nodeEnvironment)
   private node: NodeProcess | undefined;
-  /** What `current` was when the running node started: plans the detector sees are judged against it. */
-  private running: Current | undefined;
   private wake: ((event: Wake) => void) | undefined;
   private lastUpgrade: { name: string; at: number } | undefined;
   private pruning: Promise<unknown> = Promise.resolve();
@@ -80,6 +79,8 @@ export class Supervisor {
     this.options = options;
     ({ config: this.config, logger: this.logger } = options);
     this.events = options.events ?? createEventBus();
+    // The upgrade's log lines follow its events (the sequence emits them once each).
+    logUpgradeEvents(this.events, this.logger);
     this.detector = new Detector({ config: this.config, layout: options.layout, logger: this.logger, args: options.args });
     const addresses = options.addresses ? { addresses: options.addresses } : {};
     this.manual = new ManualUpgrades({ config: this.config, layout: options.layout, logger: this.logger, events: this.events, ...addresses });
@@ -107,11 +108,7 @@ export class Supervisor {
       const startup = await this.detector.dueFromFile();
       let switched: Switched | undefined;
       if (startup) {
-        logger.warn(
-          { event: 'upgrade-detected', upgrade: startup.plan.name, height: startup.plan.height },
-          'an upgrade is already due at start-up; applying it before starting the node',
-        );
-        switched = await this.upgrade(startup, { delay: false, detectedAt: Date.now() });
+        switched = await this.upgrade(startup, { delay: false, detectedAt: Date.now(), detected: { how: 'start-up' } });
       }
       if (stop.signal) return await this.abandon(switched, stop.exitCode);
       await this.manual.reconcile(switched?.current ?? (await readCurrent(layout)));
@@ -119,10 +116,7 @@ export class Supervisor {
         restart: (reason) => this.wake?.({ kind: 'restart', reason }),
         due: (plan) => this.wake?.({ kind: 'manual-due', plan }),
       });
-      const ready = this.detector.watch(
-        (event) => this.wake?.(event),
-        () => this.running,
-      );
+      const ready = this.detector.watch((event) => this.wake?.(event));
       if (config.planPollInterval > 0) {
         const addresses = this.options.addresses ? { addresses: this.options.addresses } : {};
         this.planWatcher = startPlanWatcher({ config, layout, logger, events: this.events, ...addresses, ...this.downloader });
@@ -185,6 +179,7 @@ export class Supervisor {
       }
       const detectedAt = Date.now();
       let due: Due;
+      let detected: Detected;
       let manual: ManualPlan | undefined;
       // Set when the node is still stopping: the upgrade sequence begins meanwhile.
       let stopping: Promise<unknown> | undefined;
@@ -205,21 +200,18 @@ export class Supervisor {
           switched = undefined;
           continue;
         }
-        due = file ?? { plan: manual as ManualPlan, dir: this.manual.dirOf(manual as ManualPlan) };
-        this.logger.info(
-          { event: 'upgrade-detected', upgrade: due.plan.name, height: due.plan.height, node: describeExit(event.status) },
-          manual ? 'node halted at the manual upgrade height' : 'node halted for an upgrade',
-        );
+        due = file ?? this.manual.targetOf(manual as ManualPlan);
+        detected = { how: manual ? 'manual-halted' : 'halted', node: describeExit(event.status) };
       } else {
         manual = event.kind === 'manual-due' ? event.plan : undefined;
-        due = event.kind === 'manual-due' ? { plan: event.plan, dir: this.manual.dirOf(event.plan) } : event;
-        const message = manual ? 'manual upgrade height reached; stopping the node' : 'upgrade needed; stopping the node';
-        this.logger.info({ event: 'upgrade-detected', upgrade: due.plan.name, height: due.plan.height }, message);
-        stopping = node.stop({ graceMs: this.config.shutdownGrace, killAtZero: true });
+        due = event.kind === 'manual-due' ? this.manual.targetOf(event.plan) : event.target;
+        detected = { how: manual ? 'manual-due' : 'due' };
       }
       this.manual.nodeStopped();
+      // A node still running is stopped by the sequence, right after the upgrade is reported detected.
+      const stopNode = event.kind === 'exited' ? undefined : () => (stopping = node.stop({ graceMs: this.config.shutdownGrace, killAtZero: true }));
       try {
-        switched = await this.upgrade(due, { delay: true, detectedAt, ...(stopping ? { nodeStopped: stopping } : {}) });
+        switched = await this.upgrade(due, { delay: true, detectedAt, detected, ...(stopNode ? { stopNode } : {}) });
       } finally {
         // Never leave (or end chainvisor) with the node still stopping.
         await stopping?.catch(() => undefined);
@@ -265,7 +257,7 @@ export class Supervisor {
     const node = startNode(binary, args, this.logger, this.nodeEnv, switched ? this.standbys.node : undefined);
     this.node = node;
     tracker?.spawned(node);
-    this.running = current;
+    this.detector.nodeStarted(current);
     this.events.emit('node-started', { text: `node started: ${binary}`, data: { pid: node.pid, binary, current: current.dir } });
     void node.exited.then(
       (status) =>
@@ -275,10 +267,10 @@ export class Supervisor {
     return node;
   }
 
-  /** The upgrade sequence (upgrade.ts), with what the run loop knows: staging under way, the standbys, the node record. */
-  private upgrade(due: Due, options: { delay: boolean; detectedAt: number; nodeStopped?: Promise<unknown> }): Promise<Switched> {
+  /** The upgrade sequence (sequence.ts), with what the run loop knows: staging under way, the standbys, the node record. */
+  private upgrade(due: Due, options: { delay: boolean; detectedAt: number; detected: Detected; stopNode?: () => Promise<unknown> }): Promise<Switched> {
     const { config, layout, tracker } = this.options;
-    return runUpgrade(due.plan, due.dir, {
+    return runUpgrade(due, {
       ctx: { config, layout, logger: this.logger, signal: this.abort.signal, events: this.events, ...this.downloader },
       ...options,
       ...(this.planWatcher ? { planWatcher: this.planWatcher } : {}),

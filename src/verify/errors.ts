@@ -2,7 +2,7 @@
  * What can go wrong between "the bytes arrived" and "the binary is installed". Every error carries
  * a stable code, the offending value, and a hint; all of them fail the upgrade (exit code 79).
  */
-import { UpgradeError } from '../errors/index.js';
+import { UpgradeError } from '../shared/errors/index.js';
 
 /** Where the bytes came from, for messages: `linux/amd64 archive from https://host/path?…`. */
 export interface Subject {

@@ -7,9 +7,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { ExitCode, isErrno } from '../errors/index.js';
-import { exists } from '../fsread/index.js';
-import { refuseEmptyBinary } from '../layout/index.js';
+import { refuseEmptyBinary } from '../home/layout/index.js';
+import { ExitCode, isErrno } from '../shared/errors/index.js';
+import { exists } from '../shared/fsread/index.js';
 import { ArchiveUnsafeError, BinaryNotFoundError, describe, type Subject } from './errors.js';
 
 export interface FoundBinary {

@@ -1,5 +1,5 @@
 /** The two caps that stop decompression bombs: how many entries, and how many bytes they expand to. */
-import { formatBytes } from '../units/index.js';
+import { formatBytes } from '../shared/units.js';
 import { ArchiveLimitError, type Subject } from './errors.js';
 
 export interface ExtractLimits {

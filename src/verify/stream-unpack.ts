@@ -22,9 +22,8 @@
  */
 import fs from 'node:fs/promises';
 
+import { type CompressedExtractor, createCompressedExtractor, createTarExtractor, type TarExtractor } from './archive/index.js';
 import type { Subject } from './errors.js';
-import { type CompressedExtractor, createCompressedExtractor } from './extract-compressed.js';
-import { createTarExtractor, type TarExtractor } from './extract-tar.js';
 import { detectFromHead, type Format, headLength, isCompression } from './format.js';
 import type { ExtractLimits } from './limits.js';
 import { finishCompressed, finishTree, type Unpacked } from './unpack.js';

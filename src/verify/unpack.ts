@@ -9,12 +9,9 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { makeFolders } from '../layout/index.js';
+import { makeFolders } from '../home/layout/index.js';
+import { type CompressedOutcome, createCompressedExtractor, type ExtractResult, extractTar, extractZip, gunzipFile } from './archive/index.js';
 import { type Subject, UnknownFormatError } from './errors.js';
-import { type CompressedOutcome, createCompressedExtractor } from './extract-compressed.js';
-import { gunzipFile } from './extract-gzip.js';
-import { type ExtractResult, extractTar } from './extract-tar.js';
-import { extractZip } from './extract-zip.js';
 import { findBinary } from './find-binary.js';
 import { detectFormat, type Format, isCompression } from './format.js';
 import type { ExtractLimits } from './limits.js';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { ExitCode } from '../../src/errors/index.js';
+import { ExitCode } from '../../src/shared/errors/index.js';
 import { plan } from '../support/fake-node.js';
 import { type CliResult, makeHome, type TestHome, waitFor } from '../support/home.js';
 

@@ -11,7 +11,7 @@ import { test, type TestContext } from 'node:test';
 
 import { fakeBinary, goodArchives, gzip, hostileArchives, tar } from '../../scripts/make-hostile-archives.js';
 import { createFetcher, fetchAndUnpack, type Fetcher, parseSource } from '../../src/download/index.js';
-import { ChainvisorError } from '../../src/errors/index.js';
+import { ChainvisorError } from '../../src/shared/errors/index.js';
 import { fastBackoff, listTree, memoryLogger, tempDir, withChecksum } from '../support/download-kit.js';
 import { type FaultServer, startFaultServer } from '../support/fault-server.js';
 

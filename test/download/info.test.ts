@@ -4,7 +4,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 
 import { createFetcher, hostPlatform, parseInfoJson, pickBinary, resolveInfo } from '../../src/download/index.js';
-import { silentLogger } from '../../src/log/index.js';
+import { silentLogger } from '../../src/shared/log.js';
 import { fastBackoff, tempDir, withChecksum } from '../support/download-kit.js';
 import { startFaultServer } from '../support/fault-server.js';
 

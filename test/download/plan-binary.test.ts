@@ -12,7 +12,8 @@ import { test, type TestContext } from 'node:test';
 
 import { fakeBinary, goodArchives, gzip, hostileArchives, tar, zip } from '../../scripts/make-hostile-archives.js';
 import { downloadUpgradeBinary, type DownloadUpgradeOptions } from '../../src/download/index.js';
-import { ChainvisorError, ExitCode } from '../../src/errors/index.js';
+import { planTarget } from '../../src/home/layout/index.js';
+import { ChainvisorError, ExitCode } from '../../src/shared/errors/index.js';
 import { binariesInfo, fastBackoff, listTree, memoryLogger, tempDir, testSetup, withChecksum } from '../support/download-kit.js';
 import { type FaultServer, startFaultServer } from '../support/fault-server.js';
 import { tryMountTmpfs } from '../support/tmpfs.js';
@@ -24,7 +25,8 @@ interface Ctx {
   server: FaultServer;
   home: string;
   root: string;
-  run(info: string, extra?: Partial<DownloadUpgradeOptions>, env?: Record<string, string>): Promise<{ binary: string }>;
+  /** Downloads the plan `V2` (folder `upgrades/v2`), or the one whose folder is `extra.dir`. */
+  run(info: string, extra?: Partial<DownloadUpgradeOptions> & { dir?: string }, env?: Record<string, string>): Promise<{ binary: string }>;
   /** What is in $DAEMON_HOME/cosmovisor. */
   tree(): Promise<string[]>;
   log: ReturnType<typeof memoryLogger>;
@@ -46,15 +48,15 @@ async function setup(t: TestContext, home?: string): Promise<Ctx> {
     log,
     run(info, extra = {}, env = {}) {
       const { config, layout } = testSetup(home, env);
+      const { dir = 'upgrades/V2', ...rest } = extra;
       return downloadUpgradeBinary({
-        plan: { name: 'V2', height: 100, info },
+        target: planTarget(layout, { name: dir.slice('upgrades/'.length), height: 100, info }),
         config,
         layout,
-        dir: 'upgrades/v2',
         logger: log.logger,
         platform: 'linux/amd64',
         fetch: fastBackoff,
-        ...extra,
+        ...rest,
       });
     },
     tree: () => listTree(root),

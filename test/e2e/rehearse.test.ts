@@ -15,7 +15,7 @@ import { test, type TestContext } from 'node:test';
 import { upgradeInfoFor } from '@chainvisor/simd';
 import { cli, proposeUpgrade, waitFor, waitForProposal } from '@chainvisor/simd/testing';
 
-import { isProcessAliveNow } from '../../src/proc/index.js';
+import { isProcessAliveNow } from '../../src/shared/proc/index.js';
 import { chainvisorCommand } from '../support/chainvisor-command.js';
 import { tryMountTmpfs } from '../support/tmpfs.js';
 import { type ChainvisorSim, chainvisorSim, heightOf } from './support/chainvisor-sim.js';

@@ -6,10 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createReadStream } from 'node:fs';
-import { mkdtemp, readlink, rm, stat } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdtemp, readlink, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -19,33 +16,7 @@ import { buildVersions, type BuiltVersions, type NodeAddresses, readAddresses, u
 import { cli, cliJson, fastFlags, proposeUpgrade, waitFor } from '@chainvisor/simd/testing';
 
 import { chainvisorCommand } from '../support/chainvisor-command.js';
-
-/** Serves the built versions folder over HTTP on port 0. */
-async function serveVersions(t: TestContext, root: string): Promise<string> {
-  const server = http.createServer((req, res) => {
-    const file = path.join(root, decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
-    if (!file.startsWith(root + path.sep)) {
-      res.writeHead(403).end();
-      return;
-    }
-    stat(file).then(
-      (s) => {
-        res.writeHead(200, { 'content-length': s.size, 'content-type': 'application/octet-stream' });
-        createReadStream(file).pipe(res);
-      },
-      () => res.writeHead(404).end(),
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-}
+import { serveFiles } from '../support/file-server.js';
 
 interface Scenario {
   haltMode: 'exit' | 'stay';
@@ -77,7 +48,7 @@ async function walkUpgrade(t: TestContext, scenario: Scenario): Promise<void> {
     const add = await chainvisorCli(['add-upgrade', 'v2', v2]);
     assert.equal(add.code, 0, add.stderr);
   } else {
-    info = upgradeInfoFor(built.versions.v2!, await serveVersions(t, built.out));
+    info = upgradeInfoFor(built.versions.v2!, (await serveFiles(t, built.out)).url);
   }
 
   const haltFlags = scenario.haltMode === 'stay' ? ['--halt-mode', 'stay'] : [];

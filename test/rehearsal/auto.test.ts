@@ -12,10 +12,10 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { type Config, loadConfig } from '../../src/config/index.js';
-import { createEventBus } from '../../src/events/index.js';
-import { layoutFor } from '../../src/layout/index.js';
-import { silentLogger } from '../../src/log/index.js';
+import { layoutFor } from '../../src/home/layout/index.js';
 import { startAutoRehearsal } from '../../src/rehearsal/index.js';
+import { createEventBus } from '../../src/shared/events/index.js';
+import { silentLogger } from '../../src/shared/log.js';
 
 /** Appends `<upgrade> start|end` to a journal around a 300 ms "rehearsal", then records a passed report for the binary's sha256. */
 const standIn = `

@@ -12,10 +12,10 @@ import { test, type TestContext } from 'node:test';
 
 import { ClassicLevel } from 'classic-level';
 
-import { createPlacer, type Placer } from '../../src/backup/index.js';
-import { silentLogger } from '../../src/log/index.js';
+import { createPlacer, type Placer } from '../../src/home/backup/index.js';
 import { copyLiveData } from '../../src/rehearsal/hot-copy.js';
 import { liveTables, tableNames } from '../../src/rehearsal/manifest.js';
+import { silentLogger } from '../../src/shared/log.js';
 
 async function tempDir(t: TestContext): Promise<string> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-hot-copy-'));

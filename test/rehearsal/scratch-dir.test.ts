@@ -10,9 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { silentLogger } from '../../src/log/index.js';
-import { isProcessAliveNow } from '../../src/proc/index.js';
 import { newScratchPath, recordScratchNode, removeLeftoverRehearsals, scratchOwner } from '../../src/rehearsal/scratch-dir.js';
+import { silentLogger } from '../../src/shared/log.js';
+import { isProcessAliveNow } from '../../src/shared/proc/index.js';
 
 const exitedPid = async () => {
   const child = spawn('true');

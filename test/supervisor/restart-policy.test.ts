@@ -9,9 +9,9 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { loadConfig } from '../../src/config/index.js';
-import { createEventBus, type SupervisorEvent } from '../../src/events/index.js';
-import { layoutFor } from '../../src/layout/index.js';
-import { createLogger } from '../../src/log/index.js';
+import { layoutFor } from '../../src/home/layout/index.js';
+import { createEventBus, type SupervisorEvent } from '../../src/shared/events/index.js';
+import { createLogger } from '../../src/shared/log.js';
 import { Supervisor } from '../../src/supervisor/index.js';
 import { plan } from '../support/fake-node.js';
 import { makeHome, type TestHome, waitFor } from '../support/home.js';

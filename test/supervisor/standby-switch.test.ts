@@ -1,5 +1,5 @@
 /**
- * The switch runs `pre-upgrade` and the new node in shells forked while the old node ran (src/proc/standby.ts):
+ * The switch runs `pre-upgrade` and the new node in shells forked while the old node ran (src/shared/proc/standby.ts):
  * seen from outside, by the processes' start times, their parent and their open files.
  */
 import assert from 'node:assert/strict';
@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 
-import { isProcessAlive } from '../../src/proc/index.js';
+import { isProcessAlive } from '../../src/shared/proc/index.js';
 import { makeHome, type TestHome, waitFor } from '../support/home.js';
 
 /** Fields of /proc/<pid>/stat after the command name: [0] is field 3 (state), [1] the parent, [19] the start time. */

@@ -12,8 +12,8 @@ import type { TestContext } from 'node:test';
 import { pino } from 'pino';
 
 import { type Config, loadConfig } from '../../src/config/index.js';
-import { type Layout, layoutFor } from '../../src/layout/index.js';
-import type { Logger } from '../../src/log/index.js';
+import { type Layout, layoutFor } from '../../src/home/layout/index.js';
+import type { Logger } from '../../src/shared/log.js';
 
 /** A fresh temp folder, removed when the test ends. */
 export async function tempDir(t: TestContext, prefix = 'chainvisor-dl-'): Promise<string> {

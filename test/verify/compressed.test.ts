@@ -11,7 +11,7 @@ import { zstdCompressSync, zstdDecompressSync } from 'node:zlib';
 
 import { compress, compressedArchives, compressedBomb, compressors } from '../../scripts/make-compressed-archives.js';
 import { fakeBinary, writeArchives } from '../../scripts/make-hostile-archives.js';
-import { ChainvisorError } from '../../src/errors/index.js';
+import { ChainvisorError } from '../../src/shared/errors/index.js';
 import { detectFromHead, unpack } from '../../src/verify/index.js';
 import { listTree, tempDir } from '../support/download-kit.js';
 

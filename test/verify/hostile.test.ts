@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { hostileArchives, writeArchives } from '../../scripts/make-hostile-archives.js';
-import { ChainvisorError, ExitCode } from '../../src/errors/index.js';
+import { ChainvisorError, ExitCode } from '../../src/shared/errors/index.js';
 import { unpack } from '../../src/verify/index.js';
 
 let root: string;

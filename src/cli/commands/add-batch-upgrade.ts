@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 
-import { ExitCode, UsageError } from '../../errors/index.js';
-import { layoutFor } from '../../layout/index.js';
-import type { ManualEntry } from '../../manual/index.js';
+import { layoutFor } from '../../home/layout/index.js';
+import { ExitCode, UsageError } from '../../shared/errors/index.js';
+import type { ManualEntry } from '../../supervisor/manual/index.js';
 import { type Command, loadContextConfig } from '../command.js';
 import { reportSchedule } from './batch-report.js';
 
@@ -22,8 +22,8 @@ export const addBatchUpgradeCommand: Command = {
   async run(ctx) {
     // Loaded when used: the queue's checks bring the chain reader, which other commands never evaluate.
     const [{ parseUpgradeList, readUpgradeFile, scheduleUpgrades }, { addressesFor }] = await Promise.all([
-      import('../../manual/index.js'),
-      import('../../chain/index.js'),
+      import('../../supervisor/manual/index.js'),
+      import('../../watcher/chain/index.js'),
     ]);
     const { values, positionals } = parseArgs({
       args: ctx.args,

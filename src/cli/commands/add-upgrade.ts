@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 
-import { ExitCode, UsageError } from '../../errors/index.js';
-import { installBinary, layoutFor, planBinaryDir } from '../../layout/index.js';
+import { installBinary, layoutFor, planDir } from '../../home/layout/index.js';
+import { ExitCode, UsageError } from '../../shared/errors/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
 import { reportSchedule } from './batch-report.js';
 
@@ -42,13 +42,13 @@ export const addUpgradeCommand: Command = {
         );
       }
       // Loaded when used: the queue's checks bring the chain reader, which other commands never evaluate.
-      const [{ scheduleUpgrades }, { addressesFor }] = await Promise.all([import('../../manual/index.js'), import('../../chain/index.js')]);
+      const [{ scheduleUpgrades }, { addressesFor }] = await Promise.all([import('../../supervisor/manual/index.js'), import('../../watcher/chain/index.js')]);
       const entries = [{ name, source, height: Number(heightText), info: '' }];
       const result = await scheduleUpgrades({ config, layout, force, entries, addresses: addressesFor(loaded) });
       reportSchedule(ctx, layout, result);
       return ExitCode.ok;
     }
-    const dir = planBinaryDir(name, { recase: !config.disableRecase });
+    const dir = planDir(layout, name);
     const dest = await installBinary(layout, dir, source, { force });
     writeLine(ctx.stdout, `installed ${source} for upgrade "${name}" as ${dest}`);
     return ExitCode.ok;

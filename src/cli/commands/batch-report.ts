@@ -1,6 +1,6 @@
 /** What `add-upgrade --upgrade-height` and `add-batch-upgrade` print once the queue is written. */
-import type { Layout } from '../../layout/index.js';
-import type { ScheduleResult } from '../../manual/index.js';
+import type { Layout } from '../../home/layout/index.js';
+import type { ScheduleResult } from '../../supervisor/manual/index.js';
 import { type CommandContext, writeLine } from '../command.js';
 
 export function reportSchedule(ctx: CommandContext, layout: Layout, result: ScheduleResult): void {

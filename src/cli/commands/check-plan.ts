@@ -11,12 +11,12 @@ import { parseArgs } from 'node:util';
 
 import { loadConfig } from '../../config/index.js';
 import type { Fetcher, FetchProgress, Info } from '../../download/index.js';
-import { ChainvisorError, ExitCode, UsageError } from '../../errors/index.js';
-import type { Logger } from '../../log/index.js';
+import { ChainvisorError, ExitCode, UsageError } from '../../shared/errors/index.js';
+import type { Logger } from '../../shared/log.js';
 
 /** What check-plan uses of the download and verify code, loaded when it runs (other commands never evaluate it). */
 type Lib = typeof import('../../download/index.js') & Pick<typeof import('../../verify/index.js'), 'weakAlgos'>;
-import { formatBytes } from '../../units/index.js';
+import { formatBytes } from '../../shared/units.js';
 import { type Command, type CommandContext, writeLine } from '../command.js';
 
 /** Downloads at once with --all-platforms. */
@@ -70,7 +70,7 @@ export const checkPlanCommand: Command = {
     });
     const [download, { createLogger }, { weakAlgos }] = await Promise.all([
       import('../../download/index.js'),
-      import('../../log/index.js'),
+      import('../../shared/log.js'),
       import('../../verify/index.js'),
     ]);
     const lib: Lib = { ...download, weakAlgos };

@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 
 import { formatSettings, renderDocsTable, renderExample } from '../../config/index.js';
-import { ConfigError } from '../../errors/index.js';
-import { binaryPath, customPreUpgradeProblem, layoutFor, readCurrentDir, requireHome } from '../../layout/index.js';
-import { describeProxies, proxySettings, readTrustStore } from '../../net/index.js';
+import { binaryPath, customPreUpgradeProblem, layoutFor, readCurrentDir, requireHome } from '../../home/layout/index.js';
+import { ConfigError } from '../../shared/errors/index.js';
+import { describeProxies, proxySettings, readTrustStore } from '../../shared/net/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
 
 export const configCommand: Command = {
@@ -49,7 +49,7 @@ export const configCommand: Command = {
     writeLine(ctx.stdout, `upgrade-info.json    ${layout.upgradeInfoFile}`);
     writeLine(ctx.stdout, `backups              ${loaded.config.unsafeSkipBackup ? 'skipped (UNSAFE_SKIP_BACKUP)' : loaded.config.dataBackupDir}`);
     // Loaded here only: the chain reader's module brings the gRPC client.
-    const { grpc, rpc } = (await import('../../chain/index.js')).addressesFor(loaded);
+    const { grpc, rpc } = (await import('../../watcher/chain/index.js')).addressesFor(loaded);
     writeLine(ctx.stdout, `grpc                 ${grpc.enabled ? grpc.address : 'off'} [${grpc.source}]`);
     writeLine(ctx.stdout, `rpc                  ${rpc.address} [${rpc.source}]`);
     writeLine(ctx.stdout);

@@ -3,8 +3,6 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { renderCosmovisorToml } from '../../config/index.js';
-import { ChainvisorError, ExitCode, isErrno, isFsError, UsageError } from '../../errors/index.js';
-import { exists } from '../../fsread/index.js';
 import {
   binaryPath,
   checkLayoutShape,
@@ -17,7 +15,9 @@ import {
   makeFolders,
   switchCurrent,
   writeFileAtomic,
-} from '../../layout/index.js';
+} from '../../home/layout/index.js';
+import { ChainvisorError, ExitCode, isErrno, isFsError, UsageError } from '../../shared/errors/index.js';
+import { exists } from '../../shared/fsread/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
 
 export const initCommand: Command = {

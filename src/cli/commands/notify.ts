@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 
-import { ConfigError, ExitCode, UsageError } from '../../errors/index.js';
+import { ConfigError, ExitCode, UsageError } from '../../shared/errors/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
 
 export const notifyCommand: Command = {
@@ -19,7 +19,7 @@ export const notifyCommand: Command = {
     const { values } = parseArgs({ args: ctx.args, options: { test: { type: 'boolean' } } });
     if (!values.test) throw new UsageError('notify needs --test', 'chainvisor notify --test');
     const { config } = loadContextConfig(ctx);
-    const { parseNotifySettings, readNodeFacts, sendTestNotices } = await import('../../webhooks/index.js');
+    const { parseNotifySettings, readNodeFacts, sendTestNotices } = await import('../../observe/index.js');
     const { channels } = parseNotifySettings(config);
     if (channels.length === 0) {
       throw new ConfigError([

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 
-import { ChainvisorError, ExitCode } from '../../errors/index.js';
-import { layoutFor } from '../../layout/index.js';
+import { layoutFor } from '../../home/layout/index.js';
+import { ChainvisorError, ExitCode } from '../../shared/errors/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
 
 export const prepareUpgradeCommand: Command = {
@@ -24,9 +24,9 @@ export const prepareUpgradeCommand: Command = {
     const layout = layoutFor(config);
     // Loaded when used, so that other commands never evaluate gRPC, pino and the download code.
     const [{ addressesFor, createChainReader }, { createLogger }, { stagePlan }] = await Promise.all([
-      import('../../chain/index.js'),
-      import('../../log/index.js'),
-      import('../../staging/index.js'),
+      import('../../watcher/chain/index.js'),
+      import('../../shared/log.js'),
+      import('../../download/staging/index.js'),
     ]);
     const logger = createLogger({
       disabled: config.disableLogs,

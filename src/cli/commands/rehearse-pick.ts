@@ -4,13 +4,13 @@
  * when the node could not be asked and nothing is queued, the one upgrade staged in `upgrades/` (a
  * binary never switched to), if there is exactly one — said in the log.
  */
-import { addressesFor, createChainReader } from '../../chain/index.js';
 import type { LoadedConfig } from '../../config/index.js';
-import { ChainvisorError } from '../../errors/index.js';
-import type { Layout } from '../../layout/index.js';
-import type { Logger } from '../../log/index.js';
-import { readQueued } from '../../manual/index.js';
-import { readHome } from '../../status/index.js';
+import type { Layout } from '../../home/layout/index.js';
+import { readHome } from '../../observe/status/index.js';
+import { ChainvisorError } from '../../shared/errors/index.js';
+import type { Logger } from '../../shared/log.js';
+import { readQueued } from '../../supervisor/manual/index.js';
+import { addressesFor, createChainReader } from '../../watcher/chain/index.js';
 
 export async function pickUpgrade(loaded: LoadedConfig, layout: Layout, logger: Logger): Promise<string> {
   const { config } = loaded;
@@ -30,7 +30,7 @@ export async function pickUpgrade(loaded: LoadedConfig, layout: Layout, logger: 
   const queued = await readQueued(layout);
   if (queued[0] !== undefined) return queued[0].name;
   if (unanswered) {
-    const { staged } = await readHome({ layout, backupDir: config.dataBackupDir, recase: !config.disableRecase });
+    const { staged } = await readHome({ layout, backupDir: config.dataBackupDir });
     if (staged.length === 1 && staged[0] !== undefined) {
       logger.warn({ upgrade: staged[0].name }, `${asked}; rehearsing the one staged upgrade, "${staged[0].name}"`);
       return staged[0].name;

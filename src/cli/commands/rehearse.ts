@@ -6,8 +6,8 @@
 import { parseArgs } from 'node:util';
 
 import { parseDuration } from '../../config/index.js';
-import { ChainvisorError, ExitCode, UsageError } from '../../errors/index.js';
-import { layoutFor } from '../../layout/index.js';
+import { layoutFor } from '../../home/layout/index.js';
+import { ChainvisorError, ExitCode, UsageError } from '../../shared/errors/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
 
 const usage =
@@ -45,11 +45,11 @@ export const rehearseCommand: Command = {
     const { config } = loaded;
     const layout = layoutFor(config);
     const [{ createLogger }, rehearsal, { pickUpgrade }, { createEventBus }, { startProgressView }] = await Promise.all([
-      import('../../log/index.js'),
+      import('../../shared/log.js'),
       import('../../rehearsal/index.js'),
       import('./rehearse-pick.js'),
-      import('../../events/index.js'),
-      import('../../progress/index.js'),
+      import('../../shared/events/index.js'),
+      import('../../shared/progress/index.js'),
     ]);
     const logger = createLogger({
       disabled: config.disableLogs,

@@ -8,8 +8,8 @@ import {
   removeLeftoverWorkFolders,
   requireHome,
   switchCurrent,
-} from '../../layout/index.js';
-import type { Logger } from '../../log/index.js';
+} from '../../home/layout/index.js';
+import type { Logger } from '../../shared/log.js';
 import { type Command, loadContextConfig } from '../command.js';
 import { version } from '../version.js';
 
@@ -30,9 +30,9 @@ export const runCommand: Command = {
     // The supervisor's machinery (pino, gRPC, prom-client, archives …) is loaded here, when it is used:
     // `help`, `version` and `status` never evaluate it, which keeps them fast.
     const [{ removePartialBackups }, { acquireHomeLock, stopOrphanNode }, { createLogger }, { removeLeftoverRehearsals }] = await Promise.all([
-      import('../../backup/index.js'),
-      import('../../lock/index.js'),
-      import('../../log/index.js'),
+      import('../../home/backup/index.js'),
+      import('../../home/lock/index.js'),
+      import('../../shared/log.js'),
       import('../../rehearsal/index.js'),
     ]);
     const pretty = config.logFormat === 'auto' ? process.stderr.isTTY : config.logFormat === 'text';
@@ -71,9 +71,9 @@ async function supervise(args: string[], options: { loaded: LoadedConfig; layout
   const { config } = loaded;
   const [{ addressesFor }, { createEventBus }, { createNodeTracker }, { startObservers }, { Supervisor }, { followRehearsals, startAutoRehearsal }] =
     await Promise.all([
-      import('../../chain/index.js'),
-      import('../../events/index.js'),
-      import('../../lock/index.js'),
+      import('../../watcher/chain/index.js'),
+      import('../../shared/events/index.js'),
+      import('../../home/lock/index.js'),
       import('../../observe/index.js'),
       import('../../supervisor/index.js'),
       import('../../rehearsal/index.js'),

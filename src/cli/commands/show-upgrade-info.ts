@@ -1,7 +1,7 @@
-import { ChainvisorError, ExitCode } from '../../errors/index.js';
-import { readBounded } from '../../fsread/index.js';
-import { genesis, layoutFor, planRecordPath, readCurrentDir } from '../../layout/index.js';
-import { maxUpgradeInfoBytes } from '../../plan/index.js';
+import { genesis, layoutFor, planRecordPath, readCurrentDir } from '../../home/layout/index.js';
+import { ChainvisorError, ExitCode } from '../../shared/errors/index.js';
+import { readBounded } from '../../shared/fsread/index.js';
+import { maxUpgradeInfoBytes } from '../../watcher/plan/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
 
 export const showUpgradeInfoCommand: Command = {

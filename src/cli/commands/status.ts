@@ -1,6 +1,6 @@
-import { UsageError } from '../../errors/index.js';
-import { layoutFor } from '../../layout/index.js';
-import { renderStatus, statusOfHome } from '../../status/index.js';
+import { layoutFor } from '../../home/layout/index.js';
+import { renderStatus, statusOfHome } from '../../observe/status/index.js';
+import { UsageError } from '../../shared/errors/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
 import { version } from '../version.js';
 
@@ -16,7 +16,7 @@ export const statusCommand: Command = {
   async run(ctx) {
     const output = parseOutput(ctx.args);
     const { config } = loadContextConfig(ctx);
-    const doc = await statusOfHome({ layout: layoutFor(config), backupDir: config.dataBackupDir, recase: !config.disableRecase, version });
+    const doc = await statusOfHome({ layout: layoutFor(config), backupDir: config.dataBackupDir, version });
     writeLine(ctx.stdout, output === 'json' ? JSON.stringify(doc, null, 2) : renderStatus(doc));
     return 0;
   },

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { parseArgs } from 'node:util';
 
-import { UsageError } from '../../errors/index.js';
-import { binaryPath, layoutFor, readCurrentDir } from '../../layout/index.js';
+import { binaryPath, layoutFor, readCurrentDir } from '../../home/layout/index.js';
+import { UsageError } from '../../shared/errors/index.js';
 import { type Command, loadContextConfig, writeLine } from '../command.js';
 import { commit, version } from '../version.js';
 

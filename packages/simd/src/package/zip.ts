@@ -19,6 +19,22 @@ const dosDate = (0 << 9) | (1 << 5) | 1;
 const dosTime = 0;
 const utf8Flag = 0x0800;
 
+/**
+ * The fields a local header (at 4) and a central directory entry (at 6) share, in the same order:
+ * version needed, flags, method, time, date, CRC-32, compressed size, size, name length.
+ */
+function writeEntryFields(header: Buffer, at: number, f: { method: number; crc: number; compressed: number; size: number; nameLength: number }): void {
+  header.writeUInt16LE(20, at);
+  header.writeUInt16LE(utf8Flag, at + 2);
+  header.writeUInt16LE(f.method, at + 4);
+  header.writeUInt16LE(dosTime, at + 6);
+  header.writeUInt16LE(dosDate, at + 8);
+  header.writeUInt32LE(f.crc, at + 10);
+  header.writeUInt32LE(f.compressed, at + 14);
+  header.writeUInt32LE(f.size, at + 18);
+  header.writeUInt16LE(f.nameLength, at + 22);
+}
+
 export function createZip(entries: readonly ZipEntry[]): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
@@ -33,32 +49,17 @@ export function createZip(entries: readonly ZipEntry[]): Buffer {
     const crc = crc32(raw);
     const method = useDeflate ? 8 : 0;
 
+    const fields = { method, crc, compressed: body.length, size: raw.length, nameLength: name.length };
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(utf8Flag, 6);
-    local.writeUInt16LE(method, 8);
-    local.writeUInt16LE(dosTime, 10);
-    local.writeUInt16LE(dosDate, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(raw.length, 22);
-    local.writeUInt16LE(name.length, 26);
+    writeEntryFields(local, 4, fields);
     local.writeUInt16LE(0, 28);
     locals.push(local, name, body);
 
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE((3 << 8) | 20, 4); // made by Unix, zip 2.0
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(utf8Flag, 8);
-    central.writeUInt16LE(method, 10);
-    central.writeUInt16LE(dosTime, 12);
-    central.writeUInt16LE(dosDate, 14);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(body.length, 20);
-    central.writeUInt32LE(raw.length, 24);
-    central.writeUInt16LE(name.length, 28);
+    writeEntryFields(central, 6, fields);
     // extra length, comment length, disk number, internal attributes: 0
     const fileType = isDir ? 0o040000 : 0o100000;
     central.writeUInt32LE((((fileType | entry.mode) << 16) | (isDir ? 0x10 : 0)) >>> 0, 38);

@@ -14,15 +14,18 @@ export function abciEvents(events: readonly Event[]): unknown[] {
   return events.map((e) => ({ type: e.type, attributes: e.attributes.map((a) => ({ key: a.key, value: a.value, index: true })) }));
 }
 
-/** `abci.ExecTxResult` (also the empty one of a transaction that never ran). */
-export function execTxResult(result?: {
+/** What a transaction's result is built from. */
+export interface TxResultFields {
   code: number;
   log: string;
   codespace: string;
   events: readonly Event[];
   gas_wanted?: string;
   gas_used?: string;
-}): unknown {
+}
+
+/** `abci.ExecTxResult` (also the empty one of a transaction that never ran). */
+export function execTxResult(result?: TxResultFields): unknown {
   return {
     code: result?.code ?? 0,
     data: null,
@@ -39,14 +42,7 @@ export function execTxResult(result?: {
  * The same result inside a Tx event: there CometBFT's encoder reaches it by value, not through its
  * jsonpb marshaller, so zero fields are left out (a successful transaction has no `code`).
  */
-export function execTxResultInEvent(result: {
-  code: number;
-  log: string;
-  codespace: string;
-  events: readonly Event[];
-  gas_wanted?: string;
-  gas_used?: string;
-}): unknown {
+export function execTxResultInEvent(result: TxResultFields): unknown {
   const events = result.events.map((e) => (e.attributes.length === 0 ? { type: e.type } : abciEvents([e])[0]));
   return {
     ...(result.code === 0 ? {} : { code: result.code }),

@@ -1,2 +1,0 @@
-/** The download stack's view of the shared URL redaction (../redact): credentials never reach a log line. */
-export { redactUrl } from '../redact/index.js';

@@ -1,0 +1,45 @@
+/**
+ * What chainvisor staged, and from which plan: `$DAEMON_HOME/cosmovisor/.chainvisor/staged.json`, a
+ * map from the upgrade folder (`upgrades/<dir>`) to the plan it was downloaded for. It tells a
+ * binary chainvisor staged (which it may discard or restage when the plan changes) from one the
+ * operator installed (never touched), and lets a restarted chainvisor see what is already done.
+ */
+import path from 'node:path';
+
+import { type Layout, makeFolders, writeFileAtomic } from '../../home/layout/index.js';
+import { readBounded } from '../../shared/fsread/index.js';
+
+export interface StagedRecord {
+  name: string;
+  height: number;
+  info: string;
+  /** ISO time the binary was installed. */
+  stagedAt: string;
+}
+
+export type StagedRecords = Record<string, StagedRecord>;
+
+function recordFile(layout: Layout): string {
+  return path.join(layout.stateDir, 'staged.json');
+}
+
+export async function readStagedRecords(layout: Layout): Promise<StagedRecords> {
+  // chainvisor writes this file itself, but it is read with the same care: a FIFO must not hang `run`.
+  const read = await readBounded(recordFile(layout), 16 * 1024 * 1024);
+  if (read.status !== 'ok') return {}; // nothing usable: it only costs a re-check of the staged binaries
+  const text = read.text;
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as StagedRecords) : {};
+  } catch {
+    return {}; // a damaged record only costs a re-check; the binaries themselves are verified files
+  }
+}
+
+export async function updateStagedRecord(layout: Layout, dir: string, record: StagedRecord | undefined): Promise<void> {
+  const records = await readStagedRecords(layout);
+  if (record === undefined) delete records[dir];
+  else records[dir] = record;
+  await makeFolders(layout.stateDir);
+  await writeFileAtomic(recordFile(layout), `${JSON.stringify(records, null, 2)}\n`, 0o644);
+}

@@ -1,0 +1,68 @@
+/**
+ * Staging one scheduled plan: make `upgrades/<dir>/bin/$DAEMON_NAME` a verified binary before the
+ * halt, through the same download code path as the halt itself (resolve Info → fetch → verify →
+ * extract the whole archive tree → one rename into place). An operator-installed binary is never
+ * replaced; one chainvisor staged for a different Info is moved aside (never deleted) and restaged.
+ */
+import type { Config } from '../../config/index.js';
+import { binaryDirPath, isFile, type Layout, moveAside, planDir, planTarget, readCurrentDir } from '../../home/layout/index.js';
+import type { Logger } from '../../shared/log.js';
+import type { Plan } from '../../watcher/plan/index.js';
+import type { Downloader } from '../index.js';
+import { readStagedRecords, updateStagedRecord } from './record.js';
+
+/** The downloader: `downloadUpgradeBinary` from src/download, injectable for tests. */
+
+export interface StageResult {
+  /** `downloaded`: fetched now; `staged`: chainvisor staged it earlier for this Info; `installed`: put there by the operator. */
+  status: 'downloaded' | 'staged' | 'installed';
+  dir: string;
+  binary: string;
+}
+
+export interface StageOptions {
+  plan: Plan;
+  config: Config;
+  layout: Layout;
+  logger: Logger;
+  signal?: AbortSignal;
+  download?: Downloader;
+}
+
+export async function stagePlan(options: StageOptions): Promise<StageResult> {
+  const { plan, config, layout, logger } = options;
+  const target = planTarget(layout, plan);
+  const { dir, binary } = target;
+  const record = (await readStagedRecords(layout))[dir];
+  if (await isFile(binary)) {
+    if (record === undefined) return { status: 'installed', dir, binary };
+    if (record.info === plan.info) {
+      if (record.height !== plan.height || record.name !== plan.name)
+        await updateStagedRecord(layout, dir, { ...record, name: plan.name, height: plan.height });
+      return { status: 'staged', dir, binary };
+    }
+    // Staged by chainvisor for another Info: the plan changed. Never overwrite silently; never the running one.
+    if ((await readCurrentDir(layout)) === dir) return { status: 'installed', dir, binary };
+    await moveAside(
+      binaryDirPath(layout, dir),
+      logger,
+      `a staged upgrade folder was for another Info: the plan's Info changed since this binary was staged (was ${record.info.slice(0, 200)})`,
+    );
+    await updateStagedRecord(layout, dir, undefined);
+  }
+  const download = options.download ?? (await import('../index.js')).downloadUpgradeBinary;
+  await download({ target, config, layout, logger, ...(options.signal ? { signal: options.signal } : {}) });
+  await updateStagedRecord(layout, dir, { name: plan.name, height: plan.height, info: plan.info, stagedAt: new Date().toISOString() });
+  return { status: 'downloaded', dir, binary };
+}
+
+/** Removes a binary chainvisor staged for a plan that was cancelled; an operator's binary stays. */
+export async function discardStaged(options: { plan: Pick<Plan, 'name'>; config: Config; layout: Layout; logger: Logger }): Promise<boolean> {
+  const { layout, logger } = options;
+  const dir = planDir(layout, options.plan.name);
+  const record = (await readStagedRecords(layout))[dir];
+  if (record === undefined || (await readCurrentDir(layout)) === dir) return false;
+  await moveAside(binaryDirPath(layout, dir), logger, 'a staged upgrade folder was for a plan cancelled on chain');
+  await updateStagedRecord(layout, dir, undefined);
+  return true;
+}

@@ -1,0 +1,139 @@
+/**
+ * The record of the running node, `node.json` in the state folder, so that a chainvisor killed with
+ * SIGKILL (which cannot stop its child) lets the next one find the node it left behind.
+ *
+ * Written in two steps around the spawn: before it, the run's id (CHAINVISOR_RUN_ID, also put in the
+ * node's environment); after it, the pid and the process's start time. Removed once the node has
+ * exited. A kill between spawn and the second write leaves only the run id, which is enough on Linux:
+ * the orphan is the process whose environment carries it.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+import { isFsError } from '../../shared/errors/index.js';
+import { readBounded } from '../../shared/fsread/index.js';
+import type { Logger } from '../../shared/log.js';
+import { processStartToken } from '../../shared/proc/index.js';
+import { type Layout, layoutFsError, makeFolders, replaceFile } from '../layout/index.js';
+
+/** Environment variable carrying the run id into the node (and every process it starts). */
+export const runIdVariable = 'CHAINVISOR_RUN_ID';
+
+export interface NodeRecord {
+  runId: string;
+  /** The chainvisor that started the node. */
+  supervisorPid: number;
+  binary: string;
+  /** Absent until the spawn returned. */
+  pid?: number;
+  startToken?: string;
+  startedAt: string;
+}
+
+export interface NodeTracker {
+  runId: string;
+  /** Extra environment for the node. */
+  env: Record<string, string>;
+  /**
+   * Call before spawning `binary` (it may be called while the previous node is still stopping: its
+   * exit then leaves this record in place).
+   */
+  beforeSpawn(binary: string): Promise<void>;
+  /** Call with the spawned node; the record is completed now and removed when `exited` settles, unless a newer one was begun. */
+  spawned(node: { pid: number | undefined; exited: Promise<unknown> }): void;
+  /** The node whose record beforeSpawn began will not be started after all: its record is removed. */
+  notSpawned(): Promise<void>;
+  /** Resolves when every pending write has landed (tests, shutdown). */
+  settled(): Promise<void>;
+}
+
+export function nodeRecordPath(layout: Layout): string {
+  return path.join(layout.stateDir, 'node.json');
+}
+
+export function createNodeTracker(options: { layout: Layout; logger: Logger; runId?: string }): NodeTracker {
+  const { layout, logger } = options;
+  const runId = options.runId ?? randomBytes(12).toString('hex');
+  const file = nodeRecordPath(layout);
+  let record: NodeRecord | undefined;
+  // Counts beforeSpawn calls: a node's exit removes the record only if no later node's record was begun.
+  let generation = 0;
+  let spawnedGeneration = 0;
+  // Writes and the removal run one after the other, so a removal never lands after the next node's record.
+  let queue: Promise<void> = Promise.resolve();
+  let warned = false;
+  const enqueue = (step: () => Promise<void>): Promise<void> => {
+    queue = queue.then(step).catch((error: unknown) => {
+      if (warned) return;
+      warned = true;
+      logger.warn(
+        { file, err: error },
+        'could not write the node record; if chainvisor is killed with SIGKILL, the next start may not find the node it leaves running',
+      );
+    });
+    return queue;
+  };
+  let folderMade = false;
+  const put = async (value: NodeRecord) => {
+    if (!folderMade) await makeFolders(layout.stateDir);
+    folderMade = true;
+    await replaceFile(file, `${JSON.stringify(value)}\n`, 0o644);
+  };
+  const write = (value: NodeRecord) => enqueue(() => put(value));
+  return {
+    runId,
+    env: { [runIdVariable]: runId },
+    beforeSpawn(binary) {
+      generation += 1;
+      record = { runId, supervisorPid: process.pid, binary, startedAt: new Date().toISOString() };
+      return write(record);
+    },
+    spawned(node) {
+      const base = record;
+      const mine = generation;
+      spawnedGeneration = mine;
+      if (base !== undefined && node.pid !== undefined) {
+        const pid = node.pid;
+        void enqueue(async () => {
+          const token = await processStartToken(pid);
+          // The node may already be gone (a binary that exits at once): then there is nothing to find.
+          // …or a later node's record was begun meanwhile, which this one must not overwrite.
+          if (token === undefined || mine !== generation) return;
+          await put({ ...base, pid, startToken: token });
+        });
+      }
+      void node.exited.catch(() => undefined).then(() => enqueue(async () => (mine === generation ? fs.rm(file, { force: true }) : undefined)));
+    },
+    notSpawned() {
+      const mine = generation;
+      return enqueue(async () => {
+        if (mine === generation && spawnedGeneration !== mine) await fs.rm(file, { force: true });
+      });
+    },
+    settled: () => queue,
+  };
+}
+
+/** The record a previous run left, or undefined (none, or unreadable as a record). */
+export async function readNodeRecord(layout: Layout): Promise<NodeRecord | undefined> {
+  // Bounded and never blocking: a FIFO or a huge file there is no record (and must not hang the start).
+  const read = await readBounded(nodeRecordPath(layout), 64 * 1024);
+  if (read.status !== 'ok') return undefined;
+  try {
+    const value = JSON.parse(read.text) as Partial<NodeRecord>;
+    if (typeof value.runId !== 'string' || value.runId === '') return undefined;
+    if (value.pid !== undefined && !Number.isSafeInteger(value.pid)) return undefined;
+    return value as NodeRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function removeNodeRecord(layout: Layout): Promise<void> {
+  try {
+    await fs.rm(nodeRecordPath(layout), { force: true });
+  } catch (error) {
+    throw isFsError(error) ? layoutFsError(nodeRecordPath(layout), 'remove', error) : error;
+  }
+}

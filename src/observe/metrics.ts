@@ -1,0 +1,161 @@
+/**
+ * The Prometheus metrics behind `GET /metrics`, with prom-client: the default process metrics and the
+ * chainvisor_* series named in the documentation (docs/monitoring.md). Counters and histograms follow
+ * the event bus; the gauges that describe a state (node up, current, pending, blocks left, binary
+ * present) are read from the status document at scrape time, so they can never drift from `/status`.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+import type { EventBus } from '../shared/events/index.js';
+
+/** What the state gauges need at each scrape (a subset of the status document). */
+export interface MetricsSnapshot {
+  nodeUp: boolean;
+  current: string;
+  pending: { name: string; height: number; blocksRemaining: number | null; binaryPresent: boolean } | null;
+  /** The last rehearsal of each upgrade (`chainvisor rehearse`). */
+  rehearsals?: { upgrade: string; result: 'passed' | 'failed'; migration_seconds: number | null }[];
+}
+
+export interface MetricsOptions {
+  bus: EventBus;
+  version: string;
+  snapshot: () => Promise<MetricsSnapshot>;
+}
+
+export interface Metrics {
+  contentType: string;
+  render(): Promise<string>;
+  close(): void;
+}
+
+/** Every chainvisor_* metric name; the dashboard and alert rules in docs/ may use only these. */
+export const metricNames = [
+  'chainvisor_build_info',
+  'chainvisor_node_up',
+  'chainvisor_node_restarts_total',
+  'chainvisor_current_upgrade_info',
+  'chainvisor_upgrade_pending',
+  'chainvisor_upgrade_blocks_remaining',
+  'chainvisor_upgrade_binary_present',
+  'chainvisor_upgrades_total',
+  'chainvisor_upgrade_duration_seconds',
+  'chainvisor_download_bytes_total',
+  'chainvisor_backup_duration_seconds',
+  'chainvisor_rehearsal_result',
+  'chainvisor_rehearsal_migration_seconds',
+] as const;
+
+export function createMetrics(options: MetricsOptions): Metrics {
+  const registry = new Registry();
+  // The event-loop delay monitor samples every 10 ms by default: a wake-up a supervisor that idles for
+  // weeks does not need (idle CPU budget 0.2 %); once a second is plenty to see a stuck loop.
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 1000 });
+  const registers = [registry];
+
+  new Gauge({ name: 'chainvisor_build_info', help: 'Always 1; the version label says which chainvisor runs.', labelNames: ['version'], registers }).set(
+    { version: options.version },
+    1,
+  );
+  // Gauges with labels, registered here: one line each.
+  const gauge = (name: string, help: string, labelNames: string[]) => new Gauge({ name, help, labelNames, registers });
+  const nodeUp = new Gauge({ name: 'chainvisor_node_up', help: '1 while the node process runs under chainvisor, else 0.', registers });
+  const restarts = new Counter({ name: 'chainvisor_node_restarts_total', help: 'Node starts after the first one (upgrades and restarts).', registers });
+  const current = gauge('chainvisor_current_upgrade_info', 'Always 1; name is the upgrade current points at (genesis before any).', ['name']);
+  const pending = gauge('chainvisor_upgrade_pending', '1 while an upgrade is known (on chain or in the halt file), labelled with its name and height.', [
+    'name',
+    'height',
+  ]);
+  const remaining = gauge(
+    'chainvisor_upgrade_blocks_remaining',
+    'Blocks until the pending upgrade height (present while an upgrade is pending and the chain height is known).',
+    ['name', 'height'],
+  );
+  const present = gauge('chainvisor_upgrade_binary_present', '1 when the pending upgrade binary is installed in upgrades/<name>, else 0.', ['name']);
+  const upgrades = new Counter({ name: 'chainvisor_upgrades_total', help: 'Upgrades attempted, by result.', labelNames: ['result'], registers });
+  upgrades.inc({ result: 'applied' }, 0);
+  upgrades.inc({ result: 'failed' }, 0);
+  const upgradeDuration = new Histogram({
+    name: 'chainvisor_upgrade_duration_seconds',
+    help: 'Halt detected → new node started.',
+    buckets: [0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
+    registers,
+  });
+  const downloaded = new Counter({ name: 'chainvisor_download_bytes_total', help: 'Bytes downloaded for upgrade binaries.', registers });
+  const backupDuration = new Histogram({
+    name: 'chainvisor_backup_duration_seconds',
+    help: 'Duration of data backups before upgrades.',
+    buckets: [1, 5, 15, 60, 300, 900, 1800, 3600, 7200, 14400],
+    registers,
+  });
+
+  const rehearsalResult = gauge('chainvisor_rehearsal_result', 'The last rehearsal of each upgrade: 1 passed, 0 failed (chainvisor rehearse).', ['upgrade']);
+  const rehearsalMigration = gauge(
+    'chainvisor_rehearsal_migration_seconds',
+    "The last rehearsal of each upgrade: seconds from the halt to the new binary's first block on the copy.",
+    ['upgrade'],
+  );
+
+  let detectedAt: number | undefined;
+  let started = false;
+  const off = options.bus.on((event) => {
+    const data = event.data ?? {};
+    switch (event.event) {
+      case 'node-started':
+        if (started) restarts.inc();
+        started = true;
+        if (detectedAt !== undefined) upgradeDuration.observe(Math.max(0, event.time - detectedAt) / 1000);
+        detectedAt = undefined;
+        break;
+      case 'upgrade-applied':
+        upgrades.inc({ result: 'applied' });
+        // The duration ends when the new node starts; the supervisor says how long ago the halt was seen.
+        detectedAt = typeof data.ms === 'number' ? event.time - data.ms : event.time;
+        break;
+      case 'upgrade-failed':
+        upgrades.inc({ result: 'failed' });
+        break;
+      case 'download-progress':
+        if (typeof data.delta === 'number' && data.delta > 0) downloaded.inc(data.delta);
+        break;
+      case 'backup-done':
+        if (typeof data.ms === 'number') backupDuration.observe(data.ms / 1000);
+        break;
+      default:
+    }
+  });
+
+  const refresh = async (): Promise<void> => {
+    const snap = await options.snapshot();
+    nodeUp.set(snap.nodeUp ? 1 : 0);
+    current.reset();
+    current.set({ name: snap.current }, 1);
+    pending.reset();
+    remaining.reset();
+    present.reset();
+    if (snap.pending) {
+      const labels = { name: snap.pending.name, height: String(snap.pending.height) };
+      pending.set(labels, 1);
+      if (snap.pending.blocksRemaining !== null) remaining.set(labels, snap.pending.blocksRemaining);
+      present.set({ name: snap.pending.name }, snap.pending.binaryPresent ? 1 : 0);
+    }
+    rehearsalResult.reset();
+    rehearsalMigration.reset();
+    for (const r of snap.rehearsals ?? []) {
+      rehearsalResult.set({ upgrade: r.upgrade }, r.result === 'passed' ? 1 : 0);
+      if (r.migration_seconds !== null) rehearsalMigration.set({ upgrade: r.upgrade }, r.migration_seconds);
+    }
+  };
+
+  return {
+    contentType: registry.contentType,
+    async render() {
+      await refresh();
+      return registry.metrics();
+    },
+    close() {
+      off();
+      registry.clear();
+    },
+  };
+}

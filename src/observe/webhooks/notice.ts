@@ -1,0 +1,136 @@
+/**
+ * One upgrade event as a person reads it in one glance (issue #27): which chain, which node, which
+ * upgrade at which height, what happened, and what to do. The chat and paging formats (slack.ts,
+ * discord.ts, telegram.ts, pagerduty.ts) all render this one notice, so they never disagree.
+ */
+import { errorCatalogue, type ErrorCode, errorSpec } from '../../shared/errors/index.js';
+import { notableEvents, type SupervisorEvent } from '../../shared/events/index.js';
+import type { NodeFacts } from './node-facts.js';
+
+/**
+ * The events the chat channels send: the notable events, and the four issue #26 emits once it lands
+ * (formatted and paged already, so nothing here changes when they start to be emitted).
+ */
+export const chatEvents = [...notableEvents, 'network-waiting', 'upgrade-confirmed', 'validator-not-signing', 'upgrade-stalled'] as const;
+export type ChatEvent = (typeof chatEvents)[number];
+
+/** `chainvisor notify --test`: never emitted on the bus. */
+export const testEvent = 'notify-test';
+
+export type Tone = 'good' | 'info' | 'warning' | 'bad';
+
+export interface Notice {
+  event: string;
+  /** "Upgrade v2 failed". */
+  title: string;
+  /** The event's own sentence, on one line. */
+  what: string;
+  /** What the operator does, when there is something to do. */
+  hint: string | undefined;
+  tone: Tone;
+  chainId: string | undefined;
+  node: string;
+  upgrade: { name: string; height: number } | undefined;
+  /** ISO 8601. */
+  time: string;
+  /** The event's data, for PagerDuty's custom_details. */
+  data: Record<string, unknown>;
+}
+
+const titles: Record<string, { title: (name: string) => string; tone: Tone; hint?: string }> = {
+  'upgrade-scheduled': { title: (n) => `Upgrade ${n} scheduled`, tone: 'info' },
+  'binary-staged': { title: (n) => `Upgrade ${n}: binary staged`, tone: 'good' },
+  'staging-failed': {
+    title: (n) => `Upgrade ${n}: staging failed`,
+    tone: 'warning',
+    hint: "install the binary by hand with 'chainvisor add-upgrade <name> <path>' before the height, or fix the plan's download URL",
+  },
+  'rehearsal-passed': { title: (n) => `Upgrade ${n}: rehearsal passed`, tone: 'good' },
+  'rehearsal-failed': {
+    title: (n) => `Upgrade ${n}: rehearsal failed`,
+    tone: 'warning',
+    hint: "read the report with 'chainvisor status' and fix the binary before the height",
+  },
+  'upgrade-detected': { title: (n) => `Upgrade ${n}: halt reached, switching`, tone: 'info' },
+  'upgrade-applied': { title: (n) => `Upgrade ${n} applied`, tone: 'good' },
+  'upgrade-failed': { title: (n) => `Upgrade ${n} failed`, tone: 'bad' },
+  'node-exited': { title: () => 'Node exited', tone: 'warning', hint: "check the node's logs" },
+  'network-waiting': { title: (n) => `Upgrade ${n}: waiting for the network`, tone: 'info' },
+  'upgrade-confirmed': { title: (n) => `Upgrade ${n} confirmed: blocks are produced`, tone: 'good' },
+  'validator-not-signing': {
+    title: () => 'Validator not signing',
+    tone: 'bad',
+    hint: "check the node's logs, its signer (priv_validator_key / remote signer) and its peers",
+  },
+  'upgrade-stalled': {
+    title: (n) => `Upgrade ${n}: chain stalled`,
+    tone: 'bad',
+    hint: "check the node's logs and the validators' channel: the network may lack voting power on the new binary",
+  },
+  [testEvent]: { title: () => 'Test message from chainvisor', tone: 'info' },
+};
+
+export function noticeOf(event: Pick<SupervisorEvent, 'event' | 'upgrade' | 'text' | 'time' | 'data'>, facts: NodeFacts): Notice {
+  const name = event.upgrade?.name ?? '';
+  const known = titles[event.event];
+  const data = event.data ?? {};
+  let tone = known?.tone ?? 'info';
+  const failedExit = event.event === 'node-exited' && (typeof data.code === 'number' ? data.code !== 0 : data.signal !== undefined && data.signal !== null);
+  if (event.event === 'node-exited' && !failedExit) tone = 'info';
+  if ((event.event === 'node-exited' && failedExit && data.restart === false) || (event.event === 'staging-failed' && data.blocksLeft !== undefined))
+    tone = 'bad';
+  return {
+    event: event.event,
+    title: cut(known ? known.title(name) : `${event.event}${name === '' ? '' : ` ${name}`}`, 200),
+    what: event.text.replace(/\s*\n\s*/g, ' '),
+    hint: cut(hintOf(event.event, data) ?? known?.hint ?? '', 600) || undefined,
+    tone,
+    chainId: facts.chainId,
+    node: facts.node,
+    upgrade: event.upgrade ? { name: event.upgrade.name, height: event.upgrade.height } : undefined,
+    time: new Date(event.time).toISOString(),
+    data,
+  };
+}
+
+/** The error's own hint (upgrade-failed carries it), else its code's hint in the catalogue. */
+function hintOf(event: string, data: Record<string, unknown>): string | undefined {
+  if (typeof data.hint === 'string' && data.hint !== '') return data.hint;
+  if (event === 'upgrade-failed' && typeof data.code === 'string' && Object.hasOwn(errorCatalogue, data.code)) return errorSpec(data.code as ErrorCode).hint;
+  return undefined;
+}
+
+/** "cosmoshub-4 / val-1" — the chain (when known) and the node. */
+export function whereOf(notice: Notice): string {
+  return notice.chainId === undefined ? notice.node : `${notice.chainId} / ${notice.node}`;
+}
+
+/** The one fallback line: "[cosmoshub-4 / val-1] Upgrade v2 failed at height 10". */
+export function headlineOf(notice: Notice): string {
+  const height = notice.upgrade && notice.upgrade.height > 0 ? ` (height ${notice.upgrade.height})` : '';
+  return `[${whereOf(notice)}] ${notice.title}${height}`;
+}
+
+/** At most `max` UTF-16 units, ending in `…` when cut, never in half a surrogate pair. */
+export function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = Math.max(0, max - 1);
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}…`;
+}
+
+/**
+ * The longest rendering within `max`: `render(budget)` cuts its free text (the event's sentence) to
+ * `budget` characters before escaping, so markup and entities are never cut in half. Each round
+ * shrinks the budget by the excess, which escaping only makes larger: a few rounds at most.
+ */
+export function fitTo(max: number, render: (budget: number) => string): string {
+  let budget = max;
+  let text = render(budget);
+  while (text.length > max && budget > 0) {
+    budget = Math.max(0, budget - (text.length - max));
+    text = render(budget);
+  }
+  return text.length > max ? cut(text, max) : text;
+}

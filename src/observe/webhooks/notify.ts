@@ -1,0 +1,242 @@
+/**
+ * Alerts in each service's own shape (issue #27): the bus listener only appends the event to every
+ * channel's queue and returns; formatting and delivery happen later, in the background, one queue per
+ * channel, so a slow or dead service never delays the upgrade, nor another channel.
+ *
+ * A failed attempt is retried: after the wait the service asks for on a 429, else with exponential
+ * backoff; after `attempts` the event is given up and logged once. `close` delivers what is queued
+ * for at most `flushMs` (5 s), so the last events of a failed upgrade (exit 79) still go out.
+ * Nothing is formatted or sent between a halt and the new node's start (at most 2 s): the requests of
+ * `upgrade-detected` (and the HTTP client's first load) would otherwise share the event loop with the
+ * switch itself (bench:switch --channels slow).
+ * Log lines name the channel, never its URL, token or key.
+ */
+import os from 'node:os';
+
+import type { EventBus, SupervisorEvent } from '../../shared/events/index.js';
+import type { Logger } from '../../shared/log.js';
+import { createHttpClient, type HttpClient } from '../../shared/net/index.js';
+import { type Answer, postForAnswer } from './answer.js';
+import { type Channel, type ChannelName, scrub } from './channels.js';
+import type { NodeFacts } from './node-facts.js';
+import { chatEvents, noticeOf, testEvent } from './notice.js';
+
+export interface NotifyOptions {
+  channels: Channel[];
+  bus: EventBus;
+  logger: Logger;
+  /** Read in the background; each message waits for it. */
+  facts: Promise<NodeFacts> | NodeFacts;
+  /** Per attempt (default 5 s). */
+  timeoutMs?: number;
+  /** Attempts per message (default 6). */
+  attempts?: number;
+  /** First backoff delay (default 1 s), doubled per attempt, capped at 30 s. */
+  backoffMs?: number;
+  /** The longest 429 wait obeyed (default 5 min); a longer one waits this long. */
+  maxRetryAfterMs?: number;
+  /** Messages kept per channel while it is unreachable (default 100; the oldest are dropped). */
+  maxQueued?: number;
+  /** Where the proxy variables and SSL_CERT_FILE/SSL_CERT_DIR are read; default process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface Notifications {
+  /** Waits up to `flushMs` for queued messages to go out, then stops. */
+  close(flushMs?: number): Promise<void>;
+}
+
+type Item = { event: SupervisorEvent };
+
+export function startNotifications(options: NotifyOptions): Notifications {
+  const sent = new Set<string>(chatEvents);
+  const stop = new AbortController();
+  const client = createHttpClient({ timeoutMs: options.timeoutMs ?? 5000, ...(options.env === undefined ? {} : { env: options.env }) });
+  const facts = Promise.resolve(options.facts);
+  const gate = createSwitchGate();
+  const queues = options.channels.map((channel) => {
+    const format = facts.then((f) => ({ facts: f, render: channel.formatter(f) }));
+    format.catch(() => undefined);
+    return createQueue(channel, options, client, stop.signal, async (item) => {
+      await gate.passed();
+      const { facts: f, render } = await format;
+      return render(noticeOf(item.event, f));
+    });
+  });
+  const off = options.bus.on((event) => {
+    // PagerDuty's resolves come from events CHAINVISOR_NOTIFY_EVENTS may leave out: the channel filters.
+    if (event.event === 'upgrade-detected') gate.hold();
+    else if (event.event === 'node-started' || event.event === 'upgrade-failed' || event.event === 'node-exited') gate.release();
+    if (!sent.has(event.event)) return;
+    for (const queue of queues) queue.push({ event });
+  });
+  return {
+    async close(flushMs = 5000) {
+      off();
+      gate.release();
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, flushMs);
+      });
+      await Promise.race([Promise.all(queues.map((queue) => queue.idle())), deadline]);
+      clearTimeout(timer);
+      stop.abort();
+      await client.close();
+      for (const queue of queues) {
+        const left = queue.pending();
+        if (left > 0) options.logger.warn({ channel: queue.name, events: left }, '%s: %d message(s) not delivered before exit', queue.name, left);
+      }
+    },
+  };
+}
+
+function createQueue(channel: Channel, options: NotifyOptions, client: HttpClient, signal: AbortSignal, bodies: (item: Item) => Promise<string[]>) {
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const maxQueued = options.maxQueued ?? 100;
+  const items: Item[] = [];
+  let running = false;
+  let waiters: (() => void)[] = [];
+  const log = options.logger.child({ channel: channel.name });
+
+  async function drain(): Promise<void> {
+    try {
+      // Off the emitter's turn: formatting and sending never run on the path of a switch.
+      await new Promise((resolve) => setImmediate(resolve));
+      while (items.length > 0 && !signal.aborted) {
+        const item = items[0] as Item;
+        for (const body of await bodies(item)) {
+          const answer = await deliver(body, { client, channel, timeoutMs, signal, options });
+          if (!answer.ok && !signal.aborted)
+            log.warn({ notify: item.event.event, reason: scrub(answer.reason, channel.secrets) }, '%s: message not delivered; giving up on it', channel.name);
+          else if (answer.ok) log.debug({ notify: item.event.event }, '%s: message delivered', channel.name);
+        }
+        items.shift();
+      }
+    } catch (error) {
+      log.error({ reason: scrub(error instanceof Error ? error.message : String(error), channel.secrets) }, '%s: messages dropped', channel.name);
+      items.length = 0;
+    } finally {
+      running = false;
+      const done = waiters;
+      waiters = [];
+      for (const resolve of done) resolve();
+    }
+  }
+
+  return {
+    name: channel.name,
+    push(item: Item) {
+      if (signal.aborted) return;
+      if (items.length >= maxQueued) {
+        const dropped = items.splice(1, 1)[0];
+        log.warn({ notify: dropped?.event.event }, '%s: queue full; dropping the oldest waiting message', channel.name);
+      }
+      items.push(item);
+      if (!running) {
+        running = true;
+        void drain();
+      }
+    },
+    idle(): Promise<void> {
+      if (!running && items.length === 0) return Promise.resolve();
+      return new Promise<void>((resolve) => waiters.push(resolve));
+    },
+    pending: () => items.length,
+  };
+}
+
+interface DeliverContext {
+  client: HttpClient;
+  channel: Channel;
+  timeoutMs: number;
+  signal: AbortSignal;
+  options: Pick<NotifyOptions, 'attempts' | 'backoffMs' | 'maxRetryAfterMs'>;
+}
+
+/** One message, retried: the service's 429 wait, else backoff. Answers the last outcome. */
+async function deliver(body: string, ctx: DeliverContext): Promise<Answer> {
+  const attempts = ctx.options.attempts ?? 6;
+  const backoffMs = ctx.options.backoffMs ?? 1000;
+  let answer: Answer = { ok: false, retry: false, reason: 'not sent' };
+  for (let attempt = 1; attempt <= attempts && !ctx.signal.aborted; attempt++) {
+    answer = await postForAnswer(ctx.client, ctx.channel.url, body, { timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+    if (answer.ok || !answer.retry || attempt === attempts) return answer;
+    const wait =
+      answer.retryAfterMs === undefined
+        ? Math.min(30_000, backoffMs * 2 ** (attempt - 1)) * (0.8 + Math.random() * 0.4)
+        : Math.min(answer.retryAfterMs, ctx.options.maxRetryAfterMs ?? 300_000);
+    await sleep(wait, ctx.signal);
+  }
+  return answer;
+}
+
+/** `chainvisor notify --test`: one test message per channel, each sent once (a 429 is waited once). */
+export async function sendTestNotices(
+  channels: Channel[],
+  options: { facts: NodeFacts; timeoutMs?: number; env?: Readonly<Record<string, string | undefined>> },
+): Promise<Array<{ channel: ChannelName; answer: Answer }>> {
+  const client = createHttpClient({ timeoutMs: options.timeoutMs ?? 10_000, ...(options.env === undefined ? {} : { env: options.env }) });
+  const signal = new AbortController().signal;
+  const notice = noticeOf(
+    { event: testEvent as SupervisorEvent['event'], text: `chainvisor on ${os.hostname()} can reach this channel; nothing needs doing.`, time: Date.now() },
+    options.facts,
+  );
+  try {
+    return await Promise.all(
+      channels.map(async (channel) => {
+        let answer: Answer = { ok: true, status: 0 };
+        for (const body of channel.formatter(options.facts)(notice)) {
+          answer = await deliver(body, {
+            client,
+            channel,
+            timeoutMs: options.timeoutMs ?? 10_000,
+            signal,
+            options: { attempts: 2, backoffMs: 1000, maxRetryAfterMs: 10_000 },
+          });
+          if (!answer.ok) answer = { ...answer, reason: scrub(answer.reason, channel.secrets) };
+          if (!answer.ok) break;
+        }
+        return { channel: channel.name, answer };
+      }),
+    );
+  } finally {
+    await client.close();
+  }
+}
+
+/** Held from a halt until the new node starts (or the upgrade fails), at most `maxMs`. */
+function createSwitchGate(maxMs = 2000) {
+  let open: Promise<void> = Promise.resolve();
+  let release: (() => void) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const opened = () => {
+    clearTimeout(timer);
+    release?.();
+    release = undefined;
+  };
+  return {
+    hold() {
+      if (release) return;
+      open = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      timer = setTimeout(opened, maxMs);
+      timer.unref();
+    },
+    release: opened,
+    passed: () => open,
+  };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,164 @@
+/**
+ * Webhooks: the notable events, POSTed as JSON to every CHAINVISOR_WEBHOOK_URL:
+ *
+ *   {"event":"upgrade-applied","upgrade":{"name":"v2","height":10},"time":"2026-…Z","host":"val-1","text":"…"}
+ *
+ * The bus listener only appends to a queue and returns: delivery happens in the background, one queue
+ * per receiver so each receives the events in order, each attempt time-limited, failures retried with
+ * exponential backoff. A dead receiver therefore never delays the upgrade, nor another receiver.
+ */
+import os from 'node:os';
+
+import { type EventBus, type NotableEvent, notableEvents, type SupervisorEvent } from '../../shared/events/index.js';
+import type { Logger } from '../../shared/log.js';
+import { createHttpClient, type HttpClient } from '../../shared/net/index.js';
+import { postJson } from './post.js';
+import type { WebhookTarget } from './targets.js';
+
+export interface WebhookPayload {
+  event: NotableEvent;
+  upgrade: { name: string; height: number } | null;
+  time: string;
+  host: string;
+  text: string;
+}
+
+export interface WebhookOptions {
+  targets: WebhookTarget[];
+  bus: EventBus;
+  logger: Logger;
+  host?: string;
+  /** Per attempt (default 5 s). */
+  timeoutMs?: number;
+  /** Attempts per event and receiver (default 6: 1+2+4+8+16 s of backoff). */
+  attempts?: number;
+  /** First backoff delay (default 1 s), doubled per attempt, capped at 30 s. */
+  backoffMs?: number;
+  /** Events kept per receiver while it is unreachable (default 100; the oldest are dropped). */
+  maxQueued?: number;
+  /** Where the proxy variables and SSL_CERT_FILE/SSL_CERT_DIR are read; default process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** CHAINVISOR_NOTIFY_EVENTS: only these are sent; undefined for all. */
+  events?: ReadonlySet<string> | undefined;
+}
+
+export interface Webhooks {
+  /** Waits up to `flushMs` for queued events to go out, then stops. */
+  close(flushMs?: number): Promise<void>;
+}
+
+export function payloadOf(event: SupervisorEvent, host: string): WebhookPayload {
+  return {
+    event: event.event as NotableEvent,
+    upgrade: event.upgrade ? { name: event.upgrade.name, height: event.upgrade.height } : null,
+    time: new Date(event.time).toISOString(),
+    host,
+    // One line: chat webhooks render `text` as it is.
+    text: event.text.replace(/\s*\n\s*/g, ' '),
+  };
+}
+
+export function startWebhooks(options: WebhookOptions): Webhooks {
+  const host = options.host ?? os.hostname();
+  const notable = new Set<string>(notableEvents);
+  const stop = new AbortController();
+  const client = createHttpClient({ timeoutMs: options.timeoutMs ?? 5000, ...(options.env === undefined ? {} : { env: options.env }) });
+  const queues = options.targets.map((target) => createQueue(target, options, client, stop.signal));
+  const off = options.bus.on((event) => {
+    if (!notable.has(event.event) || (options.events !== undefined && !options.events.has(event.event))) return;
+    const body = JSON.stringify(payloadOf(event, host));
+    for (const queue of queues) queue.push(event.event, body);
+  });
+  return {
+    async close(flushMs = 5000) {
+      off();
+      const drained = Promise.all(queues.map((queue) => queue.idle()));
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, flushMs);
+      });
+      await Promise.race([drained, deadline]);
+      clearTimeout(timer);
+      stop.abort();
+      await client.close();
+      for (const queue of queues) {
+        const left = queue.pending();
+        if (left > 0) options.logger.warn({ url: queue.target.shown, events: left }, 'webhooks not delivered before exit');
+      }
+    },
+  };
+}
+
+function createQueue(target: WebhookTarget, options: WebhookOptions, client: HttpClient, signal: AbortSignal) {
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const attempts = options.attempts ?? 6;
+  const backoffMs = options.backoffMs ?? 1000;
+  const maxQueued = options.maxQueued ?? 100;
+  const items: { event: string; body: string }[] = [];
+  let running = false;
+  let waiters: (() => void)[] = [];
+  const log = options.logger.child({ url: target.shown });
+
+  async function deliver(item: { event: string; body: string }): Promise<void> {
+    for (let attempt = 1; attempt <= attempts && !signal.aborted; attempt++) {
+      const outcome = await postJson(client, target.url, item.body, { timeoutMs, signal });
+      if (outcome.ok) {
+        log.debug({ webhook: item.event, status: outcome.status }, 'webhook delivered');
+        return;
+      }
+      if (!outcome.retry || attempt === attempts) {
+        log.warn({ webhook: item.event, attempt, reason: outcome.reason }, 'webhook not delivered; giving up on this event');
+        return;
+      }
+      const wait = Math.min(30_000, backoffMs * 2 ** (attempt - 1)) * (0.8 + Math.random() * 0.4);
+      log.warn({ webhook: item.event, attempt, reason: outcome.reason, retryInMs: Math.round(wait) }, 'webhook attempt failed; retrying');
+      await sleep(wait, signal);
+    }
+  }
+
+  async function drain(): Promise<void> {
+    running = true;
+    try {
+      while (items.length > 0 && !signal.aborted) {
+        await deliver(items[0] as { event: string; body: string });
+        items.shift();
+      }
+    } finally {
+      running = false;
+      const done = waiters;
+      waiters = [];
+      for (const resolve of done) resolve();
+    }
+  }
+
+  return {
+    target,
+    push(event: string, body: string) {
+      if (signal.aborted) return;
+      if (items.length >= maxQueued) {
+        const dropped = items.splice(1, 1)[0];
+        log.warn({ webhook: dropped?.event }, 'webhook queue full; dropping the oldest waiting event');
+      }
+      items.push({ event, body });
+      if (!running) void drain();
+    },
+    idle(): Promise<void> {
+      if (!running && items.length === 0) return Promise.resolve();
+      return new Promise((resolve) => waiters.push(resolve));
+    },
+    pending: () => items.length,
+  };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

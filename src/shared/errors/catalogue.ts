@@ -1,0 +1,371 @@
+/**
+ * The catalogue of error codes: every `CHAINVISOR_…` code chainvisor raises, with its exit code, when it
+ * happens and what the operator does (the default hint; a throw site may give a more specific one).
+ * `ChainvisorError` only accepts a code listed here and takes its exit code from it; docs/errors.md is
+ * generated from it (scripts/regen-docs.mjs), and a test fails when the sources raise a code missing here
+ * or when a code here is raised nowhere.
+ */
+import { ExitCode, type ExitCodeValue } from './exit-codes.js';
+
+export interface ErrorSpec {
+  /** The exit code of the `chainvisor` command when this error ends it. */
+  exit: ExitCodeValue;
+  /** Other exit codes some throw sites use, and why (the same fault, but whose fault depends on where it is met). */
+  alsoExit?: { codes: readonly ExitCodeValue[]; why: string };
+  /** When it happens, one line. */
+  when: string;
+  /** What the operator does: the hint when the throw site gives none. */
+  hint: string;
+}
+
+const byHand = "install the binary by hand with 'chainvisor add-upgrade <name> <path>', then start chainvisor again";
+const inUpgrade = 'met while an upgrade is downloaded or switched the upgrade fails (79); met on a path given on the command line it is a usage error (64)';
+
+export const errorCatalogue = {
+  // 1: the command failed
+  CHAINVISOR_NO_UPGRADE_INFO: {
+    exit: ExitCode.internal,
+    when: '`show-upgrade-info`: `current` points at genesis, or at an upgrade folder with no recorded plan.',
+    hint: 'nothing to show: no upgrade has put the running binary in place; a plan the node is halting for is in data/upgrade-info.json',
+  },
+
+  // 64: the command line is wrong
+  CHAINVISOR_USAGE: {
+    exit: ExitCode.usage,
+    when: 'The command line is wrong: unknown command or option, missing or extra argument.',
+    hint: "run 'chainvisor help' for the commands and their arguments",
+  },
+  CHAINVISOR_ALREADY_INSTALLED: {
+    exit: ExitCode.usage,
+    when: '`init` or `add-upgrade`: a (different) binary is already installed where this one would go.',
+    hint: 'pass --force to replace it',
+  },
+  CHAINVISOR_BINARY_NOT_FOUND: {
+    exit: ExitCode.usage,
+    when: '`init` or `add-upgrade`: there is no file at the binary path given.',
+    hint: 'give the path of the node binary to install',
+  },
+  CHAINVISOR_BINARY_NOT_FILE: {
+    exit: ExitCode.usage,
+    when: '`init` or `add-upgrade`: the binary path given is a folder or not a regular file.',
+    hint: 'give the path of the node binary itself, for example build/simd',
+  },
+  CHAINVISOR_BATCH_REFUSED: {
+    exit: ExitCode.usage,
+    when: 'A manual upgrade (`add-upgrade --upgrade-height`, `add-batch-upgrade`) is refused: its binary is missing or differs, it clashes with the queue or a governance plan, or its height has passed; nothing was changed.',
+    hint: 'fix the entries and run the command again; the queue is in data/upgrade-info.json.batch',
+  },
+  CHAINVISOR_BATCH_FILE_UNREADABLE: {
+    exit: ExitCode.usage,
+    when: '`add-batch-upgrade`: the upgrade file given cannot be read.',
+    hint: 'give the path of a CSV file (name,path,height per line) or of a JSON array of plans',
+  },
+  CHAINVISOR_BATCH_FILE_INVALID: {
+    exit: ExitCode.usage,
+    when: '`add-batch-upgrade`: the upgrade file given is neither a valid CSV nor a valid JSON list of plans.',
+    hint: 'a headerless CSV with one name,path-to-binary,height per line, or a JSON array of {"name", "height", "info"}',
+  },
+
+  // 78: configuration, home or layout
+  CHAINVISOR_CONFIG_INVALID: {
+    exit: ExitCode.config,
+    when: 'A setting (environment, config file or cosmovisor config) is invalid; every problem is listed.',
+    hint: "fix the settings above in the environment or the config file, then run 'chainvisor config' to check",
+  },
+  CHAINVISOR_HTTP_ADDRESS_INVALID: {
+    exit: ExitCode.config,
+    when: '`CHAINVISOR_HTTP_ADDRESS` is not `host:port`.',
+    hint: 'for example CHAINVISOR_HTTP_ADDRESS=127.0.0.1:9102 (or [::1]:9102); leave it empty to turn the endpoint off',
+  },
+  CHAINVISOR_HTTP_LISTEN_FAILED: {
+    exit: ExitCode.config,
+    when: '`run`: the HTTP endpoint cannot listen on `CHAINVISOR_HTTP_ADDRESS` (port in use, address not of this host).',
+    hint: 'pick a free port, or an address of this host (an IP of it, or localhost)',
+  },
+  CHAINVISOR_WEBHOOK_URL_INVALID: {
+    exit: ExitCode.config,
+    when: '`run`: an entry of `CHAINVISOR_WEBHOOK_URL` is not an http(s) URL.',
+    hint: 'give one or more http(s) URLs separated by commas, for example CHAINVISOR_WEBHOOK_URL=https://hooks.example.com/T0/B0/xyz',
+  },
+  CHAINVISOR_HOME_MISSING: {
+    exit: ExitCode.config,
+    when: '`DAEMON_HOME` (or a folder it must hold) does not exist, cannot be examined, or is not a folder.',
+    hint: 'point DAEMON_HOME at the node home folder (the one holding data/ and config/)',
+  },
+  CHAINVISOR_LAYOUT_INVALID: {
+    exit: ExitCode.config,
+    alsoExit: { codes: [ExitCode.upgradeFailed, ExitCode.usage], why: inUpgrade },
+    when: 'The home cannot work as it is: a file where a folder belongs, a symbolic link loop, a path chainvisor may not read or write, a full or read-only disk.',
+    hint: 'fix the path named (move aside what is in the way, give access to the user chainvisor runs as), then run the command again',
+  },
+  CHAINVISOR_BINARY_EMPTY: {
+    exit: ExitCode.config,
+    alsoExit: { codes: [ExitCode.upgradeFailed, ExitCode.usage], why: `the node binary \`current\` points at is 78; ${inUpgrade}` },
+    when: 'A node binary is an empty file (a failed copy, build or download).',
+    hint: 'the copy or download that produced it failed; put the real node binary there',
+  },
+  CHAINVISOR_CURRENT_NOT_LINK: {
+    exit: ExitCode.config,
+    when: '`cosmovisor/current` exists but is not a symbolic link.',
+    hint: "move it aside and make 'current' a link to the folder of the binary this node runs now (ln -sfn upgrades/<last upgrade applied> cosmovisor/current)",
+  },
+  CHAINVISOR_CURRENT_OUTSIDE: {
+    exit: ExitCode.config,
+    when: '`cosmovisor/current` points somewhere other than `genesis` or `upgrades/<name>`.',
+    hint: 'point it at the folder of the binary this node runs now: ln -sfn upgrades/<last upgrade applied> cosmovisor/current (genesis only if no upgrade was applied)',
+  },
+  CHAINVISOR_NO_BINARY: {
+    exit: ExitCode.config,
+    when: '`run`: there is no node binary in the folder `current` points at.',
+    hint: "run 'chainvisor init <path-to-binary>' first (or 'chainvisor add-upgrade <name> <path> --force' for an upgrade's folder)",
+  },
+  CHAINVISOR_NODE_SPAWN_FAILED: {
+    exit: ExitCode.config,
+    when: '`run`: the node binary cannot be started (not executable, wrong architecture, interpreter missing).',
+    hint: 'check that the file is an executable program for this machine (chmod +x; right architecture)',
+  },
+  CHAINVISOR_LOCK_FAILED: {
+    exit: ExitCode.config,
+    when: "`run`: the home's lock cannot be taken for a reason other than another chainvisor (permissions, disk).",
+    hint: 'check that the home and its cosmovisor/.chainvisor folder are writable by this user',
+  },
+  CHAINVISOR_BATCH_READ: {
+    exit: ExitCode.config,
+    when: 'The queue of manual upgrades (data/upgrade-info.json.batch) cannot be read.',
+    hint: 'it must be a regular JSON file (at most 1 MiB) readable by chainvisor; move aside whatever is there',
+  },
+  CHAINVISOR_BATCH_INVALID: {
+    exit: ExitCode.config,
+    when: 'The queue of manual upgrades (data/upgrade-info.json.batch) is not a valid batch.',
+    hint: 'fix the file by hand (a JSON array of {"name": "...", "height": N, "info": "..."}) or remove it',
+  },
+  CHAINVISOR_BATCH_GOV_CLASH: {
+    exit: ExitCode.config,
+    when: '`run`: a governance plan appears on chain at the height of a queued manual upgrade. Reported on an error log line while the node keeps running; it does not end chainvisor.',
+    hint: 'the node halts for the governance plan before committing that block: remove the manual entry from data/upgrade-info.json.batch',
+  },
+  CHAINVISOR_BATCH_WRITE: {
+    exit: ExitCode.config,
+    when: 'The queue of manual upgrades (data/upgrade-info.json.batch) cannot be written.',
+    hint: 'check the permissions and free space of the data folder; the queue was left as it was',
+  },
+
+  // 79: an upgrade failed
+  CHAINVISOR_UPGRADE_INFO_INVALID: {
+    exit: ExitCode.upgradeFailed,
+    alsoExit: {
+      codes: [ExitCode.config],
+      why: '`show-upgrade-info` reading the recorded plan of `current` says 78: there the file is part of the layout, not an upgrade being applied',
+    },
+    when: '`data/upgrade-info.json` (or the recorded plan of `current`) is not a regular JSON file with a name and a height.',
+    hint: 'the node writes this file when it halts for an upgrade: it must be a regular JSON file with "name" and "height"; move aside whatever is there',
+  },
+  CHAINVISOR_UPGRADE_BINARY_MISSING: {
+    exit: ExitCode.upgradeFailed,
+    when: 'At the upgrade height there is no binary for the upgrade (downloads off), or it is not a regular file.',
+    hint: "install it with 'chainvisor add-upgrade <name> <path-to-new-binary>' (or set DAEMON_ALLOW_DOWNLOAD_BINARIES=true), then start chainvisor again",
+  },
+  CHAINVISOR_BAD_PLAN_NAME: {
+    exit: ExitCode.upgradeFailed,
+    when: "The upgrade's name (from the chain's proposal) cannot be a folder name.",
+    hint: "no folder can hold this upgrade's binary; the name comes from the chain's upgrade proposal: ask the chain's developers, and run the binary by hand meanwhile",
+  },
+  CHAINVISOR_RECORD_FAILED: {
+    exit: ExitCode.upgradeFailed,
+    when: "The plan of the upgrade cannot be recorded in the upgrade's folder (full disk, permissions); `current` is unchanged.",
+    hint: 'free disk space (or make the file writable) and start chainvisor again; the upgrade is applied at start-up',
+  },
+  CHAINVISOR_SWITCH_FAILED: {
+    exit: ExitCode.upgradeFailed,
+    when: '`cosmovisor/current` cannot be pointed at the new binary.',
+    hint: "if 'current' is a real folder, move it aside; chainvisor manages it as a link",
+  },
+  CHAINVISOR_CHAIN_UNAVAILABLE: {
+    exit: ExitCode.upgradeFailed,
+    when: '`prepare-upgrade` cannot read the scheduled plan from the node: neither its gRPC (`DAEMON_GRPC_ADDRESS`, app.toml `[grpc]`) nor its CometBFT RPC (`CHAINVISOR_RPC_ADDRESS`, config.toml `[rpc] laddr`) answers; elsewhere (staging, manual upgrades) the same failure is logged and chainvisor carries on.',
+    hint: "check that the node is running; 'chainvisor config' shows the gRPC and RPC addresses asked and where each came from (set DAEMON_GRPC_ADDRESS or CHAINVISOR_RPC_ADDRESS when the node listens elsewhere)",
+  },
+  CHAINVISOR_PLAN_NO_INFO: {
+    exit: ExitCode.upgradeFailed,
+    when: '`prepare-upgrade`: the scheduled plan has no Info, so there is nothing to download.',
+    hint: 'install its binary by hand: chainvisor add-upgrade <name> <path-to-binary>',
+  },
+  CHAINVISOR_INFO_INVALID: {
+    exit: ExitCode.upgradeFailed,
+    when: "The plan's Info cannot be used: not JSON, not a URL, no `binaries`, or an Info document that cannot be fetched.",
+    hint: `fix the Info, or ${byHand}`,
+  },
+  CHAINVISOR_NO_PLATFORM: {
+    exit: ExitCode.upgradeFailed,
+    when: "The plan's Info lists no binary for this host's platform and no `any`.",
+    hint: `${byHand}, or ask for an Info that includes this platform`,
+  },
+  CHAINVISOR_CHECKSUM_REQUIRED: {
+    exit: ExitCode.upgradeFailed,
+    when: 'A download URL carries no `checksum=` and `DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM` is true.',
+    hint: 'the URL must end in ?checksum=sha256:<hex> so the download can be verified; fix the Info, install the binary by hand (chainvisor add-upgrade), or — only if you trust the source and the connection — set DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM=false',
+  },
+  CHAINVISOR_CHECKSUM_INVALID: {
+    exit: ExitCode.upgradeFailed,
+    when: 'A `checksum=` value cannot be used (unknown algorithm, wrong length, not hex).',
+    hint: `the Info must write it as checksum=<algorithm>:<hex>, for example checksum=sha256:<64 hex digits> (sha256 or sha512; sha1 and md5 are accepted for compatibility); for an Info already on chain, get the binary from the chain's release and install it with 'chainvisor add-upgrade <name> <path>'`,
+  },
+  CHAINVISOR_CHECKSUM_MISMATCH: {
+    exit: ExitCode.upgradeFailed,
+    when: 'The downloaded bytes are not the ones the checksum names; nothing was installed.',
+    hint: "the plan's Info or the server is wrong; nothing was installed — do not switch binaries until it is resolved (install a verified binary with 'chainvisor add-upgrade', or fix the file on the server)",
+  },
+  CHAINVISOR_URL_REFUSED: {
+    exit: ExitCode.upgradeFailed,
+    when: 'The URL policy refuses a URL or a redirect target: plain http to a host other than this machine, file:// not enabled, or an unsupported scheme.',
+    hint: 'use an https URL (or set CHAINVISOR_ALLOW_INSECURE_HTTP / CHAINVISOR_ALLOW_FILE_URLS if you trust it)',
+  },
+  CHAINVISOR_REDIRECT_REFUSED: {
+    exit: ExitCode.upgradeFailed,
+    when: 'The redirects of a download are too many, loop, or leave https.',
+    hint: `the server or the URL in the Info is misconfigured: the Info must give the final, direct https URL; for an Info already on chain, get the binary from the chain's release and install it with 'chainvisor add-upgrade <name> <path>'`,
+  },
+  CHAINVISOR_DOWNLOAD_TOO_LARGE: {
+    exit: ExitCode.upgradeFailed,
+    when: 'A download is larger than `CHAINVISOR_DOWNLOAD_MAX_BYTES`.',
+    hint: 'if the file is genuine, raise CHAINVISOR_DOWNLOAD_MAX_BYTES; otherwise the URL is wrong',
+  },
+  CHAINVISOR_PROXY_AUTH_REQUIRED: {
+    exit: ExitCode.upgradeFailed,
+    when: 'The proxy named by `HTTPS_PROXY`/`HTTP_PROXY` answered 407: it needs credentials, or refused the ones in the variable. Not retried.',
+    hint: "put the proxy's user and password in the variable as http://user:password@host:port (percent-encode @ : / %), or check the ones there; then start chainvisor again",
+  },
+  CHAINVISOR_DOWNLOAD_FAILED: {
+    exit: ExitCode.upgradeFailed,
+    when: 'A download failed after the retries that made sense: unreachable server, an HTTP error, an untrusted certificate, timeouts.',
+    hint: "check this host's network, the server and the URL, or install the binary by hand with 'chainvisor add-upgrade'",
+  },
+  CHAINVISOR_DOWNLOAD_DEADLINE: {
+    exit: ExitCode.upgradeFailed,
+    when: 'A download, retries and backoff included, did not finish within `CHAINVISOR_DOWNLOAD_DEADLINE`.',
+    hint: "the server is too slow or keeps failing; check this host's network and the server, raise CHAINVISOR_DOWNLOAD_DEADLINE if the file is genuinely that slow to fetch, or install the binary by hand with 'chainvisor add-upgrade' and start chainvisor again",
+  },
+  CHAINVISOR_DOWNLOAD_ABORTED: {
+    exit: ExitCode.upgradeFailed,
+    when: 'A download was cancelled because chainvisor is stopping.',
+    hint: 'chainvisor was asked to stop; the next start tries again from the beginning',
+  },
+  CHAINVISOR_DOWNLOAD_IO: {
+    exit: ExitCode.upgradeFailed,
+    when: 'This host failed while downloading, extracting or installing (disk full, permissions).',
+    hint: 'free disk space, or make the folder named writable by the user chainvisor runs as, and restart chainvisor',
+  },
+  CHAINVISOR_UNKNOWN_FORMAT: {
+    exit: ExitCode.upgradeFailed,
+    when: 'The downloaded file is neither an executable nor a supported archive.',
+    hint: `the Info must name a plain executable (ELF, Mach-O, PE or a #! script), a gzip-, bzip2-, xz- or zstd-compressed one, or a .tar, .tar.gz/.tgz, .tar.bz2/.tbz2, .tar.xz/.txz, .tar.zst/.tzst or .zip holding bin/<DAEMON_NAME> or <DAEMON_NAME>; nothing was installed; for an Info already on chain, get the binary from the chain's release and install it with 'chainvisor add-upgrade <name> <path>'`,
+  },
+  CHAINVISOR_ARCHIVE_UNSAFE: {
+    exit: ExitCode.upgradeFailed,
+    when: 'An archive entry would write outside the extraction folder, or is a device, a duplicate or a bad name.',
+    hint: `the archive is malformed or hostile; nothing was installed. Ask the release publisher for a clean archive (relative paths, no links leaving it, no devices). Meanwhile get the binary from the chain's release, check it, and install it with 'chainvisor add-upgrade <name> <path>'`,
+  },
+  CHAINVISOR_ARCHIVE_TOO_LARGE: {
+    exit: ExitCode.upgradeFailed,
+    when: 'An archive holds more entries or uncompressed bytes than `CHAINVISOR_EXTRACT_MAX_ENTRIES` / `CHAINVISOR_EXTRACT_MAX_BYTES` allow (a decompression bomb?).',
+    hint: 'if the archive is genuine, raise the setting named; otherwise it may be a decompression bomb — nothing was installed',
+  },
+  CHAINVISOR_ARCHIVE_INVALID: {
+    exit: ExitCode.upgradeFailed,
+    when: 'An archive whose checksum matched cannot be read: truncated or corrupt.',
+    hint: `the archive is truncated or corrupt although its checksum matched: the plan names a broken file; ask the publisher to fix it. Meanwhile get the binary from the chain's release, check it, and install it with 'chainvisor add-upgrade <name> <path>'`,
+  },
+  CHAINVISOR_BINARY_NOT_IN_ARCHIVE: {
+    exit: ExitCode.upgradeFailed,
+    when: 'The archive holds neither `bin/$DAEMON_NAME` nor `$DAEMON_NAME`.',
+    hint: `check DAEMON_NAME; otherwise ask the publisher for an archive holding bin/<DAEMON_NAME>, or ${byHand}`,
+  },
+  CHAINVISOR_SMOKE_TEST_FAILED: {
+    exit: ExitCode.upgradeFailed,
+    when: '`<new binary> version` failed or hung before the binary was installed (`CHAINVISOR_SMOKE_TEST`).',
+    hint: 'the binary does not run on this host (wrong platform, missing shared library?); nothing was installed. Install a working binary with chainvisor add-upgrade, or set CHAINVISOR_SMOKE_TEST=false to skip the check',
+  },
+  CHAINVISOR_DOWNLOAD_UNEXPECTED: {
+    exit: ExitCode.upgradeFailed,
+    when: 'An unexpected error while installing an upgrade binary: a bug in chainvisor.',
+    hint: 'this is a bug in chainvisor; please report it with this output. Meanwhile install the binary by hand (chainvisor add-upgrade)',
+  },
+
+  // 80: pre-upgrade failed
+  CHAINVISOR_CUSTOM_PREUPGRADE_FAILED: {
+    exit: ExitCode.preUpgradeFailed,
+    when: 'The custom pre-upgrade script (`COSMOVISOR_CUSTOM_PREUPGRADE`) is missing, cannot start or failed; nothing was switched.',
+    hint: 'fix the script (or unset COSMOVISOR_CUSTOM_PREUPGRADE), then start chainvisor again — the upgrade is applied at start-up',
+  },
+  CHAINVISOR_PREUPGRADE_FAILED: {
+    exit: ExitCode.preUpgradeFailed,
+    when: '`<new binary> pre-upgrade` exited 30, exited 31 more often than `DAEMON_PREUPGRADE_MAX_RETRIES` allows, exited with a code outside the contract, or could not run; nothing was switched.',
+    hint: "read the output of pre-upgrade in chainvisor's log, fix the cause, then start chainvisor again — the upgrade is applied at start-up",
+  },
+
+  // 81: backup failed
+  CHAINVISOR_BACKUP_NO_SPACE: {
+    exit: ExitCode.backupFailed,
+    when: 'The data backup would not fit in `DAEMON_DATA_BACKUP_DIR` (checked before writing; nothing written).',
+    hint: "free space in the backup folder (CHAINVISOR_BACKUP_KEEP removes old backups), point DAEMON_DATA_BACKUP_DIR at a bigger disk, (for a copy backup) use CHAINVISOR_BACKUP_MODE=link with the backup folder on the data's filesystem, or set UNSAFE_SKIP_BACKUP=true; then start chainvisor again",
+  },
+  CHAINVISOR_BACKUP_FAILED: {
+    exit: ExitCode.backupFailed,
+    when: 'The data backup failed (disk, permissions, something in the data folder that cannot be copied); the partial copy is removed.',
+    hint: 'fix the cause shown, or set UNSAFE_SKIP_BACKUP=true (or DAEMON_DATA_BACKUP_DIR to a bigger disk); then start chainvisor again',
+  },
+
+  // 82: the home is taken
+  CHAINVISOR_HOME_LOCKED: {
+    exit: ExitCode.homeLocked,
+    when: '`run`: another chainvisor already supervises this home (its pid is named).',
+    hint: "stop the other chainvisor first (kill -TERM <pid>, or 'systemctl stop <unit>'), or point DAEMON_HOME at another home",
+  },
+  CHAINVISOR_ORPHAN_NODE: {
+    exit: ExitCode.homeLocked,
+    when: '`run`: a node left running by a killed chainvisor could not be stopped, or its record cannot be trusted.',
+    hint: 'stop that pid yourself (as its owner or root), or remove the stale record if it is not the node; then start chainvisor again',
+  },
+
+  // 79 / 83: rehearsals (`rehearse`, docs/rehearsal.md)
+  CHAINVISOR_REHEARSAL_NO_UPGRADE: {
+    exit: ExitCode.upgradeFailed,
+    when: '`rehearse` without a name: no plan is scheduled on chain (or the node does not answer) and no manual upgrade is queued.',
+    hint: 'name the upgrade: chainvisor rehearse <upgrade-name> (its binary installed in upgrades/<name>/bin/)',
+  },
+  CHAINVISOR_REHEARSAL_UNAVAILABLE: {
+    exit: ExitCode.upgradeFailed,
+    when: '`rehearse`: the rehearsal cannot be set up: the upgrade binary is not installed, the current binary has no `in-place-testnet`, or the old binary did not halt on the copy.',
+    hint: "install the upgrade binary with 'chainvisor add-upgrade <name> <path>'; an old binary needs `in-place-testnet` (Cosmos SDK v0.50.4+, server.AddTestnetCreatorCommand)",
+  },
+  CHAINVISOR_REHEARSAL_NO_SPACE: {
+    exit: ExitCode.upgradeFailed,
+    when: '`rehearse`: the copy of the data would not fit in the rehearsal folder, with room to spare for the node.',
+    hint: "free space there, or point CHAINVISOR_REHEARSAL_DIR at a bigger disk (on the data's filesystem, links keep the copy small)",
+  },
+  CHAINVISOR_REHEARSAL_COPY_FAILED: {
+    exit: ExitCode.upgradeFailed,
+    when: '`rehearse`: no consistent copy of a database could be taken from the running node after several attempts, or a file of the data could not be read.',
+    hint: "try again when the node is less busy (after a compaction), or set CHAINVISOR_REHEARSAL_DIR on the data's filesystem so tables are linked rather than copied",
+  },
+  CHAINVISOR_REHEARSAL_INTERRUPTED: {
+    exit: ExitCode.upgradeFailed,
+    when: '`rehearse` was stopped (SIGTERM, SIGINT) before it finished; the scratch node was stopped and the scratch removed.',
+    hint: 'run it again when it may finish',
+  },
+  CHAINVISOR_REHEARSAL_FAILED: {
+    exit: ExitCode.rehearsalFailed,
+    when: '`rehearse`: the upgrade failed on the copy: pre-upgrade, the switch, or the new binary before N blocks past the upgrade height.',
+    hint: "read the reason and the node's last lines in the report; the network still upgrades at its height — fix the binary (or warn the chain's developers) before then",
+  },
+} as const satisfies Record<`CHAINVISOR_${string}`, ErrorSpec>;
+
+/** Every code chainvisor raises. */
+export type ErrorCode = keyof typeof errorCatalogue;
+
+export const errorCodes = Object.keys(errorCatalogue) as ErrorCode[];
+
+/** The catalogue entry of `code`. */
+export function errorSpec(code: ErrorCode): ErrorSpec {
+  return errorCatalogue[code];
+}

@@ -1,0 +1,206 @@
+/**
+ * tar and tar.gz extraction: node-tar parses (headers, pax, gzip, its 1000:1 decompression-ratio
+ * guard), and chainvisor writes. Each entry is checked at its header — path, type, declared size,
+ * entry count — so a hostile entry or a bomb is refused before its bytes reach the disk, and the
+ * whole archive is refused rather than "sanitised". Entries are written one at a time, so when
+ * something is refused, every write has finished before this returns and the folder can be removed.
+ * The bytes are pushed in (`createTarExtractor`), so the same code reads a file or a download as it
+ * arrives.
+ */
+import { createReadStream } from 'node:fs';
+
+import { Parser, type ReadEntry } from 'tar';
+
+import { isFsError } from '../../shared/errors/index.js';
+import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject } from '../errors.js';
+import type { ExtractLimits } from '../limits.js';
+import { checkEntryPath } from './entry-path.js';
+import { createTreeWriter, type ExtractResult, type TreeWriter, type TreeWriterOptions } from './tree-writer.js';
+
+export type { ExtractResult } from './tree-writer.js';
+
+/** node-tar's guard against gzip bombs, kept: no real release compresses 1000:1. */
+const maxRatio = 1000;
+
+export async function extractTar(subject: Subject, archive: string, into: string, limits: ExtractLimits): Promise<ExtractResult> {
+  const extractor = createTarExtractor(subject, into, limits);
+  const input = createReadStream(archive, { highWaterMark: 256 * 1024 });
+  try {
+    for await (const chunk of input as AsyncIterable<Buffer>) {
+      await extractor.write(chunk);
+      // Refused already: reading the rest cannot change the answer.
+      if (extractor.failed) break;
+    }
+  } catch (error) {
+    await extractor.abort(error);
+  } finally {
+    input.destroy();
+  }
+  return extractor.end();
+}
+
+/** A tar or tar.gz stream pushed in piece by piece (a file being read, or a download arriving). */
+export interface TarExtractor {
+  /** Feeds the next bytes; resolves when the reader can take more. Ignored once the archive failed. */
+  write(chunk: Buffer): Promise<void>;
+  /** True once the archive was refused or could not be read (the reason comes from `end()`). */
+  readonly failed: boolean;
+  /** No more bytes: waits for the last entry, checks the links; throws the first failure. */
+  end(): Promise<ExtractResult>;
+  /** Stops now (with `reason` as the failure, if given) and waits until nothing writes any more. */
+  abort(reason?: unknown): Promise<void>;
+  /** See TreeWriter.releaseExecBits. */
+  releaseExecBits(): Promise<void>;
+}
+
+export function createTarExtractor(subject: Subject, into: string, limits: ExtractLimits, options: TreeWriterOptions = {}): TarExtractor {
+  const stop = new AbortController();
+  const tree = createTreeWriter(subject, into, limits, stop.signal, options);
+  const parser = new Parser({ strict: true, maxDecompressionRatio: maxRatio });
+  let failure: unknown;
+  let chain: Promise<void> = Promise.resolve();
+  let onFailure: () => void = () => undefined;
+  const failed = new Promise<void>((resolve) => {
+    onFailure = resolve;
+  });
+  const fail = (error: unknown): void => {
+    failure ??= error;
+    stop.abort(error);
+    onFailure();
+  };
+  const ended = new Promise<void>((resolve) => {
+    parser.on('end', resolve);
+    parser.on('error', (error: unknown) => {
+      fail(error);
+      resolve();
+    });
+  });
+
+  parser.on('entry', (entry: ReadEntry) => {
+    if (failure !== undefined) {
+      entry.resume();
+      return;
+    }
+    // The header is checked now, synchronously, before any of its data is read.
+    try {
+      checkHeader(subject, entry, tree);
+    } catch (error) {
+      fail(error);
+      entry.resume();
+      return;
+    }
+    chain = chain.then(async () => {
+      if (failure !== undefined) {
+        entry.resume();
+        return;
+      }
+      try {
+        await writeEntry(subject, entry, tree);
+      } catch (error) {
+        fail(error);
+        entry.resume();
+      }
+    });
+  });
+
+  /** Resolves on `event` or on a failure, whichever comes first. */
+  const until = async (emitter: NodeJS.EventEmitter, event: string): Promise<void> => {
+    let listener: () => void = () => undefined;
+    const happened = new Promise<void>((resolve) => {
+      listener = resolve;
+      emitter.once(event, resolve);
+    });
+    await Promise.race([happened, failed]);
+    emitter.off(event, listener);
+  };
+
+  return {
+    get failed() {
+      return failure !== undefined;
+    },
+    async write(chunk) {
+      if (failure !== undefined) return;
+      // The entry being written is behind: wait for it (or for a failure, which drains nothing).
+      if (!parser.write(chunk)) await until(parser, 'drain');
+    },
+    async end() {
+      if (failure === undefined) {
+        parser.end();
+        await Promise.race([ended, failed]);
+      }
+      // Let the entry being written finish (or fail) so nothing writes after we return.
+      await chain;
+      if (failure !== undefined) throw tarError(subject, failure);
+      return tree.finish();
+    },
+    async abort(reason) {
+      fail(reason ?? new Error('extraction stopped'));
+      await chain;
+    },
+    releaseExecBits: () => tree.releaseExecBits(),
+  };
+}
+
+function checkHeader(subject: Subject, entry: ReadEntry, tree: TreeWriter): void {
+  tree.count();
+  checkEntryPath(subject, entry.path);
+  switch (entry.type) {
+    case 'File':
+    case 'OldFile':
+    case 'ContiguousFile':
+      tree.declare(entry.size);
+      return;
+    case 'Directory':
+    case 'SymbolicLink':
+    case 'Link':
+      return;
+    default:
+      throw new ArchiveUnsafeError(subject, entry.path, 'special-file', `is a ${describeType(entry.type)}, which a binary release never needs`);
+  }
+}
+
+async function writeEntry(subject: Subject, entry: ReadEntry, tree: TreeWriter): Promise<void> {
+  const name = checkEntryPath(subject, entry.path);
+  switch (entry.type) {
+    case 'Directory':
+      await tree.dir(name);
+      entry.resume();
+      return;
+    case 'SymbolicLink':
+      await tree.symlink(name, String(entry.linkpath ?? ''));
+      entry.resume();
+      return;
+    case 'Link':
+      await tree.hardlink(name, String(entry.linkpath ?? ''));
+      entry.resume();
+      return;
+    default:
+      if (name === '') throw new ArchiveUnsafeError(subject, entry.path, 'bad-name', 'is a file named like the archive root');
+      await tree.file(name, entry.mode ?? 0o644, entry, entry.size);
+  }
+}
+
+function describeType(type: string): string {
+  switch (type) {
+    case 'CharacterDevice':
+      return 'character device';
+    case 'BlockDevice':
+      return 'block device';
+    case 'FIFO':
+      return 'named pipe (fifo)';
+    default:
+      return `${type} entry`;
+  }
+}
+
+/** node-tar's own errors (truncated data, bad headers, its decompression-ratio guard) in our terms. */
+function tarError(subject: Subject, error: unknown): Error {
+  if (error instanceof ArchiveUnsafeError || error instanceof ArchiveLimitError || error instanceof ArchiveInvalidError) return error;
+  if (!(error instanceof Error)) return new ArchiveInvalidError(subject, String(error), error);
+  if (/decompression ratio/.test(error.message)) {
+    return new ArchiveLimitError(subject, `it expands more than ${maxRatio} times its compressed size`, maxRatio, undefined);
+  }
+  // A local problem (disk full, permissions) is not the archive's fault: let the caller report it.
+  if (isFsError(error)) return error;
+  return new ArchiveInvalidError(subject, error.message, error);
+}

@@ -1,0 +1,181 @@
+/**
+ * Writes checked archive entries into a fresh folder, for tar and zip alike. The rules that keep every
+ * write inside the folder:
+ *   - names are checked first (no absolute path, no `..`) and no entry goes through a link placed
+ *     earlier (compared case- and Unicode-insensitively, for macOS filesystems);
+ *   - files are created with O_EXCL, so an existing path — link or not — is never followed or replaced;
+ *   - every symbolic link must resolve inside the folder, following the links it goes through (a link
+ *     to `..` inside a subfolder is fine alone, but `x/..` through it would not be) — checked as each
+ *     link is placed and again at the end, when every link exists;
+ *   - sizes are counted as bytes are written, against CHAINVISOR_EXTRACT_MAX_BYTES;
+ *   - data goes to disk in 1 MiB writes (archives arrive in 16 KiB pieces);
+ *   - with `holdExecBits` (extraction while the download is still unverified), no file is created
+ *     executable: the execute bits wait in a list until `releaseExecBits()`, called only once the
+ *     whole download's checksum matched.
+ */
+import { constants as fsConstants } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+import { makeFolders } from '../../home/layout/index.js';
+import { isErrno } from '../../shared/errors/index.js';
+import { createBufferedWriter } from '../../shared/fswrite.js';
+import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject } from '../errors.js';
+import { createBudget, type ExtractLimits } from '../limits.js';
+import { checkHardlinkTarget, checkSymlinkTarget, LinkTracker } from './entry-path.js';
+
+export interface ExtractResult {
+  entries: number;
+  bytes: number;
+}
+
+export interface TreeWriter {
+  /** Counts one entry against the entry cap. */
+  count(): void;
+  /** Adds declared bytes to the cap check before any are written (refuses a bomb at its header). */
+  declare(bytes: number): void;
+  dir(name: string): Promise<void>;
+  /** Writes `data`; refuses more bytes than `declared` (when known) or than the cap. */
+  file(name: string, mode: number, data: AsyncIterable<Buffer>, declared: number | undefined): Promise<void>;
+  symlink(name: string, target: string): Promise<void>;
+  hardlink(name: string, target: string): Promise<void>;
+  /** Final check of every link; returns the totals. */
+  finish(): Promise<ExtractResult>;
+  /** Gives the held execute bits back (`holdExecBits`); call only on a verified archive. */
+  releaseExecBits(): Promise<void>;
+}
+
+export interface TreeWriterOptions {
+  /** Create files without execute bits and remember them for `releaseExecBits()`. */
+  holdExecBits?: boolean;
+}
+
+/** `signal` stops the file being written (the archive reader failed): nothing writes after it fires. */
+export function createTreeWriter(subject: Subject, root: string, limits: ExtractLimits, signal?: AbortSignal, options: TreeWriterOptions = {}): TreeWriter {
+  const held: Array<{ name: string; mode: number }> = [];
+  const declared = createBudget(subject, limits);
+  const written = createBudget(subject, limits);
+  const links = new LinkTracker(subject);
+  const symlinks: string[] = [];
+  const abs = (name: string): string => path.join(root, ...name.split('/'));
+  const parent = (name: string): Promise<string | undefined> => makeFolders(path.dirname(abs(name)), 0o755);
+
+  return {
+    count: () => declared.entry(),
+    declare: (bytes) => declared.bytes(bytes),
+    async dir(name) {
+      if (name === '') return;
+      links.add(name, 'dir');
+      await makeFolders(abs(name), 0o755);
+    },
+    async file(name, mode, data, size) {
+      links.add(name, 'file');
+      await parent(name);
+      let fileMode = safeMode(mode);
+      if (options.holdExecBits === true && (fileMode & 0o111) !== 0) {
+        held.push({ name, mode: fileMode });
+        fileMode &= ~0o111;
+      }
+      // O_EXCL: never follow or replace something already at this path.
+      const handle = await fs.open(abs(name), 'wx', fileMode);
+      const out = createBufferedWriter(handle);
+      // A reader that fails mid-entry leaves its stream open: stop it so this loop ends.
+      const stop = (): void => (data as { destroy?: () => void }).destroy?.();
+      signal?.addEventListener('abort', stop, { once: true });
+      let count = 0;
+      try {
+        for await (const chunk of data) {
+          signal?.throwIfAborted();
+          count += chunk.length;
+          if (size !== undefined && count > size) {
+            throw new ArchiveLimitError(subject, `entry ${JSON.stringify(name)} holds more than the ${size} bytes its header declares`, size, undefined);
+          }
+          written.bytes(chunk.length);
+          await out.write(chunk);
+        }
+        signal?.throwIfAborted();
+        await out.flush();
+      } finally {
+        signal?.removeEventListener('abort', stop);
+        await handle.close();
+      }
+      if (size !== undefined && count !== size) {
+        throw new ArchiveInvalidError(subject, `entry ${JSON.stringify(name)} holds ${count} bytes but its header declares ${size}`);
+      }
+    },
+    async symlink(name, target) {
+      checkSymlinkTarget(subject, name, target);
+      links.add(name, 'link');
+      await parent(name);
+      await fs.symlink(target, abs(name));
+      symlinks.push(name);
+      await checkResolvesInside(subject, root, name);
+    },
+    async hardlink(name, target) {
+      const source = checkHardlinkTarget(subject, name, target);
+      links.checkHardlinkSource(name, source);
+      links.add(name, 'file');
+      await parent(name);
+      await fs.link(abs(source), abs(name));
+    },
+    async finish() {
+      for (const name of symlinks) await checkResolvesInside(subject, root, name);
+      return { entries: declared.totals.entries, bytes: written.totals.bytes };
+    },
+    async releaseExecBits() {
+      for (const { name, mode } of held.splice(0)) {
+        // O_NOFOLLOW: the path was created as a regular file by this writer; never chmod through a link.
+        const handle = await fs.open(abs(name), fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+        try {
+          // Creating the file applied the umask to its read/write bits; apply it to the execute bits
+          // alike (an execute bit only where the matching read bit survived).
+          const created = (await handle.stat()).mode & 0o777;
+          await handle.chmod(created | (mode & 0o111 & ((created & 0o444) >> 2)));
+        } finally {
+          await handle.close();
+        }
+      }
+    },
+  };
+}
+
+/** Permission bits only — no setuid/setgid/sticky (chainvisor may run as root) — and always owner rw. */
+export function safeMode(mode: number): number {
+  return (mode & 0o777) | 0o600;
+}
+
+/** Follows `name` link by link, as the kernel would, and refuses it if any step leaves `root`. */
+async function checkResolvesInside(subject: Subject, root: string, name: string): Promise<void> {
+  const escape = (): ArchiveUnsafeError =>
+    new ArchiveUnsafeError(subject, name, 'link-escape', 'is a symbolic link that resolves outside the archive (through other links)');
+  const pending = name.split('/');
+  const current: string[] = [];
+  let hops = 0;
+  while (pending.length > 0) {
+    const part = pending.shift() as string;
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      if (current.length === 0) throw escape();
+      current.pop();
+      continue;
+    }
+    const full = path.join(root, ...current, part);
+    let stat;
+    try {
+      stat = await fs.lstat(full);
+    } catch (error) {
+      if (!isErrno(error, 'ENOENT') && !isErrno(error, 'ENOTDIR')) throw error;
+      // Dangling from here on: what remains is resolved by name only.
+      current.push(part);
+      continue;
+    }
+    if (!stat.isSymbolicLink()) {
+      current.push(part);
+      continue;
+    }
+    if (++hops > 40) throw new ArchiveUnsafeError(subject, name, 'link-escape', 'is part of a symbolic link loop');
+    const target = await fs.readlink(full);
+    if (path.isAbsolute(target)) throw escape();
+    pending.unshift(...target.split(/[\\/]/));
+  }
+}

@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+
+import { createMetrics, type MetricsSnapshot } from '../../src/observe/metrics.js';
+import { createEventBus } from '../../src/shared/events/index.js';
+
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('metrics', () => {
+  test('counters and histograms follow the events; state gauges follow the snapshot', async () => {
+    const bus = createEventBus();
+    let snap: MetricsSnapshot = { nodeUp: true, current: 'genesis', pending: null };
+    const metrics = createMetrics({ bus, version: '1.2.3', snapshot: async () => snap });
+    try {
+      let text = await metrics.render();
+      assert.equal(sample(text, 'chainvisor_build_info{version="1.2.3"}'), 1);
+      assert.equal(sample(text, 'chainvisor_upgrades_total{result="failed"}'), 0);
+      assert.doesNotMatch(text, /^chainvisor_upgrade_pending\{/m, 'no pending series without a pending upgrade');
+
+      snap = { nodeUp: true, current: 'genesis', pending: { name: 'v2', height: 100, blocksRemaining: 7, binaryPresent: false } };
+      bus.emit('download-progress', { text: 'd', data: { bytes: 1000, delta: 1000, done: false } });
+      bus.emit('download-progress', { text: 'd', data: { bytes: 1500, delta: 500, done: true } });
+      bus.emit('backup-done', { text: 'b', data: { ms: 2500, mode: 'copy', path: '/x/data-backup-1' } });
+      bus.emit('upgrade-failed', { upgrade: { name: 'v2', height: 100 }, text: 'failed' });
+      text = await metrics.render();
+      assert.equal(sample(text, 'chainvisor_upgrade_pending{name="v2",height="100"}'), 1);
+      assert.equal(sample(text, 'chainvisor_upgrade_blocks_remaining{name="v2",height="100"}'), 7);
+      assert.equal(sample(text, 'chainvisor_upgrade_binary_present{name="v2"}'), 0);
+      assert.equal(sample(text, 'chainvisor_download_bytes_total'), 1500);
+      assert.equal(sample(text, 'chainvisor_backup_duration_seconds_sum'), 2.5);
+      assert.equal(sample(text, 'chainvisor_upgrades_total{result="failed"}'), 1);
+
+      snap = { nodeUp: false, current: 'v2', pending: null };
+      text = await metrics.render();
+      assert.equal(sample(text, 'chainvisor_node_up'), 0);
+      assert.equal(sample(text, 'chainvisor_current_upgrade_info{name="v2"}'), 1);
+      assert.equal(sample(text, 'chainvisor_current_upgrade_info{name="genesis"}'), undefined, 'the old current is gone');
+      assert.doesNotMatch(text, /^chainvisor_upgrade_blocks_remaining\{/m);
+    } finally {
+      metrics.close();
+    }
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * The events other parts of chainvisor emit (staging: upgrade-scheduled, plan-cancelled, chain-height;
+ * backups: backup-started/done; downloads: progress) as the status document shows them.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+
+import { layoutFor } from '../../../src/home/layout/index.js';
+import { buildStatus, trackLive } from '../../../src/observe/status/index.js';
+import { createEventBus } from '../../../src/shared/events/index.js';
+
+test('a plan from the chain, the chain height, staging, backups and progress reach the status document', async (t) => {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-live-'));
+  t.after(() => fs.rm(root, { recursive: true, force: true }));
+  const layout = layoutFor({ home: root, name: 'simd' });
+  await fs.mkdir(path.join(layout.genesisDir, 'bin'), { recursive: true });
+  await fs.writeFile(path.join(layout.genesisDir, 'bin', 'simd'), '#!/bin/sh\n', { mode: 0o755 });
+  const bus = createEventBus();
+  const tracker = trackLive({ bus, version: 't' });
+  const changes: boolean[] = [];
+  tracker.onChange((urgent) => changes.push(urgent));
+  const doc = () => buildStatus({ layout, backupDir: root, recase: true, version: 't', live: tracker.state() });
+
+  bus.emit('node-started', { text: 'started', data: { pid: 111 } });
+  bus.emit('upgrade-scheduled', { upgrade: { name: 'V3', height: 500 }, text: 'scheduled' });
+  bus.emit('chain-height', { text: 'height', data: { height: 380 } });
+  let d = await doc();
+  assert.equal(d.health.ok, true);
+  assert.deepEqual(d.pending, { name: 'V3', height: 500, source: 'chain', blocksRemaining: 120, binaryPresent: false });
+  assert.equal(d.chain.height, 380);
+
+  // Staged under its recased folder name: present.
+  await fs.mkdir(path.join(layout.upgradesDir, 'v3', 'bin'), { recursive: true });
+  await fs.writeFile(path.join(layout.upgradesDir, 'v3', 'bin', 'simd'), '#!/bin/sh\n', { mode: 0o755 });
+  bus.emit('binary-staged', { upgrade: { name: 'V3', height: 500 }, text: 'staged' });
+  d = await doc();
+  assert.equal(d.pending?.binaryPresent, true);
+  assert.deepEqual(
+    d.staged.map((s) => s.name),
+    ['v3'],
+  );
+
+  bus.emit('backup-started', { text: 'backup', data: { path: path.join(root, 'data') } });
+  bus.emit('backup-progress', { text: 'backup', data: { id: 'b', what: 'data', bytes: 10, total: 100, delta: 10, done: false } });
+  assert.deepEqual((await doc()).activity, { kind: 'backup', what: 'data', bytes: 10, total: 100 });
+  await fs.mkdir(path.join(root, 'data-backup-2026-11-22'));
+  bus.emit('backup-done', { text: 'done', data: { ms: 1500, mode: 'reflink', path: path.join(root, 'data-backup-2026-11-22') } });
+  d = await doc();
+  assert.equal(d.activity, null);
+  assert.deepEqual(
+    d.backups.map((b) => [b.name, b.durationSeconds, b.mode]),
+    [['data-backup-2026-11-22', 1.5, 'reflink']],
+  );
+
+  bus.emit('plan-cancelled', { upgrade: { name: 'V3', height: 500 }, text: 'cancelled' });
+  assert.equal((await doc()).pending, null);
+
+  bus.emit('node-exited', { text: 'exited', data: { code: 2, signal: null } });
+  d = await doc();
+  assert.equal(d.node.state, 'exited');
+  assert.deepEqual(d.node.lastExit, { code: 2, signal: null });
+  assert.equal(d.health.ok, false);
+  assert.ok(changes.includes(false) && changes.includes(true), 'ticks are not urgent, stage events are');
+  tracker.close();
+});

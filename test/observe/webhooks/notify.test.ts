@@ -1,0 +1,276 @@
+/**
+ * Slack, Discord, Telegram and PagerDuty against local fake services (issue #27): each request's path
+ * and JSON shape, the PagerDuty mapping (issue #26's events emitted on the bus directly), 429 waits,
+ * CHAINVISOR_NOTIFY_EVENTS, delivery before close, and secrets kept out of every log line.
+ */
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+
+import { type NodeFacts, parseNotifySettings, startNotifications } from '../../../src/observe/webhooks/index.js';
+import { createEventBus, type EventName } from '../../../src/shared/events/index.js';
+import { alertSecrets, type AlertServices, routingKey, startAlertServices, tooMany } from '../../support/alert-services.js';
+import { memoryLogger } from '../../support/download-kit.js';
+
+const facts: NodeFacts = { chainId: 'testnet-7', node: 'val-1', home: '/home/node/.simapp' };
+const v2 = { name: 'v2', height: 10 };
+
+function settingsOf(env: Record<string, string>) {
+  return parseNotifySettings({
+    notifyEvents: env.CHAINVISOR_NOTIFY_EVENTS ?? 'all',
+    slackWebhookUrl: env.CHAINVISOR_SLACK_WEBHOOK_URL ?? '',
+    discordWebhookUrl: env.CHAINVISOR_DISCORD_WEBHOOK_URL ?? '',
+    telegramBotToken: env.CHAINVISOR_TELEGRAM_BOT_TOKEN ?? '',
+    telegramChatId: env.CHAINVISOR_TELEGRAM_CHAT_ID ?? '',
+    telegramApiUrl: env.CHAINVISOR_TELEGRAM_API_URL ?? 'https://api.telegram.org',
+    pagerdutyRoutingKey: env.CHAINVISOR_PAGERDUTY_ROUTING_KEY ?? '',
+    pagerdutyApiUrl: env.CHAINVISOR_PAGERDUTY_API_URL ?? 'https://events.pagerduty.com',
+  });
+}
+
+describe('alert channels', () => {
+  let services: AlertServices;
+  beforeEach(async () => {
+    services = await startAlertServices();
+  });
+  afterEach(async () => {
+    await services.close();
+  });
+
+  function start(env: Record<string, string> = services.env, extra: { backoffMs?: number } = {}) {
+    const log = memoryLogger();
+    const bus = createEventBus();
+    const notify = startNotifications({ channels: settingsOf(env).channels, bus, logger: log.logger, facts, backoffMs: extra.backoffMs ?? 10 });
+    return { bus, log, notify };
+  }
+
+  test('each service receives its own API shape on its own path', async () => {
+    const { bus, notify } = start();
+    bus.emit('upgrade-failed', {
+      upgrade: v2,
+      text: 'upgrade "v2" at height 10 failed: binary <simd> & co not installed',
+      data: { code: 'CHAINVISOR_BINARY_MISSING', hint: 'install it with add-upgrade' },
+    });
+    await notify.close(10_000);
+
+    const [slack] = services.delivered('slack');
+    assert.equal(typeof slack?.body.text, 'string');
+    assert.match(String(slack?.body.text), /\[testnet-7 \/ val-1\] Upgrade v2 failed \(height 10\)/);
+    assert.match(String(slack?.body.text), /&lt;simd&gt; &amp; co/, 'Slack escapes <, > and &');
+    const blocks = slack?.body.blocks as Array<{ type: string; text?: { type: string; text: string } }>;
+    assert.equal(blocks[0]?.type, 'section');
+    assert.equal(blocks[0]?.text?.type, 'mrkdwn');
+    assert.ok(blocks.some((b) => b.text?.text.includes('*What to do:* install it with add-upgrade')));
+
+    const [discord] = services.delivered('discord');
+    const embed = (discord?.body.embeds as Array<Record<string, unknown>>)[0] as Record<string, unknown>;
+    assert.equal(embed.title, 'Upgrade v2 failed');
+    assert.equal(embed.color, 0xe01e5a, 'red for a failed upgrade');
+    assert.ok(!Number.isNaN(Date.parse(String(embed.timestamp))));
+    assert.deepEqual(
+      (embed.fields as Array<{ name: string; value: string }>).map((f) => [f.name, f.value]),
+      [
+        ['Chain', 'testnet-7'],
+        ['Node', 'val-1'],
+        ['Upgrade', 'v2'],
+        ['Height', '10'],
+      ],
+    );
+    assert.match(String(embed.description), /\*\*What to do:\*\* install it with add-upgrade/);
+
+    const [telegram] = services.delivered('telegram');
+    assert.equal(telegram?.body.chat_id, -1001234567890, 'a numeric chat id is a number');
+    assert.equal(telegram?.body.parse_mode, 'HTML');
+    assert.equal(telegram?.body.disable_web_page_preview, true);
+    assert.match(String(telegram?.body.text), /<b>Upgrade v2 failed<\/b>/);
+    assert.match(String(telegram?.body.text), /binary &lt;simd&gt; &amp; co not installed/, 'HTML escaped');
+
+    const [page] = services.delivered('pagerduty');
+    assert.equal(page?.path, '/v2/enqueue');
+    assert.equal(page?.body.routing_key, routingKey);
+    assert.equal(page?.body.event_action, 'trigger');
+    assert.equal(page?.body.dedup_key, 'chainvisor/testnet-7/val-1/upgrade/v2');
+    const payload = page?.body.payload as Record<string, unknown>;
+    assert.equal(payload.severity, 'critical');
+    assert.equal(payload.source, 'val-1');
+    assert.ok(String(payload.summary).length <= 1024);
+    assert.ok(!Number.isNaN(Date.parse(String(payload.timestamp))));
+    assert.deepEqual((payload.custom_details as Record<string, unknown>).what_to_do, 'install it with add-upgrade');
+  });
+
+  test('PagerDuty pages only what needs a person, and resolves with the same key (issue #26 events included)', async () => {
+    const { bus, notify } = start();
+    const emit = (event: string, fields: { upgrade?: typeof v2; text: string; data?: Record<string, unknown> }) => bus.emit(event as EventName, fields);
+    emit('upgrade-scheduled', { upgrade: v2, text: 'scheduled' });
+    emit('staging-failed', { upgrade: v2, text: 'attempt 1 failed', data: { attempt: 1 } });
+    emit('staging-failed', { upgrade: v2, text: 'still failing', data: { blocksLeft: 90 } });
+    emit('binary-staged', { upgrade: v2, text: 'staged' });
+    emit('rehearsal-failed', { upgrade: v2, text: 'rehearsal failed' });
+    emit('upgrade-detected', { upgrade: v2, text: 'detected' });
+    emit('network-waiting', { upgrade: v2, text: 'waiting for 2/3 of the voting power' });
+    emit('upgrade-stalled', { upgrade: v2, text: 'no block for 10 min' });
+    emit('validator-not-signing', { upgrade: v2, text: 'missed 20 blocks' });
+    emit('upgrade-confirmed', { upgrade: v2, text: 'blocks are produced' });
+    emit('node-exited', { text: 'restart 1', data: { code: 1, restarts: 1, restart: true } });
+    emit('node-exited', { text: 'restart 3', data: { code: 1, restarts: 3, restart: true } });
+    emit('node-exited', { text: 'exit 0', data: { code: 0, restarts: 0, restart: false } });
+    await notify.close(10_000);
+    const pages = services.delivered('pagerduty').map((r) => {
+      const payload = r.body.payload as Record<string, unknown> | undefined;
+      return [r.body.event_action, payload?.severity ?? null, payload?.class ?? null, r.body.dedup_key];
+    });
+    const key = 'chainvisor/testnet-7/val-1/upgrade/v2';
+    assert.deepEqual(pages, [
+      ['trigger', 'error', 'staging-failed', key],
+      ['resolve', null, null, key],
+      ['trigger', 'warning', 'rehearsal-failed', key],
+      ['trigger', 'error', 'upgrade-stalled', key],
+      ['trigger', 'error', 'validator-not-signing', key],
+      ['resolve', null, null, key],
+      ['trigger', 'critical', 'node-exited', 'chainvisor/testnet-7/val-1/node'],
+    ]);
+    const resolve = services.delivered('pagerduty')[1]?.body;
+    assert.deepEqual(Object.keys(resolve ?? {}).sort(), ['dedup_key', 'event_action', 'routing_key']);
+    // The chat channels get every event, the #26 ones included, in order.
+    assert.deepEqual(
+      services.delivered('slack').map((r) => /`([a-z-]+)`/.exec(JSON.stringify(r.body.blocks))?.[1]),
+      [
+        'upgrade-scheduled',
+        'staging-failed',
+        'staging-failed',
+        'binary-staged',
+        'rehearsal-failed',
+        'upgrade-detected',
+        'network-waiting',
+        'upgrade-stalled',
+        'validator-not-signing',
+        'upgrade-confirmed',
+        'node-exited',
+        'node-exited',
+        'node-exited',
+      ],
+    );
+    assert.equal(services.delivered('telegram').length, 13);
+    assert.equal(services.delivered('discord').length, 13);
+  });
+
+  test('a staged binary does not resolve a failed upgrade paged by this run; the upgrade applied does', async () => {
+    const { bus, notify } = start();
+    bus.emit('upgrade-failed', { upgrade: v2, text: 'failed', data: { code: 'CHAINVISOR_BINARY_MISSING' } });
+    bus.emit('binary-staged', { upgrade: v2, text: 'staged' });
+    bus.emit('upgrade-applied', { upgrade: v2, text: 'applied' });
+    await notify.close(10_000);
+    assert.deepEqual(
+      services.delivered('pagerduty').map((r) => r.body.event_action),
+      ['trigger', 'resolve'],
+    );
+  });
+
+  test('a 429 waits as long as Discord and Telegram ask, then the message goes through', async () => {
+    services.answers.discord = [tooMany('discord', 0.6)];
+    services.answers.telegram = [tooMany('telegram', 1)];
+    services.answers.slack = [tooMany('slack', 1)];
+    const { bus, log, notify } = start(services.env, { backoffMs: 5 });
+    const sentAt = Date.now();
+    bus.emit('upgrade-applied', { upgrade: v2, text: 'applied' });
+    await notify.close(10_000);
+    const gap = (service: 'discord' | 'telegram' | 'slack') => {
+      const [first, second] = services.requests.filter((r) => r.service === service);
+      assert.equal(first?.status, 429);
+      assert.ok(second && second.status < 300, `${service} delivered after its 429`);
+      return second.at - first.at;
+    };
+    assert.ok(gap('discord') >= 550, `Discord's retry_after (0.6 s) was waited: ${gap('discord')} ms`);
+    assert.ok(gap('telegram') >= 950, `Telegram's parameters.retry_after (1 s) was waited: ${gap('telegram')} ms`);
+    assert.ok(gap('slack') >= 950, `Slack's Retry-After (1 s) was waited: ${gap('slack')} ms`);
+    assert.ok(Date.now() - sentAt < 5000);
+    assert.doesNotMatch(log.text(), /not delivered/);
+  });
+
+  test('other failures are retried a bounded number of times, then logged once, without a secret', async () => {
+    services.answers.telegram = Array.from({ length: 10 }, () => ({ status: 500, body: `oops for bot${services.telegramToken}` }));
+    services.answers.slack = [{ status: 404, body: 'no_service' }];
+    const log = memoryLogger();
+    const bus = createEventBus();
+    const notify = startNotifications({ channels: settingsOf(services.env).channels, bus, logger: log.logger, facts, backoffMs: 5, attempts: 3 });
+    bus.emit('upgrade-applied', { upgrade: v2, text: 'applied' });
+    await notify.close(10_000);
+    assert.equal(services.requests.filter((r) => r.service === 'telegram').length, 3, 'three attempts');
+    assert.equal(services.requests.filter((r) => r.service === 'slack').length, 1, 'a 404 is not retried');
+    const given = log.lines().filter((l) => /giving up/.test(String(l.msg)));
+    assert.deepEqual(given.map((l) => l.channel).sort(), ['slack', 'telegram'], 'logged once per channel');
+    for (const secret of alertSecrets) assert.ok(!log.text().includes(secret), `${secret} is not in the log`);
+    assert.match(log.text(), /HTTP 500: oops for bot\*\*\*/);
+  });
+
+  test('CHAINVISOR_NOTIFY_EVENTS narrows every channel; PagerDuty still resolves', async () => {
+    const { bus, notify } = start({ ...services.env, CHAINVISOR_NOTIFY_EVENTS: 'upgrade-failed, upgrade-applied' });
+    bus.emit('upgrade-detected', { upgrade: v2, text: 'detected' });
+    bus.emit('rehearsal-failed', { upgrade: v2, text: 'rehearsal failed' });
+    bus.emit('upgrade-applied', { upgrade: v2, text: 'applied' });
+    await notify.close(10_000);
+    for (const service of ['slack', 'discord', 'telegram'] as const) assert.equal(services.delivered(service).length, 1, service);
+    assert.deepEqual(
+      services.delivered('pagerduty').map((r) => r.body.event_action),
+      ['resolve'],
+      'the rehearsal is not paged; the resolve is sent',
+    );
+    assert.throws(
+      () => settingsOf({ CHAINVISOR_NOTIFY_EVENTS: 'upgrade-failed,upgrade-exploded' }),
+      /CHAINVISOR_NOTIFY_EVENTS.*unknown event upgrade-exploded/s,
+    );
+  });
+
+  test('close delivers what is queued before returning, within its limit', async () => {
+    services.delayMs = 200;
+    const { bus, notify } = start();
+    for (let i = 0; i < 3; i++) bus.emit('upgrade-detected', { upgrade: v2, text: `detected ${i}` });
+    bus.emit('upgrade-failed', { upgrade: v2, text: 'failed' });
+    await notify.close(5000);
+    assert.equal(services.delivered('slack').length, 4);
+    assert.equal(services.delivered('pagerduty').length, 1);
+
+    services.delayMs = 3000;
+    const slow = start();
+    slow.bus.emit('upgrade-failed', { upgrade: v2, text: 'failed' });
+    slow.bus.emit('upgrade-applied', { upgrade: v2, text: 'applied' });
+    const began = Date.now();
+    await slow.notify.close(500);
+    assert.ok(Date.now() - began < 2000, 'a slow service does not hold the exit past the limit');
+    assert.match(slow.log.text(), /not delivered before exit/);
+  });
+
+  test('messages stay within each service limit, cut cleanly', async () => {
+    const { bus, notify } = start();
+    const long = `${'x'.repeat(2000)}<&>${'é'.repeat(9000)}😀`.repeat(2);
+    bus.emit('upgrade-failed', { upgrade: v2, text: long, data: { hint: 'h'.repeat(5000) } });
+    await notify.close(10_000);
+    const text = String(services.delivered('telegram')[0]?.body.text);
+    assert.ok(text.length <= 4096, `telegram ${text.length}`);
+    assert.match(text, /<\/i>$/, 'the closing tags survive the cut');
+    assert.doesNotMatch(text, /&[a-z]*…/, 'no entity cut in half');
+    const embed = (services.delivered('discord')[0]?.body.embeds as Array<Record<string, string>>)[0] as Record<string, string>;
+    assert.ok(String(embed.description).length <= 4096);
+    assert.ok(String(services.delivered('discord')[0]?.body.content).length <= 2000);
+    assert.ok(String(services.delivered('slack')[0]?.body.text).length <= 3000);
+    const payload = services.delivered('pagerduty')[0]?.body.payload as Record<string, string>;
+    assert.ok(payload.summary !== undefined && payload.summary.length <= 1024);
+  });
+
+  test('settings: Telegram needs both token and chat; a bad URL is refused without repeating the secret', () => {
+    assert.throws(() => settingsOf({ CHAINVISOR_TELEGRAM_BOT_TOKEN: telegramTokenLike }), /CHAINVISOR_TELEGRAM_CHAT_ID: is needed/);
+    assert.throws(
+      () => settingsOf({ CHAINVISOR_SLACK_WEBHOOK_URL: 'hooks.slack.com/services/T0/B0/topsecret' }),
+      (error: Error) => /CHAINVISOR_SLACK_WEBHOOK_URL: is not a URL/.test(error.message) && !error.message.includes('topsecret'),
+    );
+    assert.deepEqual(
+      settingsOf({
+        CHAINVISOR_TELEGRAM_BOT_TOKEN: telegramTokenLike,
+        CHAINVISOR_TELEGRAM_CHAT_ID: '@validators',
+        CHAINVISOR_TELEGRAM_API_URL: 'http://127.0.0.1:1/tg',
+      }).channels.map((c) => c.url.pathname),
+      [`/tg/bot${telegramTokenLike}/sendMessage`],
+    );
+  });
+});
+
+const telegramTokenLike = '42:abc_DEF-ghi';

@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+
+import { parseWebhookTargets, startWebhooks } from '../../../src/observe/webhooks/index.js';
+import { createEventBus } from '../../../src/shared/events/index.js';
+import { memoryLogger } from '../../support/download-kit.js';
+import { waitFor } from '../../support/home.js';
+import { startProxyServer } from '../../support/proxy-server.js';
+import { refusedUrl, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
+
+describe('webhooks', () => {
+  let receiver: WebhookReceiver;
+  beforeEach(async () => {
+    receiver = await startWebhookReceiver();
+  });
+  afterEach(async () => {
+    await receiver.close();
+  });
+
+  test('notable events are POSTed in order with the documented shape; other events are not sent', async () => {
+    const bus = createEventBus();
+    const log = memoryLogger();
+    const hooks = startWebhooks({ targets: parseWebhookTargets(receiver.url), bus, logger: log.logger, host: 'val-1' });
+    const upgrade = { name: 'v2', height: 10 };
+    bus.emit('upgrade-scheduled', { upgrade, text: 'upgrade "v2" scheduled at height 10' });
+    bus.emit('node-started', { text: 'not a webhook' });
+    bus.emit('upgrade-detected', { upgrade, text: 'two\nlines' });
+    bus.emit('upgrade-applied', { upgrade, text: 'applied' });
+    bus.emit('node-exited', { text: 'node exited (code 3)' });
+    await hooks.close(10_000);
+    assert.deepEqual(
+      receiver.received.map((r) => r.body.event),
+      ['upgrade-scheduled', 'upgrade-detected', 'upgrade-applied', 'node-exited'],
+    );
+    const first = receiver.received[0]?.body as Record<string, unknown>;
+    assert.deepEqual(Object.keys(first).sort(), ['event', 'host', 'text', 'time', 'upgrade']);
+    assert.deepEqual(first.upgrade, upgrade);
+    assert.equal(first.host, 'val-1');
+    assert.ok(!Number.isNaN(Date.parse(first.time as string)));
+    assert.equal(receiver.received[1]?.body.text, 'two lines', 'text is one line');
+    assert.equal(receiver.received[3]?.body.upgrade, null);
+  });
+
+  test('a failing answer is retried with backoff, and the order is kept', async () => {
+    receiver.answers = [503, 500];
+    const bus = createEventBus();
+    const hooks = startWebhooks({ targets: parseWebhookTargets(receiver.url), bus, logger: memoryLogger().logger, backoffMs: 10 });
+    bus.emit('upgrade-detected', { upgrade: { name: 'v2', height: 10 }, text: 'a' });
+    bus.emit('upgrade-applied', { upgrade: { name: 'v2', height: 10 }, text: 'b' });
+    await hooks.close(10_000);
+    assert.deepEqual(
+      receiver.delivered().map((r) => r.body.event),
+      ['upgrade-detected', 'upgrade-applied'],
+    );
+    assert.deepEqual(
+      receiver.received.map((r) => r.status),
+      [503, 500, 200, 200],
+      'retried until accepted',
+    );
+  });
+
+  test('a receiver that never answers or refuses neither blocks emit nor the other receivers', async () => {
+    const hanging = await startWebhookReceiver();
+    hanging.always = 'hang';
+    try {
+      const bus = createEventBus();
+      const log = memoryLogger();
+      const targets = parseWebhookTargets(`${hanging.url},${await refusedUrl()},${receiver.url}`);
+      const hooks = startWebhooks({ targets, bus, logger: log.logger, timeoutMs: 200, backoffMs: 50, attempts: 2 });
+      const before = Date.now();
+      bus.emit('upgrade-detected', { upgrade: { name: 'v2', height: 10 }, text: 'a' });
+      bus.emit('upgrade-applied', { upgrade: { name: 'v2', height: 10 }, text: 'b' });
+      assert.ok(Date.now() - before < 100, 'emit returns at once');
+      await waitFor(() => receiver.received.length === 2, 'the live receiver got both events');
+      await hooks.close(5000);
+      assert.match(log.text(), /webhook not delivered/);
+    } finally {
+      await hanging.close();
+    }
+  });
+
+  test('credentials in a webhook URL are sent but never logged', async () => {
+    const url = receiver.url.replace('http://', 'http://user:s3cret@') + '?token=hush';
+    receiver.always = 400;
+    const bus = createEventBus();
+    const log = memoryLogger();
+    const targets = parseWebhookTargets(url);
+    assert.equal(targets[0]?.shown.includes('s3cret'), false);
+    const hooks = startWebhooks({ targets, bus, logger: log.logger, attempts: 1 });
+    bus.emit('upgrade-failed', { upgrade: { name: 'v2', height: 10 }, text: 'failed' });
+    await hooks.close(5000);
+    assert.equal(receiver.received[0]?.authorization, `Basic ${Buffer.from('user:s3cret').toString('base64')}`);
+    assert.match(log.text(), /webhook not delivered/);
+    assert.doesNotMatch(log.text(), /s3cret|hush/);
+  });
+
+  test('webhooks go through HTTP_PROXY like downloads; a 407 is reported without the credentials', async () => {
+    const port = new URL(receiver.url).port;
+    const proxy = await startProxyServer({ hosts: { 'hooks.example.test': '127.0.0.1' } });
+    const locked = await startProxyServer({ hosts: { 'hooks.example.test': '127.0.0.1' }, credentials: 'ops:right' });
+    try {
+      const bus = createEventBus();
+      const remote = `http://hooks.example.test:${port}${new URL(receiver.url).pathname}`;
+      const hooks = startWebhooks({ targets: parseWebhookTargets(remote), bus, logger: memoryLogger().logger, env: { http_proxy: proxy.hostPort } });
+      bus.emit('upgrade-applied', { upgrade: { name: 'v2', height: 10 }, text: 'applied' });
+      await hooks.close(5000);
+      assert.deepEqual(
+        receiver.delivered().map((r) => r.body.event),
+        ['upgrade-applied'],
+      );
+      assert.deepEqual(
+        proxy.requests.map((r) => r.method),
+        ['POST'],
+      );
+
+      const log = memoryLogger();
+      const refused = startWebhooks({
+        targets: parseWebhookTargets(remote),
+        bus,
+        logger: log.logger,
+        attempts: 3,
+        backoffMs: 10,
+        env: { HTTP_PROXY: locked.url.replace('http://', 'http://ops:hunter2@') },
+      });
+      bus.emit('upgrade-failed', { upgrade: { name: 'v2', height: 10 }, text: 'failed' });
+      await refused.close(5000);
+      assert.equal(locked.requests.length, 1, 'a 407 is not retried');
+      assert.match(log.text(), /407 Proxy Authentication Required/);
+      assert.doesNotMatch(log.text(), /hunter2/);
+    } finally {
+      await proxy.close();
+      await locked.close();
+    }
+  });
+
+  test('an entry that is not an http(s) URL is a configuration error', () => {
+    assert.throws(() => parseWebhookTargets('https://ok.example/a, ftp://x.example/'), { code: 'CHAINVISOR_WEBHOOK_URL_INVALID', exitCode: 78 });
+    assert.throws(() => parseWebhookTargets('not a url'), { code: 'CHAINVISOR_WEBHOOK_URL_INVALID' });
+    assert.deepEqual(parseWebhookTargets(''), []);
+  });
+});

@@ -1,0 +1,90 @@
+/**
+ * The chain client against the simulated node over real gRPC: no plan, a scheduled plan, the latest
+ * height moving, and a dead address failing fast with a coded error instead of hanging.
+ */
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { test } from 'node:test';
+
+import { proposeUpgrade, simFixture, startNode, waitFor, waitForProposal } from '@chainvisor/simd/testing';
+
+import { ChainUnavailableError, createChainClient } from '../../../src/watcher/chain/index.js';
+import { unusedPort } from '../../support/ports.js';
+
+test('reads the scheduled plan and the latest height from a running node', async (t) => {
+  const sim = await simFixture(t);
+  const home = await sim.initHome();
+  const node = await startNode(t, sim.bin('genesis'), home);
+  const client = createChainClient({ address: node.addresses.grpc });
+  t.after(() => client.close());
+  // The node answers queries once its first block is committed ("not ready; please wait for first block").
+  await waitFor(async () => (await client.latestHeight().catch(() => 0)) >= 1, 'the first block');
+
+  assert.equal(await client.currentPlan(), null);
+  const first = await client.latestHeight();
+  assert.ok(first >= 1);
+  await waitFor(async () => (await client.latestHeight()) > first, 'the height to move');
+
+  const info = '{"binaries":{"any":"https://example.invalid/simd?checksum=sha256:00"}}';
+  const { id } = await proposeUpgrade(sim.bin('genesis'), home, { name: 'v2', height: first + 10_000, info, extra: ['--no-validate'] });
+  await waitForProposal(sim.bin('genesis'), home, id, /PASSED/);
+  assert.deepEqual(await client.currentPlan(), { name: 'v2', height: first + 10_000, info });
+});
+
+test('a node that is not listening is a ChainUnavailableError naming the address, not a hang', async (t) => {
+  // A port that was free a moment ago: nothing listens on it.
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+
+  const client = createChainClient({ address: `127.0.0.1:${port}`, timeoutMs: 2000 });
+  t.after(() => client.close());
+  const started = Date.now();
+  await assert.rejects(client.latestHeight(), (error: unknown) => {
+    assert.ok(error instanceof ChainUnavailableError);
+    assert.equal(error.code, 'CHAINVISOR_CHAIN_UNAVAILABLE');
+    assert.match(error.message, new RegExp(`127\\.0\\.0\\.1:${port}`));
+    return true;
+  });
+  assert.ok(Date.now() - started < 2500, 'bounded by the call deadline');
+});
+
+test('a node that cannot be reached is not dialled again behind the caller’s back (an idle run stays quiet)', async (t) => {
+  // Accepts and drops every connection, counting them: no gRPC answers here.
+  let connections = 0;
+  const server = net.createServer((socket) => {
+    connections += 1;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const address = `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  const client = createChainClient({ address, timeoutMs: 1000 });
+  t.after(() => client.close());
+
+  await assert.rejects(client.currentPlan(), ChainUnavailableError);
+  // A dial already on its way when the call failed may still land.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const afterCall = connections;
+  assert.ok(afterCall >= 1, 'the call dialled the node');
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  assert.equal(connections, afterCall, 'no reconnection in the background between calls');
+  // The next call dials again.
+  await assert.rejects(client.latestHeight(), ChainUnavailableError);
+  assert.ok(connections > afterCall);
+});
+
+test('a node refused, then started: the same client reads it as soon as it listens', async (t) => {
+  const sim = await simFixture(t);
+  const home = await sim.initHome();
+  const address = `127.0.0.1:${await unusedPort()}`;
+  const client = createChainClient({ address, timeoutMs: 2000 });
+  t.after(() => client.close());
+  // Refused twice: the second time without a gRPC channel (a bare connect is tried first).
+  await assert.rejects(client.currentPlan(), ChainUnavailableError);
+  await assert.rejects(client.currentPlan(), (error: unknown) => error instanceof ChainUnavailableError && /ECONNREFUSED/.test(error.message));
+  await startNode(t, sim.bin('genesis'), home, ['--grpc.address', address]);
+  await waitFor(async () => (await client.latestHeight().catch(() => 0)) >= 1, 'the first block, through the client refused before');
+  assert.equal(await client.currentPlan(), null);
+});
