@@ -18,7 +18,7 @@ import type { Downloader } from '../download/index.js';
 import { ChainvisorError, ExitCode } from '../errors/index.js';
 import { createEventBus, type EventBus } from '../events/index.js';
 import { binaryPath, checkNodeBinary, type Current, type Layout, readCurrent } from '../layout/index.js';
-import type { NodeTracker } from '../lock/index.js';
+import { createSignGuard, type NodeTracker, type SignGuard } from '../lock/index.js';
 import type { Logger } from '../log/index.js';
 import { type ManualPlan, ManualUpgrades } from '../manual/index.js';
 import { type AfterExitContext, afterNodeExit, RestartPolicy } from '../restart/index.js';
@@ -75,6 +75,8 @@ export class Supervisor {
   private wake: ((event: Wake) => void) | undefined;
   private lastUpgrade: { name: string; at: number } | undefined;
   private pruning: Promise<unknown> = Promise.resolve();
+  /** Keeps the node from starting on a signing state that went back (issue #28). */
+  private readonly signGuard: SignGuard;
 
   constructor(options: SupervisorOptions) {
     this.options = options;
@@ -87,6 +89,7 @@ export class Supervisor {
     this.restarts = { policy: new RestartPolicy(this.config), restartMax, events: this.events, logger: this.logger, signal: this.abort.signal };
     this.standbys = new Standbys(this.logger);
     this.downloader = options.download ? { download: options.download } : {};
+    this.signGuard = createSignGuard({ layout: options.layout, logger: this.logger, mode: this.config.signGuard });
   }
 
   /** Runs until the node exits for good or chainvisor is stopped; resolves to the exit code. */
@@ -144,6 +147,7 @@ export class Supervisor {
       await this.pruning;
       await this.detector.close();
       await this.planWatcher?.stop();
+      await this.signGuard.close();
     }
   }
 
@@ -256,6 +260,10 @@ export class Supervisor {
       });
     }
     const args = this.manual.argsFor(this.options.args);
+    await this.signGuard.beforeStart().catch(async (error: unknown) => {
+      await this.abandon(switched, ExitCode.signStateBehind); // a switch's node record, for a node that will not start
+      throw error;
+    });
     this.logger.info({ event: 'node-started', binary, args, current: current.dir }, 'starting node');
     const tracker = this.options.tracker;
     await (switched?.record?.binary === binary ? switched.record.written : tracker?.beforeSpawn(binary));
@@ -265,6 +273,7 @@ export class Supervisor {
     const node = startNode(binary, args, this.logger, this.nodeEnv, switched ? this.standbys.node : undefined);
     this.node = node;
     tracker?.spawned(node);
+    this.signGuard.watch(node.exited);
     this.running = current;
     this.events.emit('node-started', { text: `node started: ${binary}`, data: { pid: node.pid, binary, current: current.dir } });
     void node.exited.then(
