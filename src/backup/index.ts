@@ -13,3 +13,7 @@ export { pruneBackups } from './prune.js';
 export { type MadeBackup, readMadeBackups } from './record.js';
 export { bytesNeeded, type StatfsFn } from './space.js';
 export { readTree, type Tree, type TreeEntry } from './tree.js';
+export { restoreData, type RestoreOptions } from './restore.js';
+export { readJournal, type RestoreJournal, type RestoreStep, resumeInterruptedRestore } from './restore-journal.js';
+export { planRestore, type PlanOptions, type RestorePlan, type SignSide } from './restore-plan.js';
+export { readRestoreRecords, type RestoreRecord, restoresPath } from './restore-record.js';

@@ -7,6 +7,7 @@ import { configCommand } from './config.js';
 import { initCommand } from './init.js';
 import { prepareUpgradeCommand } from './prepare-upgrade.js';
 import { rehearseCommand } from './rehearse.js';
+import { restoreCommand } from './restore.js';
 import { runCommand } from './run.js';
 import { showUpgradeInfoCommand } from './show-upgrade-info.js';
 import { statusCommand } from './status.js';
@@ -24,4 +25,5 @@ export const commands: Command[] = [
   statusCommand,
   prepareUpgradeCommand,
   rehearseCommand,
+  restoreCommand,
 ];
