@@ -58,7 +58,13 @@ export async function restoreData(options: RestoreOptions): Promise<RestoreRecor
     signed:
       kept === 'missing' || plan.signing.rel === undefined
         ? undefined
-        : { chainId: plan.signing.chainId, height: kept.height.toString(), round: kept.round, step: kept.step, file: path.join(plan.dataDir, plan.signing.rel) },
+        : {
+            chainId: plan.signing.chainId,
+            height: kept.height.toString(),
+            round: kept.round,
+            step: kept.step,
+            file: path.join(plan.dataDir, plan.signing.rel),
+          },
     record: {
       time: '',
       backup: plan.backup,

@@ -318,7 +318,7 @@ export const errorCatalogue = {
   CHAINVISOR_RESTORE_NO_SPACE: {
     exit: ExitCode.backupFailed,
     when: '`restore`: the copy of the backup would not fit beside `data/` (checked before writing; nothing written).',
-    hint: 'free space on the data\'s filesystem (old data.replaced-* folders, older data-backup-* folders), then run chainvisor restore again',
+    hint: "free space on the data's filesystem (old data.replaced-* folders, older data-backup-* folders), then run chainvisor restore again",
   },
 
   // 79: nothing to restore
@@ -344,7 +344,7 @@ export const errorCatalogue = {
   CHAINVISOR_SIGN_STATE_BEHIND: {
     exit: ExitCode.signStateBehind,
     when: "Before a start of the node: `data/priv_validator_state.json` is behind the highest (height, round, step) this home's validator has signed (a state put back from a backup or a snapshot); the node is not started, as it could sign a second vote for a height it already signed.",
-    hint: "put back the newest priv_validator_state.json (from the data.replaced-* or other folder the data came from; chainvisor restore keeps the newest itself); only if this validator really never signed those heights (a new network under the same chain id), remove cosmovisor/.chainvisor/sign-state.json, or start once with CHAINVISOR_SIGN_GUARD=off",
+    hint: 'put back the newest priv_validator_state.json (from the data.replaced-* or other folder the data came from; chainvisor restore keeps the newest itself); only if this validator really never signed those heights (a new network under the same chain id), remove cosmovisor/.chainvisor/sign-state.json, or start once with CHAINVISOR_SIGN_GUARD=off',
   },
   CHAINVISOR_SIGN_STATE_UNREADABLE: {
     exit: ExitCode.signStateBehind,

@@ -83,13 +83,17 @@ export function createSignGuard(options: SignGuardOptions): SignGuard {
       if (mode === 'off') {
         logger.warn(
           { setting: 'CHAINVISOR_SIGN_GUARD' },
-          "CHAINVISOR_SIGN_GUARD=off: the node is started without checking that its signing state has not gone back (a double-sign risk after a restore)",
+          'CHAINVISOR_SIGN_GUARD=off: the node is started without checking that its signing state has not gone back (a double-sign risk after a restore)',
         );
         return;
       }
       const signing = await nodeSigning(layout.home, layout.dataDir);
       if (signing.remoteSigner !== '') {
-        if (!saidRemote) logger.info({ signer: signing.remoteSigner }, `config.toml names a remote signer (${signing.remoteSigner}): it guards the signing state; the sign guard is off`);
+        if (!saidRemote)
+          logger.info(
+            { signer: signing.remoteSigner },
+            `config.toml names a remote signer (${signing.remoteSigner}): it guards the signing state; the sign guard is off`,
+          );
         saidRemote = true;
         return;
       }
@@ -117,10 +121,11 @@ export function createSignGuard(options: SignGuardOptions): SignGuard {
       if (mode === 'off') return;
       const timer = setInterval(observe, pollMs);
       timer.unref();
-      void exited.finally(() => {
+      const stop = (): void => {
         clearInterval(timer);
         observe();
-      });
+      };
+      exited.then(stop, stop); // a spawn that failed rejects `exited`: the supervisor reports that
     },
     async close() {
       await pending;

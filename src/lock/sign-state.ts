@@ -49,15 +49,16 @@ export async function nodeSigning(home: string, dataDir = path.join(home, 'data'
   let doc: Record<string, unknown> = {};
   if (read.status === 'ok') {
     try {
-      doc = parse(read.text) as Record<string, unknown>;
+      doc = parse(read.text);
     } catch {
       doc = {}; // the node refuses its own broken config.toml; the defaults stand here
     }
   }
-  const text = (key: string): string => (typeof doc[key] === 'string' ? (doc[key] as string).trim() : '');
+  const text = (key: string): string => (typeof doc[key] === 'string' ? doc[key].trim() : '');
   const stateRel = text('priv_validator_state_file');
   return {
-    stateFile: stateRel === '' || stateRel === 'data/priv_validator_state.json' ? path.join(dataDir, 'priv_validator_state.json') : path.resolve(home, stateRel),
+    stateFile:
+      stateRel === '' || stateRel === 'data/priv_validator_state.json' ? path.join(dataDir, 'priv_validator_state.json') : path.resolve(home, stateRel),
     remoteSigner: text('priv_validator_laddr'),
     genesisFile: path.resolve(home, text('genesis_file') || 'config/genesis.json'),
   };

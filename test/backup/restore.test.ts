@@ -11,53 +11,15 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 
+import { planRestore, restoreData } from '../../src/backup/index.js';
+import type { ChainvisorError } from '../../src/errors/index.js';
+import { layoutFor } from '../../src/layout/index.js';
+import { memoryLogger } from '../support/download-kit.js';
 import { makeHome, type TestHome, waitFor } from '../support/home.js';
 import { tryMountTmpfs } from '../support/tmpfs.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { makeDataTree, snapshot, withoutInodes } from './support.js';
-
-export function stateJson(height: number, round = 0, step = 3): string {
-  return JSON.stringify({ height: String(height), round, step, signature: 'c2ln', signbytes: 'ab' });
-}
-
-/**
- * A home after an upgrade to v2: genesis and v2 installed, `current` → v2, data/ signed up to height
- * 140, and the backup made at the halt for v2 (height 100, signed up to 99) recorded in backups.json.
- */
-export async function upgradedHome(t: TestHome, options: { recordCurrent?: boolean } = {}): Promise<{ backup: string }> {
-  await fs.mkdir(path.join(t.home, 'config'), { recursive: true });
-  await fs.writeFile(path.join(t.home, 'config', 'genesis.json'), JSON.stringify({ chain_id: 'restore-1' }));
-  await t.cliOk(['init', await t.fakeNode({ label: 'genesis', runMs: 100 })]);
-  await t.cliOk(['add-upgrade', 'v2', await t.fakeNode({ label: 'v2', runMs: 100 })]);
-  const data = path.join(t.home, 'data');
-  await makeDataTree(data);
-  await fs.writeFile(path.join(data, 'priv_validator_state.json'), stateJson(99));
-  await fs.writeFile(path.join(data, 'upgrade-info.json'), JSON.stringify({ name: 'v2', height: 100 }));
-  const backup = path.join(t.home, 'data-backup-2026-1-1');
-  execFileSync('cp', ['-a', data, backup]);
-  // The switch to v2 (its plan recorded beside it), then v2 runs on and signs further.
-  await fs.writeFile(path.join(t.home, 'cosmovisor', 'upgrades', 'v2', 'upgrade-info.json'), JSON.stringify({ name: 'v2', height: 100 }));
-  await fs.rm(path.join(t.home, 'cosmovisor', 'current'), { force: true });
-  await fs.symlink('upgrades/v2', path.join(t.home, 'cosmovisor', 'current'));
-  await fs.writeFile(path.join(data, 'priv_validator_state.json'), stateJson(140, 1, 2));
-  await fs.writeFile(path.join(data, 'application.db', '000007.ldb'), 'written by v2');
-  await fs.writeFile(path.join(data, 'application.db', 'CURRENT'), 'MANIFEST-000009\n');
-  const record = {
-    upgrade: 'v2',
-    height: 100,
-    path: backup,
-    dataDir: data,
-    mode: 'copy',
-    bytes: 1,
-    files: 1,
-    durationSeconds: 0.1,
-    time: '2026-01-01T00:00:00.000Z',
-    ...(options.recordCurrent === false ? {} : { current: 'genesis' }),
-  };
-  await fs.mkdir(path.join(t.home, 'cosmovisor', '.chainvisor'), { recursive: true });
-  await fs.writeFile(path.join(t.home, 'cosmovisor', '.chainvisor', 'backups.json'), JSON.stringify([record]));
-  return { backup };
-}
+import { stateJson, upgradedHome } from './restore-support.js';
+import { snapshot, withoutInodes } from './support.js';
 
 describe('chainvisor restore', () => {
   let t: TestHome;
@@ -79,8 +41,8 @@ describe('chainvisor restore', () => {
       const liveBefore = await snapshot(data());
       const r = await t.cli(['restore', '--yes'], { CHAINVISOR_WEBHOOK_URL: receiver.url });
       assert.equal(r.exitCode, 0, r.stderr);
-      assert.match(r.stdout, /signing state  keep the replaced data's: replaced height 140 round 1 step 2, backup height 99 round 0 step 3/);
-      assert.match(r.stdout, /current        upgrades\/v2 → genesis/);
+      assert.match(r.stdout, /signing state {2}keep the replaced data's: replaced height 140 round 1 step 2, backup height 99 round 0 step 3/);
+      assert.match(r.stdout, /current {8}upgrades\/v2 → genesis/);
       assert.match(r.stdout, /kept the replaced data's priv_validator_state\.json \(replaced: height 140, backup: height 99\)/);
 
       assert.deepEqual(await snapshot(backup), backupBefore, 'the backup is unchanged, inodes included');
@@ -199,6 +161,21 @@ describe('chainvisor restore', () => {
     assert.equal(JSON.parse(await fs.readFile(path.join(data(), 'priv_validator_state.json'), 'utf8')).height, '99');
   });
 
+  test('the free space is checked before a byte is written (any host: the statfs of a full disk)', async () => {
+    await upgradedHome(t);
+    const layout = layoutFor({ home: t.home, name: 'simd' });
+    const plan = await planRestore({ layout, backupDir: t.home, keepBinary: false });
+    await assert.rejects(
+      restoreData({ plan, layout, logger: memoryLogger().logger, statfs: async () => ({ bavail: 3, bsize: 4096 }) }),
+      (error: ChainvisorError) => error.code === 'CHAINVISOR_RESTORE_NO_SPACE' && error.exitCode === 81 && /12 KiB|12\.0 KiB|12288/.test(error.message),
+    );
+    assert.deepEqual(
+      (await fs.readdir(t.home)).filter((n) => n.startsWith('data.')),
+      [],
+    );
+    await assert.rejects(fs.stat(path.join(layout.stateDir, 'restore-journal.json')), { code: 'ENOENT' });
+  });
+
   test('not enough space beside data/: 81, both sizes named, nothing written', async (ctx) => {
     const small = path.join(t.root, 'small');
     await fs.mkdir(small);
@@ -222,7 +199,10 @@ describe('chainvisor restore', () => {
       assert.equal(r.exitCode, 81, r.stderr);
       assert.match(r.stderr, /code: CHAINVISOR_RESTORE_NO_SPACE/);
       assert.match(r.stderr, /needs \d[\d.]* [KM]iB.* is available/);
-      assert.deepEqual((await fs.readdir(home)).filter((n) => n.startsWith('data.')), []);
+      assert.deepEqual(
+        (await fs.readdir(home)).filter((n) => n.startsWith('data.')),
+        [],
+      );
     } finally {
       execFileSync('umount', ['-l', small]);
     }

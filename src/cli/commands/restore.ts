@@ -49,7 +49,12 @@ export const restoreCommand: Command = {
     const lock = await acquireHomeLock({ layout, version, logger });
     try {
       await backup.resumeInterruptedRestore({ layout, logger });
-      const plan = await backup.planRestore({ layout, backupDir: config.dataBackupDir, keepBinary: args.keepBinary, ...(args.backup ? { backup: args.backup } : {}) });
+      const plan = await backup.planRestore({
+        layout,
+        backupDir: config.dataBackupDir,
+        keepBinary: args.keepBinary,
+        ...(args.backup ? { backup: args.backup } : {}),
+      });
       if (args.output === 'text') writeLine(ctx.stdout, renderPlan(plan));
       if (args.dryRun) {
         if (args.output === 'json') writeLine(ctx.stdout, JSON.stringify({ dryRun: true, plan: planJson(plan), restored: null }, null, 2));
@@ -92,23 +97,23 @@ function parseArgs(argv: string[]): RestoreArgs {
 
 async function confirm(ctx: CommandContext, plan: RestorePlan): Promise<void> {
   if (!process.stdin.isTTY) {
-    throw new ChainvisorError('CHAINVISOR_RESTORE_UNCONFIRMED', `restore of ${plan.backup} not confirmed: no terminal to ask on and no --yes; nothing was changed`);
+    throw new ChainvisorError(
+      'CHAINVISOR_RESTORE_UNCONFIRMED',
+      `restore of ${plan.backup} not confirmed: no terminal to ask on and no --yes; nothing was changed`,
+    );
   }
   const rl = createInterface({ input: process.stdin, output: ctx.stderr });
   try {
     const answer = await rl.question(`Replace ${plan.dataDir} with a copy of ${plan.backup}? [y/N] `);
-    if (!/^y(es)?$/i.test(answer.trim())) throw new ChainvisorError('CHAINVISOR_RESTORE_UNCONFIRMED', `restore of ${plan.backup} not confirmed; nothing was changed`);
+    if (!/^y(es)?$/i.test(answer.trim()))
+      throw new ChainvisorError('CHAINVISOR_RESTORE_UNCONFIRMED', `restore of ${plan.backup} not confirmed; nothing was changed`);
   } finally {
     rl.close();
   }
 }
 
 /** The `data-restored` event, to the webhooks when CHAINVISOR_WEBHOOK_URL is set (`run` is not running: this command sends it). */
-async function announce(
-  config: { webhookUrl: string },
-  logger: import('../../log/index.js').Logger,
-  record: RestoreRecord,
-): Promise<void> {
+async function announce(config: { webhookUrl: string }, logger: import('../../log/index.js').Logger, record: RestoreRecord): Promise<void> {
   const text = `data restored from ${record.backup}; the replaced data is in ${record.replaced}; signing state kept: ${record.signing.kept}`;
   logger.info({ event: 'data-restored', backup: record.backup, replaced: record.replaced, signing: record.signing, current: record.current.to }, text);
   if (config.webhookUrl === '') return;

@@ -29,7 +29,7 @@ export const runCommand: Command = {
     const { config } = loaded;
     // The supervisor's machinery (pino, gRPC, prom-client, archives …) is loaded here, when it is used:
     // `help`, `version` and `status` never evaluate it, which keeps them fast.
-    const [{ removePartialBackups, resumeInterruptedRestore }, { acquireHomeLock, stopOrphanNode }, { createLogger }, { removeLeftoverRehearsals }] = await Promise.all([
+    const [{ removePartialBackups }, { acquireHomeLock, stopOrphanNode }, { createLogger }, { removeLeftoverRehearsals }] = await Promise.all([
       import('../../backup/index.js'),
       import('../../lock/index.js'),
       import('../../log/index.js'),
@@ -54,7 +54,8 @@ export const runCommand: Command = {
       // What a killed chainvisor left half-done; only now, so a refused second run never touches the first's.
       await removeLeftoverWorkFolders({ parents: [layout.root, layout.upgradesDir], logger });
       await removePartialBackups({ config, logger });
-      await resumeInterruptedRestore({ layout, logger });
+      // A restore a crash interrupted (issue #28): finished or undone before the node may start.
+      await (await import('../../backup/index.js')).resumeInterruptedRestore({ layout, logger });
       await removeLeftoverRehearsals({ rehearsalDir: config.rehearsalDir, logger });
       for (const file of await removeLeftoverSwitchFiles(layout)) {
         logger.info({ file }, 'removed a file left by an interrupted switch (current was not changed by it): %s', file);

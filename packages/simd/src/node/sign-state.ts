@@ -10,10 +10,10 @@ import { createPrivateKey, sign } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { sha256 } from '../util/bytes.js';
 import { SimError } from '../util/errors.js';
 import { readOptional } from '../util/read-optional.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
 
 /** CometBFT's sign steps (privval stepPropose, stepPrevote, stepPrecommit). */
 export const signStep = { propose: 1, prevote: 2, precommit: 3 } as const;
