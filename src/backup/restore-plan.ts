@@ -88,7 +88,12 @@ async function chooseBackup(options: PlanOptions): Promise<{ backup: string; mad
     const candidates = [given, ...(options.backup.includes('/') ? [] : [path.join(options.backupDir, options.backup)])];
     for (const candidate of candidates) {
       const stat = await fs.stat(candidate).catch(() => undefined);
-      if (stat?.isDirectory()) return { backup: candidate, made: made.find((b) => path.resolve(b.path) === candidate) };
+      if (!stat?.isDirectory()) continue;
+      const inData = path.relative(options.layout.dataDir, candidate);
+      if (inData === '' || !inData.startsWith('..')) {
+        throw new ChainvisorError('CHAINVISOR_RESTORE_NOTHING', `--backup ${options.backup}: ${candidate} is the data folder itself, or inside it`);
+      }
+      return { backup: candidate, made: made.find((b) => path.resolve(b.path) === candidate) };
     }
     throw new ChainvisorError('CHAINVISOR_RESTORE_NOTHING', `--backup ${options.backup}: no such folder (looked at ${candidates.join(' and ')})`);
   }

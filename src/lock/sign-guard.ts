@@ -12,6 +12,8 @@
  * every start). A node that is not a validator never signs: its file stays at height 0 (or is absent)
  * and the guard never stands in its way.
  */
+import fs from 'node:fs/promises';
+
 import { ChainvisorError } from '../errors/index.js';
 import type { Layout } from '../layout/index.js';
 import type { Logger } from '../log/index.js';
@@ -52,6 +54,15 @@ export function createSignGuard(options: SignGuardOptions): SignGuard {
   let saidRemote = false;
   let saidFailure = false;
   let pending: Promise<void> = Promise.resolve();
+  // The chain id, read again only when the genesis file changes: a genesis of gigabytes whose chain_id
+  // comes after app_state is scanned once per run, never at each restart.
+  let chain: { key: string; id: string } | undefined;
+  const chainIdOf = async (genesisFile: string): Promise<string> => {
+    const stat = await fs.stat(genesisFile).catch(() => undefined);
+    const key = `${genesisFile}:${stat?.size}:${stat?.mtimeMs}`;
+    if (chain?.key !== key) chain = { key, id: await readChainId(genesisFile) };
+    return chain.id;
+  };
 
   /** Whether the guard applies now; the node's signing facts when it does. */
   const applies = async () => {
@@ -67,7 +78,7 @@ export function createSignGuard(options: SignGuardOptions): SignGuard {
         if (signing === undefined) return;
         const point = await readSignStateFile(signing.stateFile);
         if (point === 'missing') return;
-        await raiseSignRecord(layout, await readChainId(signing.genesisFile), point, signing.stateFile);
+        await raiseSignRecord(layout, await chainIdOf(signing.genesisFile), point, signing.stateFile);
       } catch (error) {
         // Only a memory for the next start: never a reason to disturb the running node. Said once.
         if (saidFailure) return;
@@ -97,7 +108,7 @@ export function createSignGuard(options: SignGuardOptions): SignGuard {
         saidRemote = true;
         return;
       }
-      const chainId = await readChainId(signing.genesisFile);
+      const chainId = await chainIdOf(signing.genesisFile);
       const file = await readSignStateFile(signing.stateFile);
       const point = file === 'missing' ? zeroPoint : file;
       const known = (await readSignRecords(layout))[chainId];

@@ -143,6 +143,10 @@ describe('chainvisor restore', () => {
     assert.match(none.stderr, /code: CHAINVISOR_RESTORE_NOTHING/);
     const missing = await t.cli(['restore', '--yes', '--backup', '/nonexistent/data-backup-x']);
     assert.equal(missing.exitCode, 79);
+    await fs.mkdir(path.join(data(), 'snap'), { recursive: true });
+    const itself = await t.cli(['restore', '--yes', '--backup', path.join(data(), 'snap')]);
+    assert.equal(itself.exitCode, 79, itself.stderr);
+    assert.match(itself.stderr, /is the data folder itself, or inside it/);
 
     await fs.rm(t.home, { recursive: true });
     await fs.mkdir(t.home);
