@@ -13,7 +13,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { isErrno } from '../errors/index.js';
+import { ChainvisorError, isErrno } from '../errors/index.js';
 import { fsyncDir, type Layout, makeFolders, readCurrentDir, switchCurrent, writeFileAtomic } from '../layout/index.js';
 import { raiseSignRecord, type SignPoint } from '../lock/index.js';
 import type { Logger } from '../log/index.js';
@@ -105,7 +105,15 @@ export async function resumeInterruptedRestore(options: { layout: Layout; logger
     );
     return 'undone';
   }
-  await completeSwap(layout, journal);
+  try {
+    await completeSwap(layout, journal);
+  } catch (error) {
+    throw new ChainvisorError(
+      'CHAINVISOR_RESTORE_FAILED',
+      `cannot finish the restore of ${journal.record.backup} that was interrupted after its copy was whole: ${(error as Error).message}`,
+      { cause: error, hint: `fix the cause shown and start again: ${journal.work} is the whole copy, ${journal.replaced} the data it replaces` },
+    );
+  }
   logger.warn(
     { data: journal.dataDir, replaced: journal.replaced, backup: journal.record.backup },
     `finished a restore interrupted after its copy was whole: ${journal.dataDir} is the restored backup ${journal.record.backup}; the data it replaced is in ${journal.replaced}`,

@@ -102,8 +102,21 @@ export async function restoreData(options: RestoreOptions): Promise<RestoreRecor
   journal.phase = 'swapping';
   journal.record.durationSeconds = (Date.now() - started) / 1000;
   await writeJournal(layout, journal);
-  await completeSwap(layout, journal, onStep);
+  try {
+    await completeSwap(layout, journal, onStep);
+  } catch (error) {
+    throw swapFailed(plan.backup, error);
+  }
   return { ...journal.record, time: new Date().toISOString() };
+}
+
+/** The copy is whole and the journal says so: whatever stopped the swap, the next `restore` or `run` finishes it. */
+function swapFailed(backup: string, error: unknown): ChainvisorError {
+  return new ChainvisorError(
+    'CHAINVISOR_RESTORE_FAILED',
+    `restore of ${backup} failed while putting its copy in place: ${(error as Error).message}; the copy is whole and the next 'chainvisor restore' or 'chainvisor run' finishes the restore`,
+    { cause: error },
+  );
 }
 
 async function checkRestoreSpace(tree: Tree, mode: 'reflink' | 'copy', dir: string, statfs?: StatfsFn): Promise<void> {
