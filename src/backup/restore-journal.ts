@@ -46,7 +46,8 @@ export async function readJournal(layout: Layout): Promise<RestoreJournal | unde
   try {
     text = await fs.readFile(journalPath(layout), 'utf8');
   } catch (error) {
-    if (isErrno(error, 'ENOENT')) return undefined;
+    // No journal: none written, or no state folder at all (a file in its place is `run`'s to report).
+    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return undefined;
     throw error;
   }
   return JSON.parse(text) as RestoreJournal;

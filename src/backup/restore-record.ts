@@ -34,7 +34,7 @@ export async function readRestoreRecords(layout: Layout): Promise<RestoreRecord[
     const parsed = JSON.parse(await fs.readFile(restoresPath(layout), 'utf8')) as unknown;
     return Array.isArray(parsed) ? (parsed as RestoreRecord[]) : [];
   } catch (error) {
-    if (isErrno(error, 'ENOENT') || error instanceof SyntaxError) return [];
+    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR') || error instanceof SyntaxError) return [];
     throw error;
   }
 }

@@ -30,7 +30,7 @@ export interface ConsensusOptions {
 
 /** What signs this node's votes: CometBFT's FilePV (sign-state.ts). */
 export interface VoteSigner {
-  readonly last: { height: bigint; round: number };
+  readonly last: { height: bigint; round: number; step: number };
   signVote(height: number, round: number, step: number, blockHash: string): Promise<string>;
 }
 
@@ -176,8 +176,13 @@ export class Consensus {
     const signer = this.options.signer;
     if (signer === undefined || !this.options.signing) return;
     try {
-      await signer.signVote(height, this.round, 2, hash);
-      await signer.signVote(height, this.round, 3, hash);
+      for (const step of [2, 3]) {
+        // Signed before a restart in this very round (the halt at an upgrade height comes after the votes):
+        // CometBFT replays its own votes from its WAL rather than signing them again.
+        const last = signer.last;
+        if (last.height === BigInt(height) && last.round === this.round && step <= last.step) continue;
+        await signer.signVote(height, this.round, step, hash);
+      }
     } catch (error) {
       this.selfVotes = false;
       this.options.log.error('failed signing vote', { module: 'consensus', height, round: this.round, err: `error signing vote: ${(error as Error).message}` });
