@@ -25,7 +25,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 
-import { backupData, type RequestedMode } from '../src/home/backup/index.js';
+import { backupData, planRestore, type RequestedMode, restoreData } from '../src/home/backup/index.js';
+import { layoutFor } from '../src/home/layout/index.js';
 import { silentLogger } from '../src/shared/log.js';
 import { writeFile } from './support/files.js';
 
@@ -37,6 +38,8 @@ const { values: args } = parseArgs({
     files: { type: 'string', default: '10000' },
     dir: { type: 'string', default: os.tmpdir() },
     runs: { type: 'string', default: '3' },
+    /** `restore`: only the restore of the large folder from a backup of each mode. */
+    only: { type: 'string', default: '' },
   },
 });
 const runs = Math.max(1, Number(args.runs));
@@ -166,6 +169,51 @@ async function folderBytes(dir: string): Promise<number> {
   return Number(stdout.split('\t')[0]);
 }
 
+// ------------------------------------------------------------------ restore
+
+/**
+ * `chainvisor restore` of the large folder from a backup made in each mode (issue #28): the backup is
+ * copied back (clones where the filesystem allows, copies otherwise), whatever mode made it. Each run
+ * puts the replaced data back afterwards, so every run restores the same data over the same data.
+ */
+async function measureRestores(big: string, work: string): Promise<Row[]> {
+  const home = path.join(work, 'home');
+  const data = path.join(home, 'data');
+  await fs.mkdir(path.join(home, 'cosmovisor', 'genesis', 'bin'), { recursive: true });
+  await fs.rename(big, data);
+  const layout = layoutFor({ home, name: 'simd' });
+  const rows: Row[] = [];
+  try {
+    for (const mode of ['copy', 'reflink', 'link'] as const) {
+      const backups = path.join(work, 'backups');
+      await fs.mkdir(backups, { recursive: true });
+      const made = await backupData({ dataDir: data, backupDir: backups, logger: silentLogger(), mode });
+      if (made === undefined) throw new Error('no data');
+      let row: Row | undefined;
+      for (let i = 0; i < runs; i++) {
+        await run('sync');
+        const started = process.hrtime.bigint();
+        const plan = await planRestore({ layout, backupDir: backups, backup: made.path, keepBinary: true });
+        const record = await restoreData({ plan, layout, logger: silentLogger() });
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        await run('sync');
+        const durable = Number(process.hrtime.bigint() - started) / 1e9;
+        const note = `${made.mode} backup${made.mode === mode ? '' : ` (asked ${mode})`}, restored as ${record.mode === 'reflink' ? 'clones' : 'copies'}`;
+        if ((i > 0 || runs === 1) && (row === undefined || durable < row.durable)) row = { name: `restore of a ${mode} backup`, seconds, durable, note };
+        await fs.rm(data, { recursive: true, force: true });
+        await fs.rename(plan.replaced, data);
+      }
+      await fs.rm(backups, { recursive: true, force: true });
+      if (row === undefined) continue;
+      rows.push(row);
+      process.stderr.write(`  ${row.name}: ${row.seconds.toFixed(3)} s, ${row.durable.toFixed(3)} s with sync\n`);
+    }
+  } finally {
+    await fs.rename(data, big);
+  }
+  return rows;
+}
+
 // ------------------------------------------------------------------ main
 
 const gib = Number(args.gib);
@@ -190,19 +238,25 @@ try {
   await makeBigData(big, gib);
   const bigBytes = await folderBytes(big);
   const modes: RequestedMode[] = ['copy', 'reflink', 'link', 'auto'];
-  table(
-    `${(bigBytes / 2 ** 30).toFixed(2)} GiB data folder (${(await run('find', [big, '-type', 'f'])).stdout.trim().split('\n').length} files)`,
-    await measure(big, path.join(work, 'big'), [cpA, ...modes.map(chainvisor)]),
-  );
-  await fs.rm(path.join(work, 'big'), { recursive: true, force: true });
+  const restoreTitle = `restore of the ${(bigBytes / 2 ** 30).toFixed(2)} GiB data folder (chainvisor restore; cp -a for comparison)`;
+  if (args.only === 'restore') {
+    table(restoreTitle, [...(await measure(big, path.join(work, 'big'), [cpA])), ...(await measureRestores(big, path.join(work, 'big')))]);
+  } else {
+    table(
+      `${(bigBytes / 2 ** 30).toFixed(2)} GiB data folder (${(await run('find', [big, '-type', 'f'])).stdout.trim().split('\n').length} files)`,
+      await measure(big, path.join(work, 'big'), [cpA, ...modes.map(chainvisor)]),
+    );
+    table(restoreTitle, await measureRestores(big, path.join(work, 'big')));
+    await fs.rm(path.join(work, 'big'), { recursive: true, force: true });
 
-  const small = path.join(work, 'small', 'data');
-  process.stderr.write(`generating ${files} small files…\n`);
-  await makeSmallFiles(small, files);
-  table(
-    `${files} files, ${((await folderBytes(small)) / MiB).toFixed(0)} MiB`,
-    await measure(small, path.join(work, 'small'), [cpA, oldBackup, ...modes.map(chainvisor)]),
-  );
+    const small = path.join(work, 'small', 'data');
+    process.stderr.write(`generating ${files} small files…\n`);
+    await makeSmallFiles(small, files);
+    table(
+      `${files} files, ${((await folderBytes(small)) / MiB).toFixed(0)} MiB`,
+      await measure(small, path.join(work, 'small'), [cpA, oldBackup, ...modes.map(chainvisor)]),
+    );
+  }
   console.log(
     `\nload average at the end: ${os
       .loadavg()

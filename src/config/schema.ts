@@ -399,6 +399,15 @@ export const settings = {
     description:
       '`run` rehearses each staged upgrade once (again when its binary changes), in the background at low CPU and I/O priority, one at a time; given up when the height is `CHAINVISOR_STAGE_WARN_BLOCKS` away or nearer, or free disk runs low. A failure is an error log, a `rehearsal-failed` webhook and a metric, never a refusal to upgrade.',
   },
+  // The sign guard (issue #28, docs/backup.md).
+  signGuard: {
+    env: 'CHAINVISOR_SIGN_GUARD',
+    kind: 'enum',
+    default: 'on',
+    values: ['on', 'off'],
+    description:
+      "Before every start of the node, refuse (exit 84) when `data/priv_validator_state.json` is behind the highest (height, round, step) this home's validator has signed (kept in `cosmovisor/.chainvisor/sign-state.json` per chain id): a signing state put back from a backup or snapshot would let the node sign a second vote for a height it already signed. Off by itself when `config.toml` names a remote signer (`priv_validator_laddr`). `off` is logged as a warning at every start.",
+  },
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingKey = keyof typeof settings;

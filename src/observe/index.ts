@@ -26,7 +26,7 @@ import {
   type WebhookTarget,
 } from './webhooks/index.js';
 
-export { parseNotifySettings, readNodeFacts, sendTestNotices } from './webhooks/index.js';
+export { parseNotifySettings, parseWebhookTargets, readNodeFacts, sendTestNotices, startWebhooks } from './webhooks/index.js';
 
 export interface ObserverOptions {
   config: Config;

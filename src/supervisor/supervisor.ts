@@ -16,7 +16,7 @@ import type { Downloader } from '../download/index.js';
 import { type PlanWatcher, startPlanWatcher } from '../download/staging/index.js';
 import { pruneBackups } from '../home/backup/index.js';
 import { binaryPath, checkNodeBinary, type Layout, readCurrent } from '../home/layout/index.js';
-import type { NodeTracker } from '../home/lock/index.js';
+import { createSignGuard, type NodeTracker, type SignGuard } from '../home/lock/index.js';
 import { ChainvisorError, ExitCode } from '../shared/errors/index.js';
 import { createEventBus, type EventBus } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
@@ -74,6 +74,8 @@ export class Supervisor {
   private wake: ((event: Wake) => void) | undefined;
   private lastUpgrade: { name: string; at: number } | undefined;
   private pruning: Promise<unknown> = Promise.resolve();
+  /** Keeps the node from starting on a signing state that went back (issue #28). */
+  private readonly signGuard: SignGuard;
 
   constructor(options: SupervisorOptions) {
     this.options = options;
@@ -88,6 +90,7 @@ export class Supervisor {
     this.restarts = { policy: new RestartPolicy(this.config), restartMax, events: this.events, logger: this.logger, signal: this.abort.signal };
     this.standbys = new Standbys(this.logger);
     this.downloader = options.download ? { download: options.download } : {};
+    this.signGuard = createSignGuard({ layout: options.layout, logger: this.logger, mode: this.config.signGuard });
   }
 
   /** Runs until the node exits for good or chainvisor is stopped; resolves to the exit code. */
@@ -138,6 +141,7 @@ export class Supervisor {
       await this.pruning;
       await this.detector.close();
       await this.planWatcher?.stop();
+      await this.signGuard.close();
     }
   }
 
@@ -248,6 +252,10 @@ export class Supervisor {
       });
     }
     const args = this.manual.argsFor(this.options.args);
+    await this.signGuard.beforeStart().catch(async (error: unknown) => {
+      await this.abandon(switched, ExitCode.signStateBehind); // a switch's node record, for a node that will not start
+      throw error;
+    });
     this.logger.info({ event: 'node-started', binary, args, current: current.dir }, 'starting node');
     const tracker = this.options.tracker;
     await (switched?.record?.binary === binary ? switched.record.written : tracker?.beforeSpawn(binary));
@@ -258,6 +266,7 @@ export class Supervisor {
     this.node = node;
     tracker?.spawned(node);
     this.detector.nodeStarted(current);
+    this.signGuard.watch(node.exited);
     this.events.emit('node-started', { text: `node started: ${binary}`, data: { pid: node.pid, binary, current: current.dir } });
     void node.exited.then(
       (status) =>

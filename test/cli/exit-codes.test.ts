@@ -27,7 +27,7 @@ async function documentedCodes(): Promise<string[]> {
 }
 
 /** The scenarios below, by the table's first column. */
-const covered = ["the node's", '0', '1', '64', '78', '79', '80', '81', '82', '83'];
+const covered = ["the node's", '0', '1', '64', '78', '79', '80', '81', '82', '83', '84'];
 
 function assertCoded(r: CliResult, exitCode: number, code: string): void {
   assert.equal(r.exitCode, exitCode, r.stderr);
@@ -263,5 +263,16 @@ describe('exit codes, as the README documents them', () => {
     assert.equal(r.exitCode, ExitCode.rehearsalFailed, r.stderr);
     assert.match(r.stdout, /FAILED/);
     assert.match(r.stdout, /panic: cannot migrate/);
+  });
+
+  test("84: the validator's signing state is behind what this home signed; the node is not started", async () => {
+    const state = (height: number) => JSON.stringify({ height: String(height), round: 0, step: 3 });
+    await t.cliOk(['init', await t.fakeNode({ label: 'genesis', runMs: 0 })]);
+    await fs.mkdir(path.join(t.home, 'data'), { recursive: true });
+    await fs.writeFile(path.join(t.home, 'data', 'priv_validator_state.json'), state(20));
+    assert.equal((await t.cli(['run', 'start'])).exitCode, 0);
+    await fs.writeFile(path.join(t.home, 'data', 'priv_validator_state.json'), state(10));
+    assertCoded(await t.cli(['run', 'start']), 84, 'CHAINVISOR_SIGN_STATE_BEHIND');
+    assert.equal((await t.journalLines()).filter((l) => l.startsWith('genesis start')).length, 1);
   });
 });

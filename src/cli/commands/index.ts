@@ -8,6 +8,7 @@ import { initCommand } from './init.js';
 import { notifyCommand } from './notify.js';
 import { prepareUpgradeCommand } from './prepare-upgrade.js';
 import { rehearseCommand } from './rehearse.js';
+import { restoreCommand } from './restore.js';
 import { runCommand } from './run.js';
 import { showUpgradeInfoCommand } from './show-upgrade-info.js';
 import { statusCommand } from './status.js';
@@ -26,4 +27,5 @@ export const commands: Command[] = [
   prepareUpgradeCommand,
   rehearseCommand,
   notifyCommand,
+  restoreCommand,
 ];

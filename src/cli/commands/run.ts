@@ -54,6 +54,8 @@ export const runCommand: Command = {
       // What a killed chainvisor left half-done; only now, so a refused second run never touches the first's.
       await removeLeftoverWorkFolders({ parents: [layout.root, layout.upgradesDir], logger });
       await removePartialBackups({ config, logger });
+      // A restore a crash interrupted (issue #28): finished or undone before the node may start.
+      await (await import('../../home/backup/index.js')).resumeInterruptedRestore({ layout, logger });
       await removeLeftoverRehearsals({ rehearsalDir: config.rehearsalDir, logger });
       for (const file of await removeLeftoverSwitchFiles(layout)) {
         logger.info({ file }, 'removed a file left by an interrupted switch (current was not changed by it): %s', file);

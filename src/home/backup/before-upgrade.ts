@@ -12,7 +12,7 @@ import type { Config } from '../../config/index.js';
 import type { EventBus } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
 import { progressOnBus } from '../../shared/progress/index.js';
-import type { Layout } from '../layout/index.js';
+import { type Layout, readCurrentDir } from '../layout/index.js';
 import { backupData, type BackupResult } from './backup.js';
 import { backupForUpgrade, type MadeBackup, readMadeBackups, writeMadeBackups } from './record.js';
 import type { StatfsFn } from './space.js';
@@ -75,6 +75,8 @@ export async function backupBeforeUpgrade(options: BackupBeforeUpgradeOptions): 
   const { path, mode, ms, bytes, files } = result;
   events?.emit('backup-done', { upgrade, text: `backup of ${layout.dataDir} complete: ${path}`, data: { path, mode, ms, bytes, files } });
   try {
+    // Made at the halt, before the switch: `current` is still the binary the backup's data belongs to.
+    const current = await readCurrentDir(layout).catch(() => undefined);
     // Entries whose folder the operator has removed since are dropped: the record lists what exists.
     const made = await onlyExisting(await readMadeBackups(layout));
     made.push({
@@ -87,6 +89,7 @@ export async function backupBeforeUpgrade(options: BackupBeforeUpgradeOptions): 
       files,
       durationSeconds: ms / 1000,
       time: new Date().toISOString(),
+      ...(current === undefined ? {} : { current }),
     });
     await writeMadeBackups(layout, made);
   } catch (error) {

@@ -26,6 +26,8 @@ export interface MadeBackup {
   durationSeconds: number;
   /** ISO time it was finished. */
   time: string;
+  /** The binary folder `current` pointed at when it was made (`genesis`, `upgrades/<name>`): where `restore` puts `current` back. Absent in older records. */
+  current?: string;
 }
 
 function recordFile(layout: Layout): string {

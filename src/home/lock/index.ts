@@ -5,3 +5,16 @@
 export { acquireHomeLock, type AcquireOptions, type HomeLock, HomeLockedError, type LockHolder, type LockMode, lockRecordPath } from './home-lock.js';
 export { createNodeTracker, type NodeRecord, nodeRecordPath, type NodeTracker, readNodeRecord, runIdVariable } from './node-record.js';
 export { defaultGraceMs, type OrphanOptions, stopOrphanNode } from './orphan.js';
+export { createSignGuard, type SignGuard, type SignGuardOptions } from './sign-guard.js';
+export {
+  compareSignPoints,
+  describePoint,
+  nodeSigning,
+  parseSignState,
+  raiseSignRecord,
+  readChainId,
+  readSignRecords,
+  readSignStateFile,
+  type SignPoint,
+  signRecordPath,
+} from './sign-state.js';

@@ -31,6 +31,8 @@ export interface StatusDocument {
   rehearsals: HomeFacts['rehearsals'];
   /** The newest of them, or null. */
   lastRehearsal: HomeFacts['rehearsals'][number] | null;
+  /** The last `chainvisor restore`: the backup, where the replaced data went, the signing state kept. */
+  lastRestore: HomeFacts['lastRestore'];
   health: { ok: boolean; reason: string | null };
   problems: string[];
 }
@@ -79,6 +81,7 @@ export async function buildStatus(options: BuildOptions): Promise<StatusDocument
     activity: live?.activity ?? null,
     rehearsals: home.rehearsals,
     lastRehearsal: home.rehearsals[0] ?? null,
+    lastRestore: home.lastRestore,
     health: health(live, home),
     problems: home.problems,
   };

@@ -12,6 +12,7 @@ import { isErrno } from '../../shared/errors/index.js';
 import { readBounded } from '../../shared/fsread/index.js';
 import { readUpgradeInfo } from '../../watcher/plan/index.js';
 import { readRehearsals, type RehearsalSummary } from './rehearsals.js';
+import { readLastRestore, type RestoreSummary } from './restores.js';
 
 export interface HomeFacts {
   current: { name: string; dir: string; binary: string; height: number | null };
@@ -25,6 +26,8 @@ export interface HomeFacts {
   backups: { name: string; path: string; time: string | null }[];
   /** The last rehearsal of each upgrade, newest first (cosmovisor/.chainvisor/rehearsals.json). */
   rehearsals: RehearsalSummary[];
+  /** The last `chainvisor restore` (cosmovisor/.chainvisor/restores.json). */
+  lastRestore: RestoreSummary | null;
   /** Files that could not be read or made sense of. */
   problems: string[];
 }
@@ -42,13 +45,14 @@ export async function readHome(options: HomeOptions): Promise<HomeFacts> {
   const problems: string[] = [];
   const current = await readCurrentFacts(layout, problems);
   const haltPlan = await readHaltPlan(options, current.dir, problems);
-  const [staged, queued, backups, rehearsals] = await Promise.all([
+  const [staged, queued, backups, rehearsals, lastRestore] = await Promise.all([
     readStaged(layout, current.dir, problems),
     readQueued(layout, problems),
     readBackups(options.backupDir, problems),
     readRehearsals(layout, problems),
+    readLastRestore(layout, problems),
   ]);
-  return { current, haltPlan, staged, queued, backups, rehearsals: rehearsals.reverse(), problems };
+  return { current, haltPlan, staged, queued, backups, rehearsals: rehearsals.reverse(), lastRestore, problems };
 }
 
 /** Whether upgrades/<name>/bin/$DAEMON_NAME is installed for a plan name. */

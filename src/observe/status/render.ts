@@ -44,6 +44,13 @@ export function renderStatus(doc: StatusDocument): string {
       `${r.upgrade} ${r.result}${migration}, ${r.blocks_after_upgrade} blocks after the upgrade (${r.finished_at})${r.reason ? `: ${r.reason}` : ''}`,
     );
   }
+  if (doc.lastRestore) {
+    const r = doc.lastRestore;
+    add(
+      'last restore',
+      `${r.time}: ${r.backup} (replaced data in ${r.replaced}; signing state kept: ${r.signing.kept}, replaced height ${r.signing.replacedHeight ?? 'none'}, backup height ${r.signing.backupHeight ?? 'none'}; current ${r.current.to})`,
+    );
+  }
   if (doc.activity) {
     const total = doc.activity.total === null ? '' : ` of ${doc.activity.total}`;
     add('in progress', `${doc.activity.kind} ${doc.activity.what}: ${doc.activity.bytes}${total} bytes`);

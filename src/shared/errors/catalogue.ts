@@ -315,6 +315,43 @@ export const errorCatalogue = {
     hint: 'fix the cause shown, or set UNSAFE_SKIP_BACKUP=true (or DAEMON_DATA_BACKUP_DIR to a bigger disk); then start chainvisor again',
   },
 
+  CHAINVISOR_RESTORE_NO_SPACE: {
+    exit: ExitCode.backupFailed,
+    when: '`restore`: the copy of the backup would not fit beside `data/` (checked before writing; nothing written).',
+    hint: "free space on the data's filesystem (old data.replaced-* folders, older data-backup-* folders), then run chainvisor restore again",
+  },
+
+  // 79: nothing to restore
+  CHAINVISOR_RESTORE_NOTHING: {
+    exit: ExitCode.upgradeFailed,
+    when: '`restore`: no backup made by chainvisor is recorded (or its folder is gone), or the folder named by `--backup` is not a backup.',
+    hint: "name a backup folder with --backup <folder> (a data-backup-* folder in DAEMON_DATA_BACKUP_DIR); 'chainvisor status' lists them",
+  },
+  CHAINVISOR_RESTORE_FAILED: {
+    exit: ExitCode.upgradeFailed,
+    when: '`restore`: the copy of the backup or the swap of the folders failed; the original `data/` is in place (or is put back at the next `restore` or `run`).',
+    hint: 'fix the cause shown, then run chainvisor restore again',
+  },
+
+  // 64: restore not confirmed
+  CHAINVISOR_RESTORE_UNCONFIRMED: {
+    exit: ExitCode.usage,
+    when: '`restore` without `--yes` and without a terminal to ask on, or the answer was not yes; nothing was changed.',
+    hint: 'check the plan with chainvisor restore --dry-run, then run chainvisor restore --yes',
+  },
+
+  // 84: the signing state went back
+  CHAINVISOR_SIGN_STATE_BEHIND: {
+    exit: ExitCode.signStateBehind,
+    when: "Before a start of the node: `data/priv_validator_state.json` is behind the highest (height, round, step) this home's validator has signed (a state put back from a backup or a snapshot); the node is not started, as it could sign a second vote for a height it already signed.",
+    hint: 'put back the newest priv_validator_state.json (from the data.replaced-* or other folder the data came from; chainvisor restore keeps the newest itself); only if this validator really never signed those heights (a new network under the same chain id), remove cosmovisor/.chainvisor/sign-state.json, or start once with CHAINVISOR_SIGN_GUARD=off',
+  },
+  CHAINVISOR_SIGN_STATE_UNREADABLE: {
+    exit: ExitCode.signStateBehind,
+    when: "`restore` or a start of the node: a `priv_validator_state.json` (or chainvisor's record of the signed state) cannot be read or is not CometBFT's format; nothing was changed.",
+    hint: 'put back a valid priv_validator_state.json ({"height": "<n>", "round": <n>, "step": <n>, …}), the newest this validator wrote',
+  },
+
   // 82: the home is taken
   CHAINVISOR_HOME_LOCKED: {
     exit: ExitCode.homeLocked,

@@ -19,5 +19,7 @@ export const ExitCode = {
   homeLocked: 82,
   /** `rehearse`: the upgrade failed on the copy of this node's state (issue #19). */
   rehearsalFailed: 83,
+  /** The validator's signing state is behind what it has signed: the node is not started (issue #28). */
+  signStateBehind: 84,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];

@@ -6,11 +6,12 @@ const groups: ReadonlyArray<{ exit: ExitCodeValue; title: string }> = [
   { exit: ExitCode.internal, title: 'the command failed' },
   { exit: ExitCode.usage, title: 'the command line is wrong' },
   { exit: ExitCode.config, title: 'the configuration, the home or its layout cannot work' },
-  { exit: ExitCode.upgradeFailed, title: 'an upgrade failed; `current` is unchanged' },
+  { exit: ExitCode.upgradeFailed, title: 'an upgrade failed; `current` is unchanged (for `restore`: nothing to restore)' },
   { exit: ExitCode.preUpgradeFailed, title: 'pre-upgrade failed; `current` is unchanged' },
-  { exit: ExitCode.backupFailed, title: 'the data backup failed; `current` is unchanged' },
+  { exit: ExitCode.backupFailed, title: 'the data backup failed (or a restore would not fit); `current` is unchanged' },
   { exit: ExitCode.homeLocked, title: 'the home is taken; nothing was started' },
   { exit: ExitCode.rehearsalFailed, title: 'a rehearsal: the upgrade failed on the copy; nothing live was touched' },
+  { exit: ExitCode.signStateBehind, title: "the validator's signing state went back; the node was not started" },
 ];
 
 function cell(text: string): string {

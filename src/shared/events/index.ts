@@ -16,6 +16,7 @@ export const notableEvents = [
   'node-exited',
   'rehearsal-passed',
   'rehearsal-failed',
+  'data-restored',
 ] as const;
 export type NotableEvent = (typeof notableEvents)[number];
 

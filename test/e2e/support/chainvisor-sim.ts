@@ -49,7 +49,12 @@ export async function chainvisorSim(
   variants: NonNullable<Parameters<typeof buildVersions>[0]>['variants'] = {},
 ): Promise<ChainvisorSim> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'manual-e2e-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  // Hooks run in the order they are added: the runs are stopped here first, or their nodes' writes race the removal.
+  const stops: Array<() => Promise<void>> = [];
+  t.after(async () => {
+    for (const stop of stops) await stop();
+    await rm(dir, { recursive: true, force: true });
+  });
   const built = await buildVersions({ out: path.join(dir, 'versions'), versions, variants });
   const home = path.join(dir, 'home');
   const grpc = `127.0.0.1:${await unusedPort()}`;
@@ -87,7 +92,7 @@ export async function chainvisorSim(
       let done = false;
       const exit = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
       void exit.then(() => (done = true));
-      t.after(async () => {
+      const stop = async () => {
         if (!done) {
           proc.kill('SIGTERM');
           await Promise.race([exit, sleep(5000, undefined, { ref: false })]);
@@ -104,7 +109,9 @@ export async function chainvisorSim(
             // gone already
           }
         }
-      });
+      };
+      stops.push(stop);
+      t.after(stop);
       const running: Running = {
         proc,
         output: () => output,

@@ -4,6 +4,7 @@ import { resolvePruning } from '../node/app-config.js';
 import { initAppListenConfig, resolveListenConfig } from '../node/listen-config.js';
 import { initNodeConfig, loadOrGenValidatorKey } from '../node/node-config.js';
 import { type NodeOptions, runNode } from '../node/run-node.js';
+import { ensureSignState } from '../node/sign-state.js';
 import { parseDuration } from '../util/duration.js';
 import { SimError } from '../util/errors.js';
 import { createSimLogger, parseLogLevel } from '../util/log.js';
@@ -58,6 +59,7 @@ export async function init(ctx: NodeCommandContext, argv: readonly string[]): Pr
   const moniker = positionals[0] ?? ctx.name;
   await initNodeConfig(home, moniker);
   await initAppListenConfig(home);
+  await ensureSignState(home);
   await ctx.io.out(`${JSON.stringify({ moniker, chain_id: genesis.chain_id, genesis_file: file, gov: genesis.app_state.gov.params })}\n`);
   return 0;
 }

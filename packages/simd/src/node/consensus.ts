@@ -24,6 +24,14 @@ export interface ConsensusOptions {
   /** How long a round lasts before the next one starts. */
   roundMs: number;
   log: SimLogger;
+  /** Signs this validator's votes (FilePV, sign-state.ts): a vote it refuses is not cast. */
+  signer?: VoteSigner;
+}
+
+/** What signs this node's votes: CometBFT's FilePV (sign-state.ts). */
+export interface VoteSigner {
+  readonly last: { height: bigint; round: number; step: number };
+  signVote(height: number, round: number, step: number, blockHash: string): Promise<string>;
 }
 
 /** A round lasts a block interval, and at least a second (CometBFT's round timeouts are seconds). */
@@ -43,6 +51,9 @@ export class Consensus {
   private roundStartMs = Date.now();
   private past: RoundVotes[] = [];
   private committed: RoundVotes | undefined;
+  /** The round whose votes this validator has signed (or was refused), and whether it may vote in it. */
+  private signedRound: number | undefined;
+  private selfVotes = true;
 
   constructor(options: ConsensusOptions) {
     this.options = options;
@@ -67,13 +78,15 @@ export class Consensus {
     this.roundStartMs = Date.now();
     this.past = [];
     this.committed = undefined;
+    this.signedRound = undefined;
+    this.selfVotes = true;
   }
 
   /** The ms (from the process start) at which the validator at `index` votes; undefined: never. */
   private presentFrom(index: number): number | undefined {
     const validator = this.options.set.validators[index];
     if (validator === undefined) return undefined;
-    if (validator.self) return this.options.signing ? 0 : undefined;
+    if (validator.self) return this.options.signing && this.selfVotes ? 0 : undefined;
     if (this.height !== this.windowHeight) return 0;
     const order = this.options.set.validators.slice(0, index + 1).filter((v) => !v.self).length;
     return (order * this.options.peersBackAfterMs) / simPeerCount;
@@ -111,9 +124,13 @@ export class Consensus {
     const { set, roundMs, log } = this.options;
     if (this.height !== height) this.newHeight(height);
     this.step = roundStep.prevote;
+    // A node restarted in the middle of a height goes on in the round it had signed (CometBFT replays its WAL).
+    const signed = this.options.signer?.last;
+    if (signed !== undefined && signed.height === BigInt(height) && signed.round > this.round) this.round = signed.round;
     for (;;) {
       const now = Date.now();
       const hash = proposalHash(height, this.round);
+      if (this.signedRound !== this.round) await this.signRound(height, hash);
       const votes = this.votesAt(now, hash);
       if (hasQuorum(set, votedPower(set, votes))) {
         this.step = roundStep.commit;
@@ -145,6 +162,30 @@ export class Consensus {
         this.roundStart = nowNanos();
         this.roundStartMs = Date.now();
       }
+    }
+  }
+
+  /**
+   * This validator's prevote and precommit of the current round, signed before they count. A refused
+   * signature (a step behind the state file: CometBFT's "height regression" …) is logged as CometBFT
+   * logs it, and the validator does not vote in this round.
+   */
+  private async signRound(height: number, hash: string): Promise<void> {
+    this.signedRound = this.round;
+    this.selfVotes = true;
+    const signer = this.options.signer;
+    if (signer === undefined || !this.options.signing) return;
+    try {
+      for (const step of [2, 3]) {
+        // Signed before a restart in this very round (the halt at an upgrade height comes after the votes):
+        // CometBFT replays its own votes from its WAL rather than signing them again.
+        const last = signer.last;
+        if (last.height === BigInt(height) && last.round === this.round && step <= last.step) continue;
+        await signer.signVote(height, this.round, step, hash);
+      }
+    } catch (error) {
+      this.selfVotes = false;
+      this.options.log.error('failed signing vote', { module: 'consensus', height, round: this.round, err: `error signing vote: ${(error as Error).message}` });
     }
   }
 

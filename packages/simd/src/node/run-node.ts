@@ -28,6 +28,7 @@ import { Consensus, roundDuration } from './consensus.js';
 import { Mempool } from './mempool.js';
 import { readNodeConfig } from './node-config.js';
 import { produceBlocks } from './producer.js';
+import { FilePV } from './sign-state.js';
 import { TxCache, txInCache } from './tx-cache.js';
 
 export type HaltMode = 'exit' | 'stay';
@@ -94,7 +95,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
       haltHeight: options.haltHeight,
     });
     const set = validatorSet(genesis, options.network.peersPower);
+    // CometBFT loads (or makes) the validator's state file at start; every vote is signed through it.
+    const signer = await FilePV.load(home, app.chainId);
     const consensus = new Consensus({
+      signer,
       set,
       signing: !options.network.notSigning,
       peersBackAfterMs: options.network.peersBackAfterMs,

@@ -38,7 +38,12 @@ export async function simFixture(
   options: { baseUrl?: string; versions?: readonly string[]; variants?: Record<string, VersionVariant> } = {},
 ): Promise<SimFixture> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'sim-node-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  // Hooks run in the order they are added: the nodes started in this folder are stopped here first, or
+  // their writes (a signing state before every vote) race the removal.
+  t.after(async () => {
+    await stopNodesIn(dir);
+    await rm(dir, { recursive: true, force: true });
+  });
   const built = await buildVersions({ out: path.join(dir, 'versions'), baseUrl: options.baseUrl, versions: options.versions, variants: options.variants });
   let homes = 0;
   const fixture: SimFixture = {
@@ -112,6 +117,15 @@ export const fastFlags = [
   'tcp://127.0.0.1:0',
 ];
 
+/** Nodes still running, by their home: a fixture stops those in its folder before removing it. */
+const liveNodes = new Map<ChildProcess, { home: string; exit: Promise<unknown> }>();
+
+async function stopNodesIn(dir: string): Promise<void> {
+  const inside = [...liveNodes].filter(([, node]) => !path.relative(dir, node.home).startsWith('..'));
+  for (const [proc] of inside) proc.kill('SIGKILL');
+  await Promise.all(inside.map(([, node]) => node.exit));
+}
+
 /** Spawns `<bin> start --home <home> <fast flags> <args>` (or another command that starts the node); killed at the end of the test. */
 export function spawnNode(t: TestContext, bin: string, home: string, args: readonly string[], env: NodeJS.ProcessEnv, command: readonly string[] = ['start']) {
   const proc = spawn(bin, [...command, '--home', home, ...fastFlags, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -121,8 +135,10 @@ export function spawnNode(t: TestContext, bin: string, home: string, args: reado
   });
   const exit = new Promise<Exit>((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
   let exited = false;
+  liveNodes.set(proc, { home, exit });
   void exit.then(() => {
     exited = true;
+    liveNodes.delete(proc);
   });
   t.after(async () => {
     if (!exited) {

@@ -1,0 +1,202 @@
+import { createInterface } from 'node:readline/promises';
+
+import type { RestorePlan, RestoreRecord, SignSide } from '../../home/backup/index.js';
+import { layoutFor, requireHome } from '../../home/layout/index.js';
+import { ChainvisorError, UsageError } from '../../shared/errors/index.js';
+import { type Command, type CommandContext, loadContextConfig, writeLine } from '../command.js';
+import { version } from '../version.js';
+
+interface RestoreArgs {
+  backup: string | undefined;
+  dryRun: boolean;
+  yes: boolean;
+  keepBinary: boolean;
+  output: 'json' | 'text';
+}
+
+const usage = 'chainvisor restore [--backup <folder>] [--dry-run] [--yes] [--keep-binary] [--output json]';
+
+export const restoreCommand: Command = {
+  name: 'restore',
+  summary: 'put a backup made by chainvisor back as data/, keeping the newest signing state',
+  usage,
+  help: [
+    'Puts the newest backup chainvisor recorded (or --backup <folder>) back as $DAEMON_HOME/data. The backup is',
+    'copied (clones where the filesystem allows), never moved: it stays for another try. The current data/ is',
+    'renamed data.replaced-<time> beside it; nothing is deleted. The validator signing state',
+    '(priv_validator_state.json) is never moved back: the one further ahead by (height, round, step) is kept.',
+    "`current` goes back to the binary of the backup's time (--keep-binary leaves it). Refused while `run`",
+    'holds the home (82). Asks on a terminal; --yes for scripts. --dry-run prints the plan and changes nothing.',
+    'Exit 0 restored, 79 nothing to restore, 81 not enough space, 84 a signing state that cannot be read.',
+  ].join('\n'),
+  async run(ctx) {
+    const args = parseArgs(ctx.args);
+    const { config } = loadContextConfig(ctx);
+    const layout = layoutFor(config);
+    await requireHome(layout);
+    const [backup, { acquireHomeLock }, { createLogger }] = await Promise.all([
+      import('../../home/backup/index.js'),
+      import('../../home/lock/index.js'),
+      import('../../shared/log.js'),
+    ]);
+    const logger = createLogger({
+      disabled: config.disableLogs,
+      color: config.colorLogs,
+      timeFormat: config.timeFormatLogs,
+      ...(config.logFormat === 'auto' ? {} : { pretty: config.logFormat === 'text' }),
+    });
+    // No node may run on the data while it is replaced: `run` holds this lock for as long as it lives.
+    const lock = await acquireHomeLock({ layout, version, logger });
+    try {
+      await backup.resumeInterruptedRestore({ layout, logger });
+      const plan = await backup.planRestore({
+        layout,
+        backupDir: config.dataBackupDir,
+        keepBinary: args.keepBinary,
+        ...(args.backup ? { backup: args.backup } : {}),
+      });
+      if (args.output === 'text') writeLine(ctx.stdout, renderPlan(plan));
+      if (args.dryRun) {
+        if (args.output === 'json') writeLine(ctx.stdout, JSON.stringify({ dryRun: true, plan: planJson(plan), restored: null }, null, 2));
+        return 0;
+      }
+      if (!args.yes) await confirm(ctx, plan);
+      const record = await backup.restoreData({ plan, layout, logger });
+      await announce(config, logger, record);
+      if (args.output === 'json') writeLine(ctx.stdout, JSON.stringify({ dryRun: false, plan: planJson(plan), restored: record }, null, 2));
+      else writeLine(ctx.stdout, renderDone(record));
+      return 0;
+    } finally {
+      await lock.release();
+    }
+  },
+};
+
+function parseArgs(argv: string[]): RestoreArgs {
+  const args: RestoreArgs = { backup: undefined, dryRun: false, yes: false, keepBinary: false, output: 'text' };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = (): string => {
+      const v = inline ?? argv[++i];
+      if (v === undefined || v === '') throw new UsageError(`${flag} needs a value; usage: ${usage}`);
+      return v;
+    };
+    if (flag === '--backup') args.backup = value();
+    else if (flag === '--dry-run') args.dryRun = true;
+    else if (flag === '--yes' || flag === '-y') args.yes = true;
+    else if (flag === '--keep-binary') args.keepBinary = true;
+    else if (flag === '--output' || flag === '-o') {
+      const v = value();
+      if (v !== 'json' && v !== 'text') throw new UsageError(`--output must be json or text, not ${JSON.stringify(v)}`);
+      args.output = v;
+    } else throw new UsageError(`unexpected argument ${JSON.stringify(arg)}; usage: ${usage}`);
+  }
+  return args;
+}
+
+async function confirm(ctx: CommandContext, plan: RestorePlan): Promise<void> {
+  if (!process.stdin.isTTY) {
+    throw new ChainvisorError(
+      'CHAINVISOR_RESTORE_UNCONFIRMED',
+      `restore of ${plan.backup} not confirmed: no terminal to ask on and no --yes; nothing was changed`,
+    );
+  }
+  const rl = createInterface({ input: process.stdin, output: ctx.stderr });
+  try {
+    const answer = await rl.question(`Replace ${plan.dataDir} with a copy of ${plan.backup}? [y/N] `);
+    if (!/^y(es)?$/i.test(answer.trim()))
+      throw new ChainvisorError('CHAINVISOR_RESTORE_UNCONFIRMED', `restore of ${plan.backup} not confirmed; nothing was changed`);
+  } finally {
+    rl.close();
+  }
+}
+
+/** The `data-restored` event, to the webhooks when CHAINVISOR_WEBHOOK_URL is set (`run` is not running: this command sends it). */
+async function announce(config: { webhookUrl: string }, logger: import('../../shared/log.js').Logger, record: RestoreRecord): Promise<void> {
+  const text = `data restored from ${record.backup}; the replaced data is in ${record.replaced}; signing state kept: ${record.signing.kept}`;
+  logger.info({ event: 'data-restored', backup: record.backup, replaced: record.replaced, signing: record.signing, current: record.current.to }, text);
+  if (config.webhookUrl === '') return;
+  const [{ createEventBus }, { parseWebhookTargets, startWebhooks }] = await Promise.all([
+    import('../../shared/events/index.js'),
+    import('../../observe/index.js'),
+  ]);
+  const bus = createEventBus();
+  const webhooks = startWebhooks({ targets: parseWebhookTargets(config.webhookUrl), bus, logger });
+  bus.emit('data-restored', { text, data: { ...record } });
+  await webhooks.close(5000);
+}
+
+function side(s: SignSide): string {
+  return s === 'missing' ? 'none' : `height ${s.height} round ${s.round} step ${s.step}`;
+}
+
+function renderPlan(plan: RestorePlan): string {
+  const made = plan.made ? ` (made for upgrade ${plan.made.upgrade} at height ${plan.made.height}, ${plan.made.time}, ${plan.made.mode})` : '';
+  const s = plan.signing;
+  const signing =
+    s.rel === undefined
+      ? 'kept outside data/ (config.toml priv_validator_state_file): not touched'
+      : s.kept === 'none'
+        ? 'none in either (not a validator)'
+        : `keep the ${s.kept === 'replaced' ? "replaced data's" : "backup's"}: replaced ${side(s.replaced)}, backup ${side(s.backup)}`;
+  const c = plan.current;
+  const current =
+    c.source === 'keep-binary'
+      ? `${c.from} (--keep-binary)`
+      : c.source === 'unknown'
+        ? `${c.from} (left alone: the backup has no record of its binary)`
+        : !c.installed
+          ? `${c.from} (left alone: ${c.to}, the binary of the backup's time, is not installed)`
+          : c.to === c.from
+            ? `${c.to} (unchanged)`
+            : `${c.from} → ${c.to}`;
+  const lines = [
+    'restore plan:',
+    `  backup         ${plan.backup}${made}`,
+    `  data           ${plan.dataDir} → set aside as ${plan.replaced}`,
+    `  copy           clones where the filesystem allows, copies otherwise (via ${plan.work}); the backup stays`,
+    `  signing state  ${signing}`,
+    `  current        ${current}`,
+  ];
+  if (s.rememberedAhead) {
+    lines.push(
+      `  WARNING        the sign guard remembers height ${s.rememberedAhead.height} round ${s.rememberedAhead.round} step ${s.rememberedAhead.step} on ${s.chainId}, ahead of both files: 'run' will refuse to start the node (84) until that state file is back`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function renderDone(record: RestoreRecord): string {
+  const how = record.mode === 'reflink' ? 'clones' : 'copies';
+  const kept =
+    record.signing.kept === 'none'
+      ? 'no signing state in either'
+      : `kept the ${record.signing.kept === 'replaced' ? 'replaced data' : 'backup'}'s priv_validator_state.json (replaced: height ${record.signing.replacedHeight ?? 'none'}, backup: height ${record.signing.backupHeight ?? 'none'})`;
+  return [
+    `restored ${record.backup} as ${record.dataDir} in ${record.durationSeconds.toFixed(1)} s (${record.files} files as ${how})`,
+    `the data it replaced is in ${record.replaced}`,
+    `signing state: ${kept}`,
+    `current: ${record.current.to}`,
+  ].join('\n');
+}
+
+function planJson(plan: RestorePlan): Record<string, unknown> {
+  const point = (s: SignSide) => (s === 'missing' ? null : { height: s.height.toString(), round: s.round, step: s.step });
+  return {
+    backup: plan.backup,
+    made: plan.made ?? null,
+    dataDir: plan.dataDir,
+    work: plan.work,
+    replaced: plan.replaced,
+    signing: {
+      file: plan.signing.rel ?? null,
+      kept: plan.signing.kept,
+      replaced: point(plan.signing.replaced),
+      backup: point(plan.signing.backup),
+      chainId: plan.signing.chainId,
+      rememberedAhead: plan.signing.rememberedAhead ? point(plan.signing.rememberedAhead) : null,
+    },
+    current: plan.current,
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * A restore's crash safety. The backup is copied into a work folder beside `data/`; only when the
+ * copy is whole is `data/` renamed to `data.replaced-<time>` and the work folder to `data/`. A small
+ * journal, `cosmovisor/.chainvisor/restore-journal.json`, says which phase was under way, so whatever
+ * kills chainvisor leaves the original `data/` or the restored one, never a mix, and the next `restore`
+ * or `run` finishes or undoes it (as partial backups are cleaned, ./partials.ts):
+ *
+ *   copying   → the copy may be partial: it is removed; the original `data/` was never touched;
+ *   swapping  → the copy is whole: the two renames, `current` and the records are finished.
+ *
+ * Each step after the copy is idempotent, so finishing twice is harmless.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+import { ChainvisorError, isErrno } from '../../shared/errors/index.js';
+import type { Logger } from '../../shared/log.js';
+import { fsyncDir, type Layout, makeFolders, readCurrentDir, switchCurrent, writeFileAtomic } from '../layout/index.js';
+import { raiseSignRecord, type SignPoint } from '../lock/index.js';
+import { type RestoreRecord, writeRestoreRecord } from './restore-record.js';
+
+export interface RestoreJournal {
+  phase: 'copying' | 'swapping';
+  dataDir: string;
+  work: string;
+  replaced: string;
+  /** Where `current` goes once the data is in place; undefined: left alone. */
+  currentTo: string | undefined;
+  /** The signing state kept, for the sign guard's record. */
+  signed: { chainId: string; height: string; round: number; step: number; file: string } | undefined;
+  /** What `status` shows of the restore once done. */
+  record: RestoreRecord;
+}
+
+export function journalPath(layout: Layout): string {
+  return path.join(layout.stateDir, 'restore-journal.json');
+}
+
+export async function writeJournal(layout: Layout, journal: RestoreJournal): Promise<void> {
+  await makeFolders(layout.stateDir);
+  await writeFileAtomic(journalPath(layout), `${JSON.stringify(journal, null, 2)}\n`, 0o644);
+}
+
+export async function readJournal(layout: Layout): Promise<RestoreJournal | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(journalPath(layout), 'utf8');
+  } catch (error) {
+    // No journal: none written, or no state folder at all (a file in its place is `run`'s to report).
+    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return undefined;
+    throw error;
+  }
+  return JSON.parse(text) as RestoreJournal;
+}
+
+async function present(file: string): Promise<boolean> {
+  return fs.lstat(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The named steps after the copy, for tests that stop a restore at each. */
+export type RestoreStep = 'copying' | 'copied' | 'set-aside' | 'restored' | 'current-switched' | 'done';
+
+/** Everything after a whole copy: the two renames, `current`, the records; safe to run again after a crash. */
+export async function completeSwap(layout: Layout, journal: RestoreJournal, onStep?: (step: RestoreStep) => void): Promise<void> {
+  const { dataDir, work, replaced } = journal;
+  const parent = path.dirname(dataDir);
+  if ((await present(work)) && (await present(dataDir)) && !(await present(replaced))) {
+    await fs.rename(dataDir, replaced);
+    await fsyncDir(parent);
+  }
+  onStep?.('set-aside');
+  if ((await present(work)) && !(await present(dataDir))) {
+    await fs.rename(work, dataDir);
+    await fsyncDir(parent);
+  }
+  onStep?.('restored');
+  if (journal.currentTo !== undefined && (await readCurrentDir(layout)) !== journal.currentTo) await switchCurrent(layout, journal.currentTo);
+  onStep?.('current-switched');
+  if (journal.signed !== undefined) {
+    const { chainId, height, round, step, file } = journal.signed;
+    const point: SignPoint = { height: BigInt(height), round, step };
+    await raiseSignRecord(layout, chainId, point, file);
+  }
+  await writeRestoreRecord(layout, journal.record);
+  await fs.rm(journalPath(layout), { force: true });
+  onStep?.('done');
+}
+
+/**
+ * At the start of `restore` and `run`: a restore a crash interrupted is undone (the copy was not whole)
+ * or finished (it was); said in the log. Returns what was done, if anything.
+ */
+export async function resumeInterruptedRestore(options: { layout: Layout; logger: Logger }): Promise<'undone' | 'finished' | undefined> {
+  const { layout, logger } = options;
+  const journal = await readJournal(layout);
+  if (journal === undefined) return undefined;
+  if (journal.phase === 'copying') {
+    await fs.rm(journal.work, { recursive: true, force: true });
+    await fs.rm(journalPath(layout), { force: true });
+    logger.warn(
+      { work: journal.work, data: journal.dataDir },
+      `undid a restore interrupted while copying: removed ${journal.work}; ${journal.dataDir} is the data as it was before that restore`,
+    );
+    return 'undone';
+  }
+  try {
+    await completeSwap(layout, journal);
+  } catch (error) {
+    throw new ChainvisorError(
+      'CHAINVISOR_RESTORE_FAILED',
+      `cannot finish the restore of ${journal.record.backup} that was interrupted after its copy was whole: ${(error as Error).message}`,
+      { cause: error, hint: `fix the cause shown and start again: ${journal.work} is the whole copy, ${journal.replaced} the data it replaces` },
+    );
+  }
+  logger.warn(
+    { data: journal.dataDir, replaced: journal.replaced, backup: journal.record.backup },
+    `finished a restore interrupted after its copy was whole: ${journal.dataDir} is the restored backup ${journal.record.backup}; the data it replaced is in ${journal.replaced}`,
+  );
+  return 'finished';
+}
