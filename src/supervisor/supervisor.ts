@@ -18,10 +18,11 @@ import { pruneBackups } from '../home/backup/index.js';
 import { binaryPath, checkNodeBinary, type Layout, readCurrent } from '../home/layout/index.js';
 import type { NodeTracker } from '../home/lock/index.js';
 import { ChainvisorError, ExitCode } from '../shared/errors/index.js';
-import { createEventBus, type EventBus } from '../shared/events/index.js';
+import { createEventBus, type EventBus, type UpgradeRef } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
-import type { ChainAddresses } from '../watcher/chain/index.js';
+import { type ChainAddresses, resolveChainAddresses } from '../watcher/chain/index.js';
 import { Detector, type DetectorWake, type Due } from './detector.js';
+import { type Follow, startFollow } from './follow.js';
 import { type ManualPlan, ManualUpgrades } from './manual/index.js';
 import { describeExit, exitCodeOf, type ExitStatus, nodeEnvironment, type NodeProcess, startNode } from './node-process.js';
 import { type AfterExitContext, afterNodeExit, RestartPolicy } from './restart/index.js';
@@ -74,6 +75,9 @@ export class Supervisor {
   private wake: ((event: Wake) => void) | undefined;
   private lastUpgrade: { name: string; at: number } | undefined;
   private pruning: Promise<unknown> = Promise.resolve();
+  /** The last upgrade-applied: the follow of the node it starts (follow.ts) times the switch from it. */
+  private applied: { upgrade: UpgradeRef; at: number } | undefined;
+  private follow: Follow | undefined;
 
   constructor(options: SupervisorOptions) {
     this.options = options;
@@ -81,6 +85,9 @@ export class Supervisor {
     this.events = options.events ?? createEventBus();
     // The upgrade's log lines follow its events (the sequence emits them once each).
     logUpgradeEvents(this.events, this.logger);
+    this.events.on((e) => {
+      if (e.event === 'upgrade-applied' && e.upgrade) this.applied = { upgrade: e.upgrade, at: e.time };
+    });
     this.detector = new Detector({ config: this.config, layout: options.layout, logger: this.logger, args: options.args });
     const addresses = options.addresses ? { addresses: options.addresses } : {};
     this.manual = new ManualUpgrades({ config: this.config, layout: options.layout, logger: this.logger, events: this.events, ...addresses });
@@ -133,6 +140,7 @@ export class Supervisor {
       throw error;
     } finally {
       stop.dispose();
+      this.follow?.stop();
       this.standbys.dismiss();
       this.manual.close();
       await this.pruning;
@@ -149,6 +157,7 @@ export class Supervisor {
       // Removing old backups (possibly hundreds of GB) never holds back the new node: it starts first.
       const pruneDue = switched !== undefined && !this.config.unsafeSkipBackup;
       const node = await this.launch(switched);
+      if (switched !== undefined) this.startFollow();
       if (pruneDue) this.prune();
       this.standbys.readySoon(this.nodeEnv, this.config.restartAfterUpgrade);
       const startedAt = Date.now();
@@ -163,6 +172,9 @@ export class Supervisor {
       });
       this.wake = undefined;
       this.standbys.cancel();
+      // The follow ends with the node it follows (an exit, a stop, the next upgrade); a restart for a new
+      // halt height brings the same node back on the same RPC.
+      if (event.kind !== 'restart') this.follow?.stop();
 
       if (event.kind === 'stop' || (stop.signal && event.kind === 'exited')) return this.stopped(await node.exited);
       if (event.kind === 'error') {
@@ -225,6 +237,23 @@ export class Supervisor {
       }
       if (stop.signal) return this.abandon(switched, stop.exitCode);
     }
+  }
+
+  /** Follows the node just started after an upgrade until the network is back (follow.ts); it never holds anything up. */
+  private startFollow(): void {
+    this.follow?.stop();
+    const applied = this.applied;
+    if (applied === undefined) return;
+    const { config, args } = this.options;
+    const rpc = this.options.addresses?.rpc.address ?? resolveChainAddresses({ home: config.home, args }).rpc.address;
+    this.follow = startFollow({
+      upgrade: applied.upgrade,
+      switchedAt: applied.at,
+      rpcAddress: rpc,
+      events: this.events,
+      logger: this.logger,
+      warnMs: config.confirmWarn,
+    });
   }
 
   /** chainvisor was asked to stop and the node has: exit with its status (a warning when neither clean nor the stop's: a crash that met the stop). */

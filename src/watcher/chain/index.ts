@@ -18,3 +18,12 @@ export { type ChainClient, type ChainClientOptions, createChainClient, type Sche
 export { ChainUnavailableError } from './errors.js';
 export { type ChainReader, type ChainReaderOptions, createChainReader } from './reader.js';
 export { createRpcClient, type RpcClientOptions } from './rpc-client.js';
+export {
+  type CommitSigners,
+  type ConsensusReader,
+  createConsensusReader,
+  type NodeValidator,
+  parseVoteShare,
+  type RoundState,
+  type VoteShare,
+} from './consensus.js';
