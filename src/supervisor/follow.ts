@@ -25,6 +25,12 @@ import { type ConsensusReader, createConsensusReader, type NodeValidator } from 
 
 export interface FollowOptions {
   upgrade: UpgradeRef;
+  /**
+   * The first block the new binary commits: the upgrade height for a governance plan (the old binary
+   * halts before committing it), the height + 1 for a manual upgrade (the old binary commits its
+   * --halt-height). Default: the upgrade height.
+   */
+  firstBlock?: number;
   /** When the switch happened (the upgrade-applied event's time), ms since the epoch. */
   switchedAt: number;
   /** The node's CometBFT RPC (addressesFor). */
@@ -54,6 +60,7 @@ const signingBlocks = 3;
 export function startFollow(options: FollowOptions): Follow {
   const { upgrade, events, switchedAt, warnMs } = options;
   const interval = options.intervalMs ?? 1000;
+  const first = options.firstBlock ?? upgrade.height;
   const reader = options.reader ?? createConsensusReader({ address: options.rpcAddress, timeoutMs: Math.max(interval, 2000) });
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -118,7 +125,7 @@ export function startFollow(options: FollowOptions): Follow {
   const afterHeight = async (validator: NodeValidator): Promise<void> => {
     const hasPower = validator.votingPower > 0;
     if (!confirmed) {
-      const commit = await reader.commit(upgrade.height);
+      const commit = await reader.commit(first);
       confirmed = true;
       checked = 1;
       const signed = hasPower ? commit.signers.has(validator.address) : null;
@@ -126,7 +133,7 @@ export function startFollow(options: FollowOptions): Follow {
       state = {
         ...state,
         state: 'confirmed',
-        height: upgrade.height,
+        height: first,
         round: null,
         prevoteRatio: null,
         precommitRatio: null,
@@ -139,8 +146,8 @@ export function startFollow(options: FollowOptions): Follow {
       if (signed !== false) return end();
     }
     // With voting power and absent from the first block: the next two decide.
-    while (checked < signingBlocks && validator.latestHeight >= upgrade.height + checked) {
-      const commit = await reader.commit(upgrade.height + checked);
+    while (checked < signingBlocks && validator.latestHeight >= first + checked) {
+      const commit = await reader.commit(first + checked);
       checked += 1;
       if (commit.signers.has(validator.address)) return end();
     }
@@ -156,7 +163,7 @@ export function startFollow(options: FollowOptions): Follow {
       const validator = await reader.validator();
       unansweredSince = undefined;
       if (stopped) return;
-      if (validator.latestHeight < upgrade.height) await waiting(validator);
+      if (validator.latestHeight < first) await waiting(validator);
       else await afterHeight(validator);
     } catch (error) {
       // The new node may not listen yet, or be busy migrating: tried again at the next tick.

@@ -77,6 +77,8 @@ export class Supervisor {
   private pruning: Promise<unknown> = Promise.resolve();
   /** The last upgrade-applied: the follow of the node it starts (follow.ts) times the switch from it. */
   private applied: { upgrade: UpgradeRef; at: number } | undefined;
+  /** Set with a manual upgrade: the old binary committed its halt height, the new one's first block is the next. */
+  private manualApplied = false;
   private follow: Follow | undefined;
 
   constructor(options: SupervisorOptions) {
@@ -86,7 +88,10 @@ export class Supervisor {
     // The upgrade's log lines follow its events (the sequence emits them once each).
     logUpgradeEvents(this.events, this.logger);
     this.events.on((e) => {
-      if (e.event === 'upgrade-applied' && e.upgrade) this.applied = { upgrade: e.upgrade, at: e.time };
+      if (e.event === 'upgrade-applied' && e.upgrade) {
+        this.applied = { upgrade: e.upgrade, at: e.time };
+        this.manualApplied = false;
+      }
     });
     this.detector = new Detector({ config: this.config, layout: options.layout, logger: this.logger, args: options.args });
     const addresses = options.addresses ? { addresses: options.addresses } : {};
@@ -228,6 +233,7 @@ export class Supervisor {
         // Never leave (or end chainvisor) with the node still stopping.
         await stopping?.catch(() => undefined);
       }
+      if (manual) this.manualApplied = true;
       if (manual) await this.manual.remove([manual]);
       this.lastUpgrade = { name: due.plan.name, at: Date.now() };
       if (!this.config.restartAfterUpgrade) {
@@ -249,6 +255,7 @@ export class Supervisor {
     this.follow = startFollow({
       upgrade: applied.upgrade,
       switchedAt: applied.at,
+      firstBlock: applied.upgrade.height + (this.manualApplied ? 1 : 0),
       rpcAddress: rpc,
       events: this.events,
       logger: this.logger,
