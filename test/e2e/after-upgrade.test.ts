@@ -6,6 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -50,7 +52,7 @@ async function afterUpgradeOf(sim: ChainvisorSim): Promise<AfterUpgrade | null> 
 }
 
 /** A governance upgrade to v2 under `chainvisor run`, the node started with `network` flags; returns once v2 listens. */
-async function governanceUpgrade(t: TestContext, network: string[], env: Record<string, string> = {}): Promise<Upgraded> {
+async function governanceUpgrade(t: TestContext, network: string[], env: Record<string, string> = {}, rpcPort?: number): Promise<Upgraded> {
   const receiver = await startWebhookReceiver();
   t.after(() => receiver.close());
   const http = `127.0.0.1:${await unusedPort()}`;
@@ -58,7 +60,7 @@ async function governanceUpgrade(t: TestContext, network: string[], env: Record<
   const add = await sim.cv(['add-upgrade', 'v2', sim.bin('v2')]);
   assert.equal(add.code, 0, add.stderr);
   // A known RPC port: the follow finds it from the node's flag, as chainvisor finds any node's.
-  const run = sim.run(['--rpc.laddr', `tcp://127.0.0.1:${await unusedPort()}`, ...network]);
+  const run = sim.run(['--rpc.laddr', `tcp://127.0.0.1:${rpcPort ?? (await unusedPort())}`, ...network]);
   const genesis = await run.nodeOf('genesis');
   await waitFor(async () => (await heightOf(genesis).catch(() => 0)) >= 2, 'genesis blocks');
   const height = (await heightOf(genesis)) + 80;
@@ -152,6 +154,53 @@ test('stalled: still waiting after CHAINVISOR_CONFIRM_WARN, repeated, then confi
   const confirmed = await watchStatus(u, (a) => a.state === 'confirmed', 'status: confirmed after the stall');
   assert.equal(confirmed.signed, true);
   assert.match(u.run.output(), /upgrade-stalled/);
+  assert.equal(await u.run.stop(), 0);
+});
+
+/**
+ * A node with no voting power (a sentry, an RPC node) seen on the simulated network: the node's RPC
+ * behind a proxy whose /status says `voting_power: "0"` for another address, as a sentry's does.
+ */
+async function sentryProxy(t: TestContext, rpcPort: number): Promise<string> {
+  const server = http.createServer((req, res) => {
+    const upstream = http.get({ host: '127.0.0.1', port: rpcPort, path: req.url ?? '/', headers: { accept: 'application/json' } }, (answer) => {
+      const chunks: Buffer[] = [];
+      answer.on('data', (c: Buffer) => chunks.push(c));
+      answer.on('end', () => {
+        let body = Buffer.concat(chunks).toString('utf8');
+        if ((req.url ?? '').startsWith('/status')) {
+          const doc = JSON.parse(body) as { result: { validator_info: { address: string; voting_power: string } } };
+          doc.result.validator_info = { ...doc.result.validator_info, address: 'F'.repeat(40), voting_power: '0' };
+          body = JSON.stringify(doc);
+        }
+        res.writeHead(answer.statusCode ?? 502, { 'content-type': 'application/json' }).end(body);
+      });
+    });
+    upstream.on('error', () => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())).then(() => undefined));
+  server.unref();
+  return `tcp://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+test('a sentry with no voting power: ownPrevote and signed are null, no validator_signed series, never not-signing', async (t) => {
+  const rpcPort = await unusedPort();
+  const proxy = await sentryProxy(t, rpcPort);
+  const u = await governanceUpgrade(t, ['--sim-peers-power', '9000000', '--sim-peers-back-after', '3s'], { CHAINVISOR_RPC_ADDRESS: proxy }, rpcPort);
+  const waiting = await watchStatus(u, (a) => a.state === 'waiting' && a.prevoteRatio !== null, 'status: waiting');
+  assert.equal(waiting.ownPrevote, null);
+  const confirmed = await watchStatus(u, (a) => a.state === 'confirmed', 'status: confirmed');
+  assert.equal(confirmed.signed, null);
+  await waitFor(async () => webhooks(u, 'upgrade-confirmed').length === 1 || undefined, 'the upgrade-confirmed webhook');
+  assert.equal(webhooks(u, 'upgrade-confirmed')[0]?.signed, null);
+  const metrics = await (await fetch(`http://${u.http}/metrics`)).text();
+  assert.match(metrics, /^chainvisor_upgrade_confirmed\{upgrade="v2"\} 1$/m);
+  assert.doesNotMatch(metrics, /^chainvisor_validator_signed\{/m);
+  await waitFor(async () => (await heightOf(u.v2).catch(() => 0)) >= u.height + 4, 'blocks past the first 3');
+  assert.deepEqual(webhooks(u, 'validator-not-signing'), []);
+  const text = await u.sim.cv(['status']);
+  assert.match(text.stdout, /after upgrade +v2: confirmed, first block at height \d+ [\d.]+ s after the switch; this node has no voting power/);
   assert.equal(await u.run.stop(), 0);
 });
 
