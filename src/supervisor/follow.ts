@@ -90,7 +90,11 @@ export function startFollow(options: FollowOptions): Follow {
   const emit = (event: 'consensus-round' | 'network-waiting' | 'upgrade-confirmed' | 'validator-not-signing' | 'upgrade-stalled', data = {}): void => {
     // A reading that ends after a stop says nothing about the next upgrade or node.
     if (stopped) return;
-    events.emit(event, { upgrade, text: describeAfterUpgrade(state, event === 'upgrade-stalled' ? shownDuration(Date.now() - switchedAt) : undefined), data: { ...state, ...data } });
+    events.emit(event, {
+      upgrade,
+      text: describeAfterUpgrade(state, event === 'upgrade-stalled' ? shownDuration(Date.now() - switchedAt) : undefined),
+      data: { ...state, ...data },
+    });
   };
 
   const end = (): void => {

@@ -49,7 +49,7 @@ export function logUpgradeEvents(events: EventBus, logger: Logger, options: { fa
       case 'upgrade-confirmed':
       case 'validator-not-signing':
       case 'upgrade-stalled': {
-        const { upgrade: _name, since: _since, ...after } = (e.data ?? {}) as Record<string, unknown>;
+        const { upgrade: _name, since: _since, ...after } = e.data ?? {};
         const level = e.event === 'validator-not-signing' ? 'error' : e.event === 'upgrade-stalled' || after.signed === false ? 'warn' : 'info';
         logger[level]({ ...fields, ...after }, e.text);
         return;

@@ -64,7 +64,7 @@ async function governanceUpgrade(t: TestContext, network: string[], env: Record<
   const genesis = await run.nodeOf('genesis');
   await waitFor(async () => (await heightOf(genesis).catch(() => 0)) >= 2, 'genesis blocks');
   const height = (await heightOf(genesis)) + 80;
-  await proposeUpgrade(sim.bin('genesis'), sim.home, { name: 'v2', height, info: sim.built.versions.v2?.info as string });
+  await proposeUpgrade(sim.bin('genesis'), sim.home, { name: 'v2', height, info: sim.built.versions.v2?.info });
   const v2 = await run.nodeOf('v2');
   return { sim, run, receiver, http, height, v2, seen: [] };
 }
@@ -96,7 +96,12 @@ test('after the switch: waiting with the prevote share, then confirmed and signe
   assert.match(metricsWaiting, /^chainvisor_network_prevote_ratio\{upgrade="v2"\} 0\.\d+/m);
   assert.match(metricsWaiting, /^chainvisor_upgrade_confirmed\{upgrade="v2"\} 0$/m);
   const text = await u.sim.cv(['status']);
-  assert.match(text.stdout, new RegExp(`after upgrade +v2: waiting at height ${u.height}, round \\d+: [\\d.]+ % of the voting power prevoted \\(needs more than 66\\.7 %\\), this validator prevoted`));
+  assert.match(
+    text.stdout,
+    new RegExp(
+      `after upgrade +v2: waiting at height ${u.height}, round \\d+: [\\d.]+ % of the voting power prevoted \\(needs more than 66\\.7 %\\), this validator prevoted`,
+    ),
+  );
 
   const confirmed = await watchStatus(u, (a) => a.state === 'confirmed', 'status: confirmed');
   assert.equal(confirmed.signed, true);
@@ -228,7 +233,10 @@ test('the node exits during the follow: the follow ends, the exit code is the no
   assert.notEqual(code, 'timeout', u.run.output());
   // chainvisor's exit is the node's (cosmovisor's rule for an exit that is not an upgrade), not the follow's.
   assert.equal(code, 128 + 9, u.run.output());
-  const after = u.run.output().split('\n').filter((l) => /upgrade-confirmed|upgrade-stalled|validator-not-signing/.test(l));
+  const after = u.run
+    .output()
+    .split('\n')
+    .filter((l) => /upgrade-confirmed|upgrade-stalled|validator-not-signing/.test(l));
   assert.deepEqual(after, [], 'nothing followed after the node exited');
   assert.equal((await afterUpgradeOf(u.sim))?.state, 'waiting', 'the last reading stays in status');
 });
@@ -242,7 +250,12 @@ test('status --watch: in a pipe, a line per change; on a terminal, the screen wi
   t.after(() => pipe.kill('SIGKILL'));
 
   let tty: { out: string; exit: Promise<number | null>; kill: () => void } | undefined;
-  const script = await import('node:fs/promises').then((fs) => fs.access('/usr/bin/script').then(() => true, () => false));
+  const script = await import('node:fs/promises').then((fs) =>
+    fs.access('/usr/bin/script').then(
+      () => true,
+      () => false,
+    ),
+  );
   if (script) {
     const [cmd, args] = chainvisorCommand(['status', '--watch']);
     const line = [cmd, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
@@ -258,8 +271,14 @@ test('status --watch: in a pipe, a line per change; on a terminal, the screen wi
   pipe.kill('SIGINT');
   assert.equal(await pipeExit, 0);
   const printed = lines.trim().split('\n');
-  assert.ok(printed.some((l) => / v2: waiting at height \d+, round \d+: [\d.]+ % of the voting power prevoted/.test(l)), lines);
-  assert.ok(printed.some((l) => / v2: confirmed, first block at height \d+ [\d.]+ s after the switch; this validator signed it/.test(l)), lines);
+  assert.ok(
+    printed.some((l) => / v2: waiting at height \d+, round \d+: [\d.]+ % of the voting power prevoted/.test(l)),
+    lines,
+  );
+  assert.ok(
+    printed.some((l) => / v2: confirmed, first block at height \d+ [\d.]+ s after the switch; this validator signed it/.test(l)),
+    lines,
+  );
   assert.equal(new Set(printed.map((l) => l.replace(/^\S+ /, ''))).size, printed.length, 'one line per change, no repeats');
 
   if (tty) {

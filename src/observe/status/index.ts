@@ -18,6 +18,7 @@ export { shareBar, watchLine, watchScreen } from './watch.js';
 export async function statusOfHome(options: { layout: Layout; backupDir: string; recase?: boolean; version: string }): Promise<StatusDocument> {
   const file = await readStatusFile(options.layout);
   const live = file?.alive ? file.live : undefined;
-  const history = file && !file.alive ? { lastUpgrade: file.live.lastUpgrade, backups: file.live.backups, afterUpgrade: file.live.afterUpgrade ?? null } : undefined;
+  const history =
+    file && !file.alive ? { lastUpgrade: file.live.lastUpgrade, backups: file.live.backups, afterUpgrade: file.live.afterUpgrade ?? null } : undefined;
   return buildStatus({ ...options, live, history });
 }

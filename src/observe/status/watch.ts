@@ -34,12 +34,17 @@ export function watchScreen(doc: StatusDocument): string[] {
       lines.push(`round    height ${a.height ?? '?'}, round ${a.round ?? '?'}`);
       if (a.prevoteRatio !== null) lines.push(`prevotes ${shareBar(a.prevoteRatio)}   (needs more than 66.7 %)`);
       if (a.precommitRatio !== null) lines.push(`precommit${shareBar(a.precommitRatio)}`);
-      lines.push(`vote     ${a.ownPrevote === null ? 'this node has no voting power (or not known yet)' : a.ownPrevote ? 'this validator prevoted' : 'this validator has NOT prevoted'}`);
+      lines.push(
+        `vote     ${a.ownPrevote === null ? 'this node has no voting power (or not known yet)' : a.ownPrevote ? 'this validator prevoted' : 'this validator has NOT prevoted'}`,
+      );
     } else {
       lines.push(`         ${describeAfterUpgrade(a)}`);
     }
   }
-  if (doc.activity) lines.push(`working  ${doc.activity.kind} ${doc.activity.what}: ${doc.activity.bytes}${doc.activity.total === null ? '' : ` of ${doc.activity.total}`} bytes`);
+  if (doc.activity)
+    lines.push(
+      `working  ${doc.activity.kind} ${doc.activity.what}: ${doc.activity.bytes}${doc.activity.total === null ? '' : ` of ${doc.activity.total}`} bytes`,
+    );
   return lines;
 }
 

@@ -64,7 +64,7 @@ export function payloadOf(event: SupervisorEvent, host: string): WebhookPayload 
 function afterUpgradeFields(data: Record<string, unknown> | undefined): Partial<Omit<AfterUpgrade, 'upgrade'>> {
   if (data === undefined) return {};
   const { state, height, round, prevoteRatio, precommitRatio, ownPrevote, signed, seconds, since } = data as Partial<AfterUpgrade>;
-  return { state, height, round, prevoteRatio, precommitRatio, ownPrevote, signed, seconds, since } as Partial<Omit<AfterUpgrade, 'upgrade'>>;
+  return { state, height, round, prevoteRatio, precommitRatio, ownPrevote, signed, seconds, since };
 }
 
 export function startWebhooks(options: WebhookOptions): Webhooks {

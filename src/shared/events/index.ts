@@ -42,7 +42,6 @@ export type EventName =
   /** After an upgrade, each change of the round the network waits in (at most once a second): data an `AfterUpgrade`; `network-waiting` is its notable, throttled form. */
   | 'consensus-round';
 
-
 export interface UpgradeRef {
   name: string;
   height: number;

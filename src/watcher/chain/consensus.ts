@@ -88,7 +88,9 @@ export function createConsensusReader(options: RpcClientOptions): ConsensusReade
       const hrs = typeof state?.['height/round/step'] === 'string' ? state['height/round/step'].split('/').map(Number) : [];
       const [height, round, step] = hrs;
       if (hrs.length !== 3 || !hrs.every(Number.isInteger)) throw malformed(what, 'the answer has no round_state "height/round/step"');
-      const sets = Array.isArray(state?.height_vote_set) ? (state.height_vote_set as { round?: unknown; prevotes_bit_array?: unknown; precommits_bit_array?: unknown }[]) : [];
+      const sets = Array.isArray(state?.height_vote_set)
+        ? (state.height_vote_set as { round?: unknown; prevotes_bit_array?: unknown; precommits_bit_array?: unknown }[])
+        : [];
       // CometBFT lists rounds 0 … round + 1: the share that matters is the current round's.
       const current = sets.find((s) => s.round === round) ?? sets.at(-1);
       return {
@@ -111,10 +113,13 @@ export function createConsensusReader(options: RpcClientOptions): ConsensusReade
       const result = await rpc.get(`/commit?height=${height}`, what);
       const header = (result.signed_header as { header?: { time?: unknown; height?: unknown }; commit?: { signatures?: unknown } } | undefined) ?? {};
       const time = typeof header.header?.time === 'string' ? Date.parse(header.header.time) : Number.NaN;
-      const signatures = Array.isArray(header.commit?.signatures) ? (header.commit.signatures as { block_id_flag?: unknown; validator_address?: unknown }[]) : undefined;
+      const signatures = Array.isArray(header.commit?.signatures)
+        ? (header.commit.signatures as { block_id_flag?: unknown; validator_address?: unknown }[])
+        : undefined;
       if (signatures === undefined || Number.isNaN(time)) throw malformed(what, 'the answer has no signed_header.header.time or commit.signatures');
       const signers = new Set<string>();
-      for (const s of signatures) if ((s.block_id_flag === 2 || s.block_id_flag === 3) && typeof s.validator_address === 'string') signers.add(s.validator_address.toUpperCase());
+      for (const s of signatures)
+        if ((s.block_id_flag === 2 || s.block_id_flag === 3) && typeof s.validator_address === 'string') signers.add(s.validator_address.toUpperCase());
       return { height, time, signers };
     },
     close: () => rpc.close(),

@@ -15,9 +15,6 @@ export {
   type ResolveOptions,
 } from './addresses.js';
 export { type ChainClient, type ChainClientOptions, createChainClient, type ScheduledPlan } from './client.js';
-export { ChainUnavailableError } from './errors.js';
-export { type ChainReader, type ChainReaderOptions, createChainReader } from './reader.js';
-export { createRpcClient, type RpcClientOptions } from './rpc-client.js';
 export {
   type CommitSigners,
   type ConsensusReader,
@@ -27,3 +24,6 @@ export {
   type RoundState,
   type VoteShare,
 } from './consensus.js';
+export { ChainUnavailableError } from './errors.js';
+export { type ChainReader, type ChainReaderOptions, createChainReader } from './reader.js';
+export { createRpcClient, type RpcClientOptions } from './rpc-client.js';
