@@ -3,7 +3,8 @@
  * (issue #26; shapes of v0.37/v0.38):
  *   /status                 `validator_info` (this node's validator and its power) and the latest height;
  *   /consensus_state        the height, round and the prevote and precommit bit arrays of the round;
- *   /dump_consensus_state   the validators in the order of those bit arrays (read once: it is large);
+ *   /dump_consensus_state   the validators in the order of those bit arrays (read once: it is large;
+ *                           /validators, in the same order, when it cannot be read);
  *   /commit?height=H        the block's time and who signed it.
  * Typed readers only: the follow that uses them lives in src/supervisor/follow.ts. Read-only.
  */
@@ -103,10 +104,24 @@ export function createConsensusReader(options: RpcClientOptions): ConsensusReade
     },
     async validatorOrder() {
       const what = 'the validator set of the consensus state';
-      const result = await rpc.get('/dump_consensus_state', what);
-      const list = ((result.round_state as { validators?: { validators?: unknown } } | undefined)?.validators?.validators ?? []) as { address?: unknown }[];
-      if (!Array.isArray(list)) throw malformed(what, 'the answer has no round_state.validators.validators');
-      return list.map((v) => (typeof v.address === 'string' ? v.address.toUpperCase() : ''));
+      try {
+        const result = await rpc.get('/dump_consensus_state', what);
+        const list = (result.round_state as { validators?: { validators?: unknown } } | undefined)?.validators?.validators;
+        if (!Array.isArray(list)) throw malformed(what, 'the answer has no round_state.validators.validators');
+        return list.map((v: { address?: unknown }) => (typeof v.address === 'string' ? v.address.toUpperCase() : ''));
+      } catch (error) {
+        if (!(error instanceof ChainUnavailableError)) throw error;
+        // A node whose dump is too large (many peers) or refused: /validators lists the same set in the
+        // same order (power, then address), 100 a page.
+        const order: string[] = [];
+        for (let page = 1; page <= 10; page++) {
+          const result = await rpc.get(`/validators?page=${page}&per_page=100`, 'the validator set');
+          const list = Array.isArray(result.validators) ? (result.validators as { address?: unknown }[]) : [];
+          order.push(...list.map((v) => (typeof v.address === 'string' ? v.address.toUpperCase() : '')));
+          if (list.length < 100 || order.length >= Number(result.total)) break;
+        }
+        return order;
+      }
     },
     async commit(height) {
       const what = `the commit of block ${height}`;
