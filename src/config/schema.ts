@@ -384,6 +384,14 @@ export const settings = {
     description:
       'When a scheduled upgrade is this many blocks away or fewer and its binary is still not staged: a warning while its download is under way, an error (and `staging-failed`) when staging keeps failing or downloads are off and nobody ran `add-upgrade`.',
   },
+  confirmWarn: {
+    env: 'CHAINVISOR_CONFIRM_WARN',
+    kind: 'duration',
+    default: '10m',
+    min: { value: 1000, why: 'a shorter wait calls every upgrade stalled before the network could have resumed' },
+    description:
+      'After an upgrade, how long chainvisor may wait for the network to commit the first block at or past the height before it warns that the upgrade is stalled (`upgrade-stalled`, status `stalled`); repeated every time this much more passes. chainvisor keeps following the network meanwhile (docs/monitoring.md, "After the upgrade").',
+  },
   // Rehearsals (issue #19, docs/rehearsal.md).
   rehearsalDir: {
     env: 'CHAINVISOR_REHEARSAL_DIR',

@@ -44,6 +44,10 @@ export const metricNames = [
   'chainvisor_backup_duration_seconds',
   'chainvisor_rehearsal_result',
   'chainvisor_rehearsal_migration_seconds',
+  'chainvisor_network_prevote_ratio',
+  'chainvisor_upgrade_confirmed',
+  'chainvisor_upgrade_confirm_seconds',
+  'chainvisor_validator_signed',
 ] as const;
 
 export function createMetrics(options: MetricsOptions): Metrics {
@@ -96,6 +100,26 @@ export function createMetrics(options: MetricsOptions): Metrics {
     ['upgrade'],
   );
 
+  // After an upgrade (issue #26): the follow's events (src/supervisor/follow.ts).
+  const prevoteRatio = gauge(
+    'chainvisor_network_prevote_ratio',
+    'After an upgrade, while the network waits for the first block at the height: the share (0-1) of the voting power that prevoted in the current round.',
+    ['upgrade'],
+  );
+  const confirmed = gauge(
+    'chainvisor_upgrade_confirmed',
+    'After an upgrade: 1 once the network committed the first block at or past the height, 0 while it waits.',
+    ['upgrade'],
+  );
+  const confirmSeconds = gauge('chainvisor_upgrade_confirm_seconds', 'Seconds from the switch to the time of the first block at or past the upgrade height.', [
+    'upgrade',
+  ]);
+  const signed = gauge(
+    'chainvisor_validator_signed',
+    "After an upgrade: 1 when this node's validator signed the first block at the height, 0 when it is not signing; absent for a node with no voting power.",
+    ['upgrade'],
+  );
+
   let detectedAt: number | undefined;
   let started = false;
   const off = options.bus.on((event) => {
@@ -109,6 +133,8 @@ export function createMetrics(options: MetricsOptions): Metrics {
         break;
       case 'upgrade-applied':
         upgrades.inc({ result: 'applied' });
+        // The after-upgrade series describe the last upgrade only.
+        for (const g of [prevoteRatio, confirmed, confirmSeconds, signed]) g.reset();
         // The duration ends when the new node starts; the supervisor says how long ago the halt was seen.
         detectedAt = typeof data.ms === 'number' ? event.time - data.ms : event.time;
         break;
@@ -120,6 +146,25 @@ export function createMetrics(options: MetricsOptions): Metrics {
         break;
       case 'backup-done':
         if (typeof data.ms === 'number') backupDuration.observe(data.ms / 1000);
+        break;
+      case 'consensus-round':
+      case 'network-waiting':
+      case 'upgrade-stalled': {
+        const labels = { upgrade: String(data.upgrade) };
+        if (typeof data.prevoteRatio === 'number') prevoteRatio.set(labels, data.prevoteRatio);
+        confirmed.set(labels, 0);
+        break;
+      }
+      case 'upgrade-confirmed': {
+        const labels = { upgrade: String(data.upgrade) };
+        prevoteRatio.remove(labels);
+        confirmed.set(labels, 1);
+        if (typeof data.seconds === 'number') confirmSeconds.set(labels, data.seconds);
+        if (typeof data.signed === 'boolean') signed.set(labels, data.signed ? 1 : 0);
+        break;
+      }
+      case 'validator-not-signing':
+        signed.set({ upgrade: String(data.upgrade) }, 0);
         break;
       default:
     }

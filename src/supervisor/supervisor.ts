@@ -18,10 +18,11 @@ import { pruneBackups } from '../home/backup/index.js';
 import { binaryPath, checkNodeBinary, type Layout, readCurrent } from '../home/layout/index.js';
 import { createSignGuard, type NodeTracker, type SignGuard } from '../home/lock/index.js';
 import { ChainvisorError, ExitCode } from '../shared/errors/index.js';
-import { createEventBus, type EventBus } from '../shared/events/index.js';
+import { createEventBus, type EventBus, type UpgradeRef } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
-import type { ChainAddresses } from '../watcher/chain/index.js';
+import { type ChainAddresses, resolveChainAddresses } from '../watcher/chain/index.js';
 import { Detector, type DetectorWake, type Due } from './detector.js';
+import { type Follow, startFollow } from './follow.js';
 import { type ManualPlan, ManualUpgrades } from './manual/index.js';
 import { describeExit, exitCodeOf, type ExitStatus, nodeEnvironment, type NodeProcess, startNode } from './node-process.js';
 import { type AfterExitContext, afterNodeExit, RestartPolicy } from './restart/index.js';
@@ -76,6 +77,11 @@ export class Supervisor {
   private pruning: Promise<unknown> = Promise.resolve();
   /** Keeps the node from starting on a signing state that went back (issue #28). */
   private readonly signGuard: SignGuard;
+  /** The last upgrade-applied: the follow of the node it starts (follow.ts) times the switch from it. */
+  private applied: { upgrade: UpgradeRef; at: number } | undefined;
+  /** Set with a manual upgrade: the old binary committed its halt height, the new one's first block is the next. */
+  private manualApplied = false;
+  private follow: Follow | undefined;
 
   constructor(options: SupervisorOptions) {
     this.options = options;
@@ -83,6 +89,12 @@ export class Supervisor {
     this.events = options.events ?? createEventBus();
     // The upgrade's log lines follow its events (the sequence emits them once each).
     logUpgradeEvents(this.events, this.logger);
+    this.events.on((e) => {
+      if (e.event === 'upgrade-applied' && e.upgrade) {
+        this.applied = { upgrade: e.upgrade, at: e.time };
+        this.manualApplied = false;
+      }
+    });
     this.detector = new Detector({ config: this.config, layout: options.layout, logger: this.logger, args: options.args });
     const addresses = options.addresses ? { addresses: options.addresses } : {};
     this.manual = new ManualUpgrades({ config: this.config, layout: options.layout, logger: this.logger, events: this.events, ...addresses });
@@ -136,6 +148,7 @@ export class Supervisor {
       throw error;
     } finally {
       stop.dispose();
+      this.follow?.stop();
       this.standbys.dismiss();
       this.manual.close();
       await this.pruning;
@@ -153,6 +166,7 @@ export class Supervisor {
       // Removing old backups (possibly hundreds of GB) never holds back the new node: it starts first.
       const pruneDue = switched !== undefined && !this.config.unsafeSkipBackup;
       const node = await this.launch(switched);
+      if (switched !== undefined) this.startFollow();
       if (pruneDue) this.prune();
       this.standbys.readySoon(this.nodeEnv, this.config.restartAfterUpgrade);
       const startedAt = Date.now();
@@ -167,6 +181,9 @@ export class Supervisor {
       });
       this.wake = undefined;
       this.standbys.cancel();
+      // The follow ends with the node it follows (an exit, a stop, the next upgrade); a restart for a new
+      // halt height brings the same node back on the same RPC.
+      if (event.kind !== 'restart') this.follow?.stop();
 
       if (event.kind === 'stop' || (stop.signal && event.kind === 'exited')) return this.stopped(await node.exited);
       if (event.kind === 'error') {
@@ -220,6 +237,7 @@ export class Supervisor {
         // Never leave (or end chainvisor) with the node still stopping.
         await stopping?.catch(() => undefined);
       }
+      if (manual) this.manualApplied = true;
       if (manual) await this.manual.remove([manual]);
       this.lastUpgrade = { name: due.plan.name, at: Date.now() };
       if (!this.config.restartAfterUpgrade) {
@@ -229,6 +247,24 @@ export class Supervisor {
       }
       if (stop.signal) return this.abandon(switched, stop.exitCode);
     }
+  }
+
+  /** Follows the node just started after an upgrade until the network is back (follow.ts); it never holds anything up. */
+  private startFollow(): void {
+    this.follow?.stop();
+    const applied = this.applied;
+    if (applied === undefined) return;
+    const { config, args } = this.options;
+    const rpc = this.options.addresses?.rpc.address ?? resolveChainAddresses({ home: config.home, args }).rpc.address;
+    this.follow = startFollow({
+      upgrade: applied.upgrade,
+      switchedAt: applied.at,
+      firstBlock: applied.upgrade.height + (this.manualApplied ? 1 : 0),
+      rpcAddress: rpc,
+      events: this.events,
+      logger: this.logger,
+      warnMs: config.confirmWarn,
+    });
   }
 
   /** chainvisor was asked to stop and the node has: exit with its status (a warning when neither clean nor the stop's: a crash that met the stop). */

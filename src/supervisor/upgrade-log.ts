@@ -1,7 +1,8 @@
 /**
  * The log lines of an upgrade's lifecycle, as a listener of the event bus: the sequence emits
- * upgrade-detected, upgrade-applied and upgrade-failed once each (sequence.ts), and the log follows
- * them like metrics, status and webhooks do, rather than being written beside each emit.
+ * upgrade-detected, upgrade-applied and upgrade-failed once each (sequence.ts), the follow
+ * network-waiting, upgrade-confirmed, validator-not-signing and upgrade-stalled (follow.ts), and the log
+ * follows them like metrics, status and webhooks do, rather than being written beside each emit.
  */
 import type { EventBus } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
@@ -43,6 +44,16 @@ export function logUpgradeEvents(events: EventBus, logger: Logger, options: { fa
       case 'upgrade-failed':
         if (options.failures !== false) logger.error({ ...fields, code: e.data?.code }, e.text);
         return;
+      // The after-upgrade follow (follow.ts): its fields beside `event`, and its one-line sentence.
+      case 'network-waiting':
+      case 'upgrade-confirmed':
+      case 'validator-not-signing':
+      case 'upgrade-stalled': {
+        const { upgrade: _name, since: _since, ...after } = e.data ?? {};
+        const level = e.event === 'validator-not-signing' ? 'error' : e.event === 'upgrade-stalled' || after.signed === false ? 'warn' : 'info';
+        logger[level]({ ...fields, ...after }, e.text);
+        return;
+      }
       default:
     }
   });

@@ -44,3 +44,31 @@ describe('metrics', () => {
     }
   });
 });
+
+test('after an upgrade: the prevote share while waiting, then confirmed, seconds and signed; cleared by the next upgrade', async () => {
+  const bus = createEventBus();
+  const metrics = createMetrics({ bus, version: 't', snapshot: async () => ({ nodeUp: true, current: 'v2', pending: null }) });
+  try {
+    const v2 = { name: 'v2', height: 100 };
+    const base = { upgrade: 'v2', height: 100, round: 1, precommitRatio: 0, ownPrevote: true, signed: null, seconds: null, since: '' };
+    bus.emit('upgrade-applied', { upgrade: v2, text: 'applied', data: { ms: 1 } });
+    bus.emit('network-waiting', { upgrade: v2, text: 'w', data: { ...base, state: 'waiting', prevoteRatio: 0.25 } });
+    bus.emit('consensus-round', { upgrade: v2, text: 'w', data: { ...base, state: 'waiting', prevoteRatio: 0.5 } });
+    let text = await metrics.render();
+    assert.equal(sample(text, 'chainvisor_network_prevote_ratio{upgrade="v2"}'), 0.5);
+    assert.equal(sample(text, 'chainvisor_upgrade_confirmed{upgrade="v2"}'), 0);
+    assert.doesNotMatch(text, /^chainvisor_validator_signed\{/m);
+    bus.emit('upgrade-confirmed', { upgrade: v2, text: 'c', data: { ...base, state: 'confirmed', prevoteRatio: null, signed: false, seconds: 4.5 } });
+    bus.emit('validator-not-signing', { upgrade: v2, text: 'n', data: { ...base, state: 'not-signing', prevoteRatio: null, signed: false, seconds: 4.5 } });
+    text = await metrics.render();
+    assert.equal(sample(text, 'chainvisor_network_prevote_ratio{upgrade="v2"}'), undefined, 'present only while waiting');
+    assert.equal(sample(text, 'chainvisor_upgrade_confirmed{upgrade="v2"}'), 1);
+    assert.equal(sample(text, 'chainvisor_upgrade_confirm_seconds{upgrade="v2"}'), 4.5);
+    assert.equal(sample(text, 'chainvisor_validator_signed{upgrade="v2"}'), 0);
+    bus.emit('upgrade-applied', { upgrade: { name: 'v3', height: 200 }, text: 'applied', data: { ms: 1 } });
+    text = await metrics.render();
+    assert.doesNotMatch(text, /^chainvisor_(upgrade_confirmed|validator_signed|upgrade_confirm_seconds)\{/m);
+  } finally {
+    metrics.close();
+  }
+});

@@ -48,7 +48,14 @@ test('the dashboard and the alert rules use only metrics that exist', async () =
   for (const [name, file] of used) assert.ok(exposed.has(name), `${file} uses ${name}, which chainvisor does not export`);
 
   // The alerts the documentation promises are there.
-  for (const alert of ['ChainvisorUpgradeBinaryNotStaged', 'ChainvisorNodeDown', 'ChainvisorUpgradeFailed', 'ChainvisorCrashLoop']) {
+  for (const alert of [
+    'ChainvisorUpgradeBinaryNotStaged',
+    'ChainvisorNodeDown',
+    'ChainvisorUpgradeFailed',
+    'ChainvisorCrashLoop',
+    'ChainvisorValidatorNotSigning',
+    'ChainvisorUpgradeStalled',
+  ]) {
     assert.match(alerts, new RegExp(`alert: ${alert}\\b`));
   }
 });

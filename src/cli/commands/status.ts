@@ -1,35 +1,83 @@
+import { setTimeout as delay } from 'node:timers/promises';
+
 import { layoutFor } from '../../home/layout/index.js';
-import { renderStatus, statusOfHome } from '../../observe/status/index.js';
+import { renderStatus, statusOfHome, watchLine, watchScreen } from '../../observe/status/index.js';
 import { UsageError } from '../../shared/errors/index.js';
-import { type Command, loadContextConfig, writeLine } from '../command.js';
+import type { Command } from '../command.js';
+import { type CommandContext, loadContextConfig, writeLine } from '../command.js';
 import { version } from '../version.js';
+
+const usage = 'chainvisor status [--output json] [--watch]';
 
 export const statusCommand: Command = {
   name: 'status',
   summary: 'show the node, current binary, pending and queued upgrades, staged binaries and backups',
-  usage: 'chainvisor status [--output json]',
+  usage,
   help: [
     "With 'chainvisor run' active for this home, shows its live state (the node's pid and state, the last upgrade,",
-    'the chain height) from the status file it keeps in cosmovisor/.chainvisor/status.json; without it, what the',
-    'home says. --output json prints the same document as GET /status on the HTTP endpoint.',
+    'the chain height, the network after the upgrade) from the status file it keeps in',
+    'cosmovisor/.chainvisor/status.json; without it, what the home says. --output json prints the same document',
+    'as GET /status on the HTTP endpoint.',
+    '',
+    '--watch: on a terminal, redraws once a second the node, the plan and the blocks left, and after an upgrade',
+    "the network's height and round, a bar of the prevote share and this validator's vote (what pvtop shows);",
+    'elsewhere, prints one line each time that changes. Ends on Ctrl-C, with status 0.',
   ].join('\n'),
   async run(ctx) {
-    const output = parseOutput(ctx.args);
+    const { output, watch } = parseArgs(ctx.args);
     const { config } = loadContextConfig(ctx);
-    const doc = await statusOfHome({ layout: layoutFor(config), backupDir: config.dataBackupDir, version });
+    const read = () => statusOfHome({ layout: layoutFor(config), backupDir: config.dataBackupDir, version });
+    if (watch) return watchStatus(ctx, read);
+    const doc = await read();
     writeLine(ctx.stdout, output === 'json' ? JSON.stringify(doc, null, 2) : renderStatus(doc));
     return 0;
   },
 };
 
-function parseOutput(args: string[]): 'json' | 'text' {
+/** `--watch`: until SIGINT or SIGTERM, which end it with status 0. */
+async function watchStatus(ctx: CommandContext, read: () => ReturnType<typeof statusOfHome>): Promise<number> {
+  const tty = (ctx.stdout as NodeJS.WriteStream).isTTY === true;
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let last = '';
+  try {
+    if (tty) ctx.stdout.write('\x1b[?25l'); // no cursor blinking over the bar
+    while (!stop.signal.aborted) {
+      const doc = await read();
+      if (tty) {
+        const screen = [`chainvisor status --watch  ${new Date().toISOString().slice(11, 19)}  (Ctrl-C ends)`, '', ...watchScreen(doc)];
+        ctx.stdout.write(`\x1b[H\x1b[2J${screen.join('\n')}\n`);
+      } else {
+        const line = watchLine(doc);
+        if (line !== last) writeLine(ctx.stdout, `${new Date().toISOString()} ${line}`);
+        last = line;
+      }
+      await delay(1000, undefined, { signal: stop.signal }).catch(() => undefined);
+    }
+  } finally {
+    if (tty) ctx.stdout.write('\x1b[?25h');
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  return 0;
+}
+
+function parseArgs(args: string[]): { output: 'json' | 'text'; watch: boolean } {
   let output: 'json' | 'text' = 'text';
+  let watch = false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
+    if (arg === '--watch' || arg === '-w') {
+      watch = true;
+      continue;
+    }
     const value = arg === '--output' || arg === '-o' ? args[++i] : arg.startsWith('--output=') ? arg.slice('--output='.length) : undefined;
-    if (value === undefined) throw new UsageError(`unexpected argument ${JSON.stringify(arg)}; usage: chainvisor status [--output json]`);
+    if (value === undefined) throw new UsageError(`unexpected argument ${JSON.stringify(arg)}; usage: ${usage}`);
     if (value !== 'json' && value !== 'text') throw new UsageError(`--output must be json or text, not ${JSON.stringify(value)}`);
     output = value;
   }
-  return output;
+  if (watch && output === 'json') throw new UsageError('--watch shows the status for people; use --output json without --watch, or GET /status');
+  return { output, watch };
 }

@@ -3,6 +3,7 @@
  * by the one function below from the home (always read fresh) and, when `run` is active, its live
  * state. Field names are a public interface (scripts read them): add, never rename.
  */
+import type { AfterUpgrade } from '../../shared/events/index.js';
 import type { HomeFacts, HomeOptions } from './home.js';
 import { readHome, upgradeBinaryPresent } from './home.js';
 import type { Activity, LastUpgrade, LiveState, NodeState } from './live.js';
@@ -27,6 +28,8 @@ export interface StatusDocument {
   lastUpgrade: LastUpgrade | null;
   backups: { name: string; path: string; time: string | null; durationSeconds: number | null; mode: string | null }[];
   activity: Activity | null;
+  /** The network after the last upgrade (issue #26, docs/monitoring.md): waiting, confirmed, not-signing or stalled; kept until the next upgrade. */
+  afterUpgrade: AfterUpgrade | null;
   /** The last rehearsal of each upgrade, newest first (`chainvisor rehearse`, docs/rehearsal.md). */
   rehearsals: HomeFacts['rehearsals'];
   /** The newest of them, or null. */
@@ -42,7 +45,7 @@ export interface BuildOptions extends HomeOptions {
   /** The running supervisor's state; undefined when `run` is not active. */
   live: LiveState | undefined;
   /** Kept from a previous run's status file: the last upgrade is history, still true after a restart. */
-  history?: { lastUpgrade: LastUpgrade | null; backups: LiveState['backups'] } | undefined;
+  history?: { lastUpgrade: LastUpgrade | null; backups: LiveState['backups']; afterUpgrade?: AfterUpgrade | null } | undefined;
 }
 
 export async function buildStatus(options: BuildOptions): Promise<StatusDocument> {
@@ -79,6 +82,7 @@ export async function buildStatus(options: BuildOptions): Promise<StatusDocument
     lastUpgrade: live?.lastUpgrade ?? options.history?.lastUpgrade ?? lastFromHome(home),
     backups,
     activity: live?.activity ?? null,
+    afterUpgrade: live?.afterUpgrade ?? options.history?.afterUpgrade ?? null,
     rehearsals: home.rehearsals,
     lastRehearsal: home.rehearsals[0] ?? null,
     lastRestore: home.lastRestore,

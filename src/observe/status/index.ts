@@ -12,11 +12,13 @@ export { type LastUpgrade, type LiveState, type LiveTracker, type NodeState, tra
 export { readRehearsals, rehearsalsPath, type RehearsalSummary } from './rehearsals.js';
 export { renderStatus } from './render.js';
 export { readStatusFile, statusFilePath, type StatusFileWriter, writeStatusFile } from './state-file.js';
+export { shareBar, watchLine, watchScreen } from './watch.js';
 
 /** For `chainvisor status`: the live state of a running `run` when there is one, the home otherwise. */
 export async function statusOfHome(options: { layout: Layout; backupDir: string; recase?: boolean; version: string }): Promise<StatusDocument> {
   const file = await readStatusFile(options.layout);
   const live = file?.alive ? file.live : undefined;
-  const history = file && !file.alive ? { lastUpgrade: file.live.lastUpgrade, backups: file.live.backups } : undefined;
+  const history =
+    file && !file.alive ? { lastUpgrade: file.live.lastUpgrade, backups: file.live.backups, afterUpgrade: file.live.afterUpgrade ?? null } : undefined;
   return buildStatus({ ...options, live, history });
 }

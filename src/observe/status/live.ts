@@ -4,7 +4,7 @@
  * to date from the event bus. Everything that is on disk (current, staged binaries, the batch file,
  * backup folders) is read from the home instead (./home.ts), so it is never stale.
  */
-import type { EventBus, SupervisorEvent } from '../../shared/events/index.js';
+import type { AfterUpgrade, EventBus, SupervisorEvent } from '../../shared/events/index.js';
 
 export type NodeState = 'starting' | 'running' | 'stopped' | 'upgrading' | 'exited' | 'unsupervised';
 
@@ -48,6 +48,8 @@ export interface LiveState {
   /** Backups made by this run, newest first. */
   backups: BackupRecord[];
   activity: Activity | null;
+  /** The network after the last upgrade (issue #26): from the switch until the next upgrade. */
+  afterUpgrade: AfterUpgrade | null;
   updated: string;
 }
 
@@ -71,6 +73,7 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
     lastUpgrade: null,
     backups: [],
     activity: null,
+    afterUpgrade: null,
     updated: iso(now()),
   };
   const listeners: ((urgent: boolean) => void)[] = [];
@@ -109,8 +112,16 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
         if (e.upgrade) state.lastUpgrade = { ...e.upgrade, result: 'applied', durationSeconds: ms === null ? null : ms / 1000, time: iso(e.time) };
         detectedAt = ms === null ? undefined : e.time - ms;
         if (state.pending && e.upgrade && state.pending.name === e.upgrade.name) state.pending = null;
+        state.afterUpgrade = null;
         return true;
       }
+      case 'consensus-round':
+      case 'network-waiting':
+      case 'upgrade-confirmed':
+      case 'validator-not-signing':
+      case 'upgrade-stalled':
+        state.afterUpgrade = afterUpgradeOf(data);
+        return true;
       case 'upgrade-failed':
         if (e.upgrade) state.lastUpgrade = { ...e.upgrade, result: 'failed', durationSeconds: null, time: iso(e.time), error: e.text };
         state.node = { ...state.node, state: 'stopped', since: iso(e.time) };
@@ -162,7 +173,7 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
   const off = options.bus.on((event) => {
     if (!apply(event)) return;
     state.updated = iso(now());
-    const urgent = !['download-progress', 'backup-progress', 'extract-progress', 'chain-height'].includes(event.event);
+    const urgent = !['download-progress', 'backup-progress', 'extract-progress', 'chain-height', 'consensus-round'].includes(event.event);
     for (const listener of listeners) listener(urgent);
   });
   return {
@@ -172,6 +183,23 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
       state.chainvisor.http = address;
     },
     close: off,
+  };
+}
+
+/** The follow's fields only (the event's data also carries e.g. `noticedMs`). */
+function afterUpgradeOf(data: Record<string, unknown>): AfterUpgrade {
+  const a = data as unknown as AfterUpgrade;
+  return {
+    upgrade: a.upgrade,
+    state: a.state,
+    height: a.height,
+    round: a.round,
+    prevoteRatio: a.prevoteRatio,
+    precommitRatio: a.precommitRatio,
+    ownPrevote: a.ownPrevote,
+    signed: a.signed,
+    seconds: a.seconds,
+    since: a.since,
   };
 }
 

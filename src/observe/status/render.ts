@@ -1,4 +1,5 @@
 /** The status document for people: `chainvisor status` without `--output json`. */
+import { describeAfterUpgrade } from '../../shared/events/index.js';
 import type { StatusDocument } from './document.js';
 
 export function renderStatus(doc: StatusDocument): string {
@@ -31,6 +32,7 @@ export function renderStatus(doc: StatusDocument): string {
       ? 'none'
       : `${last.name} at height ${last.height}: ${last.result}${last.durationSeconds === null ? '' : ` in ${last.durationSeconds.toFixed(1)} s`}${last.error ? ` (${last.error})` : ''}`,
   );
+  if (doc.afterUpgrade) add('after upgrade', describeAfterUpgrade(doc.afterUpgrade));
   add(
     'backups',
     doc.backups.length === 0

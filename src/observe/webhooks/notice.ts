@@ -7,11 +7,8 @@ import { errorCatalogue, type ErrorCode, errorSpec } from '../../shared/errors/i
 import { notableEvents, type SupervisorEvent } from '../../shared/events/index.js';
 import type { NodeFacts } from './node-facts.js';
 
-/**
- * The events the chat channels send: the notable events, and the four issue #26 emits once it lands
- * (formatted and paged already, so nothing here changes when they start to be emitted).
- */
-export const chatEvents = [...notableEvents, 'network-waiting', 'upgrade-confirmed', 'validator-not-signing', 'upgrade-stalled'] as const;
+/** The events the chat channels send: the notable events, the after-upgrade follow's four (issue #26) among them. */
+export const chatEvents = notableEvents;
 export type ChatEvent = (typeof chatEvents)[number];
 
 /** `chainvisor notify --test`: never emitted on the bus. */

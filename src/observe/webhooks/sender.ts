@@ -9,13 +9,14 @@
  */
 import os from 'node:os';
 
-import { type EventBus, type NotableEvent, notableEvents, type SupervisorEvent } from '../../shared/events/index.js';
+import { type AfterUpgrade, afterUpgradeEvents, type EventBus, type NotableEvent, notableEvents, type SupervisorEvent } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
 import { createHttpClient, type HttpClient } from '../../shared/net/index.js';
 import { postJson } from './post.js';
 import type { WebhookTarget } from './targets.js';
 
-export interface WebhookPayload {
+/** The after-upgrade events (issue #26) also carry the follow's fields (`AfterUpgrade`) at the top level, beside `event`. */
+export interface WebhookPayload extends Partial<Omit<AfterUpgrade, 'upgrade'>> {
   event: NotableEvent;
   upgrade: { name: string; height: number } | null;
   time: string;
@@ -48,7 +49,9 @@ export interface Webhooks {
 }
 
 export function payloadOf(event: SupervisorEvent, host: string): WebhookPayload {
+  const follow = afterUpgradeEvents.includes(event.event) ? afterUpgradeFields(event.data) : {};
   return {
+    ...follow,
     event: event.event as NotableEvent,
     upgrade: event.upgrade ? { name: event.upgrade.name, height: event.upgrade.height } : null,
     time: new Date(event.time).toISOString(),
@@ -56,6 +59,12 @@ export function payloadOf(event: SupervisorEvent, host: string): WebhookPayload 
     // One line: chat webhooks render `text` as it is.
     text: event.text.replace(/\s*\n\s*/g, ' '),
   };
+}
+
+function afterUpgradeFields(data: Record<string, unknown> | undefined): Partial<Omit<AfterUpgrade, 'upgrade'>> {
+  if (data === undefined) return {};
+  const { state, height, round, prevoteRatio, precommitRatio, ownPrevote, signed, seconds, since } = data as Partial<AfterUpgrade>;
+  return { state, height, round, prevoteRatio, precommitRatio, ownPrevote, signed, seconds, since };
 }
 
 export function startWebhooks(options: WebhookOptions): Webhooks {

@@ -17,6 +17,11 @@ export const notableEvents = [
   'rehearsal-passed',
   'rehearsal-failed',
   'data-restored',
+  // After the switch, until the network is back (issue #26): data is an `AfterUpgrade`.
+  'network-waiting',
+  'upgrade-confirmed',
+  'validator-not-signing',
+  'upgrade-stalled',
 ] as const;
 export type NotableEvent = (typeof notableEvents)[number];
 
@@ -34,7 +39,9 @@ export type EventName =
   /** Progress of an archive unpacked after its download (zip): data as `download-progress`, in uncompressed bytes. */
   | 'extract-progress'
   /** The chain's latest block height, from whoever polls the chain: data `{ height }`. */
-  | 'chain-height';
+  | 'chain-height'
+  /** After an upgrade, each change of the round the network waits in (at most once a second): data an `AfterUpgrade`; `network-waiting` is its notable, throttled form. */
+  | 'consensus-round';
 
 export interface UpgradeRef {
   name: string;
@@ -82,3 +89,5 @@ export function createEventBus(): EventBus {
     },
   };
 }
+
+export { type AfterUpgrade, afterUpgradeEvents, describeAfterUpgrade } from './after-upgrade.js';

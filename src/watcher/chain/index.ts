@@ -15,6 +15,15 @@ export {
   type ResolveOptions,
 } from './addresses.js';
 export { type ChainClient, type ChainClientOptions, createChainClient, type ScheduledPlan } from './client.js';
+export {
+  type CommitSigners,
+  type ConsensusReader,
+  createConsensusReader,
+  type NodeValidator,
+  parseVoteShare,
+  type RoundState,
+  type VoteShare,
+} from './consensus.js';
 export { ChainUnavailableError } from './errors.js';
 export { type ChainReader, type ChainReaderOptions, createChainReader } from './reader.js';
 export { createRpcClient, type RpcClientOptions } from './rpc-client.js';

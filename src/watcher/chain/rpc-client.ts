@@ -29,7 +29,16 @@ const maxBodyBytes = 4 * 1024 * 1024;
 
 const currentPlanPath = `/abci_query?path=${encodeURIComponent('"/cosmos.upgrade.v1beta1.Query/CurrentPlan"')}`;
 
-export function createRpcClient(options: RpcClientOptions): ChainClient {
+/** One node's RPC: GETs answering the JSON-RPC `result`, on one undici agent kept between calls. */
+export interface RpcTransport {
+  address: string;
+  via: string;
+  /** One GET; the JSON-RPC `result`, or a ChainUnavailableError saying why not (`what` names the reading). */
+  get(urlPath: string, what: string): Promise<Record<string, unknown>>;
+  close(): void;
+}
+
+export function createRpcTransport(options: RpcClientOptions): RpcTransport {
   const address = options.address;
   const timeoutMs = options.timeoutMs ?? 5000;
   const endpoint = rpcEndpoint(address);
@@ -83,6 +92,20 @@ export function createRpcClient(options: RpcClientOptions): ChainClient {
 
   return {
     address,
+    via,
+    get,
+    close() {
+      void agent?.close().catch(() => undefined);
+      agent = undefined;
+    },
+  };
+}
+
+export function createRpcClient(options: RpcClientOptions): ChainClient {
+  const transport = createRpcTransport(options);
+  const { address, via, get } = transport;
+  return {
+    address,
     describe: () => via,
     async currentPlan() {
       const what = 'the scheduled upgrade plan';
@@ -108,10 +131,7 @@ export function createRpcClient(options: RpcClientOptions): ChainClient {
         throw new ChainUnavailableError(address, what, new Error('the answer has no sync_info.latest_block_height'), via);
       return Number(height);
     },
-    close() {
-      void agent?.close().catch(() => undefined);
-      agent = undefined;
-    },
+    close: () => transport.close(),
   };
 }
 

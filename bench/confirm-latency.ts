@@ -1,0 +1,111 @@
+/**
+ * The follow's latency after an upgrade (issue #26): on the simulated chain, a genesis node with 10
+ * simulated peers under `chainvisor run`, a manual upgrade queued at height H, the peers back over 2 s
+ * after the switch (`--sim-peers-back-after`). Per run: the time from the new binary's first block
+ * (H + 1) committed — the node's own `committed state` log timestamp — to chainvisor's
+ * `upgrade-confirmed` log line. chainvisor polls at most once a second, so about half a second is
+ * expected on average, and at most a second and a request. Prints each run and the median.
+ *
+ *   npm run bench:confirm -- [--runs 10] [--height 40]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import { buildVersions } from '@chainvisor/simd';
+import { execa } from 'execa';
+
+const chainvisor = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' }, height: { type: 'string', default: '40' } } });
+const runs = Number(values.runs);
+const height = Number(values.height);
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function once(dir: string, bins: Record<string, string>, run: number): Promise<{ latency: number; seconds: number; signed: unknown }> {
+  const home = path.join(dir, `home-${run}`);
+  const env = {
+    ...process.env,
+    DAEMON_HOME: home,
+    DAEMON_NAME: 'simd',
+    UNSAFE_SKIP_BACKUP: 'true',
+    DAEMON_GRPC_ADDRESS: `127.0.0.1:${await freePort()}`,
+    CHAINVISOR_LOG_FORMAT: 'json',
+  };
+  await execa(bins.genesis as string, ['init', 'bench', '--home', home]);
+  await execa(process.execPath, [chainvisor, 'init', bins.genesis as string], { env });
+  await execa(process.execPath, [chainvisor, 'add-upgrade', 'v2', bins.v2 as string, '--upgrade-height', String(height)], { env, reject: false });
+  const flags = [
+    '--block-time',
+    '50ms',
+    '--rpc.laddr',
+    `tcp://127.0.0.1:${await freePort()}`,
+    '--grpc.address',
+    env.DAEMON_GRPC_ADDRESS,
+    '--api.address',
+    'tcp://127.0.0.1:0',
+  ];
+  const network = ['--sim-peers-power', '9000000', '--sim-peers-back-after', '2s'];
+  const proc = spawn(process.execPath, [chainvisor, 'run', 'start', '--home', home, ...flags, ...network], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let version = '?';
+  let committedAt: number | undefined;
+  let confirmed: { time: number; seconds: number; signed: unknown } | undefined;
+  let buffer = '';
+  const onData = (chunk: string, resolve: () => void) => {
+    buffer += chunk;
+    const lines = buffer.split('\n');
+    buffer = lines.pop() ?? '';
+    for (const line of lines) {
+      const start = / starting node .*version=(\S+)/.exec(line);
+      if (start) version = start[1] as string;
+      const commit = /^(\S+) INF committed state .*height=(\d+)/.exec(line);
+      if (commit && version === 'v2' && Number(commit[2]) === height + 1) committedAt = Date.parse(commit[1] as string);
+      if (line.includes('"event":"upgrade-confirmed"')) {
+        const record = JSON.parse(line) as { time: number; seconds: number; signed: unknown };
+        confirmed = { time: record.time, seconds: record.seconds, signed: record.signed };
+      }
+      if (confirmed && committedAt !== undefined) resolve();
+    }
+  };
+  await new Promise<void>((resolve) => {
+    proc.stderr.setEncoding('utf8').on('data', (c: string) => onData(c, resolve));
+    proc.stdout.setEncoding('utf8').on('data', (c: string) => onData(c, resolve));
+    setTimeout(resolve, 90_000).unref();
+  });
+  proc.kill('SIGTERM');
+  await new Promise((resolve) => proc.on('exit', resolve));
+  if (!confirmed || committedAt === undefined)
+    throw new Error(`run ${run}: no confirmation seen (committed ${committedAt}, confirmed ${JSON.stringify(confirmed)})`);
+  return { latency: confirmed.time - committedAt, seconds: confirmed.seconds, signed: confirmed.signed };
+}
+
+const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-confirm-'));
+try {
+  const built = await buildVersions({ out: path.join(dir, 'versions'), versions: ['genesis', 'v2'] });
+  const bins = { genesis: built.versions.genesis?.bin as string, v2: built.versions.v2?.bin as string };
+  console.log(`manual upgrade at H=${height}, 50 ms blocks, 10 simulated peers back over 2 s, ${runs} run(s)`);
+  const latencies: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const r = await once(dir, bins, i);
+    latencies.push(r.latency);
+    console.log(
+      `  run ${i + 1}: block ${height + 1} committed → upgrade-confirmed ${r.latency} ms (switch → block ${r.seconds} s, signed ${String(r.signed)})`,
+    );
+  }
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const median =
+    sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2] : ((sorted[sorted.length / 2 - 1] as number) + (sorted[sorted.length / 2] as number)) / 2;
+  console.log(`median ${median} ms, min ${sorted[0]} ms, max ${sorted.at(-1)} ms`);
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}

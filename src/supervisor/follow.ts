@@ -1,0 +1,207 @@
+/**
+ * The follow (issue #26): an upgrade is over for the operator when the network has committed the
+ * first block at or past the height and their validator signed it, not when the new process starts.
+ * Started by the run loop right after the node it switched to is launched, it reads that node's
+ * CometBFT RPC (watcher/chain consensus.ts) at most once a second and emits what it sees:
+ *
+ *   waiting      the RPC answers, no block ≥ height yet: `consensus-round` at each change of the round's
+ *                shares (status, metrics), `network-waiting` when the wait starts, then at most every
+ *                30 s while the share changes (logs, webhooks);
+ *   stalled      still waiting CHAINVISOR_CONFIRM_WARN after the switch: `upgrade-stalled`, again every
+ *                CHAINVISOR_CONFIRM_WARN; the follow goes on;
+ *   confirmed    block ≥ height committed: `upgrade-confirmed`, with `seconds` from the switch
+ *                (upgrade-applied) to that block's header time — the network's own clock for when it
+ *                resumed, which does not depend on how fast chainvisor polls — and `signed`, whether this
+ *                node's validator is in that block's commit (null with no voting power);
+ *   not-signing  with voting power, absent from the commits of the first 3 blocks ≥ height:
+ *                `validator-not-signing`.
+ * It ends once confirmed and those 3 blocks are seen, or when stopped (chainvisor stops, the next
+ * upgrade, the node exits). Read-only: it never touches the node, never delays a restart, and a
+ * failing read is only tried again a second later.
+ */
+import { type AfterUpgrade, describeAfterUpgrade, type EventBus, type UpgradeRef } from '../shared/events/index.js';
+import type { Logger } from '../shared/log.js';
+import { type ConsensusReader, createConsensusReader, type NodeValidator } from '../watcher/chain/index.js';
+
+export interface FollowOptions {
+  upgrade: UpgradeRef;
+  /**
+   * The first block the new binary commits: the upgrade height for a governance plan (the old binary
+   * halts before committing it), the height + 1 for a manual upgrade (the old binary commits its
+   * --halt-height). Default: the upgrade height.
+   */
+  firstBlock?: number;
+  /** When the switch happened (the upgrade-applied event's time), ms since the epoch. */
+  switchedAt: number;
+  /** The node's CometBFT RPC (addressesFor). */
+  rpcAddress: string;
+  events: EventBus;
+  logger: Logger;
+  /** CHAINVISOR_CONFIRM_WARN, in ms. */
+  warnMs: number;
+  /** Between two readings; default 1 s. */
+  intervalMs?: number;
+  /** Replaces the RPC reader (tests). */
+  reader?: ConsensusReader;
+}
+
+export interface Follow {
+  /** Ends the follow at once: a reading under way is dropped (never awaited: nothing waits on the follow). */
+  stop(): void;
+  /** Resolves when the follow ends by itself (confirmed and 3 blocks seen) or is stopped. */
+  done: Promise<void>;
+}
+
+/** `network-waiting` at most this often while the share changes. */
+const waitingEveryMs = 30_000;
+/** A validator absent from the commits of this many first blocks is not signing. */
+const signingBlocks = 3;
+
+export function startFollow(options: FollowOptions): Follow {
+  const { upgrade, events, switchedAt, warnMs } = options;
+  const interval = options.intervalMs ?? 1000;
+  const first = options.firstBlock ?? upgrade.height;
+  const reader = options.reader ?? createConsensusReader({ address: options.rpcAddress, timeoutMs: Math.max(interval, 2000) });
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let finish: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (finish = resolve));
+
+  let state: AfterUpgrade = {
+    upgrade: upgrade.name,
+    state: 'waiting',
+    height: null,
+    round: null,
+    prevoteRatio: null,
+    precommitRatio: null,
+    ownPrevote: null,
+    signed: null,
+    seconds: null,
+    since: new Date(switchedAt).toISOString(),
+  };
+  let order: string[] | undefined;
+  let waitingSent: { at: number; ratio: number | null } | undefined;
+  let nextStall = switchedAt + warnMs;
+  let confirmed = false;
+  /** Heights ≥ upgrade height whose commit was read for this validator's signature. */
+  let checked = 0;
+  let unansweredSince: number | undefined;
+
+  const emit = (event: 'consensus-round' | 'network-waiting' | 'upgrade-confirmed' | 'validator-not-signing' | 'upgrade-stalled', data = {}): void => {
+    // A reading that ends after a stop says nothing about the next upgrade or node.
+    if (stopped) return;
+    events.emit(event, {
+      upgrade,
+      text: describeAfterUpgrade(state, event === 'upgrade-stalled' ? shownDuration(Date.now() - switchedAt) : undefined),
+      data: { ...state, ...data },
+    });
+  };
+
+  const end = (): void => {
+    stopped = true;
+    clearTimeout(timer);
+    reader.close();
+    finish();
+  };
+
+  const waiting = async (validator: NodeValidator): Promise<void> => {
+    const round = await reader.roundState();
+    if (validator.votingPower > 0 && order === undefined) order = await reader.validatorOrder();
+    const index = order?.indexOf(validator.address) ?? -1;
+    const ownPrevote = validator.votingPower === 0 ? null : index >= 0 && round.prevotes ? (round.prevotes.voted[index] ?? false) : null;
+    const next = {
+      height: round.height,
+      round: round.round,
+      prevoteRatio: round.prevotes?.ratio ?? null,
+      precommitRatio: round.precommits?.ratio ?? null,
+      ownPrevote,
+    };
+    const changed = (Object.keys(next) as (keyof typeof next)[]).some((k) => next[k] !== state[k]);
+    state = { ...state, ...next };
+    if (changed) emit('consensus-round');
+    const now = Date.now();
+    if (waitingSent === undefined || (now - waitingSent.at >= waitingEveryMs && waitingSent.ratio !== state.prevoteRatio)) {
+      waitingSent = { at: now, ratio: state.prevoteRatio };
+      emit('network-waiting');
+    }
+  };
+
+  const afterHeight = async (validator: NodeValidator): Promise<void> => {
+    const hasPower = validator.votingPower > 0;
+    if (!confirmed) {
+      const commit = await reader.commit(first);
+      confirmed = true;
+      checked = 1;
+      const signed = hasPower ? commit.signers.has(validator.address) : null;
+      const noticedAt = Date.now();
+      state = {
+        ...state,
+        state: 'confirmed',
+        height: first,
+        round: null,
+        prevoteRatio: null,
+        precommitRatio: null,
+        signed,
+        seconds: Math.max(0, commit.time - switchedAt) / 1000,
+        since: new Date(noticedAt).toISOString(),
+      };
+      // `noticedMs`: from the block's time to this event, how late chainvisor saw it (bench and tests).
+      emit('upgrade-confirmed', { blockTime: new Date(commit.time).toISOString(), noticedMs: noticedAt - commit.time });
+      if (signed !== false) return end();
+    }
+    // With voting power and absent from the first block: the next two decide.
+    while (checked < signingBlocks && validator.latestHeight >= first + checked) {
+      const commit = await reader.commit(first + checked);
+      checked += 1;
+      if (commit.signers.has(validator.address)) return end();
+    }
+    if (checked >= signingBlocks) {
+      state = { ...state, state: 'not-signing', since: new Date().toISOString() };
+      emit('validator-not-signing');
+      end();
+    }
+  };
+
+  const read = async (): Promise<void> => {
+    try {
+      const validator = await reader.validator();
+      unansweredSince = undefined;
+      if (stopped) return;
+      if (validator.latestHeight < first) await waiting(validator);
+      else await afterHeight(validator);
+    } catch (error) {
+      // The new node may not listen yet, or be busy migrating: tried again at the next tick.
+      unansweredSince ??= Date.now();
+      options.logger.debug({ err: error, upgrade: upgrade.name }, 'after-upgrade follow: no answer from the node yet');
+    }
+    if (stopped || confirmed) return;
+    if (Date.now() >= nextStall) {
+      while (nextStall <= Date.now()) nextStall += warnMs;
+      state = { ...state, state: 'stalled', since: state.state === 'stalled' ? state.since : new Date().toISOString() };
+      emit('upgrade-stalled');
+    }
+  };
+
+  const schedule = (): void => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      void read().finally(schedule);
+    }, interval);
+    timer.unref();
+  };
+  void read().finally(schedule);
+
+  return {
+    done,
+    stop() {
+      if (!stopped) end();
+    },
+  };
+}
+
+/** 600000 → `10m`, 90000 → `1m30s`. */
+function shownDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  const m = Math.floor(s / 60);
+  return m === 0 ? `${s}s` : s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
+}

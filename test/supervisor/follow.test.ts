@@ -1,0 +1,163 @@
+/**
+ * The follow's decisions (src/supervisor/follow.ts) against a scripted node: the timing rules that the
+ * end-to-end tests on the simulated network (test/e2e/after-upgrade.test.ts) cannot pin down exactly.
+ */
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, test } from 'node:test';
+
+import { createEventBus, type SupervisorEvent } from '../../src/shared/events/index.js';
+import { createLogger } from '../../src/shared/log.js';
+import { startFollow } from '../../src/supervisor/follow.js';
+import type { ConsensusReader, NodeValidator, RoundState } from '../../src/watcher/chain/index.js';
+
+const self = 'A'.repeat(40);
+const peer = 'B'.repeat(40);
+
+function scripted(chain: { latest: number; power?: number; signs?: (h: number) => boolean; round?: () => RoundState }): ConsensusReader & { closed: boolean } {
+  const reader = {
+    closed: false,
+    validator: async (): Promise<NodeValidator> => ({ address: self, votingPower: chain.power ?? 10, latestHeight: chain.latest }),
+    roundState: async (): Promise<RoundState> =>
+      chain.round?.() ?? {
+        height: chain.latest + 1,
+        round: 0,
+        step: 4,
+        prevotes: { voted: [true, false], power: 10, total: 30, ratio: 1 / 3 },
+        precommits: { voted: [false, false], power: 0, total: 30, ratio: 0 },
+      },
+    validatorOrder: async () => [self, peer],
+    commit: async (height: number) => ({ height, time: Date.now() - 50, signers: new Set(chain.signs?.(height) === false ? [peer] : [self, peer]) }),
+    close() {
+      reader.closed = true;
+    },
+  };
+  return reader;
+}
+
+function recorder() {
+  const events = createEventBus();
+  const seen: SupervisorEvent[] = [];
+  events.on((e) => seen.push(e));
+  return { events, seen, names: () => seen.map((e) => e.event).filter((n) => n !== 'consensus-round') };
+}
+
+const logger = createLogger({ disabled: true });
+const upgrade = { name: 'v2', height: 100 };
+
+// The follow's timer does not hold the process (the run loop does): these tests hold it themselves.
+let alive: NodeJS.Timeout | undefined;
+beforeEach(() => {
+  alive = setInterval(() => undefined, 1000);
+});
+afterEach(() => clearInterval(alive));
+
+test('waiting, then confirmed and signed: the follow ends and closes its reader', async () => {
+  const chain = { latest: 99 };
+  const reader = scripted(chain);
+  const r = recorder();
+  const follow = startFollow({ upgrade, switchedAt: Date.now() - 2000, rpcAddress: '', events: r.events, logger, warnMs: 60_000, intervalMs: 20, reader });
+  await new Promise((resolve) => setTimeout(resolve, 80));
+  const waiting = r.seen.find((e) => e.event === 'network-waiting');
+  assert.equal(waiting?.data?.ownPrevote, true);
+  assert.equal(waiting?.data?.prevoteRatio, 1 / 3);
+  assert.equal(r.seen.filter((e) => e.event === 'network-waiting').length, 1, 'at most every 30 s');
+  chain.latest = 100;
+  await follow.done;
+  assert.deepEqual(r.names(), ['network-waiting', 'upgrade-confirmed']);
+  const confirmed = r.seen.at(-1);
+  assert.equal(confirmed?.data?.signed, true);
+  assert.ok(typeof confirmed?.data?.seconds === 'number' && confirmed.data.seconds > 1.5);
+  assert.equal(confirmed?.data?.state, 'confirmed');
+  assert.ok(reader.closed);
+});
+
+test('absent from the first 3 blocks: confirmed with signed false, then validator-not-signing', async () => {
+  const reader = scripted({ latest: 103, signs: () => false });
+  const r = recorder();
+  await startFollow({ upgrade, switchedAt: Date.now(), rpcAddress: '', events: r.events, logger, warnMs: 60_000, intervalMs: 20, reader }).done;
+  assert.deepEqual(r.names(), ['upgrade-confirmed', 'validator-not-signing']);
+  assert.equal(r.seen[0]?.data?.signed, false);
+});
+
+test('absent from the first block only: not "not signing"', async () => {
+  const reader = scripted({ latest: 103, signs: (h) => h !== 100 });
+  const r = recorder();
+  await startFollow({ upgrade, switchedAt: Date.now(), rpcAddress: '', events: r.events, logger, warnMs: 60_000, intervalMs: 20, reader }).done;
+  assert.deepEqual(r.names(), ['upgrade-confirmed']);
+});
+
+test('no voting power: ownPrevote and signed are null, and the follow ends at the confirmation', async () => {
+  const chain = { latest: 99, power: 0 };
+  const r = recorder();
+  const follow = startFollow({
+    upgrade,
+    switchedAt: Date.now(),
+    rpcAddress: '',
+    events: r.events,
+    logger,
+    warnMs: 60_000,
+    intervalMs: 20,
+    reader: scripted(chain),
+  });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  chain.latest = 100;
+  await follow.done;
+  assert.equal(r.seen.find((e) => e.event === 'network-waiting')?.data?.ownPrevote, null);
+  assert.equal(r.seen.at(-1)?.data?.signed, null);
+});
+
+test('a manual upgrade: the first block is the one after the halt height', async () => {
+  const chain = { latest: 100 };
+  const r = recorder();
+  const follow = startFollow({
+    upgrade,
+    firstBlock: 101,
+    switchedAt: Date.now(),
+    rpcAddress: '',
+    events: r.events,
+    logger,
+    warnMs: 60_000,
+    intervalMs: 20,
+    reader: scripted(chain),
+  });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.deepEqual(r.names(), ['network-waiting']);
+  chain.latest = 101;
+  await follow.done;
+  assert.equal(r.seen.at(-1)?.data?.height, 101);
+});
+
+test('stalled after the warning, again each warning, and nothing once stopped', async () => {
+  const r = recorder();
+  const follow = startFollow({
+    upgrade,
+    switchedAt: Date.now(),
+    rpcAddress: '',
+    events: r.events,
+    logger,
+    warnMs: 100,
+    intervalMs: 20,
+    reader: scripted({ latest: 99 }),
+  });
+  await new Promise((resolve) => setTimeout(resolve, 260));
+  follow.stop();
+  const stalls = r.seen.filter((e) => e.event === 'upgrade-stalled');
+  assert.equal(stalls.length, 2, r.names().join(', '));
+  assert.equal(stalls[0]?.data?.state, 'stalled');
+  const count = r.seen.length;
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(r.seen.length, count, 'no event after stop');
+  await follow.done;
+});
+
+test('a node that does not answer yet is asked again, and can still stall', async () => {
+  const reader = scripted({ latest: 99 });
+  reader.validator = async () => {
+    throw new Error('connection refused');
+  };
+  const r = recorder();
+  const follow = startFollow({ upgrade, switchedAt: Date.now(), rpcAddress: '', events: r.events, logger, warnMs: 60, intervalMs: 20, reader });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  follow.stop();
+  assert.deepEqual(r.names(), ['upgrade-stalled']);
+});
