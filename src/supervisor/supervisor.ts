@@ -11,7 +11,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 
-import type { Config } from '../config/index.js';
+import { type Config, rpcEndpoint } from '../config/index.js';
 import type { Downloader } from '../download/index.js';
 import { type PlanWatcher, startPlanWatcher } from '../download/staging/index.js';
 import { pruneBackups } from '../home/backup/index.js';
@@ -255,12 +255,18 @@ export class Supervisor {
     const applied = this.applied;
     if (applied === undefined) return;
     const { config, args } = this.options;
-    const rpc = this.options.addresses?.rpc.address ?? resolveChainAddresses({ home: config.home, args }).rpc.address;
+    const rpc = this.options.addresses?.rpc ?? resolveChainAddresses({ home: config.home, args }).rpc;
+    const endpoint = rpcEndpoint(rpc.address);
+    if (endpoint === undefined || (endpoint.kind === 'tcp' && endpoint.port === 0)) {
+      // Port 0 (a test node) or no address: nothing to dial, and no false "stalled" for it.
+      this.logger.info({ rpc: rpc.address, source: rpc.source }, "not following the network after the upgrade: the node's RPC address cannot be dialled");
+      return;
+    }
     this.follow = startFollow({
       upgrade: applied.upgrade,
       switchedAt: applied.at,
       firstBlock: applied.upgrade.height + (this.manualApplied ? 1 : 0),
-      rpcAddress: rpc,
+      rpcAddress: rpc.address,
       events: this.events,
       logger: this.logger,
       warnMs: config.confirmWarn,

@@ -42,7 +42,7 @@ export function describeAfterUpgrade(a: AfterUpgrade, warnAfter?: string): strin
     case 'waiting':
       return `${a.upgrade}: waiting${at === '' ? ' for the node to answer' : at}${share}`;
     case 'stalled':
-      return `${a.upgrade}: stalled, no block at the upgrade height${warnAfter === undefined ? '' : ` after ${warnAfter}`}; still waiting${at}${share}`;
+      return `${a.upgrade}: stalled, no block at the upgrade height${warnAfter === undefined ? '' : ` after ${warnAfter}`}; still waiting${at === '' ? " for the node's RPC to answer" : at}${share}`;
     case 'confirmed':
       return `${a.upgrade}: confirmed, first block at height ${a.height ?? '?'}${a.seconds === null ? '' : ` ${a.seconds.toFixed(1)} s after the switch`}; ${signed}`;
     case 'not-signing':
