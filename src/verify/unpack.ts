@@ -5,12 +5,11 @@
  * tar.gz or bzip2/xz/zstd stream is usually extracted while it downloads instead, see
  * stream-unpack.ts; it ends in `finishTree` or `finishCompressed` too.)
  */
-import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
 import { makeFolders } from '../home/layout/index.js';
-import { type CompressedOutcome, createCompressedExtractor, type ExtractResult, extractTar, extractZip, gunzipFile } from './archive/index.js';
+import { type CompressedOutcome, createCompressedExtractor, type ExtractResult, extractTar, extractZip, feedFile, gunzipFile } from './archive/index.js';
 import { type Subject, UnknownFormatError } from './errors.js';
 import { findBinary } from './find-binary.js';
 import { detectFormat, type Format, isCompression } from './format.js';
@@ -68,18 +67,7 @@ export async function unpack(options: UnpackOptions): Promise<Unpacked> {
 
   if (isCompression(detected.format)) {
     const extractor = createCompressedExtractor(subject, detected.format, tree, limits);
-    const input = createReadStream(file, { highWaterMark: 256 * 1024 });
-    try {
-      for await (const chunk of input as AsyncIterable<Buffer>) {
-        await extractor.write(chunk);
-        // Refused already: reading the rest cannot change the answer.
-        if (extractor.failed) break;
-      }
-    } catch (error) {
-      await extractor.abort(error);
-    } finally {
-      input.destroy();
-    }
+    await feedFile(file, extractor);
     return finishCompressed({ subject, tree, name, platform: options.platform, outcome: await extractor.end() });
   }
 

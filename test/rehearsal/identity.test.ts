@@ -12,8 +12,8 @@ import { test } from 'node:test';
 
 import { bech32 } from '@scure/base';
 
-import { readGenesisFacts } from '../../src/rehearsal/genesis.js';
 import { newScratchKeys, operatorAddress } from '../../src/rehearsal/keys.js';
+import { readGenesisFacts } from '../../src/shared/fsread/index.js';
 
 test('genesis: the top-level chain_id even after app_state and nested chain_ids; the prefix of the first address', async (t) => {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-genesis-'));

@@ -6,13 +6,12 @@
  * under a new chain id starts afresh). CometBFT refuses a vote behind the file it finds, but a file put
  * back from a backup or a snapshot has forgotten what was signed since: the record has not.
  */
-import { createReadStream } from 'node:fs';
 import path from 'node:path';
 
 import { parse } from 'smol-toml';
 
 import { ChainvisorError, isErrno } from '../../shared/errors/index.js';
-import { readBounded } from '../../shared/fsread/index.js';
+import { readBounded, readGenesisFacts } from '../../shared/fsread/index.js';
 import { type Layout, makeFolders, writeFileAtomic } from '../layout/index.js';
 
 /** A (height, round, step): step 1 propose, 2 prevote, 3 precommit; a new home is 0/0/0. */
@@ -149,42 +148,10 @@ export async function raiseSignRecord(layout: Layout, chainId: string, point: Si
  * there is no genesis file or no chain id in it: the guard then keeps one record for that.
  */
 export async function readChainId(genesisFile: string): Promise<string> {
-  let depth = 0;
-  let inString = false;
-  let escaped = false;
-  let text = '';
-  let key: string | undefined;
-  let expectValue = false;
-  const stream = createReadStream(genesisFile, { encoding: 'utf8', highWaterMark: 1 << 16 });
   try {
-    for await (const chunk of stream as AsyncIterable<string>) {
-      for (const c of chunk) {
-        if (inString) {
-          if (escaped) escaped = false;
-          else if (c === '\\') escaped = true;
-          else if (c === '"') {
-            inString = false;
-            if (depth === 1 && !expectValue) key = text;
-            else if (depth === 1 && expectValue && key === 'chain_id') return text;
-          } else if (text.length < 256) text += c;
-          continue;
-        }
-        if (c === '"') {
-          inString = true;
-          text = '';
-        } else if (c === '{' || c === '[') {
-          depth += 1;
-          expectValue = false;
-        } else if (c === '}' || c === ']') depth -= 1;
-        else if (c === ':') expectValue = true;
-        else if (c === ',') expectValue = false;
-      }
-    }
+    return (await readGenesisFacts(genesisFile, { chainIdOnly: true })).chainId ?? 'unknown';
   } catch (error) {
     if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR') || isErrno(error, 'EISDIR')) return 'unknown';
     throw error;
-  } finally {
-    stream.destroy();
   }
-  return 'unknown';
 }

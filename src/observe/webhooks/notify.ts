@@ -20,6 +20,7 @@ import { type Answer, postForAnswer } from './answer.js';
 import { type Channel, type ChannelName, scrub } from './channels.js';
 import type { NodeFacts } from './node-facts.js';
 import { chatEvents, noticeOf, testEvent } from './notice.js';
+import { sleep } from './sender.js';
 
 export interface NotifyOptions {
   channels: Channel[];
@@ -226,17 +227,4 @@ function createSwitchGate(maxMs = 2000) {
     release: opened,
     passed: () => open,
   };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

@@ -159,7 +159,8 @@ function createQueue(target: WebhookTarget, options: WebhookOptions, client: Htt
   };
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms`, or less when `signal` aborts; never rejects. Shared by the alert channels' queues. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const timer = setTimeout(done, ms);

@@ -7,14 +7,13 @@
  * The bytes are pushed in (`createTarExtractor`), so the same code reads a file or a download as it
  * arrives.
  */
-import { createReadStream } from 'node:fs';
-
 import { Parser, type ReadEntry } from 'tar';
 
 import { isFsError } from '../../shared/errors/index.js';
 import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject } from '../errors.js';
 import type { ExtractLimits } from '../limits.js';
 import { checkEntryPath } from './entry-path.js';
+import { feedFile } from './feed-file.js';
 import { createTreeWriter, type ExtractResult, type TreeWriter, type TreeWriterOptions } from './tree-writer.js';
 
 export type { ExtractResult } from './tree-writer.js';
@@ -24,18 +23,7 @@ const maxRatio = 1000;
 
 export async function extractTar(subject: Subject, archive: string, into: string, limits: ExtractLimits): Promise<ExtractResult> {
   const extractor = createTarExtractor(subject, into, limits);
-  const input = createReadStream(archive, { highWaterMark: 256 * 1024 });
-  try {
-    for await (const chunk of input as AsyncIterable<Buffer>) {
-      await extractor.write(chunk);
-      // Refused already: reading the rest cannot change the answer.
-      if (extractor.failed) break;
-    }
-  } catch (error) {
-    await extractor.abort(error);
-  } finally {
-    input.destroy();
-  }
+  await feedFile(archive, extractor);
   return extractor.end();
 }
 

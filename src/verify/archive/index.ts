@@ -6,3 +6,4 @@ export { type CompressedExtractor, type CompressedOutcome, createCompressedExtra
 export { gunzipFile } from './extract-gzip.js';
 export { createTarExtractor, type ExtractResult, extractTar, type TarExtractor } from './extract-tar.js';
 export { extractZip } from './extract-zip.js';
+export { feedFile } from './feed-file.js';

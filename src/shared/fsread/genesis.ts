@@ -1,6 +1,7 @@
 /**
- * What the rehearsal needs from the live genesis file: the chain id (the scratch runs `<chain-id>-rehearsal`)
- * and the chain's bech32 address prefix (for the scratch operator address). A genesis file can be
+ * What chainvisor reads from the node's genesis file: the chain id (the sign guard's record key; the
+ * rehearsal's scratch runs `<chain-id>-rehearsal`) and, for the rehearsal, the chain's bech32 address
+ * prefix (for the scratch operator address). A genesis file can be
  * gigabytes, with `chain_id` after `app_state` and other `chain_id`s inside it (IBC clients): it is
  * streamed once with a small JSON scanner that knows the nesting depth, never parsed whole.
  */
@@ -14,7 +15,8 @@ export interface GenesisFacts {
 
 const addressPattern = /^([a-z]+?)(valoper|valcons|valoperpub|valconspub|pub)?1[02-9ac-hj-np-z]{38,58}$/;
 
-export async function readGenesisFacts(file: string): Promise<GenesisFacts> {
+/** `chainIdOnly`: stop at the top-level `chain_id`, without looking for the prefix. */
+export async function readGenesisFacts(file: string, options: { chainIdOnly?: boolean } = {}): Promise<GenesisFacts> {
   const facts: GenesisFacts = { chainId: undefined, prefix: undefined };
   let depth = 0;
   let inString = false;
@@ -46,7 +48,7 @@ export async function readGenesisFacts(file: string): Promise<GenesisFacts> {
         else if (c === ':') expectValue = true;
         else if (c === ',') expectValue = false;
       }
-      if (facts.chainId !== undefined && facts.prefix !== undefined) break;
+      if (facts.chainId !== undefined && (options.chainIdOnly === true || facts.prefix !== undefined)) break;
     }
   } finally {
     stream.destroy();
