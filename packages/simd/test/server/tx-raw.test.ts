@@ -110,6 +110,19 @@ test('CosmJS decodes the node transactions; a cosmjs-types vote is accepted; wro
       complete: () => undefined,
     });
   });
+  // The Tx subscription is taken before the vote is sent: a NewBlockHeader subscribed after it on the
+  // same socket answers only once the server has processed both (without this, a vote included before
+  // the Tx subscription was in place was never seen and the test waited for ever).
+  await new Promise<void>((resolve, reject) => {
+    const headers = ws.subscribeNewBlockHeader().subscribe({
+      next: () => {
+        queueMicrotask(() => headers.unsubscribe());
+        resolve();
+      },
+      error: reject,
+      complete: () => undefined,
+    });
+  });
   const vote = voteTx(validator, BigInt(id), 1n);
   const comet = await Comet38Client.connect(rpcUrl);
   t.after(() => comet.disconnect());
