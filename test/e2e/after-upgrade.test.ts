@@ -283,7 +283,8 @@ test('status --watch: in a pipe, a line per change; on a terminal, the screen wi
 
   if (tty) {
     tty.kill();
-    assert.equal(await tty.exit, 0, tty.out);
+    const code = await tty.exit;
+    assert.equal(code, 0, `script(1) ended with ${code}; the terminal's last output: ${JSON.stringify(tty.out.slice(-1500))}`);
     assert.match(tty.out, /\x1b\[H\x1b\[2J/, 'redrawn in place');
     assert.match(tty.out, /prevotes \[[█░|]+\] +[\d.]+ %/);
     assert.match(tty.out, /this validator prevoted/);
