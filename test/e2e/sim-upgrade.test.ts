@@ -17,6 +17,7 @@ import { cli, cliJson, fastFlags, proposeUpgrade, waitFor } from '@chainvisor/si
 
 import { chainvisorCommand } from '../support/chainvisor-command.js';
 import { serveFiles } from '../support/file-server.js';
+import { killLeftoverNode } from '../support/leftover-node.js';
 
 interface Scenario {
   haltMode: 'exit' | 'stay';
@@ -72,14 +73,7 @@ async function walkUpgrade(t: TestContext, scenario: Scenario): Promise<void> {
       run.kill('SIGKILL');
       await exit;
     }
-    const node = await readAddresses(home).catch(() => undefined);
-    if (node !== undefined) {
-      try {
-        process.kill(node.pid, 'SIGKILL');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-      }
-    }
+    await killLeftoverNode(home);
     run.stdout.destroy();
     run.stderr.destroy();
   });

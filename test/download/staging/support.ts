@@ -15,6 +15,7 @@ import { buildVersions, type BuiltVersions, type NodeAddresses, readAddresses } 
 import { cli, waitFor } from '@chainvisor/simd/testing';
 
 import { chainvisorCommand } from '../../support/chainvisor-command.js';
+import { killLeftoverNode } from '../../support/leftover-node.js';
 import { unusedPort } from '../../support/ports.js';
 
 export { type FileServer, serveFiles } from '../../support/file-server.js';
@@ -113,14 +114,7 @@ export function runChainvisor(t: TestContext, chain: Chain, extra: Record<string
       run.kill('SIGKILL');
       await exit;
     }
-    const node = await readAddresses(chain.home).catch(() => undefined);
-    if (node !== undefined) {
-      try {
-        process.kill(node.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+    await killLeftoverNode(chain.home);
   };
   chain.stops.push(stop);
   t.after(stop);

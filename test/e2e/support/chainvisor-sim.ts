@@ -15,6 +15,7 @@ import { buildVersions, type BuiltVersions, type NodeAddresses, readAddresses } 
 import { cli, type CliResult, waitFor } from '@chainvisor/simd/testing';
 
 import { chainvisorCommand } from '../../support/chainvisor-command.js';
+import { killLeftoverNode } from '../../support/leftover-node.js';
 import { unusedPort } from '../../support/ports.js';
 
 export interface ChainvisorSim {
@@ -101,14 +102,7 @@ export async function chainvisorSim(
           proc.kill('SIGKILL');
           await exit;
         }
-        const node = await readAddresses(home).catch(() => undefined);
-        if (node !== undefined) {
-          try {
-            process.kill(node.pid, 'SIGKILL');
-          } catch {
-            // gone already
-          }
-        }
+        await killLeftoverNode(home);
       };
       stops.push(stop);
       t.after(stop);
