@@ -13,11 +13,16 @@
  * the switch has run before in that process). In production an upgrade is the first, and usually the
  * only, upgrade of its `run` process: the cold mode starts one `run` per upgrade (genesis → u1, N times),
  * so each switch is the process's first; both are measured in one run of the benchmark, alternating.
+ * In the cold mode the node halts `--idle` after its start (200ms by default); a real node has run for
+ * days, and on some machines an idle process wakes slowly (`--idle 5s` shows it).
  *
  * The baseline is what no supervisor can avoid: fork+exec of bash stamping the clock. The
- * supervisor-added time is the latency minus that baseline's median.
+ * supervisor-added time is the latency minus that baseline's median. The floor is the least a Node.js
+ * program does at a switch (bench/support/least-switch.ts: fs.watch, a synchronous read, SIGKILL,
+ * pre-upgrade, a rename, the spawn), measured cold beside chainvisor's cold switches: what chainvisor
+ * adds over it is chainvisor's own cost; the rest is Node.js's and the machine's.
  *
- *   npm run bench:switch -- [--upgrades 20] [--poll-interval 300ms] [--cold 20] [--bin path/to/bin/chainvisor.js] [--channels slow]
+ *   npm run bench:switch -- [--upgrades 20] [--poll-interval 300ms] [--cold 20] [--idle 200ms] [--bin path/to/bin/chainvisor.js] [--channels slow]
  *
  * `--channels slow` measures each mode again with Slack, Discord, Telegram and PagerDuty configured
  * against a local fake that answers each request after 2 s (issue #27): the switch must not notice.
@@ -38,6 +43,7 @@ const { values } = parseArgs({
     upgrades: { type: 'string', default: '20' },
     'poll-interval': { type: 'string', default: '300ms' },
     cold: { type: 'string', default: '20' },
+    idle: { type: 'string', default: '200ms' },
     bin: { type: 'string' },
     channels: { type: 'string' },
   },
@@ -50,6 +56,11 @@ const pollInterval = values['poll-interval'];
 const parsedPoll = parseDuration(pollInterval);
 if (!parsedPoll.ok) throw new Error(`--poll-interval: ${parsedPoll.message}`);
 const pollMs = parsedPoll.value;
+const parsedIdle = parseDuration(values.idle);
+if (!parsedIdle.ok) throw new Error(`--idle: ${parsedIdle.message}`);
+const idleMs = parsedIdle.value;
+/** The floor: the least a Node.js program does at a switch. */
+const leastSwitch = path.resolve(fileURLToPath(import.meta.url), '../support/least-switch.js');
 
 function nodeScript(label: string, journal: string, next: string | undefined, height: number, delayMs: number): string {
   const lines = ['#!/bin/bash', '[ "$1" = pre-upgrade ] && exit 1', `echo "start ${label} $EPOCHREALTIME" >> '${journal}'`];
@@ -71,8 +82,17 @@ function nodeScript(label: string, journal: string, next: string | undefined, he
 /** bash's $EPOCHREALTIME ("seconds.microseconds") in ms. */
 const epochMs = (stamp: string) => Number(stamp) * 1000;
 
+interface ChainOptions {
+  extraEnv?: Record<string, string>;
+  /** How long the first node runs before it halts (later ones: spread over a poll period). */
+  firstDelayMs?: number;
+  /** The least-switch floor instead of chainvisor (one upgrade). */
+  least?: boolean;
+}
+
 /** One `run` walking `length` upgrades; the latency of each switch, in ms. */
-async function runChain(mode: 'auto' | 'poll', length: number, extraEnv: Record<string, string> = {}): Promise<number[]> {
+async function runChain(mode: 'auto' | 'poll', length: number, options: ChainOptions = {}): Promise<number[]> {
+  const extraEnv = options.extraEnv ?? {};
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-bench-'));
   try {
     const home = path.join(root, 'home');
@@ -96,13 +116,15 @@ async function runChain(mode: 'auto' | 'poll', length: number, extraEnv: Record<
     const names = ['genesis', ...Array.from({ length }, (_, i) => `u${i + 1}`)];
     for (const [i, name] of names.entries()) {
       const script = path.join(root, name);
-      const delayMs = 200 + (pollMs * i) / names.length;
+      const delayMs = i === 0 && options.firstDelayMs !== undefined ? options.firstDelayMs : 200 + (pollMs * i) / names.length;
       await fs.writeFile(script, nodeScript(name, journal, names[i + 1], 100 * (i + 1), delayMs), { mode: 0o755 });
+      if (options.least) continue;
       const args = name === 'genesis' ? ['init', script] : ['add-upgrade', name, script];
       await execa(process.execPath, [chainvisor, ...args], { env });
     }
-    const run = await execa(process.execPath, [chainvisor, 'run', 'start'], { env, reject: false, timeout: 120_000 });
-    if (run.exitCode !== 0) throw new Error(`chainvisor exited ${run.exitCode}: ${run.stderr}`);
+    const command = options.least ? [leastSwitch, home, ...names.slice(0, 2).map((name) => path.join(root, name))] : [chainvisor, 'run', 'start'];
+    const run = await execa(process.execPath, command, { env, reject: false, timeout: 120_000 });
+    if (run.exitCode !== 0) throw new Error(`${options.least ? 'least-switch' : 'chainvisor'} exited ${run.exitCode}: ${run.stderr}`);
     const stamps = new Map<string, number>();
     for (const line of (await fs.readFile(journal, 'utf8')).trim().split('\n')) {
       const [kind, label, stamp] = line.split(' ');
@@ -142,22 +164,34 @@ const base = baseline(50);
 const baseP50 = percentile(base, 50);
 console.log(`switch latency: ${upgrades} upgrades per mode, node ${process.version}, ${os.cpus().length} cpus`);
 console.log(`baseline (fork+exec of bash stamping the clock): p50 ${baseP50.toFixed(1)} ms\n`);
-console.log(`${'mode'.padEnd(26)}${'p50'.padStart(10)}${'p95'.padStart(10)}${'max'.padStart(10)}${'added p50'.padStart(12)}`);
+console.log(`${'mode'.padEnd(38)}${'p50'.padStart(10)}${'p95'.padStart(10)}${'max'.padStart(10)}${'added p50'.padStart(12)}`);
 const row = (label: string, latencies: number[]) => {
   const p50 = percentile(latencies, 50);
-  console.log(`${label.padEnd(26)}${fmt(p50)}${fmt(percentile(latencies, 95))}${fmt(Math.max(...latencies))}${fmt(Math.max(0, p50 - baseP50)).padStart(12)}`);
+  console.log(`${label.padEnd(38)}${fmt(p50)}${fmt(percentile(latencies, 95))}${fmt(Math.max(...latencies))}${fmt(Math.max(0, p50 - baseP50)).padStart(12)}`);
+  return p50;
 };
 if (values.channels !== undefined && values.channels !== 'slow') throw new Error('--channels: only `slow` is known');
 const services = values.channels === 'slow' ? await startAlertServices() : undefined;
 if (services) services.delayMs = 2000;
 for (const env of services ? [{}, services.env] : [{}]) {
-  const suffix = Object.keys(env).length > 0 ? ', 4 slow channels' : '';
-  // Cold: one `run` per upgrade, so that each switch is its process's first.
+  const plain = Object.keys(env).length === 0;
+  const suffix = plain ? '' : ', 4 slow channels';
+  // Cold: one `run` per upgrade, so that each switch is its process's first; the floor alternating with it.
   const cold: number[] = [];
-  for (let i = 0; i < coldRuns; i++) cold.push(...(await runChain('auto', 1, env)));
-  row(`events (auto), warm${suffix}`, await runChain('auto', upgrades, env));
-  if (coldRuns > 0) row(`events (auto), cold ×${coldRuns}${suffix}`, cold);
-  row(`poll ${pollInterval}, warm${suffix}`, await runChain('poll', upgrades, env));
+  const floor: number[] = [];
+  for (let i = 0; i < coldRuns; i++) {
+    cold.push(...(await runChain('auto', 1, { extraEnv: env, firstDelayMs: idleMs })));
+    if (plain) floor.push(...(await runChain('auto', 1, { firstDelayMs: idleMs, least: true })));
+  }
+  row(`events (auto), warm${suffix}`, await runChain('auto', upgrades, { extraEnv: env }));
+  if (coldRuns > 0) {
+    const coldP50 = row(`events (auto), cold ×${coldRuns}, up ${values.idle}${suffix}`, cold);
+    if (floor.length > 0) {
+      const floorP50 = row(`floor: least-switch, cold, up ${values.idle}`, floor);
+      console.log(`  chainvisor's own cost, cold: p50 ${(coldP50 - floorP50).toFixed(1)} ms over the floor (ratio ${(coldP50 / floorP50).toFixed(2)})`);
+    }
+  }
+  row(`poll ${pollInterval}, warm${suffix}`, await runChain('poll', upgrades, { extraEnv: env }));
 }
 if (services) {
   console.log(`\nslow fake services received ${services.requests.length} requests`);
