@@ -14,6 +14,7 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +47,18 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * A loopback port free now, for the node's RPC and gRPC: chainvisor reads the plan through the gRPC and
+ * follows the network after the switch through the RPC, which it cannot do at a port 0.
+ */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 async function heightOf(a: NodeAddresses): Promise<number> {
@@ -128,9 +141,9 @@ try {
     '--block-time',
     values['block-time'],
     '--rpc.laddr',
-    'tcp://127.0.0.1:0',
+    `tcp://127.0.0.1:${await freePort()}`,
     '--grpc.address',
-    '127.0.0.1:0',
+    `127.0.0.1:${await freePort()}`,
     '--api.address',
     'tcp://127.0.0.1:0',
     // The rest of the validator set, simulated: 10 peers with 2/3 of the power, back over 5 s after the switch.
@@ -195,6 +208,17 @@ try {
     120_000,
   );
 
+  step('chainvisor follows the network until the first block of v2 is committed and signed');
+  await until(
+    'chainvisor to confirm the upgrade',
+    async () => {
+      const { stdout } = await run(process.execPath, [chainvisor, 'status', '--output', 'json'], { env: { ...process.env, ...env } });
+      return (JSON.parse(stdout) as { afterUpgrade: { state: string } | null }).afterUpgrade?.state === 'confirmed' ? true : undefined;
+    },
+    120_000,
+  );
+  await sh(chainvisor, ['status'], env);
+
   step('what v2 reports');
   await sh(v2, ['query', 'upgrade', 'applied', 'v2', '--home', home, '--output', 'text']);
   await sh(v2, ['query', 'upgrade', 'module_versions', '--home', home, '--output', 'text']);
@@ -206,7 +230,7 @@ try {
   console.log(`    chainvisor exited with ${await exited}`);
   supervisor = undefined;
   console.log(
-    `\n${bold('Done:')} the node halted at height ${target}, chainvisor switched to v2, and v2 applied the upgrade at that height once more than 2/3 of the validators were back.`,
+    `\n${bold('Done:')} the node halted at height ${target}, chainvisor switched to v2, v2 applied the upgrade at that height once more than 2/3 of the validators were back, and chainvisor confirmed the network's first block.`,
   );
 } catch (error) {
   console.error(`\ndemo failed: ${(error as Error).message}`);

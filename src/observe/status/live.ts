@@ -115,9 +115,15 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
         state.afterUpgrade = null;
         return true;
       }
+      case 'upgrade-confirmed': {
+        // The first block past the switch is committed: the chain is at least there, before the next plan poll says so.
+        const height = num(data.height);
+        if (height !== null && height > (state.chainHeight ?? 0)) state.chainHeight = height;
+        state.afterUpgrade = afterUpgradeOf(data);
+        return true;
+      }
       case 'consensus-round':
       case 'network-waiting':
-      case 'upgrade-confirmed':
       case 'validator-not-signing':
       case 'upgrade-stalled':
         state.afterUpgrade = afterUpgradeOf(data);

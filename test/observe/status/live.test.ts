@@ -66,3 +66,30 @@ test('a plan from the chain, the chain height, staging, backups and progress rea
   assert.ok(changes.includes(false) && changes.includes(true), 'ticks are not urgent, stage events are');
   tracker.close();
 });
+
+test('an upgrade confirmed at a height moves the chain height there at once, never back', async (t) => {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-live-'));
+  t.after(() => fs.rm(root, { recursive: true, force: true }));
+  const layout = layoutFor({ home: root, name: 'simd' });
+  const bus = createEventBus();
+  const tracker = trackLive({ bus, version: 't' });
+  const doc = () => buildStatus({ layout, backupDir: root, recase: true, version: 't', live: tracker.state() });
+  const confirmed = (height: number) =>
+    bus.emit('upgrade-confirmed', {
+      upgrade: { name: 'v2', height: 27 },
+      text: 'confirmed',
+      data: { upgrade: 'v2', height, state: 'confirmed', round: null, prevoteRatio: null, precommitRatio: null, ownPrevote: null, signed: true, seconds: 3.2 },
+    });
+
+  // The plan watch read 26 before the halt; the first block of v2 is committed at 27.
+  bus.emit('chain-height', { text: 'height', data: { height: 26 } });
+  confirmed(27);
+  let d = await doc();
+  assert.equal(d.chain.height, 27);
+  assert.equal(d.afterUpgrade?.state, 'confirmed');
+  // A plan watch already past it keeps its reading.
+  bus.emit('chain-height', { text: 'height', data: { height: 40 } });
+  confirmed(27);
+  d = await doc();
+  assert.equal(d.chain.height, 40);
+});
