@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Rewrites config.example.json and the settings table in docs/settings.md from src/config/schema.ts,
+// Rewrites config.example.json and the settings table in docs/settings.md from src/config/settings/ (through src/config/schema.ts),
 // and docs/errors.md from src/shared/errors/catalogue.ts (through the built dist/). Run after `npm run build`
 // whenever a setting or an error code is added or changed.
 import fs from 'node:fs';
