@@ -20,6 +20,7 @@ import { type Answer, postForAnswer } from './answer.js';
 import { type Channel, type ChannelName, scrub } from './channels.js';
 import type { NodeFacts } from './node-facts.js';
 import { chatEvents, noticeOf, testEvent } from './notice.js';
+import { createDeliveryQueue, flushQueues } from './queue.js';
 import { sleep } from './sender.js';
 
 export interface NotifyOptions {
@@ -75,75 +76,34 @@ export function startNotifications(options: NotifyOptions): Notifications {
     async close(flushMs = 5000) {
       off();
       gate.release();
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, flushMs);
+      const left = await flushQueues(queues, flushMs, stop, client);
+      queues.forEach((queue, i) => {
+        const n = left[i] ?? 0;
+        if (n > 0) options.logger.warn({ channel: queue.name, events: n }, '%s: %d message(s) not delivered before exit', queue.name, n);
       });
-      await Promise.race([Promise.all(queues.map((queue) => queue.idle())), deadline]);
-      clearTimeout(timer);
-      stop.abort();
-      await client.close();
-      for (const queue of queues) {
-        const left = queue.pending();
-        if (left > 0) options.logger.warn({ channel: queue.name, events: left }, '%s: %d message(s) not delivered before exit', queue.name, left);
-      }
     },
   };
 }
 
 function createQueue(channel: Channel, options: NotifyOptions, client: HttpClient, signal: AbortSignal, bodies: (item: Item) => Promise<string[]>) {
   const timeoutMs = options.timeoutMs ?? 5000;
-  const maxQueued = options.maxQueued ?? 100;
-  const items: Item[] = [];
-  let running = false;
-  let waiters: (() => void)[] = [];
   const log = options.logger.child({ channel: channel.name });
-
-  async function drain(): Promise<void> {
-    try {
-      // Off the emitter's turn: formatting and sending never run on the path of a switch.
-      await new Promise((resolve) => setImmediate(resolve));
-      while (items.length > 0 && !signal.aborted) {
-        const item = items[0] as Item;
-        for (const body of await bodies(item)) {
-          const answer = await deliver(body, { client, channel, timeoutMs, signal, options });
-          if (!answer.ok && !signal.aborted)
-            log.warn({ notify: item.event.event, reason: scrub(answer.reason, channel.secrets) }, '%s: message not delivered; giving up on it', channel.name);
-          else if (answer.ok) log.debug({ notify: item.event.event }, '%s: message delivered', channel.name);
-        }
-        items.shift();
-      }
-    } catch (error) {
-      log.error({ reason: scrub(error instanceof Error ? error.message : String(error), channel.secrets) }, '%s: messages dropped', channel.name);
-      items.length = 0;
-    } finally {
-      running = false;
-      const done = waiters;
-      waiters = [];
-      for (const resolve of done) resolve();
-    }
-  }
-
-  return {
-    name: channel.name,
-    push(item: Item) {
-      if (signal.aborted) return;
-      if (items.length >= maxQueued) {
-        const dropped = items.splice(1, 1)[0];
-        log.warn({ notify: dropped?.event.event }, '%s: queue full; dropping the oldest waiting message', channel.name);
-      }
-      items.push(item);
-      if (!running) {
-        running = true;
-        void drain();
+  const queue = createDeliveryQueue<Item>({
+    maxQueued: options.maxQueued ?? 100,
+    signal,
+    async send(item) {
+      for (const body of await bodies(item)) {
+        const answer = await deliver(body, { client, channel, timeoutMs, signal, options });
+        if (!answer.ok && !signal.aborted)
+          log.warn({ notify: item.event.event, reason: scrub(answer.reason, channel.secrets) }, '%s: message not delivered; giving up on it', channel.name);
+        else if (answer.ok) log.debug({ notify: item.event.event }, '%s: message delivered', channel.name);
       }
     },
-    idle(): Promise<void> {
-      if (!running && items.length === 0) return Promise.resolve();
-      return new Promise<void>((resolve) => waiters.push(resolve));
-    },
-    pending: () => items.length,
-  };
+    onDropped: (dropped) => log.warn({ notify: dropped.event.event }, '%s: queue full; dropping the oldest waiting message', channel.name),
+    onFailed: (error) =>
+      log.error({ reason: scrub(error instanceof Error ? error.message : String(error), channel.secrets) }, '%s: messages dropped', channel.name),
+  });
+  return { name: channel.name, ...queue };
 }
 
 interface DeliverContext {

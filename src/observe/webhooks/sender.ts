@@ -13,6 +13,7 @@ import { type AfterUpgrade, afterUpgradeEvents, type EventBus, type NotableEvent
 import type { Logger } from '../../shared/log.js';
 import { createHttpClient, type HttpClient } from '../../shared/net/index.js';
 import { postJson } from './post.js';
+import { createDeliveryQueue, flushQueues } from './queue.js';
 import type { WebhookTarget } from './targets.js';
 
 /** The after-upgrade events (issue #26) also carry the follow's fields (`AfterUpgrade`) at the top level, beside `event`. */
@@ -76,24 +77,16 @@ export function startWebhooks(options: WebhookOptions): Webhooks {
   const off = options.bus.on((event) => {
     if (!notable.has(event.event) || (options.events !== undefined && !options.events.has(event.event))) return;
     const body = JSON.stringify(payloadOf(event, host));
-    for (const queue of queues) queue.push(event.event, body);
+    for (const queue of queues) queue.push({ event: event.event, body });
   });
   return {
     async close(flushMs = 5000) {
       off();
-      const drained = Promise.all(queues.map((queue) => queue.idle()));
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, flushMs);
+      const left = await flushQueues(queues, flushMs, stop, client);
+      queues.forEach((queue, i) => {
+        const n = left[i] ?? 0;
+        if (n > 0) options.logger.warn({ url: queue.target.shown, events: n }, 'webhooks not delivered before exit');
       });
-      await Promise.race([drained, deadline]);
-      clearTimeout(timer);
-      stop.abort();
-      await client.close();
-      for (const queue of queues) {
-        const left = queue.pending();
-        if (left > 0) options.logger.warn({ url: queue.target.shown, events: left }, 'webhooks not delivered before exit');
-      }
     },
   };
 }
@@ -102,10 +95,6 @@ function createQueue(target: WebhookTarget, options: WebhookOptions, client: Htt
   const timeoutMs = options.timeoutMs ?? 5000;
   const attempts = options.attempts ?? 6;
   const backoffMs = options.backoffMs ?? 1000;
-  const maxQueued = options.maxQueued ?? 100;
-  const items: { event: string; body: string }[] = [];
-  let running = false;
-  let waiters: (() => void)[] = [];
   const log = options.logger.child({ url: target.shown });
 
   async function deliver(item: { event: string; body: string }): Promise<void> {
@@ -125,38 +114,14 @@ function createQueue(target: WebhookTarget, options: WebhookOptions, client: Htt
     }
   }
 
-  async function drain(): Promise<void> {
-    running = true;
-    try {
-      while (items.length > 0 && !signal.aborted) {
-        await deliver(items[0] as { event: string; body: string });
-        items.shift();
-      }
-    } finally {
-      running = false;
-      const done = waiters;
-      waiters = [];
-      for (const resolve of done) resolve();
-    }
-  }
-
-  return {
-    target,
-    push(event: string, body: string) {
-      if (signal.aborted) return;
-      if (items.length >= maxQueued) {
-        const dropped = items.splice(1, 1)[0];
-        log.warn({ webhook: dropped?.event }, 'webhook queue full; dropping the oldest waiting event');
-      }
-      items.push({ event, body });
-      if (!running) void drain();
-    },
-    idle(): Promise<void> {
-      if (!running && items.length === 0) return Promise.resolve();
-      return new Promise((resolve) => waiters.push(resolve));
-    },
-    pending: () => items.length,
-  };
+  const queue = createDeliveryQueue<{ event: string; body: string }>({
+    maxQueued: options.maxQueued ?? 100,
+    signal,
+    send: deliver,
+    onDropped: (dropped) => log.warn({ webhook: dropped.event }, 'webhook queue full; dropping the oldest waiting event'),
+    onFailed: (error) => log.error({ err: error }, 'webhooks dropped'),
+  });
+  return { target, ...queue };
 }
 
 /** Waits `ms`, or less when `signal` aborts; never rejects. Shared by the alert channels' queues. */
