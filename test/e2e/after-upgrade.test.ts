@@ -14,23 +14,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { NodeAddresses } from '@chainvisor/simd';
 import { proposeUpgrade, waitFor } from '@chainvisor/simd/testing';
 
+import type { AfterUpgrade } from '../../src/shared/events/index.js';
 import { chainvisorCommand } from '../support/chainvisor-command.js';
 import { unusedPort } from '../support/ports.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { type ChainvisorSim, chainvisorSim, heightOf, type Running } from './support/chainvisor-sim.js';
-
-interface AfterUpgrade {
-  upgrade: string;
-  state: string;
-  height: number | null;
-  round: number | null;
-  prevoteRatio: number | null;
-  precommitRatio: number | null;
-  ownPrevote: boolean | null;
-  signed: boolean | null;
-  seconds: number | null;
-  since: string;
-}
 
 interface Upgraded {
   sim: ChainvisorSim;

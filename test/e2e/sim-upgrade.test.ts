@@ -10,14 +10,13 @@ import { mkdtemp, readlink, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 import { buildVersions, type BuiltVersions, type NodeAddresses, readAddresses, upgradeInfoFor } from '@chainvisor/simd';
 import { cli, cliJson, fastFlags, proposeUpgrade, waitFor } from '@chainvisor/simd/testing';
 
 import { chainvisorCommand } from '../support/chainvisor-command.js';
 import { serveFiles } from '../support/file-server.js';
-import { killLeftoverNode } from '../support/leftover-node.js';
+import { stopRunAndNode } from '../support/leftover-node.js';
 
 interface Scenario {
   haltMode: 'exit' | 'stay';
@@ -65,15 +64,7 @@ async function walkUpgrade(t: TestContext, scenario: Scenario): Promise<void> {
   void exit.then(() => (exited = true));
   t.after(async () => {
     // After a failure: ask chainvisor to stop (it stops its node), then make sure neither survives.
-    if (!exited) {
-      run.kill('SIGTERM');
-      await Promise.race([exit, sleep(5000, undefined, { ref: false })]);
-    }
-    if (!exited) {
-      run.kill('SIGKILL');
-      await exit;
-    }
-    await killLeftoverNode(home);
+    await stopRunAndNode(run, exit, () => exited, home);
     run.stdout.destroy();
     run.stderr.destroy();
   });

@@ -5,11 +5,29 @@
  * processes hands a dead node's pid to another process within minutes — a test running beside this
  * one, which a blind kill would end.
  */
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { readAddresses } from '@chainvisor/simd';
 
 import { readProcessEnv } from '../../src/shared/proc/index.js';
+
+/**
+ * After a test: asks a `chainvisor run` still running to stop (it stops its node), SIGKILL after 5 s,
+ * then kills the node a killed run left behind.
+ */
+export async function stopRunAndNode(run: ChildProcess, exit: Promise<unknown>, exited: () => boolean, home: string): Promise<void> {
+  if (!exited()) {
+    run.kill('SIGTERM');
+    await Promise.race([exit, sleep(5000, undefined, { ref: false })]);
+  }
+  if (!exited()) {
+    run.kill('SIGKILL');
+    await exit;
+  }
+  await killLeftoverNode(home);
+}
 
 export async function killLeftoverNode(home: string): Promise<void> {
   const node = await readAddresses(home).catch(() => undefined);

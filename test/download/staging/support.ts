@@ -9,13 +9,12 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 import { buildVersions, type BuiltVersions, type NodeAddresses, readAddresses } from '@chainvisor/simd';
 import { cli, waitFor } from '@chainvisor/simd/testing';
 
 import { chainvisorCommand } from '../../support/chainvisor-command.js';
-import { killLeftoverNode } from '../../support/leftover-node.js';
+import { stopRunAndNode } from '../../support/leftover-node.js';
 import { unusedPort } from '../../support/ports.js';
 
 export { type FileServer, serveFiles } from '../../support/file-server.js';
@@ -105,17 +104,7 @@ export function runChainvisor(t: TestContext, chain: Chain, extra: Record<string
   const exit = new Promise<number | null>((resolve) => run.on('exit', (code) => resolve(code)));
   let exited = false;
   void exit.then(() => (exited = true));
-  const stop = async () => {
-    if (!exited) {
-      run.kill('SIGTERM');
-      await Promise.race([exit, sleep(5000, undefined, { ref: false })]);
-    }
-    if (!exited) {
-      run.kill('SIGKILL');
-      await exit;
-    }
-    await killLeftoverNode(chain.home);
-  };
+  const stop = () => stopRunAndNode(run, exit, () => exited, chain.home);
   chain.stops.push(stop);
   t.after(stop);
   const running: Running = {

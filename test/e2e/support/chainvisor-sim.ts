@@ -9,13 +9,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 import { buildVersions, type BuiltVersions, type NodeAddresses, readAddresses } from '@chainvisor/simd';
 import { cli, type CliResult, waitFor } from '@chainvisor/simd/testing';
 
 import { chainvisorCommand } from '../../support/chainvisor-command.js';
-import { killLeftoverNode } from '../../support/leftover-node.js';
+import { stopRunAndNode } from '../../support/leftover-node.js';
 import { unusedPort } from '../../support/ports.js';
 
 export interface ChainvisorSim {
@@ -93,17 +92,7 @@ export async function chainvisorSim(
       let done = false;
       const exit = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
       void exit.then(() => (done = true));
-      const stop = async () => {
-        if (!done) {
-          proc.kill('SIGTERM');
-          await Promise.race([exit, sleep(5000, undefined, { ref: false })]);
-        }
-        if (!done) {
-          proc.kill('SIGKILL');
-          await exit;
-        }
-        await killLeftoverNode(home);
-      };
+      const stop = () => stopRunAndNode(proc, exit, () => done, home);
       stops.push(stop);
       t.after(stop);
       const running: Running = {
