@@ -246,8 +246,11 @@ test('status --watch: in a pipe, a line per change; on a terminal, the screen wi
   );
   if (script) {
     const [cmd, args] = chainvisorCommand(['status', '--watch']);
-    const line = [cmd, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
-    const p = spawn('/usr/bin/script', ['-qec', line, '/dev/null'], { env: { ...process.env, ...u.sim.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    // `exec`, and SHELL pinned: without it, a shell such as dash stays between script(1) and chainvisor, dies of
+    // the Ctrl-C itself, and script(1) reports 130 whatever chainvisor returned.
+    const line = `exec ${[cmd, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ')}`;
+    const env = { ...process.env, ...u.sim.env, SHELL: '/bin/sh' };
+    const p = spawn('/usr/bin/script', ['-qec', line, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     const view = { out: '', exit: new Promise<number | null>((resolve) => p.on('exit', (code) => resolve(code))), kill: () => p.stdin.write('\x03') };
     p.stdout.setEncoding('utf8').on('data', (c: string) => (view.out += c));
     t.after(() => p.kill('SIGKILL'));

@@ -251,7 +251,7 @@ test('without chainvisor run; --keep; an upgrade not installed is 79; not enough
     )
   ) {
     const [file, args] = chainvisorCommand(['rehearse', 'v2', ...fast]);
-    const line = [file, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
+    const line = `exec ${[file, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ')}`;
     const tty = await cli('/usr/bin/script', ['-qec', line, '/dev/null'], sim.env);
     assert.equal(tty.code, 0, tty.stdout);
     for (const said of [
