@@ -7,12 +7,11 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 
 import { ChainvisorError, isErrno } from '../shared/errors/index.js';
 import type { Logger } from '../shared/log.js';
-import type { Standby } from '../shared/proc/index.js';
+import { eachLine, type Standby } from '../shared/proc/index.js';
 import type { Plan } from '../watcher/plan/index.js';
 
 export interface CustomPreUpgradeOptions {
@@ -49,9 +48,8 @@ function runLogged(file: string, args: string[], options: { cwd?: string; logger
     });
     const copy = (stream: Readable | null, name: 'stdout' | 'stderr') => {
       if (stream === null) return;
-      const lines = createInterface({ input: stream, crlfDelay: Infinity });
-      lines.on('line', (line) => {
-        const text = line.length > maxLoggedLine ? `${line.slice(0, maxLoggedLine)}… (${line.length} characters, cut)` : line;
+      eachLine(stream, maxLoggedLine, (line, length) => {
+        const text = length > maxLoggedLine ? `${line}… (${length} characters, cut)` : line;
         options.logger.info({ source: options.source, stream: name }, text);
       });
     };

@@ -133,7 +133,8 @@ describe('chainvisor run: pre-upgrade', () => {
     const v2 = path.join(t.binDir, 'v2-noisy');
     await fs.writeFile(
       v2,
-      '#!/bin/sh\nif [ "$1" = pre-upgrade ]; then echo PRE-UPGRADE-OUT; echo PRE-UPGRADE-ERR >&2; exit 0; fi\necho NODE-V2-OUT\nexit 0\n',
+      // A 1 MiB line (no newline until its end) is logged cut, in one line of the log.
+      '#!/bin/sh\nif [ "$1" = pre-upgrade ]; then echo PRE-UPGRADE-OUT; echo PRE-UPGRADE-ERR >&2; head -c 1048576 /dev/zero | tr \'\\0\' x; echo; exit 0; fi\necho NODE-V2-OUT\nexit 0\n',
       { mode: 0o755 },
     );
     await t.cliOk(['add-upgrade', 'v2', v2]);
@@ -151,6 +152,7 @@ describe('chainvisor run: pre-upgrade', () => {
       'custom-pre-upgrade/stdout: CUSTOM-OUT v2',
       'pre-upgrade/stderr: PRE-UPGRADE-ERR',
       'pre-upgrade/stdout: PRE-UPGRADE-OUT',
+      `pre-upgrade/stdout: ${'x'.repeat(8192)}… (1048576 characters, cut)`,
     ]);
   });
 });
