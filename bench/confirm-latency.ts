@@ -10,7 +10,6 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,18 +18,12 @@ import { parseArgs } from 'node:util';
 import { buildVersions } from '@chainvisor/simd';
 import { execa } from 'execa';
 
+import { unusedPort } from '../test/support/ports.js';
+
 const chainvisor = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' }, height: { type: 'string', default: '40' } } });
 const runs = Number(values.runs);
 const height = Number(values.height);
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function once(dir: string, bins: Record<string, string>, run: number): Promise<{ latency: number; seconds: number; signed: unknown }> {
   const home = path.join(dir, `home-${run}`);
@@ -39,7 +32,7 @@ async function once(dir: string, bins: Record<string, string>, run: number): Pro
     DAEMON_HOME: home,
     DAEMON_NAME: 'simd',
     UNSAFE_SKIP_BACKUP: 'true',
-    DAEMON_GRPC_ADDRESS: `127.0.0.1:${await freePort()}`,
+    DAEMON_GRPC_ADDRESS: `127.0.0.1:${await unusedPort()}`,
     CHAINVISOR_LOG_FORMAT: 'json',
   };
   await execa(bins.genesis as string, ['init', 'bench', '--home', home]);
@@ -49,7 +42,7 @@ async function once(dir: string, bins: Record<string, string>, run: number): Pro
     '--block-time',
     '50ms',
     '--rpc.laddr',
-    `tcp://127.0.0.1:${await freePort()}`,
+    `tcp://127.0.0.1:${await unusedPort()}`,
     '--grpc.address',
     env.DAEMON_GRPC_ADDRESS,
     '--api.address',

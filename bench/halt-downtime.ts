@@ -14,7 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -24,6 +24,8 @@ import { parseArgs } from 'node:util';
 import { buildVersions, hostPlatform, readAddresses } from '@chainvisor/simd';
 import { cli, proposeUpgrade } from '@chainvisor/simd/testing';
 import * as tar from 'tar';
+
+import { unusedPort } from '../test/support/ports.js';
 
 const chainvisor = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
 const { values } = parseArgs({
@@ -36,14 +38,6 @@ const { values } = parseArgs({
   },
 });
 const rate = Number(values['rate-mbps']) * 1e6;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** A mirror throttled to `rate` bytes/s, counting the bytes it sends. */
 async function mirror(root: string) {
@@ -74,7 +68,7 @@ async function scenario(label: string, staged: boolean, work: string, built: Awa
   const home = path.join(work, `home-${label}`);
   const genesis = built.versions.genesis!.bin;
   await cli(genesis, ['init', 'bench', '--home', home, '--voting-period', '1s', '--deposit-period', '1s', '--auto-vote']);
-  const grpc = `127.0.0.1:${await freePort()}`;
+  const grpc = `127.0.0.1:${await unusedPort()}`;
   const env = {
     ...process.env,
     DAEMON_HOME: home,

@@ -14,7 +14,6 @@
  */
 import fs from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -23,6 +22,8 @@ import { parseArgs } from 'node:util';
 
 import { buildVersions } from '@chainvisor/simd';
 import { execa, type ResultPromise } from 'execa';
+
+import { unusedPort } from '../test/support/ports.js';
 
 const thisBin = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
 const { values } = parseArgs({
@@ -42,14 +43,6 @@ const scrapeEvery = Number(values.scrape);
 const endpointOn = values.endpoint === 'on';
 const bins: Array<[string, string]> = [['this checkout', thisBin], ...(values.vs ? [['--vs', path.resolve(values.vs)] as [string, string]] : [])];
 const cases = values.case === 'all' ? (['no-grpc', 'grpc'] as const) : ([values.case] as Array<'no-grpc' | 'grpc'>);
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function get(url: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -96,8 +89,8 @@ try {
   async function measure(bin: string, which: 'no-grpc' | 'grpc', round: number): Promise<Result> {
     const home = path.join(root, `home-${which}-${round}-${bins.findIndex(([, b]) => b === bin)}`);
     await fs.mkdir(home, { recursive: true });
-    const grpcPort = await freePort();
-    const httpPort = await freePort();
+    const grpcPort = await unusedPort();
+    const httpPort = await unusedPort();
     // The defaults, but for the gRPC address: a free loopback port (nothing listens there without gRPC).
     const env = {
       PATH: process.env.PATH ?? '/usr/bin:/bin',

@@ -9,7 +9,6 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,18 +17,12 @@ import { parseArgs } from 'node:util';
 import { buildVersions } from '@chainvisor/simd';
 import { execa } from 'execa';
 
+import { unusedPort } from '../test/support/ports.js';
+
 const chainvisor = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, height: { type: 'string', default: '40' } } });
 const runs = Number(values.runs);
 const height = Number(values.height);
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 interface Commit {
   version: string;
@@ -38,7 +31,7 @@ interface Commit {
 
 async function once(dir: string, bins: Record<string, string>, mode: 'exit' | 'stay', run: number) {
   const home = path.join(dir, `home-${mode}-${run}`);
-  const env = { ...process.env, DAEMON_HOME: home, DAEMON_NAME: 'simd', UNSAFE_SKIP_BACKUP: 'true', DAEMON_GRPC_ADDRESS: `127.0.0.1:${await freePort()}` };
+  const env = { ...process.env, DAEMON_HOME: home, DAEMON_NAME: 'simd', UNSAFE_SKIP_BACKUP: 'true', DAEMON_GRPC_ADDRESS: `127.0.0.1:${await unusedPort()}` };
   await execa(bins.genesis as string, ['init', 'bench', '--home', home]);
   await execa(process.execPath, [chainvisor, 'init', bins.genesis as string], { env });
   await execa(process.execPath, [chainvisor, 'add-upgrade', 'v2', bins.v2 as string, '--upgrade-height', String(height)], { env, reject: false });

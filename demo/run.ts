@@ -14,13 +14,14 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 
 import { buildVersions, type NodeAddresses, readAddresses } from '@chainvisor/simd';
+
+import { unusedPort } from '../test/support/ports.js';
 
 const run = promisify(execFile);
 const chainvisor = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
@@ -47,18 +48,6 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-/**
- * A loopback port free now, for the node's RPC and gRPC: chainvisor reads the plan through the gRPC and
- * follows the network after the switch through the RPC, which it cannot do at a port 0.
- */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function heightOf(a: NodeAddresses): Promise<number> {
@@ -140,10 +129,12 @@ try {
     home,
     '--block-time',
     values['block-time'],
+    // Real ports, not 0: chainvisor reads the plan through the gRPC and follows the network after the
+    // switch through the RPC, which it cannot dial at a port 0.
     '--rpc.laddr',
-    `tcp://127.0.0.1:${await freePort()}`,
+    `tcp://127.0.0.1:${await unusedPort()}`,
     '--grpc.address',
-    `127.0.0.1:${await freePort()}`,
+    `127.0.0.1:${await unusedPort()}`,
     '--api.address',
     'tcp://127.0.0.1:0',
     // The rest of the validator set, simulated: 10 peers with 2/3 of the power, back over 5 s after the switch.

@@ -1,8 +1,9 @@
 /** What every `chainvisor <command>` implements. Commands return an exit code; only `main` prints errors. */
 import type { Writable } from 'node:stream';
 
-import { loadConfig, type LoadedConfig } from '../config/index.js';
+import { type Config, loadConfig, type LoadedConfig } from '../config/index.js';
 import { ConfigError } from '../shared/errors/index.js';
+import type { LoggerOptions } from '../shared/log.js';
 import { proxyProblems, proxySettings } from '../shared/net/index.js';
 
 export interface CommandContext {
@@ -46,6 +47,16 @@ export function loadContextConfig(ctx: CommandContext): LoadedConfig {
     if (problems.length > 0) throw new ConfigError(problems);
   }
   return loaded;
+}
+
+/** The log as the operator set it: COSMOVISOR_DISABLE_LOGS, COSMOVISOR_COLOR_LOGS, COSMOVISOR_TIMEFORMAT_LOGS, CHAINVISOR_LOG_FORMAT. */
+export function logOptions(config: Config): LoggerOptions {
+  return {
+    disabled: config.disableLogs,
+    color: config.colorLogs,
+    timeFormat: config.timeFormatLogs,
+    ...(config.logFormat === 'auto' ? {} : { pretty: config.logFormat === 'text' }),
+  };
 }
 
 export function writeLine(stream: Writable, line = ''): void {

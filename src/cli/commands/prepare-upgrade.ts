@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 
 import { layoutFor } from '../../home/layout/index.js';
 import { ChainvisorError, ExitCode } from '../../shared/errors/index.js';
-import { type Command, loadContextConfig, writeLine } from '../command.js';
+import { type Command, loadContextConfig, logOptions, writeLine } from '../command.js';
 
 export const prepareUpgradeCommand: Command = {
   name: 'prepare-upgrade',
@@ -28,12 +28,7 @@ export const prepareUpgradeCommand: Command = {
       import('../../shared/log.js'),
       import('../../download/staging/index.js'),
     ]);
-    const logger = createLogger({
-      disabled: config.disableLogs,
-      color: config.colorLogs,
-      timeFormat: config.timeFormatLogs,
-      ...(config.logFormat === 'auto' ? {} : { pretty: config.logFormat === 'text' }),
-    });
+    const logger = createLogger(logOptions(config));
     const client = createChainReader({ addresses: addressesFor(loaded) });
     // A node that answers on neither is a ChainUnavailableError naming both: exit 79 with the fix.
     const plan = await client.currentPlan().finally(() => client.close());

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { parseDuration } from '../../config/index.js';
 import { layoutFor } from '../../home/layout/index.js';
 import { ChainvisorError, ExitCode, UsageError } from '../../shared/errors/index.js';
-import { type Command, loadContextConfig, writeLine } from '../command.js';
+import { type Command, loadContextConfig, logOptions, writeLine } from '../command.js';
 
 const usage =
   'chainvisor rehearse [<upgrade-name>] [--blocks N] [--timeout <duration>] [--keep] [--operator <valoper-address>] [--output json] [-- <node flags>]';
@@ -51,12 +51,7 @@ export const rehearseCommand: Command = {
       import('../../shared/events/index.js'),
       import('../../shared/progress/index.js'),
     ]);
-    const logger = createLogger({
-      disabled: config.disableLogs,
-      color: config.colorLogs,
-      timeFormat: config.timeFormatLogs,
-      ...(config.logFormat === 'auto' ? {} : { pretty: config.logFormat === 'text' }),
-    });
+    const logger = createLogger(logOptions(config));
     const upgrade = positionals[0] ?? (await pickUpgrade(loaded, layout, logger));
     const stop = new AbortController();
     const onSignal = (signal: NodeJS.Signals) => {

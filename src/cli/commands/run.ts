@@ -10,7 +10,7 @@ import {
   switchCurrent,
 } from '../../home/layout/index.js';
 import type { Logger } from '../../shared/log.js';
-import { type Command, loadContextConfig } from '../command.js';
+import { type Command, loadContextConfig, logOptions } from '../command.js';
 import { version } from '../version.js';
 
 export const runCommand: Command = {
@@ -36,12 +36,7 @@ export const runCommand: Command = {
       import('../../rehearsal/index.js'),
     ]);
     const pretty = config.logFormat === 'auto' ? process.stderr.isTTY : config.logFormat === 'text';
-    const logger = createLogger({
-      disabled: config.disableLogs,
-      color: config.colorLogs,
-      timeFormat: config.timeFormatLogs,
-      ...(config.logFormat === 'auto' ? {} : { pretty: config.logFormat === 'text' }),
-    });
+    const logger = createLogger(logOptions(config));
     const layout = layoutFor(config);
     await requireHome(layout);
     // Not a reason to keep the node from signing: said loudly now, the upgrade fails at this step (80).

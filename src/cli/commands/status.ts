@@ -3,8 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { layoutFor } from '../../home/layout/index.js';
 import { renderStatus, statusOfHome, watchLine, watchScreen } from '../../observe/status/index.js';
 import { UsageError } from '../../shared/errors/index.js';
-import type { Command } from '../command.js';
-import { type CommandContext, loadContextConfig, writeLine } from '../command.js';
+import { type Command, type CommandContext, loadContextConfig, writeLine } from '../command.js';
 import { version } from '../version.js';
 
 const usage = 'chainvisor status [--output json] [--watch]';

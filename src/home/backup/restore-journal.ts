@@ -13,7 +13,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { ChainvisorError, isErrno } from '../../shared/errors/index.js';
+import { ChainvisorError } from '../../shared/errors/index.js';
+import { readBounded } from '../../shared/fsread/index.js';
 import type { Logger } from '../../shared/log.js';
 import { fsyncDir, type Layout, makeFolders, readCurrentDir, switchCurrent, writeFileAtomic } from '../layout/index.js';
 import { raiseSignRecord, type SignPoint } from '../lock/index.js';
@@ -42,15 +43,34 @@ export async function writeJournal(layout: Layout, journal: RestoreJournal): Pro
 }
 
 export async function readJournal(layout: Layout): Promise<RestoreJournal | undefined> {
-  let text: string;
-  try {
-    text = await fs.readFile(journalPath(layout), 'utf8');
-  } catch (error) {
-    // No journal: none written, or no state folder at all (a file in its place is `run`'s to report).
-    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return undefined;
-    throw error;
+  const file = journalPath(layout);
+  // No journal: none written, or no state folder at all (a file in its place is `run`'s to report).
+  const read = await readBounded(file, 1024 * 1024);
+  if (read.status === 'missing') return undefined;
+  let journal: Partial<RestoreJournal> | undefined;
+  if (read.status === 'ok') {
+    try {
+      journal = JSON.parse(read.text) as Partial<RestoreJournal>;
+    } catch {
+      journal = undefined;
+    }
   }
-  return JSON.parse(text) as RestoreJournal;
+  const whole =
+    journal !== undefined &&
+    (journal.phase === 'copying' || journal.phase === 'swapping') &&
+    [journal.dataDir, journal.work, journal.replaced].every((p) => typeof p === 'string' && p !== '') &&
+    typeof journal.record === 'object' &&
+    journal.record !== null;
+  if (whole) return journal as RestoreJournal;
+  // Only a hand or a broken disk makes it so (it is written whole, by rename): which phase was under way
+  // cannot be told, so nothing is finished or undone on a guess, and the node is not started on it.
+  throw new ChainvisorError(
+    'CHAINVISOR_RESTORE_FAILED',
+    `${file} records an interrupted restore but cannot be read: ${read.status === 'refused' ? read.reason : 'it is not a whole restore journal'}; nothing was finished or undone`,
+    {
+      hint: `look beside ${layout.dataDir}: data.restoring-* is the copy (whole or partial), data.replaced-* the data set aside; put the data the node should run on as ${path.basename(layout.dataDir)}/, move the other folder away, then remove ${file} and start again`,
+    },
+  );
 }
 
 async function present(file: string): Promise<boolean> {

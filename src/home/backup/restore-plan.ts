@@ -11,7 +11,7 @@ import path from 'node:path';
 import { ChainvisorError, isErrno } from '../../shared/errors/index.js';
 import { readUpgradeInfo } from '../../watcher/plan/index.js';
 import { binaryPath, genesis, type Layout, planRecordPath, readCurrentDir, upgradeBinaryDir } from '../layout/index.js';
-import { compareSignPoints, nodeSigning, readChainId, readSignRecords, readSignStateFile, type SignPoint } from '../lock/index.js';
+import { compareSignPoints, nodeSigning, pointOf, readChainId, readSignRecords, readSignStateFile, type SignPoint } from '../lock/index.js';
 import { type MadeBackup, readMadeBackups } from './record.js';
 
 export type SignSide = SignPoint | 'missing';
@@ -138,7 +138,7 @@ async function planSigning(layout: Layout, dataDir: string, backup: string): Pro
   else if (fromBackup !== 'missing') kept = 'backup';
   const keptPoint = kept === 'replaced' ? replaced : kept === 'backup' ? fromBackup : undefined;
   const remembered = (await readSignRecords(layout))[chainId];
-  const rememberedPoint = remembered && { height: BigInt(remembered.height), round: remembered.round, step: remembered.step };
+  const rememberedPoint = remembered && pointOf(remembered);
   const rememberedAhead =
     rememberedPoint !== undefined && (keptPoint === undefined || compareSignPoints(rememberedPoint, keptPoint as SignPoint) > 0) ? rememberedPoint : undefined;
   return { rel, replaced, backup: fromBackup, kept, chainId, rememberedAhead };

@@ -11,6 +11,7 @@ export {
   describePoint,
   nodeSigning,
   parseSignState,
+  pointOf,
   raiseSignRecord,
   readChainId,
   readSignRecords,

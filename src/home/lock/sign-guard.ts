@@ -111,7 +111,8 @@ export function createSignGuard(options: SignGuardOptions): SignGuard {
       const chainId = await chainIdOf(signing.genesisFile);
       const file = await readSignStateFile(signing.stateFile);
       const point = file === 'missing' ? zeroPoint : file;
-      const known = (await readSignRecords(layout))[chainId];
+      const chains = await readSignRecords(layout);
+      const known = chains[chainId];
       if (known !== undefined && compareSignPoints(point, pointOf(known)) < 0) {
         const remembered = pointOf(known);
         throw new ChainvisorError(
@@ -123,7 +124,7 @@ export function createSignGuard(options: SignGuardOptions): SignGuard {
         );
       }
       if (file !== 'missing' && (known === undefined || compareSignPoints(point, pointOf(known)) > 0)) {
-        await raiseSignRecord(layout, chainId, point, signing.stateFile).catch((error: unknown) => {
+        await raiseSignRecord(layout, chainId, point, signing.stateFile, chains).catch((error: unknown) => {
           logger.warn({ err: error }, `cannot record the validator's signing state: ${(error as Error).message}`);
         });
       }

@@ -130,9 +130,9 @@ export function pointOf(record: SignRecord): SignPoint {
   return { height: BigInt(record.height), round: record.round, step: record.step };
 }
 
-/** Raises the record of `chainId` to `point` when it is ahead; returns whether it changed. */
-export async function raiseSignRecord(layout: Layout, chainId: string, point: SignPoint, file: string): Promise<boolean> {
-  const chains = await readSignRecords(layout);
+/** Raises the record of `chainId` to `point` when it is ahead; returns whether it changed. `chains`: the records, when just read. */
+export async function raiseSignRecord(layout: Layout, chainId: string, point: SignPoint, file: string, chains?: Record<string, SignRecord>): Promise<boolean> {
+  chains ??= await readSignRecords(layout);
   const known = chains[chainId];
   if (known !== undefined && compareSignPoints(point, pointOf(known)) <= 0) return false;
   chains[chainId] = { height: point.height.toString(), round: point.round, step: point.step, time: new Date().toISOString(), file };

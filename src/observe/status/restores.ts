@@ -1,7 +1,7 @@
 /**
  * The last restore (`chainvisor restore`, issue #28), from `cosmovisor/.chainvisor/restores.json`
- * (written by src/backup/restore-record.ts), as the status document shows it. Read here, not through
- * src/backup/, so that `status` never loads the backup's machinery.
+ * (written by src/home/backup/restore-record.ts), as the status document shows it. Read here, not through
+ * src/home/backup/, so that `status` never loads the backup's machinery.
  */
 import path from 'node:path';
 

@@ -165,6 +165,28 @@ describe('chainvisor restore', () => {
     assert.equal(JSON.parse(await fs.readFile(path.join(data(), 'priv_validator_state.json'), 'utf8')).height, '99');
   });
 
+  test('a damaged restore journal: restore and run stop with its code and what to do, nothing finished or undone on a guess', async () => {
+    await upgradedHome(t);
+    const journal = path.join(t.home, 'cosmovisor', '.chainvisor', 'restore-journal.json');
+    const before = await snapshot(data());
+    for (const damaged of ['{"phase": "swapp', '{"phase": "swapping"}']) {
+      await fs.writeFile(journal, damaged);
+      for (const args of [
+        ['restore', '--yes'],
+        ['run', 'start'],
+      ]) {
+        const r = await t.cli(args);
+        assert.equal(r.exitCode, 79, r.stderr);
+        assert.match(r.stderr, /code: CHAINVISOR_RESTORE_FAILED/);
+        assert.match(r.stderr, /restore-journal\.json records an interrupted restore but cannot be read/);
+        assert.match(r.stderr, /hint: look beside .*data\.restoring-\* is the copy/);
+        assert.doesNotMatch(r.stderr, /unexpected error|at .*\.js:\d+/);
+      }
+    }
+    assert.deepEqual(await snapshot(data()), before);
+    assert.equal(await fs.readFile(journal, 'utf8'), '{"phase": "swapping"}');
+  });
+
   test('the free space is checked before a byte is written (any host: the statfs of a full disk)', async () => {
     await upgradedHome(t);
     const layout = layoutFor({ home: t.home, name: 'simd' });
