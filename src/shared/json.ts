@@ -1,0 +1,85 @@
+/**
+ * JSON that chainvisor did not write itself, or that a damaged disk may have changed: a node's answer,
+ * a file in the home, a registry. Parsed within bounds, then checked against a schema (valibot), in one
+ * step, so that no caller works on a value of a shape it did not expect:
+ *
+ * - a text over `maxBytes` is refused before it is parsed (a 4 MB answer of nested arrays once held
+ *   `run` at 800 MB);
+ * - a text nested deeper than `maxDepth` is refused after one scan (JSON.parse recurses: 100 000 levels
+ *   end in a RangeError on Node 22, and what a caller then walks recursively does the same);
+ * - the value must match the schema; the reason names the first place it does not.
+ *
+ * A result, never a throw, for what is in the text: the caller turns `reason` into its own coded error.
+ */
+import * as v from 'valibot';
+
+export interface JsonBounds {
+  /** Characters; 1 MiB by default. */
+  maxBytes?: number;
+  /** Nesting of objects and arrays; 64 by default. */
+  maxDepth?: number;
+}
+
+export type JsonResult<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+const defaultMaxBytes = 1024 * 1024;
+const defaultMaxDepth = 64;
+
+/** `text` parsed as JSON and checked against `schema`, within `bounds`. */
+export function parseJson<S extends v.GenericSchema>(text: string, schema: S, bounds: JsonBounds = {}): JsonResult<v.InferOutput<S>> {
+  const raw = parseJsonValue(text, bounds);
+  if (!raw.ok) return raw;
+  return checkShape(raw.value, schema);
+}
+
+/** `text` parsed as JSON within `bounds`, its shape not checked (the caller checks it, or a schema is given to parseJson). */
+export function parseJsonValue(text: string, bounds: JsonBounds = {}): JsonResult<unknown> {
+  const maxBytes = bounds.maxBytes ?? defaultMaxBytes;
+  const maxDepth = bounds.maxDepth ?? defaultMaxDepth;
+  if (text.length > maxBytes) return { ok: false, reason: `it is too large (${text.length} characters, over the limit of ${maxBytes})` };
+  const depth = nestingDepth(text, maxDepth);
+  if (depth > maxDepth) return { ok: false, reason: `it is nested deeper than ${maxDepth} levels` };
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (error) {
+    return { ok: false, reason: `it is not JSON (${(error as Error).message})` };
+  }
+}
+
+/** `value` checked against `schema`; the reason names the first place that does not match. */
+export function checkShape<S extends v.GenericSchema>(value: unknown, schema: S): JsonResult<v.InferOutput<S>> {
+  const result = v.safeParse(schema, value, { abortEarly: true });
+  if (result.success) return { ok: true, value: result.output };
+  return { ok: false, reason: describeIssue(result.issues[0]) };
+}
+
+function describeIssue(issue: v.BaseIssue<unknown>): string {
+  const where = (issue.path ?? []).map((item) => (typeof item.key === 'number' ? `[${item.key}]` : `.${String(item.key)}`)).join('');
+  return where === '' ? issue.message : `${where.replace(/^\./, '')}: ${issue.message}`;
+}
+
+/**
+ * The deepest nesting of `text`, counted up to `stop` + 1 (then the scan ends: the text is refused
+ * anyway). Brackets inside strings do not count. Not a validation of the text: JSON.parse does that.
+ */
+export function nestingDepth(text: string, stop = Number.MAX_SAFE_INTEGER): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      depth++;
+      if (depth > deepest) {
+        deepest = depth;
+        if (deepest > stop) break;
+      }
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return deepest;
+}
