@@ -121,7 +121,7 @@ export async function bundle(options: BundleOptions): Promise<Bundles> {
     '  }',
     '  const found = lazy[key];',
     "  if (found === undefined) throw new Error(`chainvisor: module ${key} is missing from the executable's lazy part`);",
-    '  return found;',
+    '  return found();',
     '}',
   ].join('\n');
   const main = path.join(outDir, 'chainvisor.mjs');
@@ -152,10 +152,7 @@ export async function bundle(options: BundleOptions): Promise<Bundles> {
   // Pass 3: `lazy`, every import() target; modules of `main` are taken from it, not copied. Sorted: the
   // resolver runs concurrently, and the same input must give the same bytes.
   const targets = [...lazyTargets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const entry = [
-    ...targets.map(([, file], i) => `import * as lazy${i} from ${JSON.stringify(file)};`),
-    `export default { ${targets.map(([key], i) => `${JSON.stringify(key)}: lazy${i}`).join(', ')} };`,
-  ].join('\n');
+  const entry = `module.exports.default = { ${targets.map(([key, file]) => `${JSON.stringify(key)}: () => require(${JSON.stringify(file)})`).join(', ')} };`;
   const sharedSet = new Set(shared);
   const lazy = path.join(outDir, lazyAsset);
   const lazyResult = await esbuild.build({
@@ -185,7 +182,21 @@ export async function bundle(options: BundleOptions): Promise<Bundles> {
     ],
   });
   for (const input of Object.keys(lazyResult.metafile.inputs)) inputs.add(input);
+  for (const file of [main, lazy]) asciiOnly(file);
   return { main, lazy, lazyAsset, inputs: [...inputs].sort() };
+}
+
+/**
+ * Rewrites every character past ASCII as a `\\u` escape. esbuild already escapes them in strings and
+ * regular expressions, but keeps comments as written, and one curly quote in a dependency's comment
+ * (undici has some) makes V8 hold the whole 4 MB source, which stays in memory as long as its code
+ * does, as a two-byte string: twice the memory of an ASCII one. An escape means the same character in
+ * a string, a template or a regular expression, and nothing in a comment.
+ */
+function asciiOnly(file: string): void {
+  const source = fs.readFileSync(file, 'utf8');
+  const escaped = source.replace(/[^\u0000-\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (escaped !== source) fs.writeFileSync(file, escaped);
 }
 
 /**
