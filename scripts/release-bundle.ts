@@ -31,14 +31,28 @@ export interface BundleOptions {
 
 export interface Bundles {
   main: string;
-  lazy: string;
-  /** The SEA asset name `main` reads `lazy` from. */
-  lazyAsset: string;
-  /** Every file bundled into either part, relative to the root (node_modules/… for dependencies). */
+  /** SEA asset name → bundle file: `lazy`, and one per package of `apartPackages` the lazy part uses. */
+  assets: Record<string, string>;
+  /** Every file bundled into any part, relative to the root (node_modules/… for dependencies). */
   inputs: string[];
 }
 
 const lazyAsset = 'chainvisor-lazy.cjs';
+
+/**
+ * Packages the lazy part does not hold but loads from an asset of their own on first require: what an
+ * idle `run` never uses (downloads, archives, metrics off, pre-upgrade's process runner, human-readable
+ * logs). V8 keeps the whole source of a compiled script for as long as its code lives, so each of
+ * these in the lazy part would stay in memory for good (undici alone is 1.4 MB of it) once a
+ * command loads the supervisor.
+ */
+export const apartPackages = ['undici', 'tar', 'unzipper', 'xz-decompress', 'unbzip2-stream', 'prom-client', 'execa', 'pino-pretty'];
+const apartAsset = (name: string) => `chainvisor-package-${name}.cjs`;
+const packageOf = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 const sharedPrefix = 'chainvisor-shared:';
 const lazyNamespace = 'chainvisor-lazy';
 const runtimeId = 'chainvisor-lazy-runtime';
@@ -111,12 +125,35 @@ export async function bundle(options: BundleOptions): Promise<Bundles> {
     ...shared.map((file, i) => `import * as shared${i} from ${JSON.stringify(path.join(root, file))};`),
     `const shared = { ${shared.map((file, i) => `${JSON.stringify(file)}: shared${i}`).join(', ')} };`,
     'let lazy;',
+    `const apart = new Set(${JSON.stringify(apartPackages)});`,
+    'const packages = new Map();',
+    '/** A package kept apart: its asset compiled on the first require of any of its modules. */',
+    'function requireApart(id) {',
+    "  const name = id.split('/').slice(0, id.startsWith('@') ? 2 : 1).join('/');",
+    '  let modules = packages.get(name);',
+    '  if (modules === undefined) {',
+    `    const source = getAsset(\`chainvisor-package-\${name}.cjs\`, 'utf8');`,
+    `    const run = vm.compileFunction(source, ['exports', 'require', 'module'], { filename: \`chainvisor-package-\${name}.cjs\` });`,
+    '    const module = { exports: {} };',
+    '    run(module.exports, requireInLazy, module);',
+    '    modules = module.exports.default;',
+    '    packages.set(name, modules);',
+    '  }',
+    '  const found = modules[id];',
+    "  if (found === undefined) throw new Error(`chainvisor: module ${id} is missing from the executable's package ${name}`);",
+    '  return found();',
+    '}',
+    'function requireInLazy(id) {',
+    `  if (id.startsWith(${JSON.stringify(sharedPrefix)})) return shared[id.slice(${sharedPrefix.length})];`,
+    "  const name = id.split('/').slice(0, id.startsWith('@') ? 2 : 1).join('/');",
+    '  return apart.has(name) ? requireApart(id) : require(id);',
+    '}',
     'export function loadLazy(key) {',
     '  if (lazy === undefined) {',
     `    const source = getAsset(${JSON.stringify(lazyAsset)}, 'utf8');`,
     `    const run = vm.compileFunction(source, ['exports', 'require', 'module'], { filename: ${JSON.stringify(lazyAsset)} });`,
     '    const module = { exports: {} };',
-    `    run(module.exports, (id) => (id.startsWith(${JSON.stringify(sharedPrefix)}) ? shared[id.slice(${sharedPrefix.length})] : require(id)), module);`,
+    `    run(module.exports, requireInLazy, module);`,
     '    lazy = module.exports.default;',
     '  }',
     '  const found = lazy[key];',
@@ -152,7 +189,8 @@ export async function bundle(options: BundleOptions): Promise<Bundles> {
   // Pass 3: `lazy`, every import() target; modules of `main` are taken from it, not copied. Sorted: the
   // resolver runs concurrently, and the same input must give the same bytes.
   const targets = [...lazyTargets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const entry = `module.exports.default = { ${targets.map(([key, file]) => `${JSON.stringify(key)}: () => require(${JSON.stringify(file)})`).join(', ')} };`;
+  // A package is required by name, so that one kept apart stays out of this part.
+  const entry = `module.exports.default = { ${targets.map(([key, file]) => `${JSON.stringify(key)}: () => require(${JSON.stringify(key.startsWith('dist/') ? file : key)})`).join(', ')} };`;
   const sharedSet = new Set(shared);
   const lazy = path.join(outDir, lazyAsset);
   const lazyResult = await esbuild.build({
@@ -161,6 +199,7 @@ export async function bundle(options: BundleOptions): Promise<Bundles> {
     stdin: { contents: entry, resolveDir: root, sourcefile: 'chainvisor-lazy-entry.js', loader: 'js' },
     format: 'cjs',
     outfile: lazy,
+    external: [...(common.external ?? []), ...apartPackages, ...apartPackages.map((name) => `${name}/*`)],
     plugins: [
       {
         name: 'shared-modules',
@@ -179,12 +218,53 @@ export async function bundle(options: BundleOptions): Promise<Bundles> {
         },
       },
       lazyPinoPretty(options.fail),
+      apartDynamicImports,
     ],
   });
   for (const input of Object.keys(lazyResult.metafile.inputs)) inputs.add(input);
-  for (const file of [main, lazy]) asciiOnly(file);
-  return { main, lazy, lazyAsset, inputs: [...inputs].sort() };
+
+  // Pass 4: each package kept apart, with every module of it the lazy part requires, in an asset of its own.
+  const required = new Map<string, Set<string>>();
+  for (const output of Object.values(lazyResult.metafile.outputs)) {
+    for (const { path: specifier, external } of output.imports) {
+      const name = packageOf(specifier);
+      if (external && apartPackages.includes(name)) required.set(name, (required.get(name) ?? new Set()).add(specifier));
+    }
+  }
+  const assets: Record<string, string> = { [lazyAsset]: lazy };
+  for (const [name, specifiers] of [...required].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const file = path.join(outDir, apartAsset(name));
+    const modules = [...specifiers].sort().map((specifier) => `${JSON.stringify(specifier)}: () => require(${JSON.stringify(specifier)})`);
+    const result = await esbuild.build({
+      ...common,
+      metafile: true,
+      stdin: { contents: `module.exports.default = { ${modules.join(', ')} };`, resolveDir: root, sourcefile: `${name}-entry.js`, loader: 'js' },
+      format: 'cjs',
+      outfile: file,
+    });
+    for (const input of Object.keys(result.metafile.inputs)) inputs.add(input);
+    assets[apartAsset(name)] = file;
+  }
+  for (const file of [main, ...Object.values(assets)]) asciiOnly(file);
+  return { main, assets, inputs: [...inputs].sort() };
 }
+
+/**
+ * An `import()` of a package kept apart becomes a require of it: a compiled function (how the lazy part
+ * runs) has no module loader behind `import()`, and the package asset is CommonJS.
+ */
+const apartDynamicImports: esbuild.Plugin = {
+  name: 'apart-dynamic-imports',
+  setup(build) {
+    build.onResolve({ filter: /.*/ }, (args) =>
+      args.kind === 'dynamic-import' && apartPackages.includes(packageOf(args.path)) ? { path: args.path, namespace: 'apart-import' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'apart-import' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
 
 /**
  * Rewrites every character past ASCII as a `\\u` escape. esbuild already escapes them in strings and

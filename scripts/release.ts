@@ -127,7 +127,7 @@ async function main(): Promise<void> {
     const config = {
       main: path.relative(work, bundles.main),
       mainFormat: 'module',
-      assets: { [bundles.lazyAsset]: path.relative(work, bundles.lazy) },
+      assets: Object.fromEntries(Object.entries(bundles.assets).map(([name, file]) => [name, path.relative(work, file)])),
       executable: nodes[arch],
       output,
       disableExperimentalSEAWarning: true,
