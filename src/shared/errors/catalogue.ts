@@ -203,8 +203,8 @@ export const errorCatalogue = {
   },
   CHAINVISOR_SIGN_STATE_UNREADABLE: {
     exit: ExitCode.signStateBehind,
-    when: "`restore` or a start of the node: a `priv_validator_state.json` (or chainvisor's record of the signed state) cannot be read or is not CometBFT's format; nothing was changed.",
-    hint: 'put back a valid priv_validator_state.json ({"height": "<n>", "round": <n>, "step": <n>, …}), the newest this validator wrote',
+    when: "`restore` or a start of the node: a `priv_validator_state.json` cannot be read or is not CometBFT's format (a height above 2^63 - 1 included), or chainvisor's record of the signed state (`cosmovisor/.chainvisor/sign-state.json`) is not exactly the shape chainvisor writes; nothing was changed and the node was not started.",
+    hint: 'put back a valid priv_validator_state.json ({"height": "<n>", "round": <n>, "step": <n>, …}), the newest this validator wrote; for a damaged sign-state.json, put it back as chainvisor wrote it, or move it aside once priv_validator_state.json is the newest (chainvisor then records afresh)',
   },
 
   // 82: the home is taken
