@@ -215,7 +215,7 @@ export const errorCatalogue = {
   },
   CHAINVISOR_ORPHAN_NODE: {
     exit: ExitCode.homeLocked,
-    when: '`run`: a node left running by a killed chainvisor could not be stopped, or its record cannot be trusted.',
+    when: '`run`: a node left running by a killed chainvisor could not be stopped, or its record cannot be trusted — including a record (`cosmovisor/.chainvisor/node.json`) that cannot be read and was written since the machine started.',
     hint: 'stop that pid yourself (as its owner or root), or remove the stale record if it is not the node; then start chainvisor again',
   },
 
