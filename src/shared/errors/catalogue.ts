@@ -184,8 +184,13 @@ export const errorCatalogue = {
   },
   CHAINVISOR_RESTORE_FAILED: {
     exit: ExitCode.upgradeFailed,
-    when: '`restore`: the copy of the backup or the swap of the folders failed; the original `data/` is in place (or is put back at the next `restore` or `run`).',
+    when: "`restore`: the copy of the backup or the swap of the folders failed; the original `data/` is in place (or is put back at the next `restore` or `run`). Also, before anything is touched: the backup holds something a restore cannot put back (a FIFO, a socket, a device) or cannot be read; and, for `restore` and `run`, a restore journal (`cosmovisor/.chainvisor/restore-journal.json`) that is not a whole journal of this home's data.",
     hint: 'fix the cause shown, then run chainvisor restore again',
+  },
+  CHAINVISOR_BACKUP_RECORD_UNREADABLE: {
+    exit: ExitCode.upgradeFailed,
+    when: 'The record of the backups chainvisor made (`cosmovisor/.chainvisor/backups.json`) cannot be read or is not the shape chainvisor writes. `restore` stops with nothing changed; at an upgrade it is a warning: the backup is made but not recorded, none is reused and CHAINVISOR_BACKUP_KEEP removes none.',
+    hint: 'move cosmovisor/.chainvisor/backups.json aside (the backup folders themselves are untouched) and name the backup to restore with --backup <folder>; the next backup starts a new record',
   },
 
   // 64: restore not confirmed
