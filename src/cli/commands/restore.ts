@@ -25,7 +25,8 @@ export const restoreCommand: Command = {
     '(priv_validator_state.json) is never moved back: the one further ahead by (height, round, step) is kept.',
     "`current` goes back to the binary of the backup's time (--keep-binary leaves it). Refused while `run`",
     'holds the home (82). Asks on a terminal; --yes for scripts. --dry-run prints the plan and changes nothing.',
-    'Exit 0 restored, 79 nothing to restore, 81 not enough space, 84 a signing state that cannot be read.',
+    'Exit 0 restored, 79 nothing to restore (or a backup, a record or a journal it cannot use), 81 not enough space, 84 a signing',
+    'state that cannot be read.',
   ].join('\n'),
   async run(ctx) {
     const args = parseArgs(ctx.args);

@@ -8,8 +8,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { isErrno } from '../../shared/errors/index.js';
-import { type Layout, makeFolders, writeFileAtomic } from '../layout/index.js';
+import * as v from 'valibot';
+
+import { ChainvisorError } from '../../shared/errors/index.js';
+import { type Layout, makeFolders, readRecord, recordFields, writeFileAtomic } from '../layout/index.js';
 import type { BackupMode } from './place.js';
 
 export interface MadeBackup {
@@ -30,25 +32,40 @@ export interface MadeBackup {
   current?: string;
 }
 
+const madeBackupSchema = v.strictObject({
+  upgrade: v.string(),
+  height: recordFields.count,
+  // Only such a folder: CHAINVISOR_BACKUP_KEEP removes the listed folders, never data/ on a record's word.
+  path: v.pipe(
+    recordFields.absolutePath,
+    v.check((p) => path.basename(p).startsWith('data-backup-'), 'not a data-backup-* folder'),
+  ),
+  dataDir: recordFields.absolutePath,
+  mode: v.picklist(['copy', 'reflink', 'link']),
+  bytes: recordFields.count,
+  files: recordFields.count,
+  durationSeconds: v.pipe(v.number(), v.finite(), v.minValue(0)),
+  time: v.string(),
+  current: v.optional(recordFields.binaryDir),
+});
+
 function recordFile(layout: Layout): string {
   return path.join(layout.stateDir, 'backups.json');
 }
 
+/**
+ * The backups recorded; none when there is no record. A damaged record (issue #31) is an error, never
+ * an empty list: `restore` would pick from it, and KEEP would remove what it lists. An upgrade goes on
+ * without it (a warning: no backup reused, none recorded over it, none pruned).
+ */
 export async function readMadeBackups(layout: Layout): Promise<MadeBackup[]> {
-  let text: string;
-  try {
-    text = await fs.readFile(recordFile(layout), 'utf8');
-  } catch (error) {
-    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return [];
-    throw error;
-  }
-  try {
-    const parsed = JSON.parse(text) as unknown;
-    const list = Array.isArray(parsed) ? parsed : [];
-    return list.filter((b): b is MadeBackup => typeof b?.path === 'string' && typeof b?.upgrade === 'string' && typeof b?.height === 'number');
-  } catch {
-    return []; // a damaged record costs one more backup and keeps old folders: the safe side
-  }
+  const file = recordFile(layout);
+  const read = await readRecord(file, v.array(madeBackupSchema));
+  if (read.status === 'missing') return [];
+  if (read.status === 'ok') return read.value;
+  throw new ChainvisorError('CHAINVISOR_BACKUP_RECORD_UNREADABLE', `cannot read the record of the backups chainvisor made, ${file}: ${read.reason}`, {
+    hint: `move ${file} aside (the backup folders themselves are untouched) and name the backup to restore with --backup <folder>; the next backup starts a new record`,
+  });
 }
 
 export async function writeMadeBackups(layout: Layout, list: readonly MadeBackup[]): Promise<void> {

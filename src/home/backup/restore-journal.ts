@@ -13,25 +13,48 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
+import * as v from 'valibot';
+
 import { ChainvisorError } from '../../shared/errors/index.js';
-import { readBounded } from '../../shared/fsread/index.js';
 import type { Logger } from '../../shared/log.js';
-import { fsyncDir, type Layout, makeFolders, readCurrentDir, switchCurrent, writeFileAtomic } from '../layout/index.js';
-import { raiseSignRecord, type SignPoint } from '../lock/index.js';
-import { type RestoreRecord, writeRestoreRecord } from './restore-record.js';
+import { fsyncDir, type Layout, makeFolders, readCurrentDir, readRecord, recordFields, switchCurrent, writeFileAtomic } from '../layout/index.js';
+import { heightText, raiseSignRecord, roundNumber, type SignPoint, stepNumber } from '../lock/index.js';
+import { type RestoreRecord, restoreRecordSchema, writeRestoreRecord } from './restore-record.js';
 
 export interface RestoreJournal {
   phase: 'copying' | 'swapping';
   dataDir: string;
   work: string;
   replaced: string;
-  /** Where `current` goes once the data is in place; undefined: left alone. */
-  currentTo: string | undefined;
+  /** Where `current` goes once the data is in place; absent: left alone. */
+  currentTo?: string | undefined;
   /** The signing state kept, for the sign guard's record. */
-  signed: { chainId: string; height: string; round: number; step: number; file: string } | undefined;
+  signed?: { chainId: string; height: string; round: number; step: number; file: string } | undefined;
   /** What `status` shows of the restore once done. */
   record: RestoreRecord;
 }
+
+/** `<data>.<kind>-<time>`: a folder beside the data folder, named after it. */
+const beside = (dataDir: string, kind: 'restoring' | 'replaced', p: string): boolean =>
+  path.dirname(p) === path.dirname(dataDir) && path.basename(p).startsWith(`${path.basename(dataDir)}.${kind}-`);
+
+const journalSchema = v.pipe(
+  v.strictObject({
+    phase: v.picklist(['copying', 'swapping']),
+    dataDir: recordFields.absolutePath,
+    work: recordFields.absolutePath,
+    replaced: recordFields.absolutePath,
+    currentTo: v.optional(recordFields.binaryDir),
+    signed: v.optional(v.strictObject({ chainId: v.string(), height: heightText, round: roundNumber, step: stepNumber, file: recordFields.absolutePath })),
+    record: restoreRecordSchema,
+  }),
+  // What is removed or renamed on its word: only the folders beside the data a restore makes.
+  v.check(
+    (j) => beside(j.dataDir, 'restoring', j.work) && beside(j.dataDir, 'replaced', j.replaced),
+    'work and replaced are not the <data>.restoring-* and <data>.replaced-* folders beside its data folder',
+  ),
+  v.check((j) => j.record.dataDir === j.dataDir && j.record.replaced === j.replaced, 'its record names other folders'),
+);
 
 export function journalPath(layout: Layout): string {
   return path.join(layout.stateDir, 'restore-journal.json');
@@ -42,35 +65,45 @@ export async function writeJournal(layout: Layout, journal: RestoreJournal): Pro
   await writeFileAtomic(journalPath(layout), `${JSON.stringify(journal, null, 2)}\n`, 0o644);
 }
 
+/**
+ * The journal of an interrupted restore; undefined when there is none (or no state folder at all: a
+ * file in its place is `run`'s to report). Anything but a whole journal of this home's data (issue
+ * #31) stops `restore` and `run`: which phase was under way cannot be told, and a journal is what says
+ * which folders to remove or rename — a damaged one named data/ itself.
+ */
 export async function readJournal(layout: Layout): Promise<RestoreJournal | undefined> {
   const file = journalPath(layout);
-  // No journal: none written, or no state folder at all (a file in its place is `run`'s to report).
-  const read = await readBounded(file, 1024 * 1024);
+  const read = await readRecord(file, journalSchema);
   if (read.status === 'missing') return undefined;
-  let journal: Partial<RestoreJournal> | undefined;
-  if (read.status === 'ok') {
-    try {
-      journal = JSON.parse(read.text) as Partial<RestoreJournal>;
-    } catch {
-      journal = undefined;
-    }
+  let reason = read.status === 'damaged' ? read.reason : undefined;
+  if (read.status === 'ok' && !(await dataDirsOf(layout)).includes(read.value.dataDir)) {
+    reason = `it is the journal of another data folder, ${read.value.dataDir} (copied from another home?)`;
   }
-  const whole =
-    journal !== undefined &&
-    (journal.phase === 'copying' || journal.phase === 'swapping') &&
-    [journal.dataDir, journal.work, journal.replaced].every((p) => typeof p === 'string' && p !== '') &&
-    typeof journal.record === 'object' &&
-    journal.record !== null;
-  if (whole) return journal as RestoreJournal;
-  // Only a hand or a broken disk makes it so (it is written whole, by rename): which phase was under way
-  // cannot be told, so nothing is finished or undone on a guess, and the node is not started on it.
+  if (read.status === 'ok' && reason === undefined) return read.value;
   throw new ChainvisorError(
     'CHAINVISOR_RESTORE_FAILED',
-    `${file} records an interrupted restore but cannot be read: ${read.status === 'refused' ? read.reason : 'it is not a whole restore journal'}; nothing was finished or undone`,
+    `${file} records an interrupted restore but cannot be read: ${reason}; nothing was finished or undone`,
     {
       hint: `look beside ${layout.dataDir}: data.restoring-* is the copy (whole or partial), data.replaced-* the data set aside; put the data the node should run on as ${path.basename(layout.dataDir)}/, move the other folder away, then remove ${file} and start again`,
     },
   );
+}
+
+/**
+ * The paths this home's data folder goes by: as configured, its real path, and — when data/ is a link
+ * whose target a restore has just set aside — where the link leads. planRestore records the real path.
+ */
+async function dataDirsOf(layout: Layout): Promise<string[]> {
+  const real = async (p: string): Promise<string> => {
+    const parent = await fs.realpath(path.dirname(p)).catch(() => path.dirname(p));
+    return path.join(parent, path.basename(p));
+  };
+  const names = [layout.dataDir, await real(layout.dataDir)];
+  const target = await fs.readlink(layout.dataDir).catch(() => undefined);
+  if (target !== undefined) names.push(await real(path.resolve(path.dirname(layout.dataDir), target)));
+  const resolved = await fs.realpath(layout.dataDir).catch(() => undefined);
+  if (resolved !== undefined) names.push(resolved);
+  return names;
 }
 
 async function present(file: string): Promise<boolean> {
@@ -84,8 +117,13 @@ async function present(file: string): Promise<boolean> {
 export type RestoreStep = 'copying' | 'copied' | 'set-aside' | 'restored' | 'current-switched' | 'done';
 
 /** Everything after a whole copy: the two renames, `current`, the records; safe to run again after a crash. */
-export async function completeSwap(layout: Layout, journal: RestoreJournal, onStep?: (step: RestoreStep) => void): Promise<void> {
+export async function completeSwap(
+  layout: Layout,
+  journal: RestoreJournal,
+  options: { logger: Logger; onStep?: ((step: RestoreStep) => void) | undefined },
+): Promise<void> {
   const { dataDir, work, replaced } = journal;
+  const { onStep } = options;
   const parent = path.dirname(dataDir);
   if ((await present(work)) && (await present(dataDir)) && !(await present(replaced))) {
     await fs.rename(dataDir, replaced);
@@ -104,7 +142,7 @@ export async function completeSwap(layout: Layout, journal: RestoreJournal, onSt
     const point: SignPoint = { height: BigInt(height), round, step };
     await raiseSignRecord(layout, chainId, point, file);
   }
-  await writeRestoreRecord(layout, journal.record);
+  await writeRestoreRecord(layout, journal.record, options.logger);
   await fs.rm(journalPath(layout), { force: true });
   onStep?.('done');
 }
@@ -127,7 +165,7 @@ export async function resumeInterruptedRestore(options: { layout: Layout; logger
     return 'undone';
   }
   try {
-    await completeSwap(layout, journal);
+    await completeSwap(layout, journal, { logger });
   } catch (error) {
     throw new ChainvisorError(
       'CHAINVISOR_RESTORE_FAILED',

@@ -137,7 +137,7 @@ async function planSigning(layout: Layout, dataDir: string, backup: string): Pro
   if (replaced !== 'missing' && (fromBackup === 'missing' || compareSignPoints(replaced, fromBackup) >= 0)) kept = 'replaced';
   else if (fromBackup !== 'missing') kept = 'backup';
   const keptPoint = kept === 'replaced' ? replaced : kept === 'backup' ? fromBackup : undefined;
-  const remembered = (await readSignRecords(layout))[chainId];
+  const remembered = (await readSignRecords(layout)).get(chainId);
   const rememberedPoint = remembered && pointOf(remembered);
   const rememberedAhead =
     rememberedPoint !== undefined && (keptPoint === undefined || compareSignPoints(rememberedPoint, keptPoint as SignPoint) > 0) ? rememberedPoint : undefined;

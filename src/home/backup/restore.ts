@@ -10,7 +10,7 @@ import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { ChainvisorError } from '../../shared/errors/index.js';
+import { ChainvisorError, isFsError } from '../../shared/errors/index.js';
 import type { Logger } from '../../shared/log.js';
 import { formatBytesExact } from '../../shared/units.js';
 import { copyFileAtomic, fsyncDir, type Layout } from '../layout/index.js';
@@ -38,7 +38,7 @@ export interface RestoreOptions {
 export async function restoreData(options: RestoreOptions): Promise<RestoreRecord> {
   const { plan, layout, logger, onStep } = options;
   const started = Date.now();
-  const tree = await readTree(plan.backup);
+  const tree = await readBackupTree(plan.backup);
   const parent = path.dirname(plan.dataDir);
   const mode = (await clones(tree, parent)) ? 'reflink' : 'copy';
   await checkRestoreSpace(tree, mode, parent, options.statfs);
@@ -103,11 +103,32 @@ export async function restoreData(options: RestoreOptions): Promise<RestoreRecor
   journal.record.durationSeconds = (Date.now() - started) / 1000;
   await writeJournal(layout, journal);
   try {
-    await completeSwap(layout, journal, onStep);
+    await completeSwap(layout, journal, { logger, onStep });
   } catch (error) {
     throw swapFailed(plan.backup, error);
   }
   return { ...journal.record, time: new Date().toISOString() };
+}
+
+/**
+ * The backup's tree, read before anything is written: something in it a restore cannot put back (a
+ * FIFO, a socket, a device: a backup chainvisor made holds none) or cannot read stops the restore
+ * with nothing touched (issue #31).
+ */
+async function readBackupTree(backup: string): Promise<Tree> {
+  const refuse = (file: string, type: string): ChainvisorError =>
+    new ChainvisorError('CHAINVISOR_RESTORE_FAILED', `cannot restore ${backup}: ${file} is ${type}, which a restore cannot put back; nothing was changed`, {
+      hint: `move it out of the backup folder (a backup chainvisor made holds only files, folders and symbolic links), or restore another backup with --backup <folder>`,
+    });
+  try {
+    return await readTree(backup, undefined, refuse);
+  } catch (error) {
+    if (error instanceof ChainvisorError || !isFsError(error)) throw error;
+    throw new ChainvisorError('CHAINVISOR_RESTORE_FAILED', `cannot read the backup ${backup}: ${error.message}; nothing was changed`, {
+      hint: 'make the whole backup folder readable by this user, or restore another backup with --backup <folder>',
+      cause: error,
+    });
+  }
 }
 
 /** The copy is whole and the journal says so: whatever stopped the swap, the next `restore` or `run` finishes it. */

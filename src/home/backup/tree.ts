@@ -36,10 +36,14 @@ export interface Tree {
   bytes: number;
 }
 
-export async function readTree(dataDir: string, signal?: AbortSignal): Promise<Tree> {
+/** What to throw for something a tree cannot hold: `file`, and what it is (`a FIFO`, `a regular file` for the top). */
+export type Refusal = (file: string, type: string) => ChainvisorError;
+
+/** `refuse`: the error for something that is not a file, folder or link; a backup's by default. */
+export async function readTree(dataDir: string, signal?: AbortSignal, refuse: Refusal = unsupported): Promise<Tree> {
   const root = await fs.realpath(dataDir);
   const rootStat = await fs.stat(root);
-  if (!rootStat.isDirectory()) throw unsupported(dataDir, 'is not a folder');
+  if (!rootStat.isDirectory()) throw refuse(dataDir, describeType(rootStat));
   const tree: Tree = { dataDir, root, dirs: [entryOf('', rootStat, 'dir')], files: [], symlinks: [], bytes: 0 };
   // Breadth first: each level's folders are listed, then their children examined, a dozen at a time.
   let level = [''];
@@ -68,7 +72,7 @@ export async function readTree(dataDir: string, signal?: AbortSignal): Promise<T
         } else if (stat.isSymbolicLink()) {
           tree.symlinks.push(entryOf(rel, stat, 'symlink'));
         } else {
-          throw unsupported(path.join(dataDir, rel), `is ${describeType(stat)}, which a backup cannot hold`);
+          throw refuse(path.join(dataDir, rel), describeType(stat));
         }
       },
       signal,
@@ -85,8 +89,8 @@ function entryOf(rel: string, stat: Stats, kind: TreeEntry['kind']): TreeEntry {
   return { rel, kind, size: kind === 'file' ? stat.size : 0, mode: stat.mode & 0o7777, atime: stat.atimeMs / 1000, mtime: stat.mtimeMs / 1000 };
 }
 
-function unsupported(file: string, what: string): ChainvisorError {
-  return new ChainvisorError('CHAINVISOR_BACKUP_FAILED', `${file} ${what}`, {
+function unsupported(file: string, type: string): ChainvisorError {
+  return new ChainvisorError('CHAINVISOR_BACKUP_FAILED', `${file} is ${type}, which a backup cannot hold`, {
     hint: 'move it out of the data folder',
   });
 }

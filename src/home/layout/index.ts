@@ -5,6 +5,7 @@ export { layoutFsError } from './fs-error.js';
 export { checkSourceBinary, installBinary, isFile } from './install.js';
 export { installFolder, type InstallFolderOptions, moveAside, syncTree } from './install-folder.js';
 export { type BinaryDir, binaryDirPath, binaryPath, genesis, type Layout, layoutFor, planRecordPath, upgradeBinaryDir } from './paths.js';
+export { parseRecord, readRecord, recordFields, recordMaxBytes, type RecordRead } from './record-file.js';
 export { checkLayoutShape, customPreUpgradeProblem, ensureCurrentLink, requireHome } from './shape.js';
 export { pathEscape, planBinaryDir, planDir, planTarget, upgradeDirName, type UpgradeTarget } from './upgrade-dir.js';
 export { removeLeftoverWorkFolders, type RemoveOptions, workFolderName, workFolderPrefix } from './work-folders.js';

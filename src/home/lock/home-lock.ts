@@ -24,11 +24,12 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
+import * as v from 'valibot';
+
 import { ChainvisorError, isErrno, isFsError } from '../../shared/errors/index.js';
-import { readBounded } from '../../shared/fsread/index.js';
 import type { Logger } from '../../shared/log.js';
 import { processStartToken } from '../../shared/proc/index.js';
-import { type Layout, layoutFsError, makeFolders, replaceFile } from '../layout/index.js';
+import { type Layout, layoutFsError, makeFolders, parseRecord, readRecord, recordFields, replaceFile } from '../layout/index.js';
 
 export type LockMode = 'abstract' | 'socket-file';
 
@@ -58,6 +59,15 @@ export interface AcquireOptions {
   /** Default: `abstract` on Linux, `socket-file` elsewhere. */
   mode?: LockMode;
 }
+
+/** Not strict: only names the holder, and a later chainvisor version may tell more. */
+const holderSchema = v.object({
+  pid: v.pipe(recordFields.count, v.minValue(1)),
+  startToken: v.optional(v.string()),
+  startedAt: v.string(),
+  version: v.string(),
+  home: v.string(),
+});
 
 export function lockRecordPath(layout: Layout): string {
   return path.join(layout.stateDir, 'lock.json');
@@ -166,19 +176,18 @@ function askHolder(address: string): Promise<Answer> {
   });
 }
 
-/** The record only names a holder: when it cannot be read (or is not a small regular file), the holder goes unnamed. */
+/**
+ * The record only names a holder (the socket is the lock): when it cannot be read, or is not the shape
+ * a holder writes, the holder goes unnamed — never a pid from a damaged file in a "kill -TERM" hint.
+ */
 async function readLockRecord(layout: Layout): Promise<LockHolder | undefined> {
-  const read = await readBounded(lockRecordPath(layout), 64 * 1024);
-  return read.status === 'ok' ? parseHolder(read.text) : undefined;
+  const read = await readRecord(lockRecordPath(layout), holderSchema, 64 * 1024);
+  return read.status === 'ok' ? read.value : undefined;
 }
 
 function parseHolder(text: string): LockHolder | undefined {
-  try {
-    const value = JSON.parse(text) as Partial<LockHolder>;
-    return typeof value.pid === 'number' ? (value as LockHolder) : undefined;
-  } catch {
-    return undefined;
-  }
+  const read = parseRecord(text, holderSchema, 64 * 1024);
+  return read.status === 'ok' ? read.value : undefined;
 }
 
 async function realHome(layout: Layout): Promise<string> {

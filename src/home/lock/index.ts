@@ -1,21 +1,21 @@
 /**
  * One supervisor and one node per home: the home lock `run` holds for its whole life, the record of
- * the node it starts, and the start-up search for a node a killed chainvisor left behind.
+ * the node it starts, and the start-up search for a node a killed chainvisor left behind; the sign
+ * guard, with the validator's signing state and chainvisor's record of what it signed.
  */
 export { acquireHomeLock, type AcquireOptions, type HomeLock, HomeLockedError, type LockHolder, type LockMode, lockRecordPath } from './home-lock.js';
 export { createNodeTracker, type NodeRecord, nodeRecordPath, type NodeTracker, readNodeRecord, runIdVariable } from './node-record.js';
 export { defaultGraceMs, type OrphanOptions, stopOrphanNode } from './orphan.js';
 export { createSignGuard, type SignGuard, type SignGuardOptions } from './sign-guard.js';
+export { pointOf, raiseSignRecord, readChainId, readSignRecords, type SignRecord, signRecordPath, type SignRecords } from './sign-record.js';
 export {
   compareSignPoints,
   describePoint,
+  heightText,
   nodeSigning,
   parseSignState,
-  pointOf,
-  raiseSignRecord,
-  readChainId,
-  readSignRecords,
   readSignStateFile,
+  roundNumber,
   type SignPoint,
-  signRecordPath,
+  stepNumber,
 } from './sign-state.js';

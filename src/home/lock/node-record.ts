@@ -9,13 +9,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 
-import { isFsError } from '../../shared/errors/index.js';
-import { readBounded } from '../../shared/fsread/index.js';
+import * as v from 'valibot';
+
+import { ChainvisorError, isFsError } from '../../shared/errors/index.js';
 import type { Logger } from '../../shared/log.js';
 import { processStartToken } from '../../shared/proc/index.js';
-import { type Layout, layoutFsError, makeFolders, replaceFile } from '../layout/index.js';
+import { type Layout, layoutFsError, makeFolders, readRecord, recordFields, replaceFile } from '../layout/index.js';
 
 /** Environment variable carrying the run id into the node (and every process it starts). */
 export const runIdVariable = 'CHAINVISOR_RUN_ID';
@@ -47,6 +49,18 @@ export interface NodeTracker {
   /** Resolves when every pending write has landed (tests, shutdown). */
   settled(): Promise<void>;
 }
+
+/** A pid: 0 and negative numbers signal process groups, never one node. */
+const pidNumber = v.pipe(recordFields.count, v.minValue(1, 'not a process id'));
+
+const nodeRecordSchema = v.strictObject({
+  runId: v.pipe(v.string(), v.nonEmpty('empty')),
+  supervisorPid: pidNumber,
+  binary: v.string(),
+  pid: v.optional(pidNumber),
+  startToken: v.optional(v.string()),
+  startedAt: v.string(),
+});
 
 export function nodeRecordPath(layout: Layout): string {
   return path.join(layout.stateDir, 'node.json');
@@ -115,19 +129,38 @@ export function createNodeTracker(options: { layout: Layout; logger: Logger; run
   };
 }
 
-/** The record a previous run left, or undefined (none, or unreadable as a record). */
-export async function readNodeRecord(layout: Layout): Promise<NodeRecord | undefined> {
-  // Bounded and never blocking: a FIFO or a huge file there is no record (and must not hang the start).
-  const read = await readBounded(nodeRecordPath(layout), 64 * 1024);
-  if (read.status !== 'ok') return undefined;
-  try {
-    const value = JSON.parse(read.text) as Partial<NodeRecord>;
-    if (typeof value.runId !== 'string' || value.runId === '') return undefined;
-    if (value.pid !== undefined && !Number.isSafeInteger(value.pid)) return undefined;
-    return value as NodeRecord;
-  } catch {
+/**
+ * The record a previous run left; undefined when there is none. A damaged record (issue #31) cannot
+ * say whether a node of this home still runs, so the start stops (CHAINVISOR_ORPHAN_NODE, exit 82)
+ * rather than start a second node beside one it cannot see — unless it was last written before this
+ * machine booted: nothing started before a boot still runs (a power cut may leave a half-written file,
+ * the record being written without a flush), and then it is ignored with a warning (the next node's
+ * record replaces it).
+ */
+export async function readNodeRecord(layout: Layout, logger?: Logger): Promise<NodeRecord | undefined> {
+  const file = nodeRecordPath(layout);
+  const read = await readRecord(file, nodeRecordSchema, 64 * 1024);
+  if (read.status === 'missing') return undefined;
+  if (read.status === 'ok') return read.value;
+  const changed = await fs.lstat(file).then(
+    (s) => s.mtimeMs,
+    () => undefined,
+  );
+  const bootedAt = Date.now() - os.uptime() * 1000;
+  if (changed !== undefined && changed < bootedAt) {
+    logger?.warn(
+      { file, reason: read.reason },
+      `ignoring the node record ${file}: ${read.reason}; it was written before this machine started, so the node it named is not running`,
+    );
     return undefined;
   }
+  throw new ChainvisorError(
+    'CHAINVISOR_ORPHAN_NODE',
+    `the record of the node the last chainvisor started, ${file}, cannot be read: ${read.reason}; whether that node still runs cannot be told, so no second node is started beside it`,
+    {
+      hint: `look for a node of this home still running (ps -eo pid,lstart,args; its environment has ${runIdVariable}) and stop it if there is one; then remove ${file} and start chainvisor again`,
+    },
+  );
 }
 
 export async function removeNodeRecord(layout: Layout): Promise<void> {

@@ -32,7 +32,7 @@ const killWaitMs = 10_000;
 /** Finds and stops the node an earlier, killed chainvisor left running. Returns the pids stopped. */
 export async function stopOrphanNode(options: OrphanOptions): Promise<number[]> {
   const { layout, logger } = options;
-  const record = await readNodeRecord(layout);
+  const record = await readNodeRecord(layout, logger);
   if (record === undefined) return [];
   const orphans = await findOrphans(record, layout, logger);
   for (const orphan of orphans) {

@@ -1,7 +1,7 @@
 /**
  * The sign guard (issue #28): before every start of the node — `run`, a restart, the start after an
  * upgrade — the validator's `priv_validator_state.json` is compared with the highest (height, round,
- * step) this home has signed (./sign-state.ts). Behind it, the node is not started: exit 84,
+ * step) this home has signed (./sign-record.ts). Behind it, the node is not started: exit 84,
  * CHAINVISOR_SIGN_STATE_BEHIND. CometBFT's own check only knows the file it finds, and a file put back
  * from a backup or a snapshot has forgotten the votes since; a second, different vote for one of those
  * heights is a double-sign, slashed and tombstoned for good.
@@ -17,18 +17,8 @@ import fs from 'node:fs/promises';
 import { ChainvisorError } from '../../shared/errors/index.js';
 import type { Logger } from '../../shared/log.js';
 import type { Layout } from '../layout/index.js';
-import {
-  compareSignPoints,
-  describePoint,
-  nodeSigning,
-  pointOf,
-  raiseSignRecord,
-  readChainId,
-  readSignRecords,
-  readSignStateFile,
-  signRecordPath,
-  zeroPoint,
-} from './sign-state.js';
+import { pointOf, raiseSignRecord, readChainId, readSignRecords, signRecordPath } from './sign-record.js';
+import { compareSignPoints, describePoint, nodeSigning, readSignStateFile, zeroPoint } from './sign-state.js';
 
 export interface SignGuardOptions {
   layout: Layout;
@@ -112,7 +102,7 @@ export function createSignGuard(options: SignGuardOptions): SignGuard {
       const file = await readSignStateFile(signing.stateFile);
       const point = file === 'missing' ? zeroPoint : file;
       const chains = await readSignRecords(layout);
-      const known = chains[chainId];
+      const known = chains.get(chainId);
       if (known !== undefined && compareSignPoints(point, pointOf(known)) < 0) {
         const remembered = pointOf(known);
         throw new ChainvisorError(

@@ -1,18 +1,22 @@
 /**
  * The validator's signing state (issue #28): CometBFT's `data/priv_validator_state.json` — the last
- * (height, round, step) the validator signed, height a decimal string — read and compared as CometBFT
- * compares it, and chainvisor's own memory of the highest one this home has signed,
- * `cosmovisor/.chainvisor/sign-state.json`, one entry per chain id (a new network or a genesis restart
- * under a new chain id starts afresh). CometBFT refuses a vote behind the file it finds, but a file put
- * back from a backup or a snapshot has forgotten what was signed since: the record has not.
+ * (height, round, step) the validator signed — read and compared as CometBFT compares it. chainvisor's
+ * memory of the highest one signed is ./sign-record.ts.
+ *
+ * The file is the node's, so it is read as CometBFT reads it (issue #31): height an int64 as a decimal
+ * string (a JSON number is taken while it is an exact integer), round an int32, step 0–3, other fields
+ * ignored, a key given twice read as its last value (as Go does: the guard compares what the node will
+ * load). Anything else — a height of 2^63 or more, a negative or fractional number, nesting deep enough
+ * to overflow a parser — is unreadable: exit 84, never a guess.
  */
 import path from 'node:path';
 
 import { parse } from 'smol-toml';
+import * as v from 'valibot';
 
-import { ChainvisorError, isErrno } from '../../shared/errors/index.js';
-import { readBounded, readGenesisFacts } from '../../shared/fsread/index.js';
-import { type Layout, makeFolders, writeFileAtomic } from '../layout/index.js';
+import { ChainvisorError } from '../../shared/errors/index.js';
+import { readBounded } from '../../shared/fsread/index.js';
+import { parseJson } from '../../shared/json.js';
 
 /** A (height, round, step): step 1 propose, 2 prevote, 3 precommit; a new home is 0/0/0. */
 export interface SignPoint {
@@ -22,6 +26,33 @@ export interface SignPoint {
 }
 
 export const zeroPoint: SignPoint = { height: 0n, round: 0, step: 0 };
+
+const int64Max = 2n ** 63n - 1n;
+
+/** A height as CometBFT writes it: an int64 in decimal, in a string. */
+export const heightText = v.pipe(
+  v.string('not a decimal string'),
+  v.regex(/^\d{1,30}$/, 'not a decimal string'),
+  v.check((h) => BigInt(h) <= int64Max, 'above the largest height CometBFT has (2^63 - 1)'),
+);
+/** CometBFT's round is an int32. */
+export const roundNumber = v.pipe(
+  v.number('not a number'),
+  v.integer('not a whole number'),
+  v.minValue(0, 'negative'),
+  v.maxValue(2 ** 31 - 1, 'above 2^31 - 1'),
+);
+/** 0 none, 1 propose, 2 prevote, 3 precommit. */
+export const stepNumber = v.pipe(v.number('not a number'), v.integer('not a whole number'), v.minValue(0, 'negative'), v.maxValue(3, 'above 3'));
+
+const stateFileSchema = v.looseObject({
+  height: v.union(
+    [heightText, v.pipe(v.number(), v.safeInteger('a number too large to be read exactly (CometBFT writes heights as strings)'), v.minValue(0, 'negative'))],
+    'not a decimal string',
+  ),
+  round: v.optional(roundNumber, 0),
+  step: v.optional(stepNumber, 0),
+});
 
 /** Negative when `a` is behind `b`, 0 when equal, positive when ahead (CometBFT's checkHRS order). */
 export function compareSignPoints(a: SignPoint, b: SignPoint): number {
@@ -67,91 +98,19 @@ export async function nodeSigning(home: string, dataDir = path.join(home, 'data'
 export async function readSignStateFile(file: string): Promise<SignPoint | 'missing'> {
   const read = await readBounded(file, 1024 * 1024);
   if (read.status === 'missing') return 'missing';
-  if (read.status === 'refused') throw unreadable(file, read.reason);
+  if (read.status === 'refused') throw unreadableState(file, read.reason);
   return parseSignState(read.text, file);
 }
 
 export function parseSignState(text: string, file: string): SignPoint {
-  let raw: { height?: unknown; round?: unknown; step?: unknown };
-  try {
-    raw = JSON.parse(text) as typeof raw;
-  } catch (error) {
-    throw unreadable(file, `not JSON (${(error as Error).message})`);
-  }
-  const height = typeof raw?.height === 'string' ? raw.height : typeof raw?.height === 'number' ? String(raw.height) : undefined;
-  if (height === undefined || !/^\d+$/.test(height)) throw unreadable(file, `"height" is ${JSON.stringify(raw?.height)}, not a decimal string`);
-  const round = raw.round ?? 0;
-  const step = raw.step ?? 0;
-  if (typeof round !== 'number' || !Number.isInteger(round) || round < 0) throw unreadable(file, `"round" is ${JSON.stringify(round)}`);
-  if (typeof step !== 'number' || !Number.isInteger(step) || step < 0 || step > 3) throw unreadable(file, `"step" is ${JSON.stringify(step)}`);
+  const parsed = parseJson(text, stateFileSchema);
+  if (!parsed.ok) throw unreadableState(file, parsed.reason);
+  const { height, round, step } = parsed.value;
   return { height: BigInt(height), round, step };
 }
 
-function unreadable(file: string, reason: string): ChainvisorError {
-  return new ChainvisorError('CHAINVISOR_SIGN_STATE_UNREADABLE', `cannot read the validator's signing state ${file}: ${reason}`);
-}
-
-/** What chainvisor remembers for one chain id. */
-export interface SignRecord {
-  height: string;
-  round: number;
-  step: number;
-  /** When this point was first seen, and in which file. */
-  time: string;
-  file: string;
-}
-
-interface SignRecordFile {
-  chains: Record<string, SignRecord>;
-}
-
-export function signRecordPath(layout: Layout): string {
-  return path.join(layout.stateDir, 'sign-state.json');
-}
-
-export async function readSignRecords(layout: Layout): Promise<Record<string, SignRecord>> {
-  const file = signRecordPath(layout);
-  const read = await readBounded(file, 1024 * 1024);
-  if (read.status === 'missing') return {};
-  if (read.status === 'refused') throw unreadable(file, read.reason);
-  try {
-    const parsed = JSON.parse(read.text) as Partial<SignRecordFile>;
-    const chains = parsed.chains && typeof parsed.chains === 'object' ? parsed.chains : {};
-    for (const [id, entry] of Object.entries(chains)) parseSignState(JSON.stringify(entry), `${file} (${id})`);
-    return chains;
-  } catch (error) {
-    // A damaged memory is refused, never read as "nothing signed": that would wave the node through.
-    if (error instanceof ChainvisorError) throw error;
-    throw unreadable(file, (error as Error).message);
-  }
-}
-
-export function pointOf(record: SignRecord): SignPoint {
-  return { height: BigInt(record.height), round: record.round, step: record.step };
-}
-
-/** Raises the record of `chainId` to `point` when it is ahead; returns whether it changed. `chains`: the records, when just read. */
-export async function raiseSignRecord(layout: Layout, chainId: string, point: SignPoint, file: string, chains?: Record<string, SignRecord>): Promise<boolean> {
-  chains ??= await readSignRecords(layout);
-  const known = chains[chainId];
-  if (known !== undefined && compareSignPoints(point, pointOf(known)) <= 0) return false;
-  chains[chainId] = { height: point.height.toString(), round: point.round, step: point.step, time: new Date().toISOString(), file };
-  await makeFolders(layout.stateDir);
-  await writeFileAtomic(signRecordPath(layout), `${JSON.stringify({ chains }, null, 2)}\n`, 0o644);
-  return true;
-}
-
-/**
- * The chain id from the genesis file's top-level `chain_id`. A genesis can be gigabytes with other
- * `chain_id`s inside it (IBC clients): it is scanned as a stream, knowing the nesting depth, and left
- * as soon as the top-level one is found (CometBFT and the SDK write it near the start). `unknown` when
- * there is no genesis file or no chain id in it: the guard then keeps one record for that.
- */
-export async function readChainId(genesisFile: string): Promise<string> {
-  try {
-    return (await readGenesisFacts(genesisFile, { chainIdOnly: true })).chainId ?? 'unknown';
-  } catch (error) {
-    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR') || isErrno(error, 'EISDIR')) return 'unknown';
-    throw error;
-  }
+function unreadableState(file: string, reason: string): ChainvisorError {
+  return new ChainvisorError('CHAINVISOR_SIGN_STATE_UNREADABLE', `cannot read the validator's signing state ${file}: ${reason}`, {
+    hint: `put back a valid priv_validator_state.json ({"height": "<n>", "round": <n>, "step": <n>, …}), the newest this validator wrote; CometBFT's heights are int64 decimal strings`,
+  });
 }

@@ -184,8 +184,13 @@ export const errorCatalogue = {
   },
   CHAINVISOR_RESTORE_FAILED: {
     exit: ExitCode.upgradeFailed,
-    when: '`restore`: the copy of the backup or the swap of the folders failed; the original `data/` is in place (or is put back at the next `restore` or `run`).',
+    when: "`restore`: the copy of the backup or the swap of the folders failed; the original `data/` is in place (or is put back at the next `restore` or `run`). Also, before anything is touched: the backup holds something a restore cannot put back (a FIFO, a socket, a device) or cannot be read; and, for `restore` and `run`, a restore journal (`cosmovisor/.chainvisor/restore-journal.json`) that is not a whole journal of this home's data.",
     hint: 'fix the cause shown, then run chainvisor restore again',
+  },
+  CHAINVISOR_BACKUP_RECORD_UNREADABLE: {
+    exit: ExitCode.upgradeFailed,
+    when: 'The record of the backups chainvisor made (`cosmovisor/.chainvisor/backups.json`) cannot be read or is not the shape chainvisor writes. `restore` stops with nothing changed; at an upgrade it is a warning: the backup is made but not recorded, none is reused and CHAINVISOR_BACKUP_KEEP removes none.',
+    hint: 'move cosmovisor/.chainvisor/backups.json aside (the backup folders themselves are untouched) and name the backup to restore with --backup <folder>; the next backup starts a new record',
   },
 
   // 64: restore not confirmed
@@ -203,8 +208,8 @@ export const errorCatalogue = {
   },
   CHAINVISOR_SIGN_STATE_UNREADABLE: {
     exit: ExitCode.signStateBehind,
-    when: "`restore` or a start of the node: a `priv_validator_state.json` (or chainvisor's record of the signed state) cannot be read or is not CometBFT's format; nothing was changed.",
-    hint: 'put back a valid priv_validator_state.json ({"height": "<n>", "round": <n>, "step": <n>, …}), the newest this validator wrote',
+    when: "`restore` or a start of the node: a `priv_validator_state.json` cannot be read or is not CometBFT's format (a height above 2^63 - 1 included), or chainvisor's record of the signed state (`cosmovisor/.chainvisor/sign-state.json`) is not exactly the shape chainvisor writes; nothing was changed and the node was not started.",
+    hint: 'put back a valid priv_validator_state.json ({"height": "<n>", "round": <n>, "step": <n>, …}), the newest this validator wrote; for a damaged sign-state.json, put it back as chainvisor wrote it, or move it aside once priv_validator_state.json is the newest (chainvisor then records afresh)',
   },
 
   // 82: the home is taken
@@ -215,7 +220,7 @@ export const errorCatalogue = {
   },
   CHAINVISOR_ORPHAN_NODE: {
     exit: ExitCode.homeLocked,
-    when: '`run`: a node left running by a killed chainvisor could not be stopped, or its record cannot be trusted.',
+    when: '`run`: a node left running by a killed chainvisor could not be stopped, or its record cannot be trusted — including a record (`cosmovisor/.chainvisor/node.json`) that cannot be read and was written since the machine started.',
     hint: 'stop that pid yourself (as its owner or root), or remove the stale record if it is not the node; then start chainvisor again',
   },
 

@@ -211,4 +211,36 @@ describe('chainvisor run: backups', () => {
       ['v1', 'v2'],
     );
   });
+
+  test('a record of backups naming data/ itself: KEEP removes nothing on its word, the upgrade goes on (issue #31)', async () => {
+    await homeWithUpgrade();
+    await fs.mkdir(path.join(t.home, 'data'), { recursive: true });
+    await fs.writeFile(path.join(t.home, 'data', 'state.db'), 'state');
+    const old = path.join(backups, 'data-backup-2025-1-1');
+    await fs.mkdir(old);
+    const entry = (p: string, upgrade: string, time: string) => ({
+      upgrade,
+      height: 5,
+      path: p,
+      dataDir: path.join(t.home, 'data'),
+      mode: 'copy',
+      bytes: 3,
+      files: 1,
+      durationSeconds: 0.1,
+      time,
+    });
+    const file = path.join(t.home, 'cosmovisor', '.chainvisor', 'backups.json');
+    const text = JSON.stringify([entry(path.join(t.home, 'data'), 'v0', '2025-01-01T00:00:00.000Z'), entry(old, 'v1', '2025-02-01T00:00:00.000Z')]);
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.writeFile(file, text);
+    const r = await t.cli(['run', 'start'], { ...env, CHAINVISOR_BACKUP_KEEP: '1' });
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.equal(await t.current(), 'upgrades/v2', 'the upgrade was applied');
+    assert.equal(await fs.readFile(path.join(t.home, 'data', 'state.db'), 'utf8'), 'state', 'data/ is still there');
+    await fs.access(old);
+    assert.equal((await finished()).length, 2, 'the new backup was made');
+    assert.match(r.stderr, /cannot read the record of the backups chainvisor made, .*backups\.json: .*\[0\]\.path: not a data-backup-\* folder/);
+    assert.doesNotMatch(r.stderr, /removed an old backup/);
+    assert.equal(await fs.readFile(file, 'utf8'), text, 'the damaged record is not written over');
+  });
 });

@@ -70,6 +70,30 @@ describe('chainvisor run: one supervisor per home', () => {
     await first;
   });
 
+  test('a damaged lock record names no one and stops nothing; a live holder is named by its own answer (issue #31)', async () => {
+    await t.cliOk(['init', await t.fakeNode({ label: 'genesis', onStart: '[ -n "$QUICK" ] && exit 0' })]);
+    const record = lockRecordPath(layoutFor({ home: t.home, name: 'simd' }));
+    await fs.mkdir(path.dirname(record), { recursive: true });
+    for (const text of ['{"pid": -5, "startedAt": "", "version": "", "home": ""}', '{"pid": "12"}', '', '['.repeat(100_000)]) {
+      await fs.writeFile(record, text);
+      const r = await t.cli(['run', 'start'], { QUICK: '1' });
+      assert.equal(r.exitCode, 0, r.stderr);
+      assert.doesNotMatch(r.stderr, /took over the home lock|unexpected error/, `lock record ${text.slice(0, 40)}`);
+    }
+    const first = t.spawn(['run', 'start']);
+    try {
+      await waitFor(async () => (await t.journalLines()).filter((l) => l.startsWith('genesis start')).length === 1, 'the first node started');
+      await fs.writeFile(record, JSON.stringify({ pid: 1, startedAt: 'then', version: 'forged', home: t.home }));
+      const second = await t.cli(['run', 'start'], { QUICK: '1' });
+      assert.equal(second.exitCode, 82, second.stderr);
+      assert.match(second.stderr, new RegExp(`another chainvisor \\(pid ${first.pid}\\b`));
+      assert.doesNotMatch(second.stderr, /forged|kill -TERM 1\b/);
+    } finally {
+      first.kill('SIGTERM');
+      await first;
+    }
+  });
+
   test('the same home through a symbolic link is the same home', async () => {
     await t.cliOk(['init', await t.fakeNode({ label: 'genesis' })]);
     const link = path.join(t.root, 'home-link');

@@ -1,10 +1,12 @@
 /**
  * Never two nodes of one home: the node a chainvisor killed with SIGKILL leaves running is stopped by
- * the next `run` before it starts its own; a stale node record (pid gone or reused) is ignored.
+ * the next `run` before it starts its own; a stale node record (pid gone or reused) is ignored; a
+ * damaged one stops the start (82) unless it predates the machine's boot (issue #31).
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 
@@ -154,13 +156,70 @@ describe('chainvisor run: the node a killed chainvisor left behind', () => {
     }
   });
 
-  test('a FIFO where the node and lock records go does not hang the start', async () => {
+  test('a FIFO where the lock record goes does not hang the start (the lock record only names a holder)', async () => {
     await t.cliOk(['init', await t.fakeNode({ label: 'genesis', runMs: 50, exitCode: 0 })]);
     const layout = layoutFor({ home: t.home, name: 'simd' });
     await fs.mkdir(layout.stateDir, { recursive: true });
-    for (const name of ['node.json', 'lock.json']) spawnSync('mkfifo', [path.join(layout.stateDir, name)]);
+    spawnSync('mkfifo', [path.join(layout.stateDir, 'lock.json')]);
     const r = await t.cli(['run', 'start']);
     assert.equal(r.exitCode, 0, r.stderr);
+    assert.deepEqual(await t.journalLines(), ['genesis start [start]', 'genesis exit 0']);
+  });
+
+  // A node record chainvisor did not write, left where the record of a still-running orphan is (issue #31).
+  const damagedRecords: [string, (file: string) => Promise<void>][] = [
+    ['{}', (file) => fs.writeFile(file, '{}')],
+    ['zero bytes', (file) => fs.writeFile(file, '')],
+    ['cut short', (file) => fs.writeFile(file, '{"runId":"ab12","supervisorPid":1,"bin')],
+    ['naming pid -1 (every process)', (file) => fs.writeFile(file, JSON.stringify({ runId: 'r', supervisorPid: 1, binary: 'x', pid: -1, startedAt: '' }))],
+    ['with the pid as a string', (file) => fs.writeFile(file, JSON.stringify({ runId: 'r', supervisorPid: 1, binary: 'x', pid: '123', startedAt: '' }))],
+    ['with the run id twice', (file) => fs.writeFile(file, '{"runId":"a","runId":"b","supervisorPid":1,"binary":"x","startedAt":""}')],
+    ['a FIFO', async (file) => void spawnSync('mkfifo', [file])],
+    ['a folder', (file) => fs.mkdir(file)],
+  ];
+  for (const [name, damage] of damagedRecords) {
+    test(`a node record that is ${name}, written since the machine started: 82, the node that may be running left alone, no second node`, async () => {
+      // The node runs until stopped; started again with QUICK set, it exits at once.
+      await t.cliOk(['init', await t.fakeNode({ label: 'genesis', onStart: `echo "$L pid $$" >> "$J"; [ -n "$QUICK" ] && exit 0` })]);
+      const layout = layoutFor({ home: t.home, name: 'simd' });
+      const first = t.spawn(['run', 'start']);
+      await waitFor(async () => pidsOf(await t.journalLines(), 'genesis').length === 1, 'the first node started');
+      const [orphan] = pidsOf(await t.journalLines(), 'genesis') as [number];
+      await waitFor(async () => (await readNodeRecord(layout))?.pid === orphan, 'the node record names the node');
+      first.kill('SIGKILL');
+      await new Promise((resolve) => first.once('exit', resolve));
+      try {
+        await fs.rm(nodeRecordPath(layout));
+        await damage(nodeRecordPath(layout));
+        const r = await t.cli(['run', 'start'], { QUICK: '1' });
+        assert.equal(r.exitCode, 82, r.stderr);
+        assert.match(r.stderr, /code: CHAINVISOR_ORPHAN_NODE/);
+        assert.match(
+          r.stderr,
+          /the record of the node the last chainvisor started, .*node\.json, cannot be read: .*; whether that node still runs cannot be told/,
+        );
+        assert.match(r.stderr, /hint: look for a node of this home still running .* then remove .*node\.json/);
+        assert.doesNotMatch(r.stderr, /unexpected error|at .*\.js:\d+/);
+        assert.ok(await isProcessAlive(orphan), 'the node was not signalled');
+        assert.equal(pidsOf(await t.journalLines(), 'genesis').length, 1, 'no second node was started');
+      } finally {
+        process.kill(orphan, 'SIGKILL');
+        await first;
+      }
+    });
+  }
+
+  test('a damaged node record written before the machine started is set aside with a warning: the node starts', async () => {
+    await t.cliOk(['init', await t.fakeNode({ label: 'genesis', runMs: 50, exitCode: 0 })]);
+    const layout = layoutFor({ home: t.home, name: 'simd' });
+    await fs.mkdir(layout.stateDir, { recursive: true });
+    // What a power cut leaves of a record written without a flush.
+    await fs.writeFile(nodeRecordPath(layout), '');
+    const beforeBoot = new Date(Date.now() - os.uptime() * 1000 - 3_600_000);
+    await fs.utimes(nodeRecordPath(layout), beforeBoot, beforeBoot);
+    const r = await t.cli(['run', 'start']);
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.match(r.stderr, /ignoring the node record .*node\.json: it is empty \(0 bytes\); it was written before this machine started/);
     assert.deepEqual(await t.journalLines(), ['genesis start [start]', 'genesis exit 0']);
   });
 

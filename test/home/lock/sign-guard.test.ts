@@ -17,13 +17,14 @@ function stateJson(height: number, round = 0, step = 3): string {
 }
 
 describe('sign state', () => {
-  test('(height, round, step) compare as CometBFT does; heights are decimal strings of any size', () => {
+  test('(height, round, step) compare as CometBFT does; heights are int64 decimal strings', () => {
     const p = (h: string, r: number, s: number) => parseSignState(JSON.stringify({ height: h, round: r, step: s }), 'f');
     assert.ok(compareSignPoints(p('10', 0, 3), p('9', 9, 3)) > 0);
     assert.ok(compareSignPoints(p('10', 1, 1), p('10', 0, 3)) > 0);
     assert.ok(compareSignPoints(p('10', 1, 2), p('10', 1, 3)) < 0);
     assert.equal(compareSignPoints(p('10', 1, 3), p('10', 1, 3)), 0);
-    assert.ok(compareSignPoints(p('18446744073709551616', 0, 0), p('18446744073709551615', 0, 3)) > 0);
+    assert.ok(compareSignPoints(p('9223372036854775807', 0, 0), p('9223372036854775806', 0, 3)) > 0);
+    assert.throws(() => p('9223372036854775808', 0, 0), { code: 'CHAINVISOR_SIGN_STATE_UNREADABLE' });
     assert.throws(() => parseSignState('{"height": "x"}', 'f'), { code: 'CHAINVISOR_SIGN_STATE_UNREADABLE' });
     assert.throws(() => parseSignState('{"height": "1", "step": 7}', 'f'), { code: 'CHAINVISOR_SIGN_STATE_UNREADABLE' });
     assert.throws(() => parseSignState('not json', 'f'), { code: 'CHAINVISOR_SIGN_STATE_UNREADABLE' });

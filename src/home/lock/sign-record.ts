@@ -1,0 +1,100 @@
+/**
+ * chainvisor's memory of the highest (height, round, step) this home's validator has signed,
+ * `cosmovisor/.chainvisor/sign-state.json`, one entry per chain id (a new network or a genesis restart
+ * under a new chain id starts afresh). CometBFT refuses a vote behind the file it finds, but a file put
+ * back from a backup or a snapshot has forgotten what was signed since: the record has not.
+ *
+ * The record must be exactly what chainvisor writes (issue #31): `{"chains": {"<chain id>": {"height",
+ * "round", "step", "time", "file"}}}`. Anything else — `{}`, `{"chains": null}`, a list, an entry of
+ * another shape, a key twice, a height CometBFT cannot have — is unreadable (exit 84): a damaged memory
+ * read as "nothing signed" would wave a node that went back through to a double-sign. Any string is a
+ * chain id, `__proto__` and `constructor` included: the entries are kept in a Map, never looked up on
+ * an object.
+ */
+import path from 'node:path';
+
+import * as v from 'valibot';
+
+import { ChainvisorError, isErrno } from '../../shared/errors/index.js';
+import { readGenesisFacts } from '../../shared/fsread/index.js';
+import { checkShape } from '../../shared/json.js';
+import { type Layout, makeFolders, readRecord, writeFileAtomic } from '../layout/index.js';
+import { compareSignPoints, heightText, roundNumber, type SignPoint, stepNumber } from './sign-state.js';
+
+/** What chainvisor remembers for one chain id. */
+export interface SignRecord {
+  height: string;
+  round: number;
+  step: number;
+  /** When this point was first seen, and in which file. */
+  time: string;
+  file: string;
+}
+
+/** The records, by chain id. */
+export type SignRecords = Map<string, SignRecord>;
+
+const entrySchema = v.strictObject({ height: heightText, round: roundNumber, step: stepNumber, time: v.string(), file: v.string() });
+const fileSchema = v.strictObject({
+  // Checked key by key below: valibot's record() drops keys such as __proto__ and constructor.
+  chains: v.custom<Record<string, unknown>>((c) => typeof c === 'object' && c !== null && !Array.isArray(c), 'not an object of chain ids'),
+});
+
+export function signRecordPath(layout: Layout): string {
+  return path.join(layout.stateDir, 'sign-state.json');
+}
+
+export async function readSignRecords(layout: Layout): Promise<SignRecords> {
+  const file = signRecordPath(layout);
+  const read = await readRecord(file, fileSchema);
+  if (read.status === 'missing') return new Map();
+  if (read.status === 'damaged') throw unreadableRecord(file, read.reason);
+  const chains: SignRecords = new Map();
+  for (const [id, value] of Object.entries(read.value.chains)) {
+    const entry = checkShape(value, entrySchema);
+    if (!entry.ok) throw unreadableRecord(file, `the entry of chain ${JSON.stringify(id)} is not the shape chainvisor writes (${entry.reason})`);
+    chains.set(id, entry.value);
+  }
+  return chains;
+}
+
+function unreadableRecord(file: string, reason: string): ChainvisorError {
+  return new ChainvisorError(
+    'CHAINVISOR_SIGN_STATE_UNREADABLE',
+    `cannot read chainvisor's record of what this validator has signed, ${file}: ${reason}; whether the signing state went back cannot be told`,
+    {
+      hint: `put back the record as chainvisor wrote it ({"chains": {"<chain id>": {"height": "<n>", "round": <n>, "step": <n>, "time": "…", "file": "…"}}}); if it cannot be repaired, move it aside, make sure data/priv_validator_state.json is the newest this validator wrote (never one from a backup or a snapshot), and start again: chainvisor records afresh from that file`,
+    },
+  );
+}
+
+export function pointOf(record: SignRecord): SignPoint {
+  return { height: BigInt(record.height), round: record.round, step: record.step };
+}
+
+/** Raises the record of `chainId` to `point` when it is ahead; returns whether it changed. `chains`: the records, when just read. */
+export async function raiseSignRecord(layout: Layout, chainId: string, point: SignPoint, file: string, chains?: SignRecords): Promise<boolean> {
+  chains ??= await readSignRecords(layout);
+  const known = chains.get(chainId);
+  if (known !== undefined && compareSignPoints(point, pointOf(known)) <= 0) return false;
+  chains.set(chainId, { height: point.height.toString(), round: point.round, step: point.step, time: new Date().toISOString(), file });
+  await makeFolders(layout.stateDir);
+  // Object.fromEntries defines own properties, so a chain id `__proto__` is written as a key like any other.
+  await writeFileAtomic(signRecordPath(layout), `${JSON.stringify({ chains: Object.fromEntries(chains) }, null, 2)}\n`, 0o644);
+  return true;
+}
+
+/**
+ * The chain id from the genesis file's top-level `chain_id`. A genesis can be gigabytes with other
+ * `chain_id`s inside it (IBC clients): it is scanned as a stream, knowing the nesting depth, and left
+ * as soon as the top-level one is found (CometBFT and the SDK write it near the start). `unknown` when
+ * there is no genesis file or no chain id in it: the guard then keeps one record for that.
+ */
+export async function readChainId(genesisFile: string): Promise<string> {
+  try {
+    return (await readGenesisFacts(genesisFile, { chainIdOnly: true })).chainId ?? 'unknown';
+  } catch (error) {
+    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR') || isErrno(error, 'EISDIR')) return 'unknown';
+    throw error;
+  }
+}
