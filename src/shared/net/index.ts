@@ -4,6 +4,7 @@
  * webhooks share.
  */
 export { createHttpClient, type HttpClient, type HttpClientOptions, type HttpRequest, type HttpResponse, type Route } from './client.js';
+export { basicAuthorization, type Credentials, credentialsProblem, splitCredentials, type SplitUrl } from './credentials.js';
 export {
   asTransportError,
   CertificateError,

@@ -133,6 +133,21 @@ describe('webhooks', () => {
     }
   });
 
+  test('a receiver URL is shown without its path tokens; a password with a bad %-escape is refused at start (issue #31)', () => {
+    const [slackLike] = parseWebhookTargets('https://hooks.example/services/T0/B0/SECRET');
+    assert.equal(slackLike?.shown, 'https://hooks.example/services/…');
+    const [v6] = parseWebhookTargets('http://ops:pw@[::1]:9000/hook/abc?token=x');
+    assert.equal(v6?.shown, 'http://***@[::1]:9000/hook/…');
+    assert.throws(
+      () => parseWebhookTargets('https://ok.example/a, https://ops:100%zz@hooks.example/x'),
+      (error: Error & { code?: string; exitCode?: number }) =>
+        error.code === 'CHAINVISOR_WEBHOOK_URL_INVALID' &&
+        error.exitCode === 78 &&
+        /% that does not start an escape/.test(error.message) &&
+        !error.message.includes('100%zz'),
+    );
+  });
+
   test('an entry that is not an http(s) URL is a configuration error', () => {
     assert.throws(() => parseWebhookTargets('https://ok.example/a, ftp://x.example/'), { code: 'CHAINVISOR_WEBHOOK_URL_INVALID', exitCode: 78 });
     assert.throws(() => parseWebhookTargets('not a url'), { code: 'CHAINVISOR_WEBHOOK_URL_INVALID' });
