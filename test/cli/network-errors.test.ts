@@ -5,8 +5,9 @@
  * (refused at start with 78, or named with the setting): a proxy password with a bad %-escape, a proxy
  * that garbles the tunnel, https sent to an http port, a 100 KB response head, a SOCKS5 proxy with a
  * login, an https proxy whose own certificate is untrusted, `NO_PROXY=host:` (an empty port). Plus
- * what an attacker or a careless operator would try next: a redirect to a URL with credentials, a body
- * that stops mid-way, an answer that trickles.
+ * what an attacker or a careless operator would try next: an Info URL with a bad %-escape, a wrong
+ * SOCKS5 login, a SOCKS5 proxy that cannot reach the host, a socks5:// variable naming an http proxy, a
+ * redirect to a URL with credentials, a body that stops mid-way, an answer that trickles.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
@@ -70,6 +71,16 @@ test('a proxy password with a bad %-escape: config, run and check-plan refuse it
   assert.deepEqual(await s.home.journalLines(), [], 'the node never started');
 });
 
+test('an Info URL whose credentials have a bad %-escape: the Info is invalid, not a bug, and the password is not shown', async (t) => {
+  const s = await setup(t);
+  const info = binariesInfo({ [hostPlatform()]: withChecksum(s.release.url('/simd.tar.gz').replace('https://', 'https://ops:100%zz@'), tarGz) });
+  const r = await s.home.cli(['check-plan', '--info', info]);
+  assert.equal(r.exitCode, 79, r.stderr);
+  assert.match(r.stdout + r.stderr, /code: CHAINVISOR_INFO_INVALID/);
+  assert.doesNotMatch(r.stdout + r.stderr, /100%zz/);
+  assertNoBug(r.stderr);
+});
+
 test('a proxy that garbles the tunnel, and https sent to an http port: the network, retried', async (t) => {
   const s = await setup(t);
   const garbling = await proxy(t, { garbleTunnel: true });
@@ -109,7 +120,7 @@ test('a response head of 100 KB: retried, then the download fails (79) in check-
   assertNoBug(run.stderr);
 });
 
-test('a SOCKS5 proxy with a login: check-plan and run download through it; a missing login has its own code', async (t) => {
+test('a SOCKS5 proxy with a login: check-plan and run download through it; a missing or wrong login, an unreachable host, a port that is not SOCKS5: said plainly', async (t) => {
   const s = await setup(t);
   const socks = await startSocks5Server({ hosts, credentials: 'ops:p@ss' });
   t.after(() => socks.close());
@@ -123,6 +134,19 @@ test('a SOCKS5 proxy with a login: check-plan and run download through it; a mis
   assert.equal(withoutLogin.exitCode, 79, withoutLogin.stderr);
   assert.match(withoutLogin.stdout + withoutLogin.stderr, /the proxy socks5:\/\/127\.0\.0\.1:\d+ \(HTTPS_PROXY\) refused to go on without a login/);
   assert.match(withoutLogin.stdout + withoutLogin.stderr, /code: CHAINVISOR_PROXY_AUTH_REQUIRED/);
+  const wrongLogin = await s.home.cli(['check-plan', '--info', s.info()], { ...viaSocks, HTTPS_PROXY: socks.url.replace('//', '//ops:wrongpass42@') });
+  assert.equal(wrongLogin.exitCode, 79, wrongLogin.stderr);
+  assert.match(wrongLogin.stdout + wrongLogin.stderr, /refused the SOCKS5 login .*: it refused the credentials given/);
+  assert.doesNotMatch(wrongLogin.stdout + wrongLogin.stderr, /wrongpass42/);
+  const unreachable = binariesInfo({ [hostPlatform()]: withChecksum('https://nowhere.example.test/simd.tar.gz', tarGz) });
+  const noHost = await s.home.cli(['check-plan', '--info', unreachable], viaSocks);
+  assert.equal(noHost.exitCode, 79, noHost.stderr);
+  assert.match(noHost.stdout + noHost.stderr, /failed after 2 attempts: the SOCKS5 proxy could not connect: the host is unreachable from the proxy/);
+  const httpProxy = await proxy(t);
+  const notSocks = await s.home.cli(['check-plan', '--info', s.info()], { ...viaSocks, HTTPS_PROXY: httpProxy.url.replace('http:', 'socks5:') });
+  assert.equal(notSocks.exitCode, 79, notSocks.stderr);
+  assert.match(notSocks.stdout + notSocks.stderr, /does not answer as a SOCKS5 proxy .*hint: fix HTTPS_PROXY/s);
+  for (const r of [withoutLogin, wrongLogin, noHost, notSocks]) assertNoBug(r.stderr);
 
   const v2 = fakeNodeScript({ label: 'v2', journal: s.home.journal, runMs: 50, exitCode: 0 });
   const archive = gzip(tar([{ name: 'bin/simd', body: v2, mode: 0o755 }]));
