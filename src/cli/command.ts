@@ -42,11 +42,14 @@ export function loadContextConfig(ctx: CommandContext): LoadedConfig {
   // use it (downloads or webhooks); a node that never downloads runs as with cosmovisor.
   const c = loaded.config;
   const alerts = c.slackWebhookUrl !== '' || c.discordWebhookUrl !== '' || c.telegramBotToken !== '' || c.pagerdutyRoutingKey !== '';
-  if (c.allowDownloadBinaries || c.webhookUrl !== '' || alerts) {
-    const problems = proxyProblems(proxySettings(ctx.env));
-    if (problems.length > 0) throw new ConfigError(problems);
-  }
+  if (c.allowDownloadBinaries || c.webhookUrl !== '' || alerts) refuseUnusableProxies(ctx.env);
   return loaded;
+}
+
+/** Exit 78 when a proxy variable cannot be used (not a URL, credentials that cannot be decoded or sent). */
+export function refuseUnusableProxies(env: NodeJS.ProcessEnv): void {
+  const problems = proxyProblems(proxySettings(env));
+  if (problems.length > 0) throw new ConfigError(problems);
 }
 
 /** The log as the operator set it: COSMOVISOR_DISABLE_LOGS, COSMOVISOR_COLOR_LOGS, COSMOVISOR_TIMEFORMAT_LOGS, CHAINVISOR_LOG_FORMAT. */

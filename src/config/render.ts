@@ -1,5 +1,5 @@
 /** Views of the schema: the resolved settings, `config.example.json` and the settings table of docs/settings.md. */
-import { redactUrl } from '../shared/redact.js';
+import { redactSecretUrl } from '../shared/redact.js';
 import type { LoadedConfig } from './load.js';
 import { fileKey, type SettingKey, settingKeys, settings, type SettingSpec } from './schema.js';
 
@@ -11,7 +11,7 @@ function formatValue(key: SettingKey, value: unknown): string {
   if (redact === 'urls' && value !== '')
     return String(value)
       .split(',')
-      .map((url) => redactUrl(url.trim()))
+      .map((url) => redactSecretUrl(url.trim()))
       .join(',');
   if (kind === 'duration') return formatDuration(value as number);
   if (kind === 'bytes') return `${value} bytes`;

@@ -1,9 +1,10 @@
 /**
  * How a download attempt ended, when it failed: an HTTP status or another failure worth another
- * attempt (the two error classes), whether to retry it (classify), how to say it (describeFailure), and
- * the error an operator finally reads, with the hint for its cause (finalError).
+ * attempt (the two error classes), whether to retry it (classify: the network's own classification,
+ * shared/net/failure.ts, plus the statuses), how to say it (describeFailure), and the error an
+ * operator finally reads, with the hint for its cause (finalError).
  */
-import { CertificateError, isNetworkError, isNotHttp, ProxyStatusError, TransportTimeout } from '../shared/net/index.js';
+import { CertificateError, classifyFailure, type FailureKind, ProxyStatusError, ProxyUnusableError, retryableStatus } from '../shared/net/index.js';
 import { DownloadError } from './errors.js';
 
 /** An HTTP status that ends an attempt. */
@@ -20,34 +21,25 @@ export class StatusFailure extends Error {
 export class RetryableFailure extends Error {}
 
 /**
- * `retry`: the network's doing (resets, refusals, timeouts, truncation, an answer that is not HTTP — a
- * proxy or a middlebox that garbles the response is the network's doing too), 5xx, 408, 429, and a
- * proxy that could not reach the server (5xx to CONNECT).
- * `final`: asking again cannot help (other 4xx, an untrusted certificate, a proxy that refuses).
+ * `retry`: 5xx, 408, 429, what the network classification retries (resets, timeouts, an answer that
+ * is not HTTP, a failed TLS handshake, a proxy that could not reach the server) and the download's
+ * own retryable failures.
+ * `final`: other 4xx, and what the classification calls final (an untrusted certificate, a proxy that
+ * refuses the host).
+ * `config`: the operator's setting is wrong (a proxy that cannot be used, or whose certificate does
+ * not verify); not retried either, and the hint names the setting.
  * `bug`: not an I/O failure at all; it propagates as it is.
  */
-export function classify(error: unknown): 'retry' | 'final' | 'bug' {
+export function classify(error: unknown): FailureKind | 'bug' {
   if (error instanceof StatusFailure) return retryableStatus(error.status) ? 'retry' : 'final';
-  if (error instanceof ProxyStatusError) return retryableStatus(error.status) ? 'retry' : 'final';
   if (error instanceof RetryableFailure) return 'retry';
-  if (error instanceof CertificateError) return 'final';
-  return isNetworkError(error) ? 'retry' : 'bug';
-}
-
-export function retryableStatus(status: number): boolean {
-  return status >= 500 || status === 408 || status === 429;
+  return classifyFailure(error)?.kind ?? 'bug';
 }
 
 export function describeFailure(error: unknown): string {
   if (error instanceof StatusFailure) return `HTTP ${error.status}`;
-  if (error instanceof RetryableFailure || error instanceof TransportTimeout || error instanceof CertificateError || error instanceof ProxyStatusError) {
-    return error.message;
-  }
-  const code = (error as { code?: string }).code;
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return `the connection dropped (${(error as Error).message})`;
-  if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return 'the connection closed before the body reached its Content-Length';
-  if (isNotHttp(error)) return `the server's answer is not valid HTTP (${code === undefined ? '' : `${code}: `}${(error as Error).message})`;
-  return code === undefined ? (error as Error).message : `${code}: ${(error as Error).message}`;
+  if (error instanceof RetryableFailure) return error.message;
+  return classifyFailure(error)?.reason ?? (error as Error).message;
 }
 
 export function finalError(
@@ -62,8 +54,15 @@ export function finalError(
   let hint: string;
   // Whatever the cause, the node can still be moved on at its height: the release binary, installed by hand.
   const byHand = "; or install the release binary by hand with 'chainvisor add-upgrade <name> <path>' and start chainvisor again";
-  const via = proxy === undefined || cause instanceof ProxyStatusError ? '' : ` (through the proxy ${proxy})`;
-  if (cause instanceof CertificateError) {
+  const named = cause instanceof ProxyStatusError || cause instanceof ProxyUnusableError || (cause instanceof CertificateError && cause.proxy !== undefined);
+  const via = proxy === undefined || named ? '' : ` (through the proxy ${proxy})`;
+  if (cause instanceof ProxyUnusableError) {
+    hint = `fix ${cause.variable} (http://host:port, https://host:port or socks5://host:port, with user:password@ before the host when the proxy needs them), then start chainvisor again${byHand}`;
+  } else if (cause instanceof CertificateError && cause.proxy !== undefined) {
+    hint =
+      `the proxy's own certificate: if it is genuine but issued by a private or company CA, install that CA in this host's trust store or name its PEM file in SSL_CERT_FILE (or a folder in SSL_CERT_DIR); ` +
+      `otherwise check the proxy's address in ${cause.variable ?? 'HTTPS_PROXY'} (an http proxy is http://host:port); not retried${byHand}`;
+  } else if (cause instanceof CertificateError) {
     hint =
       "if the certificate is genuine but issued by a private or company CA (a TLS-inspecting proxy's, a mirror's), install that CA in this host's " +
       'trust store, or name its PEM file in SSL_CERT_FILE (or a folder of them in SSL_CERT_DIR) in the environment chainvisor runs with; ' +

@@ -21,7 +21,7 @@ import type { Config } from '../config/index.js';
 import { ChainvisorError, isFsError } from '../shared/errors/index.js';
 import { createBufferedWriter } from '../shared/fswrite.js';
 import type { Logger } from '../shared/log.js';
-import { asTransportError, createHttpClient, type HttpClient } from '../shared/net/index.js';
+import { asTransportError, createHttpClient, dropBody, type HttpClient } from '../shared/net/index.js';
 import { formatBytes } from '../shared/units.js';
 import type { Checksum, ChecksumAlgo } from '../verify/index.js';
 import { type BackoffOptions, defaultBackoff, parseRetryAfter, retryDelay, sleep } from './backoff.js';
@@ -29,7 +29,7 @@ import { startDeadline } from './deadline.js';
 import { DownloadAbortedError, DownloadDeadlineError, DownloadIoError, DownloadTooLargeError } from './errors.js';
 import { classify, describeFailure, finalError, RetryableFailure, StatusFailure } from './fetch-failure.js';
 import { copyFileUrl } from './file-url.js';
-import { discardBody, header, openUrl } from './http.js';
+import { header, openUrl } from './http.js';
 import type { UrlPolicy } from './policy.js';
 import type { DownloadSource } from './source.js';
 
@@ -191,7 +191,7 @@ export function createFetcher(options: FetcherOptions): Fetcher {
           if (kind === 'bug') throw error;
           const status = error instanceof StatusFailure ? error.status : undefined;
           const reason = describeFailure(error);
-          if (kind === 'final') throw finalError(req, reason, attempt, status, error, false, route?.shown);
+          if (kind !== 'retry') throw finalError(req, reason, attempt, status, error, false, route?.shown);
           if (attempt > options.retries) {
             throw finalError(req, reason, attempt, status, error, true, route?.shown);
           }
@@ -241,7 +241,7 @@ export function createFetcher(options: FetcherOptions): Fetcher {
       }
       const length = contentLength(response.headers['content-length']);
       if (length !== undefined && length > maxBytes) {
-        await discardBody(body);
+        await dropBody(body);
         throw tooLarge(req, `the server announces ${length} bytes`, maxBytes);
       }
       state.total = length;
@@ -251,7 +251,7 @@ export function createFetcher(options: FetcherOptions): Fetcher {
     } else if (statusCode === 206 && resuming) {
       const range = parseContentRange(header(response.headers['content-range']));
       if (range === undefined || range.start !== state.received || (state.total !== undefined && range.total !== undefined && range.total !== state.total)) {
-        await discardBody(body);
+        await dropBody(body);
         await restart();
         state.rangeOk = false;
         throw new RetryableFailure(
@@ -260,13 +260,13 @@ export function createFetcher(options: FetcherOptions): Fetcher {
       }
       if (range.total !== undefined) state.total = range.total;
     } else if (statusCode === 416 && resuming) {
-      await discardBody(body);
+      await dropBody(body);
       await restart();
       state.rangeOk = false;
       throw new RetryableFailure('the server refused the range request (416)');
     } else {
       // Read a little of the error page so the connection can be reused; a failure here changes nothing.
-      await discardBody(body, 64 * 1024).catch(() => undefined);
+      await dropBody(body);
       throw new StatusFailure(statusCode, parseRetryAfter(response.headers['retry-after']));
     }
 

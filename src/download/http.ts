@@ -4,9 +4,7 @@
  * proxy the request goes through), https never leads to http, a loop is named as one, and
  * credentials never follow the request to another origin.
  */
-import type { Readable } from 'node:stream';
-
-import type { HttpClient, HttpResponse } from '../shared/net/index.js';
+import { dropBody, type HttpClient, type HttpResponse } from '../shared/net/index.js';
 import { redactUrl } from '../shared/redact.js';
 import { RedirectError } from './errors.js';
 import { checkUrlAllowed, type UrlPolicy } from './policy.js';
@@ -40,7 +38,7 @@ export async function openUrl(start: URL, options: OpenOptions): Promise<Opened>
     const response = await options.client.request(url, { headers, signal: options.signal });
     if (!redirectStatuses.has(response.statusCode)) return { response, url };
 
-    await discardBody(response.body);
+    await dropBody(response.body);
     const shownChain = (extra?: URL): string[] => [...chain, ...(extra === undefined ? [] : [extra])].map((u) => redactUrl(u));
     const location = header(response.headers.location);
     if (location === undefined) {
@@ -74,17 +72,4 @@ export async function openUrl(start: URL, options: OpenOptions): Promise<Opened>
 
 export function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-/**
- * Reads and drops a body we do not want (an error page, a redirect, a file refused by its size): at
- * most `limit` bytes (128 KiB unless said), then the connection is closed.
- */
-export async function discardBody(body: Readable, limit = 128 * 1024): Promise<void> {
-  let seen = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    seen += chunk.length;
-    if (seen > limit) break;
-  }
-  if (!body.destroyed) body.destroy();
 }

@@ -3,6 +3,7 @@
  * directive for the downloader, not part of the request, so it is removed before fetching; user and
  * password become a Basic Authorization header.
  */
+import { basicAuthorization, splitCredentials } from '../shared/net/index.js';
 import { redactUrl } from '../shared/redact.js';
 import { type Checksum, parseChecksum } from '../verify/index.js';
 import { ChecksumRequiredError, InfoError } from './errors.js';
@@ -52,15 +53,10 @@ export function parseSource(text: string, options: SourceOptions): DownloadSourc
   if (value === undefined && options.mustHaveChecksum) throw new ChecksumRequiredError(options.what, shown);
   const checksum = value === undefined ? undefined : parseChecksum(value);
 
-  let authorization: string | undefined;
-  if (url.username !== '' || url.password !== '') {
-    const user = decodeURIComponent(url.username);
-    const password = decodeURIComponent(url.password);
-    authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-  }
-  const clean = new URL(url.href);
-  clean.username = '';
-  clean.password = '';
+  const split = splitCredentials(url);
+  if (!split.ok) throw new InfoError(`the ${options.what} URL ${shown}: ${split.problem}`, 'fix the URL in the Info');
+  const authorization = split.credentials === undefined ? undefined : basicAuthorization(split.credentials);
+  const clean = split.url;
   // Set the query text as it was, minus `checksum=`: re-encoding it would break signed URLs.
   clean.search = rest;
   return { url: clean, checksum, shown, authorization };

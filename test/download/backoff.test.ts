@@ -26,3 +26,18 @@ test('Retry-After is honoured when longer, and capped', () => {
   assert.equal(parseRetryAfter('soon'), undefined);
   assert.equal(parseRetryAfter(undefined), undefined);
 });
+
+test('a Retry-After that is negative, huge or in the past never waits past the cap, nor less than the backoff (issue #31)', () => {
+  const now = Date.UTC(2026, 0, 1);
+  for (const value of ['-5', '-1e9', '1e400', 'Infinity', 'Thu, 01 Jan 1970 00:00:00 GMT']) {
+    const ms = parseRetryAfter(value, now);
+    assert.ok(ms === undefined || (ms >= 0 && Number.isFinite(ms)), `${value}: ${ms}`);
+    const delay = retryDelay(1, defaultBackoff, ms, () => 0);
+    assert.ok(delay >= 500 && delay <= 60_000, `${value}: waits ${delay} ms`);
+  }
+  assert.equal(
+    retryDelay(1, defaultBackoff, parseRetryAfter('9'.repeat(400), now), () => 0),
+    60_000,
+    'a number too large for a float',
+  );
+});

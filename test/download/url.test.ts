@@ -63,3 +63,18 @@ test('credentials become an Authorization header and leave the URL', () => {
   assert.equal(source.authorization, `Basic ${Buffer.from('bob:p@ss').toString('base64')}`);
   assert.equal(source.shown, 'https://***@h/simd');
 });
+
+test('credentials with a % that starts no escape make the Info invalid, not a URIError (issue #31)', () => {
+  assert.throws(
+    () => parseSource(`https://bob:100%zz@h/simd?checksum=sha256:${hex}`, { mustHaveChecksum: true, what: 'linux/amd64 binary' }),
+    (error: Error & { code?: string }) => {
+      assert.equal(error.code, 'CHAINVISOR_INFO_INVALID');
+      assert.match(
+        error.message,
+        /the linux\/amd64 binary URL https:\/\/\*\*\*@h\/simd: the user or password in the URL has a % that does not start an escape/,
+      );
+      assert.doesNotMatch(error.message, /100%zz/);
+      return true;
+    },
+  );
+});

@@ -1,8 +1,10 @@
 /**
  * A real HTTP(S) server on 127.0.0.1, port 0, serving files with switchable faults: a status code, a
- * connection dropped mid-body, a body that stalls or trickles, redirects, a lying Content-Length, a
- * server that ignores Range, an answer that is not HTTP, a response head sent a byte at a time. Every request is recorded so tests can assert on what the client sent (Range,
- * If-Range, Authorization, the query string). `close()` ends every connection, stalled ones included.
+ * connection dropped mid-body, a body that stalls, trickles or never ends, redirects, a lying
+ * Content-Length, a server that ignores Range, an answer that is not HTTP, a response head sent a byte
+ * at a time or far too large, an error page that echoes the request's path. Every request is recorded
+ * so tests can assert on what the client sent (Range, If-Range, Authorization, the query string), and
+ * answers the client cut short are counted. `close()` ends every connection, stalled ones included.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -32,7 +34,13 @@ export type Fault =
   /** Answer with bytes that are not HTTP at all (a garbling proxy, another protocol on the port), then close. */
   | { kind: 'garbage' }
   /** Send the status line and headers `bytes` at a time, one piece every `everyMs`, then the body at once. */
-  | { kind: 'trickle-head'; bytes: number; everyMs: number };
+  | { kind: 'trickle-head'; bytes: number; everyMs: number }
+  /** Answer `status` (200 unless said) with a body that never ends, as fast as the client reads it. */
+  | { kind: 'endless'; status?: number }
+  /** Answer 200 with a response head of `bytes` bytes (one huge header). */
+  | { kind: 'big-head'; bytes: number }
+  /** Answer `status` with an error page that echoes the request's path, as written and percent-decoded. */
+  | { kind: 'echo'; status: number };
 
 export interface Route {
   body?: Buffer | string;
@@ -56,6 +64,8 @@ export interface RecordedRequest {
 export interface FaultServer {
   /** `http://127.0.0.1:<port>` or `https://…` (the `name` given instead of 127.0.0.1). */
   origin: string;
+  /** Answers the client closed before their end (an endless body it stopped reading, a stalled one it gave up on). */
+  cut: number;
   url(path: string): string;
   route(path: string, route: Route): void;
   requests: RecordedRequest[];
@@ -88,6 +98,9 @@ export async function startFaultServer(options: { tls?: boolean; name?: string }
     }
     const fault = entry.route.faults?.[entry.served] ?? entry.route.always;
     entry.served += 1;
+    res.on('close', () => {
+      if (!res.writableFinished) result.cut += 1;
+    });
     serve(req, res, entry.route, fault);
   };
 
@@ -104,8 +117,9 @@ export async function startFaultServer(options: { tls?: boolean; name?: string }
   const { port } = server.address() as AddressInfo;
   const origin = `${options.tls ? 'https' : 'http'}://${options.name ?? '127.0.0.1'}:${port}`;
 
-  return {
+  const result: FaultServer = {
     origin,
+    cut: 0,
     url: (path) => `${origin}${path}`,
     route(path, route) {
       routes.set(path, { route, served: 0 });
@@ -118,6 +132,7 @@ export async function startFaultServer(options: { tls?: boolean; name?: string }
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return result;
 }
 
 function serve(req: http.IncomingMessage, res: http.ServerResponse, route: Route, fault: Fault | undefined): void {
@@ -168,6 +183,30 @@ function serve(req: http.IncomingMessage, res: http.ServerResponse, route: Route
         }
       }, fault.everyMs);
       socket.on('close', () => clearInterval(timer));
+      return;
+    }
+    case 'endless': {
+      res.writeHead(fault.status ?? 200, { 'content-type': 'application/octet-stream' });
+      const chunk = Buffer.alloc(64 * 1024, 0x61);
+      const pump = (): void => {
+        while (!res.destroyed && res.write(chunk));
+      };
+      res.on('drain', pump);
+      pump();
+      return;
+    }
+    case 'big-head':
+      (res.socket as Socket).end(`HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(fault.bytes)}\r\ncontent-length: ${body.length}\r\n\r\n${body.toString('latin1')}`);
+      return;
+    case 'echo': {
+      const raw = req.url ?? '';
+      let decoded = raw;
+      try {
+        decoded = decodeURIComponent(raw);
+      } catch {
+        // a malformed escape: the raw path only
+      }
+      res.writeHead(fault.status, { 'content-type': 'text/html' }).end(`<html><body>Cannot ${req.method} ${raw} (${decoded})</body></html>\n`);
       return;
     }
     case 'no-length':

@@ -4,10 +4,14 @@
  * `releases.example.test` → `127.0.0.1`), so such a name works only through the proxy — a client that
  * goes direct fails to resolve it. With `credentials`, a request without the right
  * `Proxy-Authorization: Basic` is answered 407. Every request is recorded (method, target, the
- * credentials sent) so tests can say what went through it. `close()` ends every connection.
+ * credentials sent) so tests can say what went through it. Faults: a stuck proxy, a refused or
+ * garbled tunnel; with `tls` it is an https:// proxy. `close()` ends every connection.
  */
 import http from 'node:http';
+import https from 'node:https';
 import net, { type AddressInfo, type Socket } from 'node:net';
+
+import { testCert, testKey } from './tls.js';
 
 export interface ProxyRequest {
   method: string;
@@ -25,10 +29,14 @@ export interface ProxyServerOptions {
   silent?: boolean;
   /** Answer every CONNECT with this status instead (403: a proxy that does not allow the host). */
   connectStatus?: number;
+  /** Answer CONNECT with 200, then send bytes that are not the server's (a proxy that garbles the tunnel). */
+  garbleTunnel?: boolean;
+  /** Listen with TLS (an https:// proxy), with the test CA's certificate (test/support/tls.ts). */
+  tls?: boolean;
 }
 
 export interface ProxyServer {
-  /** `http://127.0.0.1:<port>`. */
+  /** `http://127.0.0.1:<port>` (`https://` with `tls`). */
   url: string;
   /** `127.0.0.1:<port>`, as a proxy variable is often written (no scheme). */
   hostPort: string;
@@ -43,7 +51,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   const resolve = (host: string): string | undefined => options.hosts[host.toLowerCase()];
   const authorized = (header: string | undefined): boolean => expected === undefined || header === expected;
 
-  const server = http.createServer((req, res) => {
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const proxyAuthorization = req.headers['proxy-authorization'];
     requests.push({ method: req.method ?? '', target: req.url ?? '', proxyAuthorization });
     if (options.silent) return;
@@ -76,7 +84,8 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     );
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
-  });
+  };
+  const server = options.tls ? https.createServer({ key: testKey, cert: testCert }, handler) : http.createServer(handler);
 
   server.on('connect', (req: http.IncomingMessage, client: Socket, head: Buffer) => {
     sockets.add(client);
@@ -91,6 +100,10 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     }
     if (options.connectStatus !== undefined) {
       client.end(`HTTP/1.1 ${options.connectStatus} Refused\r\nContent-Length: 0\r\n\r\n`);
+      return;
+    }
+    if (options.garbleTunnel) {
+      client.end('HTTP/1.1 200 Connection Established\r\n\r\nSSH-2.0-OpenSSH_9.6\r\nthis is not the server\r\n\r\n');
       return;
     }
     const [host = '', port = '443'] = (req.url ?? '').split(/:(?=\d+$)/);
@@ -113,15 +126,17 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     upstream.on('error', () => client.destroy());
     client.on('close', () => upstream.destroy());
   });
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
+  for (const event of ['connection', 'secureConnection']) {
+    server.on(event, (socket: Socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+  }
 
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     hostPort: `127.0.0.1:${port}`,
     requests,
     async close() {

@@ -17,7 +17,7 @@ import type { Logger } from '../../shared/log.js';
 /** What check-plan uses of the download and verify code, loaded when it runs (other commands never evaluate it). */
 type Lib = typeof import('../../download/index.js') & Pick<typeof import('../../verify/index.js'), 'weakAlgos'>;
 import { formatBytes } from '../../shared/units.js';
-import { type Command, type CommandContext, writeLine } from '../command.js';
+import { type Command, type CommandContext, refuseUnusableProxies, writeLine } from '../command.js';
 
 /** Downloads at once with --all-platforms. */
 const parallel = 3;
@@ -68,6 +68,7 @@ export const checkPlanCommand: Command = {
       env: { ...ctx.env, DAEMON_HOME: ctx.env.DAEMON_HOME || os.tmpdir(), DAEMON_NAME: name },
       ...(ctx.configFile === undefined ? {} : { configFile: ctx.configFile }),
     });
+    refuseUnusableProxies(ctx.env);
     const [download, { createLogger }, { weakAlgos }] = await Promise.all([
       import('../../download/index.js'),
       import('../../shared/log.js'),

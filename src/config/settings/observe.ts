@@ -65,6 +65,7 @@ export const observeSettings = {
     env: 'CHAINVISOR_TELEGRAM_API_URL',
     kind: 'string',
     default: 'https://api.telegram.org',
+    redact: 'urls',
     description: 'The Telegram Bot API server, for a self-hosted one.',
   },
   pagerdutyRoutingKey: {
@@ -79,6 +80,7 @@ export const observeSettings = {
     env: 'CHAINVISOR_PAGERDUTY_API_URL',
     kind: 'string',
     default: 'https://events.pagerduty.com',
+    redact: 'urls',
     description: 'The PagerDuty Events API server (`/v2/enqueue` is appended).',
   },
 } as const satisfies Record<string, SettingSpec>;

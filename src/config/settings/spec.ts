@@ -22,7 +22,10 @@ interface SettingBase {
    * it: 2^53 - 1 bytes or units (./values.ts), and for durations Node's timer limit (./load.ts).
    */
   readonly max?: { readonly value: number; readonly why: string; readonly shown?: string };
-  /** `chainvisor config` hides the value (`secret`) or the credentials in its URLs (`urls`). */
+  /**
+   * `chainvisor config` hides the value (`secret`), or shows its comma-separated URLs as a receiver's
+   * (`urls`: scheme, host and at most a plain first path segment; shared/redact.ts).
+   */
   readonly redact?: 'secret' | 'urls';
 }
 

@@ -1,59 +1,64 @@
 /**
  * One POST to a chat or paging service, and what its answer means: delivered, or failed with a reason
  * and whether to retry — after the wait the service asks for on a 429 (Slack's `Retry-After` header,
- * Discord's `retry_after`, Telegram's `parameters.retry_after`, both in seconds). The answer's body is
- * read (at most 16 KiB) because the services explain themselves there. Reasons are scrubbed of the
- * channel's secrets by the caller; the URL is never part of one.
+ * Discord's `retry_after`, Telegram's `parameters.retry_after`, all in seconds). At most 16 KiB of the
+ * answer is read, because the services explain themselves there (and Telegram may say `"ok": false`
+ * under a 2xx); the rest is never read, so an endless answer costs nothing. A 2xx whose body stalls
+ * is a delivery: the status said so. Reasons are scrubbed of the channel's secrets by the caller.
  */
-import type { HttpClient } from '../../shared/net/index.js';
-import { reasonOf, retryable } from './post.js';
+import * as v from 'valibot';
+
+import { parseJson } from '../../shared/json.js';
+import { type HttpClient, readSome } from '../../shared/net/index.js';
+import { failedAttempt, jsonPost } from './post.js';
 
 export type Answer = { ok: true; status: number } | { ok: false; retry: boolean; reason: string; retryAfterMs?: number };
 
 const maxBody = 16 * 1024;
 
 export async function postForAnswer(client: HttpClient, url: URL, body: string, options: { timeoutMs: number; signal: AbortSignal }): Promise<Answer> {
-  const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'chainvisor' };
+  const prepared = jsonPost(url, body);
+  if (!prepared.ok) return { ok: false, retry: false, reason: prepared.problem };
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), options.timeoutMs);
+  let status: number | undefined;
   try {
-    const response = await client.request(url, { method: 'POST', headers, body, signal: AbortSignal.any([options.signal, timeout.signal]) });
-    const text = await readSome(response.body);
-    const status = response.statusCode;
-    const json = parseJson(text);
+    const response = await client.request(prepared.url, {
+      method: 'POST',
+      headers: prepared.headers,
+      body,
+      signal: AbortSignal.any([options.signal, timeout.signal]),
+    });
+    status = response.statusCode;
+    const text = (await readSome(response.body, maxBody)).toString('utf8');
+    const json = parseAnswer(text);
     // Telegram answers {"ok": false, …} with its error; a 2xx that says so is not a delivery.
     if (status >= 200 && status < 300 && json?.ok !== false) return { ok: true, status };
     const reason = `HTTP ${status}${text.trim() === '' ? '' : `: ${oneLine(text)}`}`;
-    if (status === 429) {
-      const seconds = Number(response.headers['retry-after'] ?? json?.retry_after ?? (json?.parameters as Record<string, unknown> | undefined)?.retry_after);
-      return { ok: false, retry: true, reason, ...(Number.isFinite(seconds) && seconds >= 0 ? { retryAfterMs: Math.ceil(seconds * 1000) } : {}) };
-    }
+    if (status === 429) return { ok: false, retry: true, reason, ...retryAfter(response.headers['retry-after'], json) };
     return { ok: false, retry: status >= 500 || status === 408, reason };
   } catch (error) {
+    if (status !== undefined && status >= 200 && status < 300 && !options.signal.aborted) return { ok: true, status };
     if (timeout.signal.aborted && !options.signal.aborted) return { ok: false, retry: true, reason: `no answer within ${options.timeoutMs} ms` };
-    return { ok: false, retry: !options.signal.aborted && retryable(error), reason: reasonOf(error) };
+    return failedAttempt(error, options.signal.aborted);
   } finally {
     clearTimeout(timer);
   }
 }
 
-async function readSome(body: NodeJS.ReadableStream & { destroy(): void }): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    if (size < maxBody) chunks.push(chunk);
-    size += chunk.length;
-  }
-  return Buffer.concat(chunks).subarray(0, maxBody).toString('utf8');
+/** The wait a 429 asks for, in ms; none when it names no number of seconds (negative, not a number). */
+function retryAfter(header: string | string[] | undefined, json: Record<string, unknown> | undefined): { retryAfterMs?: number } {
+  const value = Array.isArray(header) ? header[0] : header;
+  const seconds = Number(value ?? json?.retry_after ?? (json?.parameters as Record<string, unknown> | undefined)?.retry_after);
+  return Number.isFinite(seconds) && seconds >= 0 ? { retryAfterMs: Math.ceil(seconds * 1000) } : {};
 }
 
-function parseJson(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
+/** The fields of a service's answer that matter, when it is JSON (a bounded parse: at most 16 KiB arrive). */
+const answerShape = v.looseObject({ ok: v.optional(v.unknown()), retry_after: v.optional(v.unknown()), parameters: v.optional(v.unknown()) });
+
+function parseAnswer(text: string): Record<string, unknown> | undefined {
+  const parsed = parseJson(text, answerShape, { maxBytes: maxBody, maxDepth: 16 });
+  return parsed.ok ? parsed.value : undefined;
 }
 
 function oneLine(text: string): string {

@@ -2,10 +2,15 @@
  * The alert channels the settings turn on (issue #27): Slack, Discord, Telegram and PagerDuty, each
  * with its URL, the secrets it must never show, and how it renders a notice. Checked when `run` starts
  * and by `chainvisor config`, every problem at once: a typo stops chainvisor (exit 78) instead of
- * silently paging nobody on the night of the upgrade. No problem message repeats a secret.
+ * silently paging nobody on the night of the upgrade. No problem message repeats a secret: a webhook
+ * URL is never shown, an API server's only as shared/redact.ts shows a receiver's (no credentials, no
+ * path tokens). Each channel keeps the fragments of its secrets an answer might echo (`secretsOf`:
+ * path tokens, credentials, the bot token and its secret half, the routing key).
  */
 import type { Config } from '../../config/index.js';
 import { ConfigError, type ConfigProblem } from '../../shared/errors/index.js';
+import { splitCredentials } from '../../shared/net/index.js';
+import { redactSecretUrl, secretsOf } from '../../shared/redact.js';
 import { discordBody } from './discord.js';
 import type { NodeFacts } from './node-facts.js';
 import { chatEvents, type Notice, testEvent } from './notice.js';
@@ -30,7 +35,7 @@ export type ChannelSettings = Pick<
 export interface Channel {
   name: ChannelName;
   url: URL;
-  /** Whole strings that must never reach a log line or an error: tokens, webhook URLs, keys. */
+  /** Fragments that must never reach a log line or an error: path tokens, credentials, bot token, routing key. */
   secrets: string[];
   /** The renderer for one run: a notice's body, or none when this channel does not send it. */
   formatter(facts: NodeFacts): (notice: Notice) => string[];
@@ -51,12 +56,12 @@ export function parseNotifySettings(config: Partial<ChannelSettings>): NotifySet
   const slack = (config.slackWebhookUrl ?? '').trim();
   if (slack !== '') {
     const url = httpUrl(slack, 'CHAINVISOR_SLACK_WEBHOOK_URL', true, problems);
-    if (url) channels.push({ name: 'slack', url, secrets: [slack], formatter: () => (n) => (wanted(n.event) ? [slackBody(n)] : []) });
+    if (url) channels.push({ name: 'slack', url, secrets: secretsOf(url), formatter: () => (n) => (wanted(n.event) ? [slackBody(n)] : []) });
   }
   const discord = (config.discordWebhookUrl ?? '').trim();
   if (discord !== '') {
     const url = httpUrl(discord, 'CHAINVISOR_DISCORD_WEBHOOK_URL', true, problems);
-    if (url) channels.push({ name: 'discord', url, secrets: [discord], formatter: () => (n) => (wanted(n.event) ? [discordBody(n)] : []) });
+    if (url) channels.push({ name: 'discord', url, secrets: secretsOf(url), formatter: () => (n) => (wanted(n.event) ? [discordBody(n)] : []) });
   }
 
   const token = (config.telegramBotToken ?? '').trim();
@@ -73,7 +78,9 @@ export function parseNotifySettings(config: Partial<ChannelSettings>): NotifySet
     const api = httpUrl(config.telegramApiUrl ?? 'https://api.telegram.org', 'CHAINVISOR_TELEGRAM_API_URL', false, problems);
     if (api && problems.length === 0) {
       const url = new URL(`./bot${token}/sendMessage`, withSlash(api));
-      channels.push({ name: 'telegram', url, secrets: [token], formatter: () => (n) => (wanted(n.event) ? [telegramBody(n, chatId)] : []) });
+      // The part after the colon is the secret; the bot's number before it is not.
+      const secrets = secretsOf(api, [token, token.slice(token.indexOf(':') + 1)]);
+      channels.push({ name: 'telegram', url, secrets, formatter: () => (n) => (wanted(n.event) ? [telegramBody(n, chatId)] : []) });
     }
   }
 
@@ -89,7 +96,7 @@ export function parseNotifySettings(config: Partial<ChannelSettings>): NotifySet
       channels.push({
         name: 'pagerduty',
         url: new URL('./v2/enqueue', withSlash(api)),
-        secrets: [routingKey],
+        secrets: secretsOf(api, [routingKey]),
         formatter(facts) {
           const decide = createPager(facts);
           return (n) => {
@@ -131,17 +138,23 @@ function parseEvents(value: string, problems: ConfigProblem[]): ReadonlySet<stri
   return new Set(names);
 }
 
-/** An http(s) URL; a secret one is never repeated in the problem. */
+/** An http(s) URL whose credentials can be read; a secret one is never repeated in a problem, another only redacted. */
 function httpUrl(value: string, setting: string, secret: boolean, problems: ConfigProblem[]): URL | undefined {
+  const shown = secret ? {} : { value: redactSecretUrl(value.trim()) };
   let url: URL;
   try {
     url = new URL(value.trim());
   } catch {
-    problems.push({ setting, ...(secret ? {} : { value }), message: 'is not a URL' });
+    problems.push({ setting, ...shown, message: 'is not a URL' });
     return undefined;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    problems.push({ setting, ...(secret ? {} : { value }), message: `uses ${url.protocol}; only http: and https: are sent to` });
+    problems.push({ setting, ...shown, message: `uses ${url.protocol}; only http: and https: are sent to` });
+    return undefined;
+  }
+  const split = splitCredentials(url);
+  if (!split.ok) {
+    problems.push({ setting, ...shown, message: split.problem });
     return undefined;
   }
   return url;
@@ -151,11 +164,4 @@ function withSlash(url: URL): URL {
   const base = new URL(url);
   if (!base.pathname.endsWith('/')) base.pathname += '/';
   return base;
-}
-
-/** Replaces each secret in `text` by `***`. */
-export function scrub(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret !== '') out = out.split(secret).join('***');
-  return out;
 }

@@ -16,8 +16,9 @@ import os from 'node:os';
 import type { EventBus, SupervisorEvent } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
 import { createHttpClient, type HttpClient } from '../../shared/net/index.js';
+import { scrubSecrets } from '../../shared/redact.js';
 import { type Answer, postForAnswer } from './answer.js';
-import { type Channel, type ChannelName, scrub } from './channels.js';
+import type { Channel, ChannelName } from './channels.js';
 import type { NodeFacts } from './node-facts.js';
 import { chatEvents, noticeOf, testEvent } from './notice.js';
 import { createDeliveryQueue, flushQueues } from './queue.js';
@@ -95,13 +96,17 @@ function createQueue(channel: Channel, options: NotifyOptions, client: HttpClien
       for (const body of await bodies(item)) {
         const answer = await deliver(body, { client, channel, timeoutMs, signal, options });
         if (!answer.ok && !signal.aborted)
-          log.warn({ notify: item.event.event, reason: scrub(answer.reason, channel.secrets) }, '%s: message not delivered; giving up on it', channel.name);
+          log.warn(
+            { notify: item.event.event, reason: scrubSecrets(answer.reason, channel.secrets) },
+            '%s: message not delivered; giving up on it',
+            channel.name,
+          );
         else if (answer.ok) log.debug({ notify: item.event.event }, '%s: message delivered', channel.name);
       }
     },
     onDropped: (dropped) => log.warn({ notify: dropped.event.event }, '%s: queue full; dropping the oldest waiting message', channel.name),
     onFailed: (error) =>
-      log.error({ reason: scrub(error instanceof Error ? error.message : String(error), channel.secrets) }, '%s: messages dropped', channel.name),
+      log.error({ reason: scrubSecrets(error instanceof Error ? error.message : String(error), channel.secrets) }, '%s: messages dropped', channel.name),
   });
   return { name: channel.name, ...queue };
 }
@@ -154,7 +159,7 @@ export async function sendTestNotices(
             signal,
             options: { attempts: 2, backoffMs: 1000, maxRetryAfterMs: 10_000 },
           });
-          if (!answer.ok) answer = { ...answer, reason: scrub(answer.reason, channel.secrets) };
+          if (!answer.ok) answer = { ...answer, reason: scrubSecrets(answer.reason, channel.secrets) };
           if (!answer.ok) break;
         }
         return { channel: channel.name, answer };

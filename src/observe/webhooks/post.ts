@@ -3,51 +3,56 @@
  * the environment names, trusting the host's CAs) with a hard time limit, so a receiver that accepts
  * the connection and never answers costs one timeout, not a stuck queue. Basic-auth credentials in
  * the URL are sent as an Authorization header, as a browser would; they never appear in a reason.
+ * The receiver's answer is never read: its status says all, and a body that never ends costs nothing.
+ * A failure is retried only when the shared classification (shared/net/failure.ts) calls it the
+ * network's doing.
  */
-import { CertificateError, certificateProblem, type HttpClient, ProxyAuthError, ProxyStatusError, TransportTimeout } from '../../shared/net/index.js';
+import { basicAuthorization, classifyFailure, dropBody, type HttpClient, splitCredentials } from '../../shared/net/index.js';
+import { redactText } from '../../shared/redact.js';
 
 export type PostOutcome = { ok: true; status: number } | { ok: false; retry: boolean; reason: string };
 
 export async function postJson(client: HttpClient, url: URL, body: string, options: { timeoutMs: number; signal: AbortSignal }): Promise<PostOutcome> {
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'content-length': String(Buffer.byteLength(body)),
-    'user-agent': 'chainvisor',
-  };
-  if (url.username !== '' || url.password !== '') {
-    const user = decodeURIComponent(url.username);
-    const pass = decodeURIComponent(url.password);
-    headers.authorization = `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
-  }
-  const target = new URL(url);
-  target.username = '';
-  target.password = '';
+  const prepared = jsonPost(url, body);
+  if (!prepared.ok) return { ok: false, retry: false, reason: prepared.problem };
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), options.timeoutMs);
   try {
-    const response = await client.request(target, { method: 'POST', headers, body, signal: AbortSignal.any([options.signal, timeout.signal]) });
-    response.body.resume();
-    response.body.on('error', () => undefined);
+    const response = await client.request(prepared.url, {
+      method: 'POST',
+      headers: prepared.headers,
+      body,
+      signal: AbortSignal.any([options.signal, timeout.signal]),
+    });
+    await dropBody(response.body, 0);
     const status = response.statusCode;
     if (status >= 200 && status < 300) return { ok: true, status };
     return { ok: false, retry: status >= 500 || status === 408 || status === 429, reason: `HTTP ${status}` };
   } catch (error) {
     if (timeout.signal.aborted && !options.signal.aborted) return { ok: false, retry: true, reason: `no answer within ${options.timeoutMs} ms` };
-    return { ok: false, retry: !options.signal.aborted && retryable(error), reason: reasonOf(error) };
+    return failedAttempt(error, options.signal.aborted);
   } finally {
     clearTimeout(timer);
   }
 }
 
-export function retryable(error: unknown): boolean {
-  if (error instanceof ProxyAuthError || certificateProblem(error) !== undefined) return false;
-  if (error instanceof ProxyStatusError) return error.status >= 500 || error.status === 429;
-  return true;
+/** The URL to POST to (without credentials) and the headers of a JSON body, credentials as Basic auth. */
+export function jsonPost(url: URL, body: string): { ok: true; url: URL; headers: Record<string, string> } | { ok: false; problem: string } {
+  const split = splitCredentials(url);
+  if (!split.ok) return split;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    'user-agent': 'chainvisor',
+  };
+  if (split.credentials !== undefined) headers.authorization = basicAuthorization(split.credentials);
+  return { ok: true, url: split.url, headers };
 }
 
-export function reasonOf(error: unknown): string {
-  if (error instanceof ProxyAuthError || error instanceof ProxyStatusError || error instanceof TransportTimeout) return error.message;
-  if (error instanceof CertificateError) return error.message;
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  return code ?? (error instanceof Error ? error.message : String(error));
+/** A failed attempt in the classification's words; retried only when it is the network's doing and chainvisor is not stopping. */
+export function failedAttempt(error: unknown, stopping: boolean): { ok: false; retry: boolean; reason: string } {
+  const failure = classifyFailure(error);
+  if (failure === undefined)
+    return { ok: false, retry: false, reason: `unexpected error: ${redactText(error instanceof Error ? error.message : String(error))}` };
+  return { ok: false, retry: !stopping && failure.kind === 'retry', reason: failure.reason };
 }

@@ -12,6 +12,7 @@ import os from 'node:os';
 import { type AfterUpgrade, afterUpgradeEvents, type EventBus, type NotableEvent, notableEvents, type SupervisorEvent } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
 import { createHttpClient, type HttpClient } from '../../shared/net/index.js';
+import { scrubSecrets } from '../../shared/redact.js';
 import { postJson } from './post.js';
 import { createDeliveryQueue, flushQueues } from './queue.js';
 import type { WebhookTarget } from './targets.js';
@@ -105,11 +106,14 @@ function createQueue(target: WebhookTarget, options: WebhookOptions, client: Htt
         return;
       }
       if (!outcome.retry || attempt === attempts) {
-        log.warn({ webhook: item.event, attempt, reason: outcome.reason }, 'webhook not delivered; giving up on this event');
+        log.warn({ webhook: item.event, attempt, reason: scrubSecrets(outcome.reason, target.secrets) }, 'webhook not delivered; giving up on this event');
         return;
       }
       const wait = Math.min(30_000, backoffMs * 2 ** (attempt - 1)) * (0.8 + Math.random() * 0.4);
-      log.warn({ webhook: item.event, attempt, reason: outcome.reason, retryInMs: Math.round(wait) }, 'webhook attempt failed; retrying');
+      log.warn(
+        { webhook: item.event, attempt, reason: scrubSecrets(outcome.reason, target.secrets), retryInMs: Math.round(wait) },
+        'webhook attempt failed; retrying',
+      );
       await sleep(wait, signal);
     }
   }
@@ -119,7 +123,7 @@ function createQueue(target: WebhookTarget, options: WebhookOptions, client: Htt
     signal,
     send: deliver,
     onDropped: (dropped) => log.warn({ webhook: dropped.event }, 'webhook queue full; dropping the oldest waiting event'),
-    onFailed: (error) => log.error({ err: error }, 'webhooks dropped'),
+    onFailed: (error) => log.error({ reason: scrubSecrets(error instanceof Error ? error.message : String(error), target.secrets) }, 'webhooks dropped'),
   });
   return { target, ...queue };
 }

@@ -1,15 +1,21 @@
 /**
- * CHAINVISOR_WEBHOOK_URL: one or more http(s) URLs, comma-separated. Checked when `run` starts, so a
- * typo stops chainvisor (exit 78) instead of silently paging nobody on the night of the upgrade.
- * Each target keeps its redacted form for log lines: credentials in a URL never reach the logs.
+ * CHAINVISOR_WEBHOOK_URL: one or more http(s) URLs, comma-separated. Checked when `run` starts (and by
+ * `chainvisor config`), so a typo stops chainvisor (exit 78) instead of silently paging nobody on the
+ * night of the upgrade: a URL that does not parse, another scheme, or credentials that cannot be
+ * decoded (a `%` that starts no escape), which would otherwise fail every event. A receiver's URL is
+ * often a secret in its path (a Slack or Discord URL used as a generic webhook), so each target keeps
+ * the form shared/redact.ts gives such URLs for log lines, and the fragments an answer must be scrubbed of.
  */
 import { ChainvisorError } from '../../shared/errors/index.js';
-import { redactUrl } from '../../shared/redact.js';
+import { splitCredentials } from '../../shared/net/index.js';
+import { redactSecretUrl, secretsOf } from '../../shared/redact.js';
 
 export interface WebhookTarget {
   url: URL;
-  /** For log lines: `https://***@hooks.example/…?…`. */
+  /** For log lines: `https://***@hooks.example/services/…`. */
   shown: string;
+  /** What a reason must never show: its path tokens, credentials and query. */
+  secrets: string[];
 }
 
 export function parseWebhookTargets(value: string): WebhookTarget[] {
@@ -22,10 +28,13 @@ export function parseWebhookTargets(value: string): WebhookTarget[] {
     try {
       url = new URL(part);
     } catch {
-      throw invalid(redactUrl(part), 'is not a URL');
+      throw invalid(redactSecretUrl(part), 'is not a URL');
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid(redactUrl(url), `uses ${url.protocol}; only http: and https: are sent to`);
-    return { url, shown: redactUrl(url) };
+    const shown = redactSecretUrl(url);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid(shown, `uses ${url.protocol}; only http: and https: are sent to`);
+    const split = splitCredentials(url);
+    if (!split.ok) throw invalid(shown, `cannot be used: ${split.problem}`);
+    return { url, shown, secrets: secretsOf(url) };
   });
 }
 

@@ -77,7 +77,7 @@ export const errorCatalogue = {
   },
   CHAINVISOR_WEBHOOK_URL_INVALID: {
     exit: ExitCode.config,
-    when: '`run`: an entry of `CHAINVISOR_WEBHOOK_URL` is not an http(s) URL.',
+    when: '`run` and `config`: an entry of `CHAINVISOR_WEBHOOK_URL` is not an http(s) URL, or its user or password has a `%` that starts no escape.',
     hint: 'give one or more http(s) URLs separated by commas, for example CHAINVISOR_WEBHOOK_URL=https://hooks.example.com/T0/B0/xyz',
   },
   CHAINVISOR_HOME_MISSING: {

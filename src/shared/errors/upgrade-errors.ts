@@ -87,8 +87,8 @@ export const upgradeErrors = {
   },
   CHAINVISOR_PROXY_AUTH_REQUIRED: {
     exit: ExitCode.upgradeFailed,
-    when: 'The proxy named by `HTTPS_PROXY`/`HTTP_PROXY` answered 407: it needs credentials, or refused the ones in the variable. Not retried.',
-    hint: "put the proxy's user and password in the variable as http://user:password@host:port (percent-encode @ : / %), or check the ones there; then start chainvisor again",
+    when: 'The proxy named by `HTTPS_PROXY`/`HTTP_PROXY` answered 407, or a SOCKS5 proxy refused the login: it needs credentials, or refused the ones in the variable. Not retried.',
+    hint: "put the proxy's user and password in the variable as http://user:password@host:port (socks5://… for a SOCKS5 proxy; percent-encode @ : / %), or check the ones there; then start chainvisor again",
   },
   CHAINVISOR_DOWNLOAD_FAILED: {
     exit: ExitCode.upgradeFailed,

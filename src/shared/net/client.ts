@@ -12,21 +12,27 @@
  * download's http.ts).
  *
  * https URLs go through a proxy in a CONNECT tunnel; http URLs as absolute-form requests to it, as Go
- * does (a proxy may allow CONNECT to port 443 only). Proxy credentials in the URL are sent as
- * `Proxy-Authorization: Basic` and never leave this module in a message.
+ * does (a proxy may allow CONNECT to port 443 only); through a socks5:// proxy both are tunnelled, as
+ * Go's SOCKS5 dialer does. Proxy credentials in the URL are sent as `Proxy-Authorization: Basic` (as
+ * the SOCKS5 login) and never leave this module in a message. A failure of the connection to the
+ * proxy itself (its certificate, its login, a SOCKS5 proxy that does not speak SOCKS5) is named as the
+ * proxy's, not the target's; a proxy variable that cannot be used fails the request (it is never
+ * silently skipped).
  *
  * undici is imported on the first request, not with this module: chainvisor's start-up and the idle
  * memory of `chainvisor run` do not pay for a client most runs never use. undici 8 and not 7: 7 threw
  * an uncatchable assertion when a server closed during backpressure (nodejs/undici#5360).
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 
-import type { Dispatcher } from 'undici';
+import type { buildConnector, Dispatcher } from 'undici';
 
 import { redactUrl } from '../redact.js';
-import { asTransportError, CertificateError, certificateProblem, ProxyAuthError, ProxyStatusError } from './errors.js';
-import { proxyFor, type ProxySettings, proxySettings, shownProxy } from './proxy.js';
+import { basicAuthorization, type Credentials } from './credentials.js';
+import { asTransportError, CertificateError, certificateProblem, ProxyAuthError, ProxyStatusError, ProxyUnusableError } from './errors.js';
+import { proxyChoiceFor, type ProxySettings, proxySettings, shownProxy } from './proxy.js';
 import { secureContextFor } from './trust.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -60,6 +66,7 @@ export interface Route {
   variable: string;
   /** The proxy as it may be shown: `http://***@proxy:3128`. */
   shown: string;
+  credentials: Credentials | undefined;
 }
 
 export interface HttpClient {
@@ -70,6 +77,7 @@ export interface HttpClient {
 }
 
 type Undici = typeof import('undici');
+type Connector = buildConnector.connector;
 
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const env = options.env ?? process.env;
@@ -81,14 +89,16 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const proxies = new Map<string, Dispatcher>();
   // The trust store is read at the first https connection, not before: an http-only client never pays for it.
   const secureContext = () => secureContextFor(env, options.extraCa);
+  // Errors of the connections to a proxy itself, so that a certificate is blamed on the right host.
+  const ofProxy = new WeakSet<object>();
 
   const timeouts = { headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
 
   function directAgent(u: Undici): Dispatcher {
     if (direct !== undefined) return direct;
     const plain = u.buildConnector({ timeout: timeoutMs });
-    let secure: ReturnType<Undici['buildConnector']> | undefined;
-    const connect: typeof plain = (connectOptions, callback) => {
+    let secure: Connector | undefined;
+    const connect: Connector = (connectOptions, callback) => {
       if (connectOptions.protocol !== 'https:') return plain(connectOptions, callback);
       secure ??= u.buildConnector({ timeout: timeoutMs, secureContext: secureContext() });
       return secure(connectOptions, callback);
@@ -97,44 +107,74 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     return direct;
   }
 
+  /**
+   * `connect` to the proxy itself, its failures marked as the proxy's. undici names the proxy's host as
+   * the TLS server name even when it is an IP address, which Node 26 refuses outright (Node 22 warned,
+   * DEP0123): an https proxy given by its address is reached without one, as Go does, and its
+   * certificate is still checked against that address.
+   */
+  function toProxy(connect: Connector): Connector {
+    return (connectOptions, callback) =>
+      connect(isIP(connectOptions.servername ?? '') === 0 ? connectOptions : { ...connectOptions, servername: '' }, (error, socket) => {
+        if (error !== null) ofProxy.add(error);
+        // undici's callback is typed as two overloads; the arguments are passed on as they came.
+        (callback as (error: Error | null, socket: unknown) => void)(error, socket);
+      });
+  }
+
   function proxyAgent(u: Undici, route: Route): Dispatcher {
     const key = route.proxy.href;
     let agent = proxies.get(key);
     if (agent !== undefined) return agent;
     const tlsOptions = () => ({ timeout: timeoutMs, secureContext: secureContext() });
-    const withTimeouts = (origin: URL | string, opts: object) => new u.Pool(origin, { ...opts, ...timeouts });
-    const proxyUrl = new URL(route.proxy.href);
-    const token =
-      proxyUrl.username !== '' || proxyUrl.password !== ''
-        ? `Basic ${Buffer.from(`${decodeURIComponent(proxyUrl.username)}:${decodeURIComponent(proxyUrl.password)}`).toString('base64')}`
-        : undefined;
-    proxyUrl.username = '';
-    proxyUrl.password = '';
-    agent = new u.ProxyAgent({
-      uri: proxyUrl.href,
-      ...(token === undefined ? {} : { token }),
-      ...timeouts,
-      connectTimeout: timeoutMs,
-      requestTls: tlsOptions(),
-      ...(proxyUrl.protocol === 'https:' ? { proxyTls: tlsOptions() } : {}),
-      // The CONNECT exchange and the forwarded requests get the same time limits as a direct one.
-      clientFactory: withTimeouts,
-      factory: withTimeouts,
-    });
+    const bare = new URL(route.proxy.href);
+    bare.username = '';
+    bare.password = '';
+    if (bare.protocol === 'socks5:') {
+      agent = quietly(
+        () =>
+          new u.Socks5ProxyAgent(bare.href, {
+            connect: toProxy(u.buildConnector({ timeout: timeoutMs })),
+            connectTimeout: timeoutMs,
+            requestTls: tlsOptions(),
+            ...(route.credentials === undefined ? {} : { username: route.credentials.user, password: route.credentials.password }),
+          }),
+      );
+    } else {
+      // The pools that connect to the proxy itself (the CONNECT client, and the client of an http URL's
+      // absolute-form requests) mark their connection failures; the tunnels' pools do not.
+      const pool = (origin: URL | string, opts: object) => {
+        const { connect } = opts as { connect?: unknown };
+        const toTheProxy = new URL(String(origin)).origin === bare.origin && typeof connect === 'function';
+        return new u.Pool(origin, { ...opts, ...(toTheProxy ? { connect: toProxy(connect as Connector) } : {}), ...timeouts });
+      };
+      agent = new u.ProxyAgent({
+        uri: bare.href,
+        ...(route.credentials === undefined ? {} : { token: basicAuthorization(route.credentials) }),
+        ...timeouts,
+        connectTimeout: timeoutMs,
+        requestTls: tlsOptions(),
+        ...(bare.protocol === 'https:' ? { proxyTls: tlsOptions() } : {}),
+        // The CONNECT exchange and the forwarded requests get the same time limits as a direct one.
+        clientFactory: pool,
+        factory: pool,
+      });
+    }
     proxies.set(key, agent);
     return agent;
   }
 
   function routeOf(url: URL): Route | undefined {
-    const choice = url.protocol === 'https:' ? settings.https : settings.http;
+    const choice = proxyChoiceFor(url, settings);
     if (choice?.url === undefined) return undefined;
-    const proxy = proxyFor(url, settings);
-    return proxy === undefined ? undefined : { proxy, variable: choice.variable.name, shown: shownProxy(proxy) };
+    return { proxy: choice.url, variable: choice.variable.name, shown: shownProxy(choice.url), credentials: choice.credentials };
   }
 
   return {
     routeOf,
     async request(url, request) {
+      const unusable = proxyChoiceFor(url, settings);
+      if (unusable?.problem !== undefined) throw new ProxyUnusableError(unusable.variable.name, unusable.variable.name, unusable.problem);
       const u = await load();
       const route = routeOf(url);
       const dispatcher = route === undefined ? directAgent(u) : proxyAgent(u, route);
@@ -143,16 +183,18 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           method: request.method ?? 'GET',
           dispatcher,
           headers: request.headers,
+          // Per request too: a SOCKS5 proxy's pools take no time limits of their own.
+          ...timeouts,
           ...(request.body === undefined ? {} : { body: request.body }),
           ...(request.signal === undefined ? {} : { signal: request.signal }),
         });
         return { statusCode: response.statusCode, headers: response.headers, body: response.body as unknown as Readable };
       } catch (error) {
+        const proxyFailure = route !== undefined && isProxyFailure(error, ofProxy);
         const problem = certificateProblem(error);
         if (problem !== undefined) {
-          // An https proxy's own certificate comes wrapped by undici as UND_ERR_PRX_TLS.
-          const ofProxy = route !== undefined && (error as { code?: unknown }).code === 'UND_ERR_PRX_TLS';
-          throw new CertificateError(ofProxy ? route.proxy.host : url.host, problem, { cause: error, ...(ofProxy ? { proxy: route.shown } : {}) });
+          const host = proxyFailure ? route.proxy.host : url.host;
+          throw new CertificateError(host, problem, { cause: error, ...(proxyFailure ? { proxy: { shown: route.shown, variable: route.variable } } : {}) });
         }
         throw route === undefined ? asTransportError(error, timeoutMs) : asProxyError(error, route, url, timeoutMs);
       }
@@ -166,14 +208,60 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   };
 }
 
+/** Whether `error` (or what it wraps) came from the connection to the proxy itself. */
+function isProxyFailure(error: unknown, ofProxy: WeakSet<object>): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 3 && current instanceof Error; depth++) {
+    // undici wraps a proxy's certificate name mismatch in SecureProxyConnectionError.
+    if (ofProxy.has(current) || (current as { code?: unknown }).code === 'UND_ERR_PRX_TLS') return true;
+    current = current.cause;
+  }
+  return false;
+}
+
 /** A failure through a proxy: its refusals named as the proxy's, the rest as for a direct request. */
 function asProxyError(error: unknown, route: Route, url: URL, timeoutMs: number): unknown {
   const message = error instanceof Error ? error.message : '';
-  const status = /Proxy response \((\d{3})\)/.exec(message)?.[1] ?? (/Proxy Authentication Required \((407)\)/.exec(message) ? '407' : undefined);
-  if (status === '407') {
-    const hadCredentials = route.proxy.username !== '' || route.proxy.password !== '';
-    return new ProxyAuthError(route.shown, route.variable, hadCredentials, redactUrl(url));
+  const code = (error as { code?: unknown } | null)?.code;
+  const target = redactUrl(url);
+  if (code === 'UND_ERR_SOCKS5_AUTH_REJECTED')
+    return new ProxyAuthError(route.shown, route.variable, route.credentials === undefined ? 'missing' : 'method', target, 'refused to go on without a login');
+  if (code === 'UND_ERR_SOCKS5_AUTH_FAILED') return new ProxyAuthError(route.shown, route.variable, 'refused', target, 'refused the SOCKS5 login');
+  if (typeof code === 'string' && /^UND_ERR_SOCKS5_(VERSION|AUTH_METHOD|AUTH_VERSION|REPLY_VERSION|ADDR_TYPE)$/.test(code)) {
+    return new ProxyUnusableError(
+      `the proxy ${route.shown} (${route.variable})`,
+      route.variable,
+      `it does not answer as a SOCKS5 proxy (${code}: ${message}); check the scheme in ${route.variable} (an http proxy is http://host:port)`,
+      { cause: error },
+    );
   }
+  const status = /Proxy response \((\d{3})\)/.exec(message)?.[1] ?? (/Proxy Authentication Required \((407)\)/.exec(message) ? '407' : undefined);
+  if (status === '407')
+    return new ProxyAuthError(
+      route.shown,
+      route.variable,
+      route.credentials === undefined ? 'missing' : 'refused',
+      target,
+      'answered 407 Proxy Authentication Required',
+    );
   if (status !== undefined) return new ProxyStatusError(Number(status), `${route.shown} (${route.variable})`, url.host);
   return asTransportError(error, timeoutMs);
+}
+
+/**
+ * Runs `make` without the ExperimentalWarning undici's SOCKS5 agent prints the first time one is made
+ * (Node's own line on the operator's log, about an implementation detail); every other warning passes.
+ */
+function quietly<T>(make: () => T): T {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = (warning: string | Error, ...rest: unknown[]) => {
+    const text = typeof warning === 'string' ? warning : warning.message;
+    if (text.startsWith('SOCKS5 proxy support is experimental')) return;
+    (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+  };
+  try {
+    return make();
+  } finally {
+    process.emitWarning = emitWarning;
+  }
 }

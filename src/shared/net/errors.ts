@@ -1,9 +1,10 @@
 /**
  * The failures of an HTTP exchange that callers tell apart: a time limit that ran out (with its
- * phase), a proxy that refused the tunnel or asked for credentials, a certificate that does not
- * verify (named in words, not in Node's: Node's own text ends with advice about its command-line
- * flags, meaningless to an operator of the release executable). undici's errors are translated
- * here, so the download and the webhooks read one vocabulary.
+ * phase), a proxy that refused the tunnel, asked for credentials or cannot be used, a certificate that
+ * does not verify (named in words, not in Node's: Node's own text ends with advice about its
+ * command-line flags, meaningless to an operator of the release executable). The client
+ * (./client.ts) translates undici's errors into these, and ./failure.ts says of each whether to
+ * retry, so the download and the webhooks read one vocabulary.
  */
 import { UpgradeError } from '../errors/index.js';
 
@@ -42,24 +43,58 @@ export class ProxyStatusError extends Error {
   }
 }
 
-/** The proxy answered 407: it needs credentials, or refused the ones given. Not retried. */
+/**
+ * The proxy wants credentials, or refused the ones given: an http(s) proxy's 407, a SOCKS5 proxy's
+ * refused login or a method chainvisor does not offer. Not retried: the fix is in the variable.
+ */
 export class ProxyAuthError extends UpgradeError {
   declare readonly proxy: string;
 
-  constructor(proxy: string, variable: string, hadCredentials: boolean, target: string) {
+  constructor(
+    proxy: string,
+    variable: string,
+    why: 'missing' | 'refused' | 'method',
+    target: string,
+    /** What the proxy did: `answered 407 Proxy Authentication Required`, `refused the SOCKS5 login`. */
+    answered: string,
+  ) {
+    const reason = {
+      missing: 'it needs credentials and none were given',
+      refused: 'it refused the credentials given',
+      method: 'it accepts none of the ways chainvisor can log in (none, or a user and password)',
+    }[why];
+    const scheme = proxy.startsWith('socks5:') ? 'socks5' : 'http';
     super(
       'ProxyAuthError',
       'CHAINVISOR_PROXY_AUTH_REQUIRED',
-      `the proxy ${proxy} (${variable}) answered 407 Proxy Authentication Required for ${target}: ${
-        hadCredentials ? 'it refused the credentials given' : 'it needs credentials and none were given'
-      }`,
+      `the proxy ${proxy} (${variable}) ${answered} for ${target}: ${reason}`,
       {
         hint: `${
-          hadCredentials ? `check the user and password in ${variable}` : `put the proxy's user and password in ${variable}`
-        } (http://user:password@host:port, with characters such as @ : / % percent-encoded), then run the command or start chainvisor again`,
+          why === 'refused' ? `check the user and password in ${variable}` : `put the proxy's user and password in ${variable}`
+        } (${scheme}://user:password@host:port, with characters such as @ : / % percent-encoded), then run the command or start chainvisor again`,
       },
       { proxy },
     );
+  }
+}
+
+/**
+ * The proxy a URL must go through cannot be used as written: a value that is not a proxy URL (which
+ * `chainvisor config` and `run` refuse at start), or a proxy that does not speak the protocol its
+ * scheme names. The operator's to fix, so never retried.
+ */
+export class ProxyUnusableError extends Error {
+  readonly code = 'EPROXYUNUSABLE';
+
+  constructor(
+    /** `the proxy socks5://gw:1080 (HTTPS_PROXY)`, or `HTTPS_PROXY` when its value is not a URL. */
+    readonly proxy: string,
+    readonly variable: string,
+    readonly problem: string,
+    options?: { cause: unknown },
+  ) {
+    super(`${proxy} cannot be used: ${problem}`, options);
+    this.name = 'ProxyUnusableError';
   }
 }
 
@@ -76,48 +111,26 @@ export function asTransportError(error: unknown, timeoutMs: number): unknown {
   return phase === undefined ? error : new TransportTimeout(phase, timeoutMs);
 }
 
-/**
- * undici's failures that are the network's doing (retried like a reset): the other side closed the
- * socket, a body shorter than its Content-Length, the proxy's connection failed.
- */
-const networkCodes = new Set([
-  'UND_ERR_SOCKET',
-  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
-  'UND_ERR_CLOSED',
-  'UND_ERR_DESTROYED',
-  'UND_ERR_INFO',
-  'UND_ERR_PRX_CONN',
-]);
-
-/** True for an error of the connection or of the server's answer (worth another attempt). */
-export function isNetworkError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return (typeof code === 'string' && (networkCodes.has(code) || /^E[A-Z0-9]+$/.test(code) || code === 'ERR_STREAM_PREMATURE_CLOSE')) || isNotHttp(error);
-}
-
-/**
- * An answer llhttp cannot parse. undici 8 names it HTTPParserError; its `code` (HPE_*) is often
- * missing (it looks the number up in a table keyed by name), so the name decides.
- */
-export function isNotHttp(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as Error & { code?: unknown }).code;
-  return error.name === 'HTTPParserError' || (typeof code === 'string' && code.startsWith('HPE_'));
-}
-
 /** The server's (or an https proxy's) certificate does not verify. Not retried: asking again cannot help. */
 export class CertificateError extends Error {
   readonly code = 'ECERTIFICATE';
+  /** The proxy whose own certificate it is, redacted (`https://proxy:3129`), when it is a proxy's. */
+  readonly proxy: string | undefined;
+  /** The variable that named that proxy (`HTTPS_PROXY`). */
+  readonly variable: string | undefined;
 
   constructor(
     /** `host:port` whose certificate failed. */
     readonly host: string,
     /** In words, with OpenSSL's code: `it was issued by a certificate authority this host does not trust (UNABLE_TO_VERIFY_LEAF_SIGNATURE)`. */
     readonly problem: string,
-    options: { cause: unknown; proxy?: string },
+    options: { cause: unknown; proxy?: { shown: string; variable: string } },
   ) {
-    super(`the TLS certificate of ${options.proxy === undefined ? host : `the proxy ${options.proxy}`} does not verify: ${problem}`, { cause: options.cause });
+    const whose = options.proxy === undefined ? host : `the proxy ${options.proxy.shown} (${options.proxy.variable})`;
+    super(`the TLS certificate of ${whose} does not verify: ${problem}`, { cause: options.cause });
     this.name = 'CertificateError';
+    this.proxy = options.proxy?.shown;
+    this.variable = options.proxy?.variable;
   }
 }
 

@@ -17,6 +17,7 @@ import { BlockList, isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 
 import { redactUrl } from '../redact.js';
+import { type Credentials, splitCredentials } from './credentials.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -43,6 +44,8 @@ export interface ProxyChoice {
   variable: ProxyVariable;
   /** The proxy's URL, credentials included; undefined when the value is not a usable proxy URL. */
   url: URL | undefined;
+  /** The user and password in the URL, decoded. */
+  credentials: Credentials | undefined;
   /** Why the value cannot be used, when it cannot. */
   problem: string | undefined;
 }
@@ -60,12 +63,13 @@ const proxySchemes = new Set(['http:', 'https:', 'socks5:', 'socks5h:']);
 
 /**
  * Go's `parseProxy`: the value as a URL; a value without a scheme is read as `http://<value>`. A
- * scheme other than http, https and socks5 is a problem (Go would try `http://ftp://…` and fail later).
+ * scheme other than http, https and socks5 is a problem (Go would try `http://ftp://…` and fail later),
+ * and so are credentials that cannot be decoded or sent: Go would send them garbled, or not at all.
  */
 function parseProxy(variable: ProxyVariable): ProxyChoice {
   const value = variable.value.trim();
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1]?.toLowerCase();
-  const unusable = (problem: string): ProxyChoice => ({ variable, url: undefined, problem });
+  const unusable = (problem: string): ProxyChoice => ({ variable, url: undefined, credentials: undefined, problem });
   if (scheme !== undefined && !proxySchemes.has(`${scheme}:`)) {
     return unusable(`a ${scheme}:// proxy is not supported: use an http://, https:// or socks5:// proxy`);
   }
@@ -80,7 +84,17 @@ function parseProxy(variable: ProxyVariable): ProxyChoice {
   }
   if (url.hostname === '') return unusable('the proxy URL names no host: write it as http://host:port');
   if (url.protocol === 'socks5h:') url = new URL(`socks5:${url.href.slice('socks5h:'.length)}`);
-  return { variable, url, problem: undefined };
+  const split = splitCredentials(url);
+  if (!split.ok) return unusable(split.problem);
+  const { credentials } = split;
+  if (url.protocol === 'socks5:' && credentials !== undefined) {
+    // RFC 1929 carries both, each at most 255 bytes; undici offers the login only with both set.
+    if (credentials.user === '' || credentials.password === '')
+      return unusable('a SOCKS5 proxy takes a user and a password together: write socks5://user:password@host:port');
+    if (Buffer.byteLength(credentials.user) > 255 || Buffer.byteLength(credentials.password) > 255)
+      return unusable('a SOCKS5 user or password is at most 255 bytes long');
+  }
+  return { variable, url, credentials, problem: undefined };
 }
 
 /** Reads HTTP_PROXY, HTTPS_PROXY and NO_PROXY (either spelling) from `env`. */
@@ -100,12 +114,20 @@ export function proxySettings(env: Env = process.env): ProxySettings {
 
 /** The proxy for `url` (credentials included), or undefined when it goes direct. */
 export function proxyFor(url: URL, settings: ProxySettings): URL | undefined {
+  return proxyChoiceFor(url, settings)?.url;
+}
+
+/**
+ * The variable whose proxy `url` goes through, usable or not (its `problem` then says why), or
+ * undefined when `url` goes direct: none set, a loopback host, or NO_PROXY.
+ */
+export function proxyChoiceFor(url: URL, settings: ProxySettings): ProxyChoice | undefined {
   const choice = url.protocol === 'https:' ? settings.https : url.protocol === 'http:' ? settings.http : undefined;
-  if (choice?.url === undefined) return undefined;
+  if (choice === undefined) return undefined;
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (isLoopback(host)) return undefined;
   const port = url.port !== '' ? url.port : url.protocol === 'https:' ? '443' : '80';
-  return settings.bypass(host, port) ? undefined : choice.url;
+  return settings.bypass(host, port) ? undefined : choice;
 }
 
 /** `localhost` and loopback IPs (127.0.0.0/8, ::1, ::ffff:127.x): never proxied, as in Go. */
@@ -166,13 +188,18 @@ function parseCidr(entry: string): BlockList | undefined {
   return list;
 }
 
-/** `host:port`, `[v6]:port`, or a bare host (an IPv6 address without brackets has no port). */
+/**
+ * Go's `net.SplitHostPort` as httpproxy uses it: `host:port` splits at its one colon, `[v6]:port` at
+ * the bracket, and the port may be empty (`foo.com:` is `foo.com` on any port) or not a number (it
+ * then matches no URL); anything else (`a:b:c`, a bare IPv6 address) is a host without a port. Unlike
+ * Go, `[v6]` without a port is read as that address, as the brackets invite.
+ */
 function splitHostPort(entry: string): [string, string] {
-  const bracketed = /^\[([^\]]*)\](?::(\d+))?$/.exec(entry);
+  const bracketed = /^\[([^\]]*)\](?::(.*))?$/.exec(entry);
   if (bracketed !== null) return [bracketed[1] ?? '', bracketed[2] ?? ''];
-  if (isIP(entry) === 6) return [entry, ''];
-  const m = /^([^:]*):(\d+)$/.exec(entry);
-  return m === null ? [entry, ''] : [m[1] ?? '', m[2] ?? ''];
+  const colon = entry.lastIndexOf(':');
+  if (colon === -1 || entry.indexOf(':') !== colon || /[[\]]/.test(entry)) return [entry, ''];
+  return [entry.slice(0, colon), entry.slice(colon + 1)];
 }
 
 function sameIp(a: string, b: string): boolean {

@@ -13,6 +13,7 @@ import { QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/qu
 import type { Agent } from 'undici';
 
 import { rpcEndpoint } from '../../config/index.js';
+import { classifyFailure } from '../../shared/net/index.js';
 import type { ChainClient } from './client.js';
 import { ChainUnavailableError } from './errors.js';
 import { knockOn } from './knock.js';
@@ -86,7 +87,9 @@ export function createRpcTransport(options: RpcClientOptions): RpcTransport {
       return result as Record<string, unknown>;
     } catch (error) {
       knock = true;
-      throw fail(signal.aborted ? new Error(`no answer within ${timeoutMs} ms`) : error);
+      // A failure of the network in the words downloads and webhooks use (shared/net/failure.ts).
+      const failure = classifyFailure(error);
+      throw fail(signal.aborted ? new Error(`no answer within ${timeoutMs} ms`) : failure === undefined ? error : new Error(failure.reason, { cause: error }));
     }
   }
 

@@ -10,6 +10,8 @@ import { type NodeFacts, parseNotifySettings, startNotifications } from '../../.
 import { createEventBus, type EventName } from '../../../src/shared/events/index.js';
 import { alertSecrets, type AlertServices, routingKey, startAlertServices, tooMany } from '../../support/alert-services.js';
 import { memoryLogger } from '../../support/download-kit.js';
+import { startFaultServer } from '../../support/fault-server.js';
+import { waitFor } from '../../support/home.js';
 
 const facts: NodeFacts = { chainId: 'testnet-7', node: 'val-1', home: '/home/node/.simapp' };
 const v2 = { name: 'v2', height: 10 };
@@ -200,6 +202,70 @@ describe('alert channels', () => {
     assert.deepEqual(given.map((l) => l.channel).sort(), ['slack', 'telegram'], 'logged once per channel');
     for (const secret of alertSecrets) assert.ok(!log.text().includes(secret), `${secret} is not in the log`);
     assert.match(log.text(), /HTTP 500: oops for bot\*\*\*/);
+  });
+
+  test('an answer that never ends is read no further than 16 KiB: delivered, its connection closed (issue #31)', async (t) => {
+    const server = await startFaultServer();
+    t.after(() => server.close());
+    server.route('/services/T000/B000/slacksecret42', { always: { kind: 'endless' } });
+    const log = memoryLogger();
+    const bus = createEventBus();
+    const env = { CHAINVISOR_SLACK_WEBHOOK_URL: server.url('/services/T000/B000/slacksecret42') };
+    const notify = startNotifications({ channels: settingsOf(env).channels, bus, logger: log.logger, facts, backoffMs: 5 });
+    bus.emit('upgrade-applied', { upgrade: v2, text: 'applied' });
+    await waitFor(() => server.cut === 1, 'the endless answer cut by chainvisor');
+    await notify.close(10_000);
+    assert.equal(server.requests.length, 1, 'delivered at the first attempt');
+    assert.doesNotMatch(log.text(), /not delivered/);
+  });
+
+  test('an error page that echoes the path, raw or percent-decoded, shows no token; nor do credentials of an API server (issue #31)', async (t) => {
+    const server = await startFaultServer();
+    t.after(() => server.close());
+    server.route('/services/T000/B000/%73lacksecret42', { always: { kind: 'echo', status: 404 } });
+    server.route('/api/webhooks/1234/discordsecret42', { always: { kind: 'echo', status: 400 } });
+    server.route(`/tg/bot${telegramTokenLike}/sendMessage`, { always: { kind: 'echo', status: 401 } });
+    const env = {
+      CHAINVISOR_SLACK_WEBHOOK_URL: server.url('/services/T000/B000/%73lacksecret42'),
+      CHAINVISOR_DISCORD_WEBHOOK_URL: server.url('/api/webhooks/1234/discordsecret42'),
+      CHAINVISOR_TELEGRAM_BOT_TOKEN: telegramTokenLike,
+      CHAINVISOR_TELEGRAM_CHAT_ID: '@validators',
+      CHAINVISOR_TELEGRAM_API_URL: server.url('/tg').replace('http://', 'http://tgops:tgpass42@'),
+    };
+    const log = memoryLogger();
+    const bus = createEventBus();
+    const notify = startNotifications({ channels: settingsOf(env).channels, bus, logger: log.logger, facts, backoffMs: 5 });
+    bus.emit('upgrade-applied', { upgrade: v2, text: 'applied' });
+    await notify.close(10_000);
+    const reasons = log.lines().filter((l) => /giving up/.test(String(l.msg)));
+    assert.equal(reasons.length, 3, log.text());
+    assert.match(log.text(), /HTTP 404: <html><body>Cannot POST \/services\/\*\*\* \(\/services\/\*\*\*\)/);
+    assert.doesNotMatch(log.text(), /slacksecret42|%73lacksecret42|discordsecret42|abc_DEF-ghi|tgpass42|T000|B000/);
+    const telegram = server.requestsTo(`/tg/bot${telegramTokenLike}/sendMessage`)[0];
+    assert.equal(telegram?.authorization, `Basic ${Buffer.from('tgops:tgpass42').toString('base64')}`, "the API server's credentials are sent");
+  });
+
+  test('a 429 with a Retry-After that is negative, not a number or huge, and a 429 that never ends: bounded waits and attempts (issue #31)', async () => {
+    services.answers.slack = [{ status: 429, body: 'rate_limited', headers: { 'retry-after': '-5' } }];
+    services.answers.discord = [{ status: 429, body: JSON.stringify({ retry_after: 'soon' }), headers: { 'content-type': 'application/json' } }];
+    services.answers.telegram = [tooMany('telegram', 1e12)];
+    services.answers.pagerduty = Array.from({ length: 20 }, () => tooMany('pagerduty', 0));
+    const log = memoryLogger();
+    const bus = createEventBus();
+    const notify = startNotifications({
+      channels: settingsOf(services.env).channels,
+      bus,
+      logger: log.logger,
+      facts,
+      backoffMs: 5,
+      attempts: 4,
+      maxRetryAfterMs: 50,
+    });
+    bus.emit('upgrade-failed', { upgrade: v2, text: 'failed' });
+    await notify.close(10_000);
+    for (const service of ['slack', 'discord', 'telegram'] as const) assert.equal(services.delivered(service).length, 1, `${service} delivered after its 429`);
+    assert.equal(services.requests.filter((r) => r.service === 'pagerduty').length, 4, 'a 429 loop ends after the attempts');
+    assert.match(log.text(), /pagerduty: message not delivered; giving up on it/);
   });
 
   test('CHAINVISOR_NOTIFY_EVENTS narrows every channel; PagerDuty still resolves', async () => {

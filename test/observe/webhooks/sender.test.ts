@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { parseWebhookTargets, payloadOf, startWebhooks } from '../../../src/observe/webhooks/index.js';
 import { createEventBus } from '../../../src/shared/events/index.js';
 import { memoryLogger } from '../../support/download-kit.js';
+import { startFaultServer } from '../../support/fault-server.js';
 import { waitFor } from '../../support/home.js';
 import { startProxyServer } from '../../support/proxy-server.js';
 import { refusedUrl, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
@@ -131,6 +132,34 @@ describe('webhooks', () => {
       await proxy.close();
       await locked.close();
     }
+  });
+
+  test('a 200 whose body never ends: delivered, and its connection closed at once instead of read for ever (issue #31)', async (t) => {
+    const server = await startFaultServer();
+    t.after(() => server.close());
+    server.route('/hook', { always: { kind: 'endless' } });
+    const bus = createEventBus();
+    const log = memoryLogger();
+    const hooks = startWebhooks({ targets: parseWebhookTargets(server.url('/hook')), bus, logger: log.logger, attempts: 1 });
+    bus.emit('upgrade-applied', { upgrade: { name: 'v2', height: 10 }, text: 'applied' });
+    await waitFor(() => server.cut === 1, 'the endless answer cut by chainvisor');
+    await hooks.close(5000);
+    assert.match(log.text(), /webhook delivered/);
+  });
+
+  test('a receiver URL is shown without its path tokens; a password with a bad %-escape is refused at start (issue #31)', () => {
+    const [slackLike] = parseWebhookTargets('https://hooks.example/services/T0/B0/SECRET');
+    assert.equal(slackLike?.shown, 'https://hooks.example/services/…');
+    const [v6] = parseWebhookTargets('http://ops:pw@[::1]:9000/hook/abc?token=x');
+    assert.equal(v6?.shown, 'http://***@[::1]:9000/hook/…');
+    assert.throws(
+      () => parseWebhookTargets('https://ok.example/a, https://ops:100%zz@hooks.example/x'),
+      (error: Error & { code?: string; exitCode?: number }) =>
+        error.code === 'CHAINVISOR_WEBHOOK_URL_INVALID' &&
+        error.exitCode === 78 &&
+        /% that does not start an escape/.test(error.message) &&
+        !error.message.includes('100%zz'),
+    );
   });
 
   test('an entry that is not an http(s) URL is a configuration error', () => {

@@ -94,3 +94,34 @@ test('what chainvisor config shows: the proxy in effect, never its credentials',
   assert.match(text, /no proxy for\s+localhost, loopback addresses, \.corp\.example,10\.0\.0\.0\/8 \[env no_proxy\]/);
   assert.doesNotMatch(text, /alice|s3cr/);
 });
+
+test("NO_PROXY entries with an empty port match any port, as Go's net.SplitHostPort reads them (issue #31)", () => {
+  const env = (noProxy: string) => ({ HTTPS_PROXY: 'http://p:1', HTTP_PROXY: 'http://p:1', NO_PROXY: noProxy });
+  assert.equal(via('https://foo.com/', env('foo.com:')), undefined, 'foo.com: goes direct');
+  assert.equal(via('https://bar.foo.com:8443/', env('foo.com:')), undefined);
+  assert.equal(via('http://10.1.2.3:8080/', env('10.1.2.3:')), undefined);
+  assert.equal(via('http://[2001:db8::5]:8080/', env('[2001:db8::5]:')), undefined);
+  assert.equal(via('https://foo.com/', env('foo.com:abc')), 'http://p:1/', 'a port that is not a number matches no URL');
+  assert.equal(via('https://foo.com/', env('foo.com:443:1')), 'http://p:1/', 'two colons: a host that matches nothing');
+  assert.equal(via('https://foo.com/', env(':443')), 'http://p:1/', 'no host: ignored');
+  assert.equal(via('http://[2001:db8::5]/', env('2001:db8::5')), undefined, 'a bare IPv6 address has no port');
+});
+
+test('proxy credentials that cannot be decoded or sent are problems, never shown (issue #31)', () => {
+  const cases: Array<[Record<string, string>, RegExp]> = [
+    [{ HTTPS_PROXY: 'http://ops:100%zz@proxy.corp:3128' }, /% that does not start an escape/],
+    [{ HTTP_PROXY: 'http://100%zz:pw@proxy.corp:3128' }, /% that does not start an escape/],
+    [{ HTTPS_PROXY: 'socks5://ops@gw.corp:1080' }, /takes a user and a password together/],
+    [{ HTTPS_PROXY: 'socks5://:100pw@gw.corp:1080' }, /takes a user and a password together/],
+    [{ HTTPS_PROXY: `socks5://ops:${'p'.repeat(256)}@gw.corp:1080` }, /at most 255 bytes/],
+  ];
+  for (const [env, message] of cases) {
+    const settings = proxySettings(env);
+    const problems = proxyProblems(settings);
+    assert.equal(problems.length, 1, JSON.stringify(env));
+    assert.match(problems[0]?.message ?? '', message);
+    assert.doesNotMatch(JSON.stringify(problems), /100%zz|100pw|ppppp/);
+    assert.match(describeProxies(settings).join('\n'), /unusable value in/);
+  }
+  assert.deepEqual(proxyProblems(proxySettings({ HTTPS_PROXY: 'socks5://ops:pw@gw.corp:1080' })), [], 'a SOCKS5 login is fine');
+});
