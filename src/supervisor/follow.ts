@@ -197,7 +197,8 @@ export function startFollow(options: FollowOptions): Follow {
       // The new node may not listen yet, or be busy migrating: tried again at the next tick.
       if (error instanceof ChainAnswerRefusedError) {
         warn('refused', `${error.message}; asked again each second`);
-        if (rpcProblem !== error.message) {
+        // Said in the status while waiting; once confirmed, a consensus-round would tell the metrics it is not.
+        if (!confirmed && rpcProblem !== error.message) {
           rpcProblem = error.message;
           emit('consensus-round');
         }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 
 import { layoutFor } from '../../../src/home/layout/index.js';
 import { buildStatus, renderStatus, trackLive } from '../../../src/observe/status/index.js';
@@ -68,13 +68,18 @@ test('a plan from the chain, the chain height, staging, backups and progress rea
   tracker.close();
 });
 
-test('an upgrade confirmed at a height moves the chain height there at once, never back', async (t) => {
+/** A live tracker on a bus, and the status document of an empty home with it. */
+async function liveStatus(t: TestContext) {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-live-'));
   t.after(() => fs.rm(root, { recursive: true, force: true }));
   const layout = layoutFor({ home: root, name: 'simd' });
   const bus = createEventBus();
   const tracker = trackLive({ bus, version: 't' });
-  const doc = () => buildStatus({ layout, backupDir: root, recase: true, version: 't', live: tracker.state() });
+  return { bus, doc: () => buildStatus({ layout, backupDir: root, recase: true, version: 't', live: tracker.state() }) };
+}
+
+test('an upgrade confirmed at a height moves the chain height there at once, never back', async (t) => {
+  const { bus, doc } = await liveStatus(t);
   const confirmed = (height: number) =>
     bus.emit('upgrade-confirmed', {
       upgrade: { name: 'v2', height: 27 },
@@ -96,12 +101,7 @@ test('an upgrade confirmed at a height moves the chain height there at once, nev
 });
 
 test('what the follow finds wrong in the RPC is a problem of the status while it lasts, and shown in the text', async (t) => {
-  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-live-'));
-  t.after(() => fs.rm(root, { recursive: true, force: true }));
-  const layout = layoutFor({ home: root, name: 'simd' });
-  const bus = createEventBus();
-  const tracker = trackLive({ bus, version: 't' });
-  const doc = () => buildStatus({ layout, backupDir: root, recase: true, version: 't', live: tracker.state() });
+  const { bus, doc } = await liveStatus(t);
   const round = (rpcProblem: string | null) =>
     bus.emit('consensus-round', {
       upgrade: { name: 'v2', height: 27 },
