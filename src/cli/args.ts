@@ -52,13 +52,10 @@ export interface ArgsSpec {
   rest?: string;
 }
 
-type ValueOf<O> = O extends { type: 'boolean' }
-  ? boolean
-  : O extends { parse: (text: string) => infer R }
-    ? (R extends { value: infer T } ? T : never) | undefined
-    : O extends { multiple: true }
-      ? string[] | undefined
-      : string | undefined;
+/** What a value option gives the command, undefined when it was not given (a required one always is). */
+type ValueOf<O> = O extends { type: 'boolean' } ? boolean : O extends { required: true } ? Given<O> : Given<O> | undefined;
+
+type Given<O> = O extends { parse: (text: string) => infer R } ? (R extends { value: infer T } ? T : never) : O extends { multiple: true } ? string[] : string;
 
 export interface ParsedArgs<S extends ArgsSpec> {
   /** Each option's value: a flag is false when not given, a value option undefined. */
@@ -85,7 +82,8 @@ export function parseCommandArgs<S extends ArgsSpec>(command: string, spec: S, a
     if (token.kind !== 'option') continue;
     const option = options[token.name];
     const shown = token.rawName.startsWith('--') ? token.rawName : `${token.rawName} (--${token.name})`;
-    if (option === undefined) throw new UsageError(unknownOption(command, token.rawName, options));
+    // As written (`-config`, not the `-c` of the short options parseArgs splits it into), without its value.
+    if (option === undefined) throw new UsageError(unknownOption(command, (own[token.index] as string).replace(/=.*$/s, ''), options));
     if (option.type === 'boolean') {
       if (token.value !== undefined) throw new UsageError(`${shown} takes no value, got ${JSON.stringify(token.value)}`);
       values[token.name] = true;
@@ -133,9 +131,8 @@ function parseValue(option: ValueOption<unknown>, text: string): { value: unknow
 }
 
 function unknownOption(command: string, raw: string, options: Readonly<Record<string, Option>>): string {
-  // The global options go before the command; after it they would be the command's.
-  const name = raw.replace(/^--?/, '').replace(/=.*$/s, '');
-  if (/^(config|cosmovisor-config)$/i.test(name)) return `${raw} goes before the command: chainvisor ${raw} <file> ${command} …`;
+  // --config goes before the command (--cosmovisor-config is taken anywhere, as cosmovisor takes it).
+  if (/^--?config$/i.test(raw)) return `${raw} goes before the command: chainvisor ${raw} <file> ${command} …`;
   const known = Object.keys(options);
   return `${command} has no option ${raw}${known.length === 0 ? ' (it takes none)' : ''}`;
 }

@@ -58,7 +58,6 @@ export const checkPlanCommand = defineCommand({
     'DAEMON_HOME is not needed. Exits 0 when every row is fine, 79 otherwise.',
   ].join('\n'),
   async run(ctx, { values }) {
-    const infoText = values.info as string;
     const name = values.name ?? ctx.env.DAEMON_NAME;
     if (name === undefined || name === '') throw new UsageError('check-plan needs the binary name: pass --name <binary> or set DAEMON_NAME');
     // Only the download settings matter here; a placeholder home keeps the loader's required check quiet.
@@ -76,7 +75,7 @@ export const checkPlanCommand = defineCommand({
     const work = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-check-plan-'));
     const fetcher = lib.fetcherFromConfig(config, logger);
     try {
-      const info = await lib.resolveInfo(infoText, { mustHaveChecksum: config.downloadMustHaveChecksum, fetcher, workDir: work });
+      const info = await lib.resolveInfo(values.info, { mustHaveChecksum: config.downloadMustHaveChecksum, fetcher, workDir: work });
       const host = lib.hostPlatform();
       const notes = infoNotes(lib, info, host);
       const targets = values['all-platforms'] ? Object.keys(info.binaries).sort() : [lib.pickBinary(info, host).platform];
