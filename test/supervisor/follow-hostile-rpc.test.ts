@@ -1,8 +1,9 @@
 /**
  * The follow after an upgrade, with the real `chainvisor run`, reading a fake RPC that answers as a
  * hostile or broken one would (issue #31): 4 MB of nested arrays, a bit array of 4 million entries, a
- * share of 10^23 voting power. Each is refused or clamped, said in the log and in `chainvisor status`,
- * and the good answer that follows is used; the node itself is never touched.
+ * share of 10^23 voting power, an answer that never ends, a slow-loris one. Each is refused, clamped or
+ * given up, said in the log and in `chainvisor status`, and the good answer that follows is used; the
+ * node itself is never touched, and SIGTERM is answered.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
@@ -37,32 +38,39 @@ describe('run: the follow reads a hostile RPC', () => {
 
   const status = async (): Promise<Status> => JSON.parse((await t.cliOk(['status', '--output', 'json'])).stdout) as Status;
 
-  test('refused or clamped, said in the log and the status, and the good answer after a bad one is used', async () => {
+  /** A home with v2 due at start-up, the node at height 9 as far as the fake RPC says; `run` started. */
+  async function startRun(): Promise<{ run: ReturnType<TestHome['spawn']>; output: () => string }> {
     await t.cliOk(['init', await t.fakeNode({ label: 'genesis' })]);
     await t.cliOk(['add-upgrade', 'v2', await t.fakeNode({ label: 'v2' })]);
     await fs.mkdir(path.join(t.home, 'data'), { recursive: true });
     await fs.writeFile(path.join(t.home, 'data/upgrade-info.json'), JSON.stringify(plan('v2', 10)));
+    const run = t.spawn(['run', 'start']);
+    let output = '';
+    run.all.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    return { run, output: () => output };
+  }
+
+  test('refused or clamped, said in the log and the status, and the good answer after a bad one is used', async () => {
     // A node at height 9 whose validator is one of two: the follow waits for block 10.
     rpc.answer('/status', { result: statusResult({ height: 9, address: self, power: '10' }) });
     rpc.answer('/dump_consensus_state', { result: dumpResult([self, peer]) });
     const n = 2_000_000;
     rpc.answer('/consensus_state', { body: `{"jsonrpc":"2.0","id":-1,"result":{"round_state":${'['.repeat(n)}${']'.repeat(n)}}}` });
-
-    const run = t.spawn(['run', 'start']);
-    let output = '';
-    run.all.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const { run, output } = await startRun();
     const until = async (what: string, check: (s: Status) => boolean): Promise<Status> => {
       let last: Status | undefined;
       await waitFor(async () => check((last = await status())), what, 20_000).catch((error: Error) => {
-        throw new Error(`${error.message}\nlast status: ${JSON.stringify(last)}\nchainvisor printed:\n${output.slice(-3000)}`);
+        throw new Error(`${error.message}\nlast status: ${JSON.stringify(last)}\nchainvisor printed:\n${output().slice(-3000)}`);
       });
       return last as Status;
     };
     try {
       // 4 MB of nested arrays: refused by its depth, a warning, a problem in the status.
       await until('the nested answer refused', (s) => s.problems.some((p) => /nested deeper than 32 levels/.test(p)));
-      const warning = output.split('\n').find((l) => /nested deeper than 32 levels/.test(l));
-      assert.ok(warning, output);
+      const warning = output()
+        .split('\n')
+        .find((l) => /nested deeper than 32 levels/.test(l));
+      assert.ok(warning, output());
       assert.equal((JSON.parse(warning) as { level: number }).level, 40, 'a warning');
 
       // A good answer next: used, and the problem gone.
@@ -89,13 +97,30 @@ describe('run: the follow reads a hostile RPC', () => {
       rpc.answer('/consensus_state', { result: consensusResult({ height: 10, prevotes: bitArray([true, true], 20, 30) }) });
       s = await until('the good answer used again', (x) => x.afterUpgrade?.prevoteRatio === 2 / 3);
       assert.deepEqual(s.problems, []);
-      assert.ok(!output.includes('unexpected error'), output);
+      assert.ok(!output().includes('unexpected error'), output());
       // The node was never touched: started once, never signalled.
       assert.deepEqual(await t.journalLines(), ['v2 pre-upgrade 1', 'v2 start [start]']);
     } finally {
       run.kill('SIGTERM');
       await run;
     }
+    assert.deepEqual(await t.journalLines(), ['v2 pre-upgrade 1', 'v2 start [start]', 'v2 got TERM']);
+  });
+
+  test('an answer that never ends is refused at its bound, a slow-loris one ends at the deadline; SIGTERM is answered', async () => {
+    rpc.answer('/status', { endless: true });
+    const { run, output } = await startRun();
+    try {
+      await waitFor(() => /the answer is larger than 65536 bytes/.test(output()), 'the endless answer refused', 20_000);
+      // A byte every 100 ms: never done within the follow's 2 s deadline, asked again after each.
+      const asked = rpc.requests.length;
+      rpc.answer('/status', { trickle: JSON.stringify({ result: statusResult({ height: 9, address: self, power: '10' }) }), everyMs: 100 });
+      await waitFor(() => rpc.requests.length >= asked + 2, 'the slow answer given up and asked again', 20_000);
+    } finally {
+      run.kill('SIGTERM');
+    }
+    const r = await run;
+    assert.equal(r.exitCode, 143, output());
     assert.deepEqual(await t.journalLines(), ['v2 pre-upgrade 1', 'v2 start [start]', 'v2 got TERM']);
   });
 });
