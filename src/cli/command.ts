@@ -5,9 +5,10 @@ import { type Config, loadConfig, type LoadedConfig } from '../config/index.js';
 import { ConfigError } from '../shared/errors/index.js';
 import type { LoggerOptions } from '../shared/log.js';
 import { proxyProblems, proxySettings } from '../shared/net/index.js';
+import { type ArgsSpec, type ParsedArgs, usageLine } from './args.js';
 
 export interface CommandContext {
-  /** Arguments after the command name, untouched. */
+  /** Arguments after the command name, untouched (`run` passes them to the node; the others' are parsed by args.ts). */
   args: string[];
   env: NodeJS.ProcessEnv;
   /** From the global `--config <file>` option. */
@@ -18,17 +19,30 @@ export interface CommandContext {
   stderr: Writable;
 }
 
-export interface Command {
+/** `run`'s arguments: the node's, passed on as they are (`--help` included); this names them in the usage line. */
+export interface NodeArguments {
+  node: string;
+}
+
+export interface Command<S extends ArgsSpec = ArgsSpec> {
   name: string;
   /** One line for `chainvisor help`. */
   summary: string;
-  /** `chainvisor <name> …` synopsis. */
-  usage: string;
-  /** Longer help for `chainvisor help <name>` and `<name> --help`. */
+  /** What the command takes, declared once: its parsing, usage line and option table derive from it (args.ts). */
+  args: S | NodeArguments;
+  /** Longer help for `chainvisor help <name>` and `<name> --help`, before the option table. */
   help: string;
-  /** `run` passes `--help` to the node; every other command answers it itself. */
-  passesHelpThrough?: boolean;
-  run(ctx: CommandContext): Promise<number>;
+  run(ctx: CommandContext, args: ParsedArgs<S>): Promise<number>;
+}
+
+/** A command with the types of its parsed arguments inferred from its declaration. */
+export function defineCommand<const S extends ArgsSpec>(command: Command<S>): Command<S> {
+  return command;
+}
+
+/** `chainvisor <name> …` synopsis. */
+export function usageOf(command: Command): string {
+  return 'node' in command.args ? `chainvisor ${command.name} ${command.args.node}` : usageLine(command.name, command.args);
 }
 
 export function loadContextConfig(ctx: CommandContext): LoadedConfig {

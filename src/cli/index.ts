@@ -3,7 +3,8 @@
  * ChainvisorErrors, which are shown as message + hint; anything else is a bug and shows its stack.
  */
 import { ChainvisorError, ExitCode, UsageError } from '../shared/errors/index.js';
-import { type CommandContext, writeLine } from './command.js';
+import { type ArgsSpec, optionLines, parseCommandArgs, usageLine } from './args.js';
+import { type CommandContext, usageOf, writeLine } from './command.js';
 import { commands } from './commands/index.js';
 import { version } from './version.js';
 
@@ -13,9 +14,14 @@ export interface MainOptions {
   stderr?: NodeJS.WritableStream & import('node:stream').Writable;
 }
 
+/** `chainvisor help [<command>]`: parsed like a command, though it is main's own. */
+const helpArgs = { positionals: [{ name: 'command', what: 'a command' }] } satisfies ArgsSpec;
+
 export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
+  /** The command the arguments are for, once known: a usage error then shows its usage line. */
+  let usage: { name: string; line: string } | undefined;
   try {
     const global = takeGlobalOptions(argv);
     const [name, ...commandArgs] = global.rest;
@@ -24,8 +30,13 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     const { file: lateCosmovisorConfig, args } = takeCosmovisorConfig(commandArgs);
     const configFile = global.configFile;
     const cosmovisorConfigFile = global.cosmovisorConfigFile ?? lateCosmovisorConfig;
-    if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
-      const topic = name === 'help' ? args[0] : undefined;
+    if (name === undefined || name === '--help' || name === '-h') {
+      writeLine(stdout, generalHelp());
+      return ExitCode.ok;
+    }
+    if (name === 'help') {
+      usage = { name, line: usageLine('help', helpArgs) };
+      const [topic] = parseCommandArgs('help', helpArgs, args).positionals;
       writeLine(stdout, topic === undefined ? generalHelp() : commandHelp(topic));
       return ExitCode.ok;
     }
@@ -35,14 +46,17 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     }
     const command = commands.find((c) => c.name === name);
     if (command === undefined) throw new UsageError(`unknown command ${JSON.stringify(name)}`);
-    if (!command.passesHelpThrough && args.some((a) => a === '--help' || a === '-h')) {
+    usage = { name, line: usageOf(command) };
+    // `run` passes --help to the node; every other command answers it itself.
+    if (!('node' in command.args) && args.some((a) => a === '--help' || a === '-h')) {
       writeLine(stdout, commandHelp(name));
       return ExitCode.ok;
     }
+    const parsed = 'node' in command.args ? { values: {}, positionals: args, rest: [] } : parseCommandArgs(name, command.args, args);
     const ctx: CommandContext = { args, env: options.env ?? process.env, configFile, cosmovisorConfigFile, stdout, stderr };
-    return await command.run(ctx);
+    return await command.run(ctx, parsed);
   } catch (error) {
-    return reportError(error, stderr);
+    return reportError(error, stderr, usage);
   }
 }
 
@@ -97,15 +111,27 @@ function generalHelp(): string {
 }
 
 function commandHelp(name: string): string {
+  if (name === 'help') return [`Usage: ${usageLine('help', helpArgs)}`, '', 'show the commands, or the help of one'].join('\n');
   const command = commands.find((c) => c.name === name);
   if (command === undefined) throw new UsageError(`unknown command ${JSON.stringify(name)}`);
-  return [`Usage: ${command.usage}`, '', command.summary, '', command.help].join('\n');
+  const options = 'node' in command.args ? [] : optionLines(command.args);
+  return [`Usage: ${usageOf(command)}`, '', command.summary, '', command.help, ...(options.length === 0 ? [] : ['', 'Options:', ...options])].join('\n');
 }
 
-function reportError(error: unknown, stderr: NodeJS.WritableStream): number {
+/** The hint UsageError gives when its thrower had nothing more precise to say. */
+const genericUsageHint = new UsageError('').hint;
+
+function reportError(error: unknown, stderr: NodeJS.WritableStream, usage: { name: string; line: string } | undefined): number {
   if (error instanceof ChainvisorError) {
     stderr.write(`chainvisor: error: ${error.message}\n`);
-    if (error.hint) stderr.write(`chainvisor: hint: ${error.hint}\n`);
+    let hint = error.hint;
+    // A misuse of a known command: its usage line, and where its whole help is.
+    if (error instanceof UsageError && usage !== undefined) {
+      stderr.write(`chainvisor: usage: ${usage.line}\n`);
+      const more = `run 'chainvisor help ${usage.name}' for its arguments and options`;
+      hint = hint === undefined || hint === genericUsageHint ? more : `${hint}; ${more}`;
+    }
+    if (hint) stderr.write(`chainvisor: hint: ${hint}\n`);
     // The stable code, for scripts and for searching the documentation (the text may change).
     stderr.write(`chainvisor: code: ${error.code}\n`);
     return error.exitCode;

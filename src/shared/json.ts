@@ -7,6 +7,8 @@
  *   `run` at 800 MB);
  * - a text nested deeper than `maxDepth` is refused after one scan (JSON.parse recurses: 100 000 levels
  *   end in a RangeError on Node 22, and what a caller then walks recursively does the same);
+ * - a text of more than `maxContainers` objects and arrays is refused in the same scan, when the caller
+ *   gives that bound (4 MB of `[[],[],…]` is 1.3 million arrays: 450 MB once parsed);
  * - the value must match the schema; the reason names the first place it does not.
  *
  * A result, never a throw, for what is in the text: the caller turns `reason` into its own coded error.
@@ -18,6 +20,8 @@ export interface JsonBounds {
   maxBytes?: number;
   /** Nesting of objects and arrays; 64 by default. */
   maxDepth?: number;
+  /** Objects and arrays in the whole text; not bounded by default. */
+  maxContainers?: number;
 }
 
 export type JsonResult<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -37,8 +41,10 @@ export function parseJsonValue(text: string, bounds: JsonBounds = {}): JsonResul
   const maxBytes = bounds.maxBytes ?? defaultMaxBytes;
   const maxDepth = bounds.maxDepth ?? defaultMaxDepth;
   if (text.length > maxBytes) return { ok: false, reason: `it is too large (${text.length} characters, over the limit of ${maxBytes})` };
-  const depth = nestingDepth(text, maxDepth);
-  if (depth > maxDepth) return { ok: false, reason: `it is nested deeper than ${maxDepth} levels` };
+  const maxContainers = bounds.maxContainers ?? Number.MAX_SAFE_INTEGER;
+  const scan = scanJson(text, maxDepth, maxContainers);
+  if (scan.deepest > maxDepth) return { ok: false, reason: `it is nested deeper than ${maxDepth} levels` };
+  if (scan.containers > maxContainers) return { ok: false, reason: `it holds more than ${maxContainers} objects and arrays` };
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (error) {
@@ -63,8 +69,14 @@ function describeIssue(issue: v.BaseIssue<unknown>): string {
  * anyway). Brackets inside strings do not count. Not a validation of the text: JSON.parse does that.
  */
 export function nestingDepth(text: string, stop = Number.MAX_SAFE_INTEGER): number {
+  return scanJson(text, stop, Number.MAX_SAFE_INTEGER).deepest;
+}
+
+/** The deepest nesting and the objects and arrays of `text`, in one pass that ends once either passes its bound. */
+function scanJson(text: string, maxDepth: number, maxContainers: number): { deepest: number; containers: number } {
   let depth = 0;
   let deepest = 0;
+  let containers = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -75,11 +87,12 @@ export function nestingDepth(text: string, stop = Number.MAX_SAFE_INTEGER): numb
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
       depth++;
+      if (++containers > maxContainers) break;
       if (depth > deepest) {
         deepest = depth;
-        if (deepest > stop) break;
+        if (deepest > maxDepth) break;
       }
     } else if (c === 0x7d || c === 0x5d) depth--;
   }
-  return deepest;
+  return { deepest, containers };
 }

@@ -18,10 +18,16 @@
  * It ends once confirmed and those 3 blocks are seen, or when stopped (chainvisor stops, the next
  * upgrade, the node exits). Read-only: it never touches the node, never delays a restart, and a
  * failing read is only tried again a second later.
+ *
+ * What the RPC answers is not trusted (issue #31): an answer of another shape, too large or too deep is
+ * refused by the reader, and the follow goes on with the next answer. A share above 100 % is shown as
+ * 100 %, and a bit array whose length is not the validator set's says nothing of this validator's vote.
+ * Each is a warning in the log (one a minute at most for each kind) and, while it lasts, a problem in
+ * the status (the events' `rpcProblem`): the RPC is broken, lying, or not this chain's.
  */
 import { type AfterUpgrade, describeAfterUpgrade, type EventBus, type UpgradeRef } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
-import { type ConsensusReader, createConsensusReader, type NodeValidator } from '../watcher/chain/index.js';
+import { ChainAnswerRefusedError, type ConsensusReader, createConsensusReader, type NodeValidator, type RoundState } from '../watcher/chain/index.js';
 
 export interface FollowOptions {
   upgrade: UpgradeRef;
@@ -56,6 +62,8 @@ export interface Follow {
 const waitingEveryMs = 30_000;
 /** A validator absent from the commits of this many first blocks is not signing. */
 const signingBlocks = 3;
+/** A hostile or broken RPC answers wrongly every second: one warning a minute says it. */
+const warnEveryMs = 60_000;
 
 export function startFollow(options: FollowOptions): Follow {
   const { upgrade, events, switchedAt, warnMs } = options;
@@ -85,7 +93,17 @@ export function startFollow(options: FollowOptions): Follow {
   let confirmed = false;
   /** Heights ≥ upgrade height whose commit was read for this validator's signature. */
   let checked = 0;
-  let unansweredSince: number | undefined;
+  /** What is wrong with the RPC's last answer, for the status (`rpcProblem` in the events' data); null when nothing. */
+  let rpcProblem: string | null = null;
+  /** When each kind of warning was last logged: a hostile or broken RPC answers wrongly every second. */
+  const warnedAt = new Map<'refused' | 'wrong', number>();
+  const warn = (kind: 'refused' | 'wrong', text: string): void => {
+    const now = Date.now();
+    const last = warnedAt.get(kind);
+    const level = last !== undefined && now - last < warnEveryMs ? 'debug' : 'warn';
+    if (level === 'warn') warnedAt.set(kind, now);
+    options.logger[level]({ upgrade: upgrade.name }, `after-upgrade follow: ${text}`);
+  };
 
   const emit = (event: 'consensus-round' | 'network-waiting' | 'upgrade-confirmed' | 'validator-not-signing' | 'upgrade-stalled', data = {}): void => {
     // A reading that ends after a stop says nothing about the next upgrade or node.
@@ -93,7 +111,7 @@ export function startFollow(options: FollowOptions): Follow {
     events.emit(event, {
       upgrade,
       text: describeAfterUpgrade(state, event === 'upgrade-stalled' ? shownDuration(Date.now() - switchedAt) : undefined),
-      data: { ...state, ...data },
+      data: { ...state, rpcProblem, ...data },
     });
   };
 
@@ -107,7 +125,11 @@ export function startFollow(options: FollowOptions): Follow {
   const waiting = async (validator: NodeValidator): Promise<void> => {
     const round = await reader.roundState();
     if (validator.votingPower > 0 && order === undefined) order = await reader.validatorOrder();
-    const index = order?.indexOf(validator.address) ?? -1;
+    const problem = roundProblem(round, validator.votingPower > 0 ? order : undefined);
+    if (problem !== null && problem !== rpcProblem) warn('wrong', `${problem}; the node's RPC is wrong or is not this chain's`);
+    // The set may have changed since it was read (or was read wrong): read again at the next tick.
+    if (order !== undefined && round.prevotes !== undefined && round.prevotes.voted.length !== order.length) order = undefined;
+    const index = problem === null ? (order?.indexOf(validator.address) ?? -1) : -1;
     const ownPrevote = validator.votingPower === 0 ? null : index >= 0 && round.prevotes ? (round.prevotes.voted[index] ?? false) : null;
     const next = {
       height: round.height,
@@ -116,8 +138,9 @@ export function startFollow(options: FollowOptions): Follow {
       precommitRatio: round.precommits?.ratio ?? null,
       ownPrevote,
     };
-    const changed = (Object.keys(next) as (keyof typeof next)[]).some((k) => next[k] !== state[k]);
+    const changed = problem !== rpcProblem || (Object.keys(next) as (keyof typeof next)[]).some((k) => next[k] !== state[k]);
     state = { ...state, ...next };
+    rpcProblem = problem;
     if (changed) emit('consensus-round');
     const now = Date.now();
     if (waitingSent === undefined || (now - waitingSent.at >= waitingEveryMs && waitingSent.ratio !== state.prevoteRatio)) {
@@ -132,6 +155,7 @@ export function startFollow(options: FollowOptions): Follow {
       const commit = await reader.commit(first);
       confirmed = true;
       checked = 1;
+      rpcProblem = null;
       const signed = hasPower ? commit.signers.has(validator.address) : null;
       const noticedAt = Date.now();
       state = {
@@ -153,6 +177,7 @@ export function startFollow(options: FollowOptions): Follow {
     while (checked < signingBlocks && validator.latestHeight >= first + checked) {
       const commit = await reader.commit(first + checked);
       checked += 1;
+      rpcProblem = null;
       if (commit.signers.has(validator.address)) return end();
     }
     if (checked >= signingBlocks) {
@@ -165,14 +190,19 @@ export function startFollow(options: FollowOptions): Follow {
   const read = async (): Promise<void> => {
     try {
       const validator = await reader.validator();
-      unansweredSince = undefined;
       if (stopped) return;
       if (validator.latestHeight < first) await waiting(validator);
       else await afterHeight(validator);
     } catch (error) {
       // The new node may not listen yet, or be busy migrating: tried again at the next tick.
-      unansweredSince ??= Date.now();
-      options.logger.debug({ err: error, upgrade: upgrade.name }, 'after-upgrade follow: no answer from the node yet');
+      if (error instanceof ChainAnswerRefusedError) {
+        warn('refused', `${error.message}; asked again each second`);
+        // Said in the status while waiting; once confirmed, a consensus-round would tell the metrics it is not.
+        if (!confirmed && rpcProblem !== error.message) {
+          rpcProblem = error.message;
+          emit('consensus-round');
+        }
+      } else options.logger.debug({ err: error, upgrade: upgrade.name }, 'after-upgrade follow: no answer from the node yet');
     }
     if (stopped || confirmed) return;
     if (Date.now() >= nextStall) {
@@ -204,4 +234,22 @@ function shownDuration(ms: number): string {
   const s = Math.round(ms / 1000);
   const m = Math.floor(s / 60);
   return m === 0 ? `${s}s` : s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
+}
+
+/**
+ * What cannot be true of a round state: more voted power than there is, or a bit array whose length is
+ * not the validator set's (then its entries say nothing of this validator's vote). Null when nothing.
+ */
+function roundProblem(round: RoundState, order: string[] | undefined): string | null {
+  const problems: string[] = [];
+  for (const [name, share] of [
+    ['prevote', round.prevotes],
+    ['precommit', round.precommits],
+  ] as const) {
+    if (share === undefined) continue;
+    if (share.overstated) problems.push(`the ${name} share claims ${share.power} of ${share.total} voting power, more than all of it (shown as 100 %)`);
+    if (order !== undefined && share.voted.length !== order.length)
+      problems.push(`the ${name} bit array has ${share.voted.length} entries for a validator set of ${order.length}`);
+  }
+  return problems.length === 0 ? null : problems.join('; ');
 }

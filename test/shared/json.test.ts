@@ -49,3 +49,11 @@ test('checkShape checks a value already parsed', () => {
   assert.equal(checkShape({ height: '1', round: 0 }, point).ok, true);
   assert.equal(checkShape({ height: '1' }, point).ok, false);
 });
+
+test('more objects and arrays than the bound is refused before parsing, when the caller bounds them', () => {
+  const wide = `[${Array.from({ length: 1001 }, () => '{}').join(',')}]`;
+  assert.deepEqual(parseJsonValue(wide, { maxContainers: 1000 }), { ok: false, reason: 'it holds more than 1000 objects and arrays' });
+  assert.equal(parseJsonValue(wide, { maxContainers: 1002 }).ok, true);
+  assert.equal(parseJsonValue(wide).ok, true, 'not bounded unless asked');
+  assert.equal(parseJsonValue('["[[[[", {"a": "{{{"}]', { maxContainers: 2 }).ok, true, 'brackets in strings do not count');
+});

@@ -1,6 +1,7 @@
 /**
  * The follow's decisions (src/supervisor/follow.ts) against a scripted node: the timing rules that the
- * end-to-end tests on the simulated network (test/e2e/after-upgrade.test.ts) cannot pin down exactly.
+ * end-to-end tests on the simulated network (test/e2e/after-upgrade.test.ts) cannot pin down exactly,
+ * and what it does with answers a hostile or broken RPC gives (issue #31).
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
@@ -8,7 +9,9 @@ import { afterEach, beforeEach, test } from 'node:test';
 import { createEventBus, type SupervisorEvent } from '../../src/shared/events/index.js';
 import { createLogger } from '../../src/shared/log.js';
 import { startFollow } from '../../src/supervisor/follow.js';
-import type { ConsensusReader, NodeValidator, RoundState } from '../../src/watcher/chain/index.js';
+import { ChainAnswerRefusedError, type ConsensusReader, type NodeValidator, type RoundState, type VoteShare } from '../../src/watcher/chain/index.js';
+import { memoryLogger } from '../support/download-kit.js';
+import { waitFor } from '../support/home.js';
 
 const self = 'A'.repeat(40);
 const peer = 'B'.repeat(40);
@@ -22,8 +25,8 @@ function scripted(chain: { latest: number; power?: number; signs?: (h: number) =
         height: chain.latest + 1,
         round: 0,
         step: 4,
-        prevotes: { voted: [true, false], power: 10, total: 30, ratio: 1 / 3 },
-        precommits: { voted: [false, false], power: 0, total: 30, ratio: 0 },
+        prevotes: { voted: [true, false], power: 10, total: 30, ratio: 1 / 3, overstated: false },
+        precommits: { voted: [false, false], power: 0, total: 30, ratio: 0, overstated: false },
       },
     validatorOrder: async () => [self, peer],
     commit: async (height: number) => ({ height, time: Date.now() - 50, signers: new Set(chain.signs?.(height) === false ? [peer] : [self, peer]) }),
@@ -160,4 +163,84 @@ test('a node that does not answer yet is asked again, and can still stall', asyn
   await new Promise((resolve) => setTimeout(resolve, 100));
   follow.stop();
   assert.deepEqual(r.names(), ['upgrade-stalled']);
+});
+
+/** A follow of `reader` whose log is kept; the follow is stopped by the test. */
+function loggedFollow(reader: ConsensusReader) {
+  const log = memoryLogger();
+  const r = recorder();
+  const follow = startFollow({ upgrade, switchedAt: Date.now(), rpcAddress: '', events: r.events, logger: log.logger, warnMs: 60_000, intervalMs: 20, reader });
+  const warnings = (text: RegExp) => log.lines().filter((l) => l.level === 40 && text.test(String(l.msg))).length;
+  return { log, r, follow, warnings };
+}
+
+/** The round at height 100 with these prevotes. */
+const prevoting =
+  (prevotes: VoteShare): (() => RoundState) =>
+  () => ({ height: 100, round: 0, step: 4, prevotes, precommits: undefined });
+
+test('an answer the reader refuses: one warning, the follow goes on, and the next good answer is used', async () => {
+  const reader = scripted({ latest: 99 });
+  const good = reader.validator;
+  let bad = 4;
+  reader.validator = async () => {
+    if (bad-- > 0) throw new ChainAnswerRefusedError('tcp://x', "the node's validator", 'it is nested deeper than 32 levels');
+    return good();
+  };
+  const { log, r, follow, warnings } = loggedFollow(reader);
+  await waitFor(() => r.seen.some((e) => e.event === 'network-waiting'), 'a good reading after the bad ones');
+  follow.stop();
+  assert.equal(warnings(/nested deeper than 32 levels/), 1, 'one warning, not one a second');
+  assert.ok(log.lines().filter((l) => /nested deeper than 32 levels/.test(String(l.msg))).length >= 4, 'the others at debug');
+  // While it lasts, the status hears of it (rpcProblem); the good reading clears it.
+  const problem = r.seen.find((e) => e.event === 'consensus-round' && typeof e.data?.rpcProblem === 'string');
+  assert.match(String(problem?.data?.rpcProblem), /the answer was refused: it is nested deeper than 32 levels/);
+  const waiting = r.seen.find((e) => e.event === 'network-waiting');
+  assert.equal(waiting?.data?.rpcProblem, null);
+  assert.equal(waiting?.data?.prevoteRatio, 1 / 3);
+  assert.equal(waiting?.data?.ownPrevote, true);
+});
+
+test('a share above 100 % is shown as 100 %, and the RPC is said to be wrong, in the log and the events', async () => {
+  const reader = scripted({ latest: 99, round: prevoting({ voted: [true, true], power: 1e23, total: 30, ratio: 1, overstated: true }) });
+  const { r, follow, warnings } = loggedFollow(reader);
+  await waitFor(() => r.seen.some((e) => e.event === 'network-waiting'), 'the first reading');
+  follow.stop();
+  const waiting = r.seen.find((e) => e.event === 'network-waiting');
+  assert.equal(waiting?.data?.prevoteRatio, 1);
+  assert.match(String(waiting?.text), /100 % of the voting power prevoted/);
+  assert.match(String(waiting?.data?.rpcProblem), /the prevote share claims 1e\+23 of 30 voting power, more than all of it \(shown as 100 %\)/);
+  assert.equal(waiting?.data?.ownPrevote, null, 'a lying RPC says nothing of this validator’s vote');
+  assert.equal(warnings(/more than all of it/), 1);
+});
+
+test('a bit array whose length is not the validator set’s says nothing of this validator’s vote; the set is read again', async () => {
+  const reader = scripted({ latest: 99, round: prevoting({ voted: [true, true, true], power: 30, total: 30, ratio: 1, overstated: false }) });
+  let orders = 0;
+  reader.validatorOrder = async () => {
+    orders++;
+    return [self, peer];
+  };
+  const { r, follow, warnings } = loggedFollow(reader);
+  await waitFor(() => orders >= 3, 'the set read again');
+  follow.stop();
+  const waiting = r.seen.find((e) => e.event === 'network-waiting');
+  assert.equal(waiting?.data?.ownPrevote, null);
+  assert.match(String(waiting?.data?.rpcProblem), /the prevote bit array has 3 entries for a validator set of 2/);
+  assert.equal(warnings(/bit array has 3 entries/), 1);
+});
+
+test('a refused answer after the confirmation is only logged: no consensus-round tells the metrics it is not confirmed', async () => {
+  const reader = scripted({ latest: 103, signs: (h) => h !== 100 });
+  const commit = reader.commit;
+  let bad = 2;
+  reader.commit = async (height: number) => {
+    if (height === 101 && bad-- > 0) throw new ChainAnswerRefusedError('tcp://x', `the commit of block ${height}`, 'it is not JSON');
+    return commit(height);
+  };
+  const { r, follow, warnings } = loggedFollow(reader);
+  await follow.done;
+  assert.deepEqual(r.names(), ['upgrade-confirmed']);
+  assert.ok(!r.seen.some((e) => e.event === 'consensus-round'), r.seen.map((e) => e.event).join(', '));
+  assert.equal(warnings(/it is not JSON/), 1);
 });

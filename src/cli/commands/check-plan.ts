@@ -7,7 +7,6 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 
 import { loadConfig } from '../../config/index.js';
 import type { Fetcher, FetchProgress, Info } from '../../download/index.js';
@@ -17,7 +16,7 @@ import type { Logger } from '../../shared/log.js';
 /** What check-plan uses of the download and verify code, loaded when it runs (other commands never evaluate it). */
 type Lib = typeof import('../../download/index.js') & Pick<typeof import('../../verify/index.js'), 'weakAlgos'>;
 import { formatBytes } from '../../shared/units.js';
-import { type Command, type CommandContext, refuseUnusableProxies, writeLine } from '../command.js';
+import { type CommandContext, defineCommand, refuseUnusableProxies, writeLine } from '../command.js';
 
 /** Downloads at once with --all-platforms. */
 const parallel = 3;
@@ -32,35 +31,33 @@ interface Row {
   problem: ChainvisorError | undefined;
 }
 
-export const checkPlanCommand: Command = {
+export const checkPlanCommand = defineCommand({
   name: 'check-plan',
   summary: "validate an upgrade plan's Info: download, verify and inspect its binaries",
-  usage: "chainvisor check-plan --info '<json or url>' [--all-platforms] [--name <binary>] [--skip-smoke-test]",
+  args: {
+    options: {
+      info: {
+        type: 'string',
+        value: "'<json or url>'",
+        required: true,
+        help: 'the Info: {"binaries": {"linux/amd64": "https://…?checksum=sha256:…"}} or a URL to it',
+      },
+      'all-platforms': { type: 'boolean', help: "download and check every platform listed, not only this host's" },
+      name: { type: 'string', value: '<binary>', help: 'the binary to look for in archives (default: $DAEMON_NAME)' },
+      'skip-smoke-test': { type: 'boolean', help: "do not run `<binary> version` on the host's binary" },
+    },
+  },
   help: [
     'Checks an Info before it goes into a governance proposal, the way nodes with',
     'DAEMON_ALLOW_DOWNLOAD_BINARIES=true will use it: every URL must parse and carry a checksum',
     '(unless DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM=false); the host\'s binary (or "any") is downloaded,',
     'its checksum compared, the archive inspected for bin/<name> or <name>, and `<binary> version` run.',
-    '  --info <json|url>    the Info: {"binaries": {"linux/amd64": "https://…?checksum=sha256:…"}} or a URL to it',
-    "  --all-platforms      download and check every platform listed, not only this host's",
-    '  --name <binary>      the binary to look for in archives (default: $DAEMON_NAME)',
-    "  --skip-smoke-test    do not run `<binary> version` on the host's binary",
     'Formats, recognised from the bytes (never the name): tar, tar.gz, tar.bz2, tar.xz, tar.zst, zip,',
     'and a plain executable or one compressed with gzip, bzip2, xz or zstd.',
     'Download settings (CHAINVISOR_DOWNLOAD_*, CHAINVISOR_EXTRACT_*, CHAINVISOR_ALLOW_*) apply;',
     'DAEMON_HOME is not needed. Exits 0 when every row is fine, 79 otherwise.',
   ].join('\n'),
-  async run(ctx) {
-    const { values } = parseArgs({
-      args: ctx.args,
-      options: {
-        info: { type: 'string' },
-        'all-platforms': { type: 'boolean' },
-        name: { type: 'string' },
-        'skip-smoke-test': { type: 'boolean' },
-      },
-    });
-    if (values.info === undefined || values.info.trim() === '') throw new UsageError("check-plan needs --info '<json or url>'");
+  async run(ctx, { values }) {
     const name = values.name ?? ctx.env.DAEMON_NAME;
     if (name === undefined || name === '') throw new UsageError('check-plan needs the binary name: pass --name <binary> or set DAEMON_NAME');
     // Only the download settings matter here; a placeholder home keeps the loader's required check quiet.
@@ -108,7 +105,7 @@ export const checkPlanCommand: Command = {
       await fs.rm(work, { recursive: true, force: true });
     }
   },
-};
+});
 
 interface CheckOneOptions {
   platform: string;

@@ -1,26 +1,27 @@
-import { parseArgs } from 'node:util';
-
 import { formatSettings, renderDocsTable, renderExample } from '../../config/index.js';
 import { binaryPath, customPreUpgradeProblem, layoutFor, readCurrentDir, requireHome } from '../../home/layout/index.js';
 import { ConfigError } from '../../shared/errors/index.js';
 import { describeProxies, proxySettings, readTrustStore } from '../../shared/net/index.js';
-import { type Command, loadContextConfig, writeLine } from '../command.js';
+import { defineCommand, loadContextConfig, writeLine } from '../command.js';
 
-export const configCommand: Command = {
+export const configCommand = defineCommand({
   name: 'config',
   summary: 'print the resolved settings and the paths derived from them',
-  usage: 'chainvisor config [--example | --docs]',
+  args: {
+    options: {
+      example: { type: 'boolean', help: 'print a config file with every default (what config.example.json holds)' },
+      docs: { type: 'boolean', help: 'print the settings table in Markdown' },
+    },
+    exclusive: { options: ['example', 'docs'] },
+  },
   help: [
     'Validates the configuration (environment over --config JSON file over --cosmovisor-config TOML file over',
     'defaults), then prints every setting with where it came from, the folders chainvisor will use, and where',
     "the node's gRPC and CometBFT RPC are read (DAEMON_GRPC_ADDRESS and CHAINVISOR_RPC_ADDRESS when set, else",
     "$DAEMON_HOME/config/app.toml and config.toml, else the defaults; 'run' also reads the node's flags).",
     'Refuses (exit 78) when $DAEMON_HOME or $DAEMON_HOME/cosmovisor does not exist.',
-    '  --example   print a config file with every default (what config.example.json holds)',
-    '  --docs      print the settings table in Markdown',
   ].join('\n'),
-  async run(ctx) {
-    const { values } = parseArgs({ args: ctx.args, options: { example: { type: 'boolean' }, docs: { type: 'boolean' } } });
+  async run(ctx, { values }) {
     if (values.example) {
       ctx.stdout.write(renderExample());
       return 0;
@@ -58,4 +59,4 @@ export const configCommand: Command = {
     writeLine(ctx.stdout, `trusted CAs          ${trust.certificates.length}: ${trust.sources.join('; ')}`);
     return 0;
   },
-};
+});

@@ -1,6 +1,5 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 
 import { renderCosmovisorToml } from '../../config/index.js';
 import {
@@ -16,29 +15,26 @@ import {
   switchCurrent,
   writeFileAtomic,
 } from '../../home/layout/index.js';
-import { ChainvisorError, ExitCode, isErrno, isFsError, UsageError } from '../../shared/errors/index.js';
+import { ChainvisorError, ExitCode, isErrno, isFsError } from '../../shared/errors/index.js';
 import { exists } from '../../shared/fsread/index.js';
-import { type Command, loadContextConfig, writeLine } from '../command.js';
+import { defineCommand, loadContextConfig, writeLine } from '../command.js';
 
-export const initCommand: Command = {
+export const initCommand = defineCommand({
   name: 'init',
   summary: 'create the cosmovisor folder layout with a genesis binary, and cosmovisor/config.toml',
-  usage: 'chainvisor init <path-to-binary> [--force]',
+  args: {
+    positionals: [{ name: 'path-to-binary', what: 'the path of the node binary', required: true }],
+    options: { force: { type: 'boolean', help: 'replace a different genesis binary' } },
+  },
   help: [
     'Creates $DAEMON_HOME/cosmovisor/{genesis/bin,upgrades}, copies the binary to genesis/bin/$DAEMON_NAME,',
     "points 'current' at genesis (a relative link) and writes $DAEMON_HOME/cosmovisor/config.toml with the",
     "resolved settings in cosmovisor's format (an existing config.toml is kept). Safe to run again: an",
     "identical binary is left as it is, and an existing 'current' (perhaps already upgraded) is never reset.",
     'The binary and the existing layout are checked before anything is created.',
-    '  --force   replace a different genesis binary',
   ].join('\n'),
-  async run(ctx) {
-    const { values, positionals } = parseArgs({ args: ctx.args, options: { force: { type: 'boolean' } }, allowPositionals: true });
-    const [source, extra] = positionals;
-    if (source === undefined || source.trim() === '') {
-      throw new UsageError('init needs the path of the node binary', 'chainvisor init /path/to/simd');
-    }
-    if (extra !== undefined) throw new UsageError(`init takes one path, got also ${JSON.stringify(extra)}`);
+  async run(ctx, { values, positionals }) {
+    const source = positionals[0] as string;
     // Everything is checked before anything is created.
     await checkSourceBinary(source);
     const { config } = loadContextConfig(ctx);
@@ -55,7 +51,7 @@ export const initCommand: Command = {
       writeLine(ctx.stdout, `genesis binary already installed at ${dest}`);
     } else {
       try {
-        await installBinary(layout, genesis, source, { force: values.force ?? false });
+        await installBinary(layout, genesis, source, { force: values.force });
       } catch (error) {
         if (error instanceof ChainvisorError && error.code === 'CHAINVISOR_ALREADY_INSTALLED') {
           throw new ChainvisorError('CHAINVISOR_ALREADY_INSTALLED', `a different genesis binary is already installed at ${dest}`, {
@@ -91,7 +87,7 @@ export const initCommand: Command = {
     }
     return ExitCode.ok;
   },
-};
+});
 
 async function sameContent(a: string, b: string): Promise<boolean> {
   // Only a regular file is read: a FIFO at the destination would block the read for good.

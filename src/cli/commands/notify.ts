@@ -1,23 +1,18 @@
-import { parseArgs } from 'node:util';
+import { ConfigError, ExitCode } from '../../shared/errors/index.js';
+import { defineCommand, loadContextConfig, writeLine } from '../command.js';
 
-import { ConfigError, ExitCode, UsageError } from '../../shared/errors/index.js';
-import { type Command, loadContextConfig, writeLine } from '../command.js';
-
-export const notifyCommand: Command = {
+export const notifyCommand = defineCommand({
   name: 'notify',
   summary: 'send a test message to every configured alert channel',
-  usage: 'chainvisor notify --test',
+  args: { options: { test: { type: 'boolean', required: true, help: 'send the test messages (required)' } } },
   help: [
     'Sends one test message to each channel that is configured: Slack (CHAINVISOR_SLACK_WEBHOOK_URL),',
     'Discord (CHAINVISOR_DISCORD_WEBHOOK_URL), Telegram (CHAINVISOR_TELEGRAM_BOT_TOKEN and _CHAT_ID) and',
     'PagerDuty (CHAINVISOR_PAGERDUTY_ROUTING_KEY: an info-severity event, resolved at once), and prints',
     'for each one whether it was delivered or what the service answered. Exit 0 when every channel took',
     'its message, 79 when one did not, 78 when none is configured or a setting is invalid.',
-    '  --test   send the test messages (required)',
   ].join('\n'),
   async run(ctx) {
-    const { values } = parseArgs({ args: ctx.args, options: { test: { type: 'boolean' } } });
-    if (!values.test) throw new UsageError('notify needs --test', 'chainvisor notify --test');
     const { config } = loadContextConfig(ctx);
     const { parseNotifySettings, readNodeFacts, sendTestNotices } = await import('../../observe/index.js');
     const { channels } = parseNotifySettings(config);
@@ -37,4 +32,4 @@ export const notifyCommand: Command = {
     }
     return results.every((r) => r.answer.ok) ? ExitCode.ok : ExitCode.upgradeFailed;
   },
-};
+});

@@ -1,13 +1,11 @@
-import { parseArgs } from 'node:util';
-
 import { layoutFor } from '../../home/layout/index.js';
 import { ChainvisorError, ExitCode } from '../../shared/errors/index.js';
-import { type Command, loadContextConfig, logOptions, writeLine } from '../command.js';
+import { defineCommand, loadContextConfig, logOptions, writeLine } from '../command.js';
 
-export const prepareUpgradeCommand: Command = {
+export const prepareUpgradeCommand = defineCommand({
   name: 'prepare-upgrade',
   summary: 'stage the binary of the upgrade scheduled on chain now (download, verify, install)',
-  usage: 'chainvisor prepare-upgrade',
+  args: {},
   help: [
     "Reads the scheduled upgrade plan from the node's gRPC, or from its CometBFT RPC when gRPC is off or does",
     "not answer (addresses: DAEMON_GRPC_ADDRESS and CHAINVISOR_RPC_ADDRESS when set, else the node's",
@@ -18,7 +16,6 @@ export const prepareUpgradeCommand: Command = {
     'node answers on neither.',
   ].join('\n'),
   async run(ctx) {
-    parseArgs({ args: ctx.args, options: {} });
     const loaded = loadContextConfig(ctx);
     const { config } = loaded;
     const layout = layoutFor(config);
@@ -49,4 +46,4 @@ export const prepareUpgradeCommand: Command = {
     writeLine(ctx.stdout, `upgrade "${plan.name}" at height ${plan.height}: ${result.binary} ${what}`);
     return ExitCode.ok;
   },
-};
+});

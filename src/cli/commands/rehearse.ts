@@ -1,22 +1,36 @@
 /**
  * `chainvisor rehearse`: the upgrade run on a scratch copy of this node's state (src/rehearsal/, docs/rehearsal.md).
- * Parses the command line (64 when wrong), picks the upgrade, stops cleanly on SIGTERM/SIGINT, prints the
+ * Its arguments are parsed by args.ts (64 when wrong); it picks the upgrade, stops cleanly on SIGTERM/SIGINT, prints the
  * report (text or JSON) and records it; exit 0 passed, 83 failed, 79 could not rehearse.
  */
-import { parseArgs } from 'node:util';
-
 import { parseDuration } from '../../config/index.js';
 import { layoutFor } from '../../home/layout/index.js';
-import { ChainvisorError, ExitCode, UsageError } from '../../shared/errors/index.js';
-import { type Command, loadContextConfig, logOptions, writeLine } from '../command.js';
+import { ChainvisorError, ExitCode } from '../../shared/errors/index.js';
+import { wholeNumber } from '../args.js';
+import { defineCommand, loadContextConfig, logOptions, writeLine } from '../command.js';
 
-const usage =
-  'chainvisor rehearse [<upgrade-name>] [--blocks N] [--timeout <duration>] [--keep] [--operator <valoper-address>] [--output json] [-- <node flags>]';
-
-export const rehearseCommand: Command = {
+export const rehearseCommand = defineCommand({
   name: 'rehearse',
   summary: "rehearse an upgrade on a scratch copy of this node's state, while the node keeps running",
-  usage,
+  args: {
+    positionals: [{ name: 'upgrade-name', what: 'an upgrade name' }],
+    options: {
+      blocks: { type: 'string', value: 'N', parse: wholeNumber(1), help: 'blocks of the new binary to wait for past the upgrade height (default 3)' },
+      timeout: {
+        type: 'string',
+        value: '<duration>',
+        parse: (text: string) => {
+          const d = parseDuration(text);
+          return d.ok && d.value > 0 ? { value: d.value } : { reason: 'must be a duration such as 10m or 90s' };
+        },
+        help: 'bounds the run after the copy (default 30m)',
+      },
+      keep: { type: 'boolean', help: 'leave the scratch home' },
+      operator: { type: 'string', value: '<valoper-address>', help: "the scratch validator's operator address for in-place-testnet" },
+      output: { type: 'string', short: 'o', choices: ['json', 'text'], help: 'json: the report as JSON; text (the default): for people' },
+    },
+    rest: '<node flags>',
+  },
   help: [
     'Copies data/ into a scratch home without stopping the node (the live keys and signing state are never used),',
     "makes it a one-validator testnet with the current binary's in-place-testnet, lets it halt for the upgrade,",
@@ -27,20 +41,10 @@ export const rehearseCommand: Command = {
     "go to the scratch node's in-place-testnet and start. The result is kept in cosmovisor/.chainvisor/rehearsals.json.",
     'Exit 0 passed, 83 failed (the upgrade failed on the copy), 79 could not rehearse, 64 usage. See docs/rehearsal.md.',
   ].join('\n'),
-  async run(ctx) {
-    const dash = ctx.args.indexOf('--');
-    const own = dash === -1 ? ctx.args : ctx.args.slice(0, dash);
-    const nodeArgs = dash === -1 ? [] : ctx.args.slice(dash + 1);
-    const parsed = parseOrUsage(own);
-    const { values, positionals } = parsed;
-    if (positionals.length > 1) throw new UsageError(`rehearse takes one upgrade name, got ${positionals.length}; usage: ${usage}`);
+  async run(ctx, { values, positionals, rest: nodeArgs }) {
     const output = values.output ?? 'text';
-    if (output !== 'json' && output !== 'text') throw new UsageError(`--output must be json or text, not ${JSON.stringify(output)}`);
-    const blocks = values.blocks === undefined ? 3 : Number(values.blocks);
-    if (!Number.isSafeInteger(blocks) || blocks < 1)
-      throw new UsageError(`--blocks must be a whole number of at least 1, not ${JSON.stringify(values.blocks)}`);
-    const timeout = parseDuration(values.timeout ?? '30m');
-    if (!timeout.ok || timeout.value <= 0) throw new UsageError(`--timeout must be a duration such as 10m or 90s, not ${JSON.stringify(values.timeout)}`);
+    const blocks = values.blocks ?? 3;
+    const timeoutMs = values.timeout ?? 30 * 60_000;
     const loaded = loadContextConfig(ctx);
     const { config } = loaded;
     const layout = layoutFor(config);
@@ -76,8 +80,8 @@ export const rehearseCommand: Command = {
         logger,
         upgrade,
         blocks,
-        timeoutMs: timeout.value,
-        keep: values.keep === true,
+        timeoutMs,
+        keep: values.keep,
         operator: values.operator,
         nodeArgs,
         signal: stop.signal,
@@ -101,22 +105,4 @@ export const rehearseCommand: Command = {
       process.off('SIGINT', onSignal);
     }
   },
-};
-
-function parseOrUsage(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        blocks: { type: 'string' },
-        timeout: { type: 'string' },
-        keep: { type: 'boolean' },
-        operator: { type: 'string' },
-        output: { type: 'string', short: 'o' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}; usage: ${usage}`);
-  }
-}
+});

@@ -1,23 +1,21 @@
 import type { RestorePlan, RestoreRecord, SignSide } from '../../home/backup/index.js';
 import { layoutFor, requireHome } from '../../home/layout/index.js';
-import { ChainvisorError, UsageError } from '../../shared/errors/index.js';
-import { type Command, type CommandContext, loadContextConfig, logOptions, writeLine } from '../command.js';
+import { ChainvisorError } from '../../shared/errors/index.js';
+import { type CommandContext, defineCommand, loadContextConfig, logOptions, writeLine } from '../command.js';
 import { version } from '../version.js';
 
-interface RestoreArgs {
-  backup: string | undefined;
-  dryRun: boolean;
-  yes: boolean;
-  keepBinary: boolean;
-  output: 'json' | 'text';
-}
-
-const usage = 'chainvisor restore [--backup <folder>] [--dry-run] [--yes] [--keep-binary] [--output json]';
-
-export const restoreCommand: Command = {
+export const restoreCommand = defineCommand({
   name: 'restore',
   summary: 'put a backup made by chainvisor back as data/, keeping the newest signing state',
-  usage,
+  args: {
+    options: {
+      backup: { type: 'string', value: '<folder>', help: 'the backup to put back (default: the newest chainvisor recorded)' },
+      'dry-run': { type: 'boolean', help: 'print the plan and change nothing' },
+      yes: { type: 'boolean', short: 'y', help: 'do not ask (for scripts; without a terminal, restore needs it)' },
+      'keep-binary': { type: 'boolean', help: 'leave `current` as it is' },
+      output: { type: 'string', short: 'o', choices: ['json', 'text'], help: 'json: the plan and what was done as JSON; text (the default): for people' },
+    },
+  },
   help: [
     'Puts the newest backup chainvisor recorded (or --backup <folder>) back as $DAEMON_HOME/data. The backup is',
     'copied (clones where the filesystem allows), never moved: it stays for another try. The current data/ is',
@@ -28,8 +26,8 @@ export const restoreCommand: Command = {
     'Exit 0 restored, 79 nothing to restore (or a backup, a record or a journal it cannot use), 81 not enough space, 84 a signing',
     'state that cannot be read.',
   ].join('\n'),
-  async run(ctx) {
-    const args = parseArgs(ctx.args);
+  async run(ctx, { values }) {
+    const args = { backup: values.backup, dryRun: values['dry-run'], yes: values.yes, keepBinary: values['keep-binary'], output: values.output ?? 'text' };
     const { config } = loadContextConfig(ctx);
     const layout = layoutFor(config);
     await requireHome(layout);
@@ -64,30 +62,7 @@ export const restoreCommand: Command = {
       await lock.release();
     }
   },
-};
-
-function parseArgs(argv: string[]): RestoreArgs {
-  const args: RestoreArgs = { backup: undefined, dryRun: false, yes: false, keepBinary: false, output: 'text' };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const value = (): string => {
-      const v = inline ?? argv[++i];
-      if (v === undefined || v === '') throw new UsageError(`${flag} needs a value; usage: ${usage}`);
-      return v;
-    };
-    if (flag === '--backup') args.backup = value();
-    else if (flag === '--dry-run') args.dryRun = true;
-    else if (flag === '--yes' || flag === '-y') args.yes = true;
-    else if (flag === '--keep-binary') args.keepBinary = true;
-    else if (flag === '--output' || flag === '-o') {
-      const v = value();
-      if (v !== 'json' && v !== 'text') throw new UsageError(`--output must be json or text, not ${JSON.stringify(v)}`);
-      args.output = v;
-    } else throw new UsageError(`unexpected argument ${JSON.stringify(arg)}; usage: ${usage}`);
-  }
-  return args;
-}
+});
 
 async function confirm(ctx: CommandContext, plan: RestorePlan): Promise<void> {
   if (!process.stdin.isTTY) {

@@ -16,14 +16,13 @@ import { version } from '../version.js';
 export const runCommand: Command = {
   name: 'run',
   summary: 'run the node under supervision and switch binaries at upgrades',
-  usage: 'chainvisor run <node arguments…>',
+  args: { node: '<node arguments…>' },
   help: [
     'Starts current/bin/$DAEMON_NAME with the arguments exactly as given (for example: run start --home ~/.simapp),',
     'passes stdin, stdout and stderr through, watches data/upgrade-info.json and applies upgrades.',
     "chainvisor's own logs go to stderr. Everything after 'run', including --help, goes to the node.",
     'CHAINVISOR_HTTP_ADDRESS serves /metrics, /healthz and /status; CHAINVISOR_WEBHOOK_URL receives upgrade events.',
   ].join('\n'),
-  passesHelpThrough: true,
   async run(ctx) {
     const loaded = loadContextConfig(ctx);
     const { config } = loaded;

@@ -2,12 +2,12 @@ import { genesis, layoutFor, planRecordPath, readCurrentDir } from '../../home/l
 import { ChainvisorError, ExitCode } from '../../shared/errors/index.js';
 import { readBounded } from '../../shared/fsread/index.js';
 import { maxUpgradeInfoBytes } from '../../watcher/plan/index.js';
-import { type Command, loadContextConfig, writeLine } from '../command.js';
+import { defineCommand, loadContextConfig, writeLine } from '../command.js';
 
-export const showUpgradeInfoCommand: Command = {
+export const showUpgradeInfoCommand = defineCommand({
   name: 'show-upgrade-info',
   summary: 'print the upgrade-info.json of the running binary',
-  usage: 'chainvisor show-upgrade-info',
+  args: {},
   help: 'Prints current/upgrade-info.json: the plan that put the running binary in place.',
   async run(ctx) {
     const { config } = loadContextConfig(ctx);
@@ -34,4 +34,4 @@ export const showUpgradeInfoCommand: Command = {
     writeLine(ctx.stdout, read.text.trim());
     return 0;
   },
-};
+});

@@ -3,15 +3,18 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { layoutFor } from '../../home/layout/index.js';
 import { renderStatus, statusOfHome, watchLine, watchScreen } from '../../observe/status/index.js';
 import { UsageError } from '../../shared/errors/index.js';
-import { type Command, type CommandContext, loadContextConfig, writeLine } from '../command.js';
+import { type CommandContext, defineCommand, loadContextConfig, writeLine } from '../command.js';
 import { version } from '../version.js';
 
-const usage = 'chainvisor status [--output json] [--watch]';
-
-export const statusCommand: Command = {
+export const statusCommand = defineCommand({
   name: 'status',
   summary: 'show the node, current binary, pending and queued upgrades, staged binaries and backups',
-  usage,
+  args: {
+    options: {
+      output: { type: 'string', short: 'o', choices: ['json', 'text'], help: 'json: the document GET /status gives; text (the default): for people' },
+      watch: { type: 'boolean', short: 'w', help: 'follow the status until Ctrl-C (see above)' },
+    },
+  },
   help: [
     "With 'chainvisor run' active for this home, shows its live state (the node's pid and state, the last upgrade,",
     'the chain height, the network after the upgrade) from the status file it keeps in',
@@ -22,8 +25,9 @@ export const statusCommand: Command = {
     "the network's height and round, a bar of the prevote share and this validator's vote (what pvtop shows);",
     'elsewhere, prints one line each time that changes. Ends on Ctrl-C, with status 0.',
   ].join('\n'),
-  async run(ctx) {
-    const { output, watch } = parseArgs(ctx.args);
+  async run(ctx, { values }) {
+    const { output, watch } = values;
+    if (watch && output === 'json') throw new UsageError('--watch shows the status for people; use --output json without --watch, or GET /status');
     const { config } = loadContextConfig(ctx);
     const read = () => statusOfHome({ layout: layoutFor(config), backupDir: config.dataBackupDir, version });
     if (watch) return watchStatus(ctx, read);
@@ -31,7 +35,7 @@ export const statusCommand: Command = {
     writeLine(ctx.stdout, output === 'json' ? JSON.stringify(doc, null, 2) : renderStatus(doc));
     return 0;
   },
-};
+});
 
 /** `--watch`: until SIGINT or SIGTERM, which end it with status 0. */
 async function watchStatus(ctx: CommandContext, read: () => ReturnType<typeof statusOfHome>): Promise<number> {
@@ -61,22 +65,4 @@ async function watchStatus(ctx: CommandContext, read: () => ReturnType<typeof st
     process.off('SIGTERM', onSignal);
   }
   return 0;
-}
-
-function parseArgs(args: string[]): { output: 'json' | 'text'; watch: boolean } {
-  let output: 'json' | 'text' = 'text';
-  let watch = false;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    if (arg === '--watch' || arg === '-w') {
-      watch = true;
-      continue;
-    }
-    const value = arg === '--output' || arg === '-o' ? args[++i] : arg.startsWith('--output=') ? arg.slice('--output='.length) : undefined;
-    if (value === undefined) throw new UsageError(`unexpected argument ${JSON.stringify(arg)}; usage: ${usage}`);
-    if (value !== 'json' && value !== 'text') throw new UsageError(`--output must be json or text, not ${JSON.stringify(value)}`);
-    output = value;
-  }
-  if (watch && output === 'json') throw new UsageError('--watch shows the status for people; use --output json without --watch, or GET /status');
-  return { output, watch };
 }

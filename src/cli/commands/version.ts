@@ -1,22 +1,22 @@
 import { execFile } from 'node:child_process';
-import { parseArgs } from 'node:util';
 
 import { binaryPath, layoutFor, readCurrentDir } from '../../home/layout/index.js';
-import { UsageError } from '../../shared/errors/index.js';
-import { type Command, loadContextConfig, writeLine } from '../command.js';
+import { defineCommand, loadContextConfig, writeLine } from '../command.js';
 import { commit, version } from '../version.js';
 
-export const versionCommand: Command = {
+export const versionCommand = defineCommand({
   name: 'version',
   summary: "print chainvisor's version and the running binary's",
-  usage: 'chainvisor version [--output text|json]',
+  args: {
+    options: {
+      output: { type: 'string', short: 'o', choices: ['text', 'json'], help: "text (the default) or json, as cosmovisor's version --output" },
+    },
+  },
   help: [
     "Prints chainvisor's version, then runs 'current/bin/$DAEMON_NAME version' and shows its answer. The release",
     'executable also prints the git commit it was built from (chainvisor_commit in JSON; null when not known).',
   ].join('\n'),
-  async run(ctx) {
-    const { values } = parseArgs({ args: ctx.args, options: { output: { type: 'string', short: 'o', default: 'text' } } });
-    if (values.output !== 'text' && values.output !== 'json') throw new UsageError(`--output must be text or json, got ${JSON.stringify(values.output)}`);
+  async run(ctx, { values }) {
     const json = values.output === 'json';
     if (!json) writeLine(ctx.stdout, `chainvisor version: ${version}`);
     const { config } = loadContextConfig(ctx);
@@ -45,7 +45,7 @@ export const versionCommand: Command = {
     writeLine(ctx.stdout, JSON.stringify({ chainvisor_version: version, chainvisor_commit: commit ?? null, app_version: app }));
     return 0;
   },
-};
+});
 
 interface BinaryResult {
   /** undefined when the binary could not be started, was killed, or ran past the time limit (`failure` says which). */

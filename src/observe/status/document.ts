@@ -87,7 +87,8 @@ export async function buildStatus(options: BuildOptions): Promise<StatusDocument
     lastRehearsal: home.rehearsals[0] ?? null,
     lastRestore: home.lastRestore,
     health: health(live, home),
-    problems: home.problems,
+    // Said while it lasts: the follow's reading of the node's RPC is wrong (issue #31).
+    problems: live?.rpcProblem ? [...home.problems, `after upgrade: the node's RPC answers wrongly: ${live.rpcProblem}`] : home.problems,
   };
 }
 

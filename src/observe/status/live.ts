@@ -50,6 +50,8 @@ export interface LiveState {
   activity: Activity | null;
   /** The network after the last upgrade (issue #26): from the switch until the next upgrade. */
   afterUpgrade: AfterUpgrade | null;
+  /** What the follow found wrong in the node's RPC answers (a share above 100 %, …), while it lasts (issue #31). */
+  rpcProblem?: string | null;
   updated: string;
 }
 
@@ -74,6 +76,7 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
     backups: [],
     activity: null,
     afterUpgrade: null,
+    rpcProblem: null,
     updated: iso(now()),
   };
   const listeners: ((urgent: boolean) => void)[] = [];
@@ -113,6 +116,7 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
         detectedAt = ms === null ? undefined : e.time - ms;
         if (state.pending && e.upgrade && state.pending.name === e.upgrade.name) state.pending = null;
         state.afterUpgrade = null;
+        state.rpcProblem = null;
         return true;
       }
       case 'upgrade-confirmed': {
@@ -120,6 +124,7 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
         const height = num(data.height);
         if (height !== null && height > (state.chainHeight ?? 0)) state.chainHeight = height;
         state.afterUpgrade = afterUpgradeOf(data);
+        state.rpcProblem = null;
         return true;
       }
       case 'consensus-round':
@@ -127,6 +132,7 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
       case 'validator-not-signing':
       case 'upgrade-stalled':
         state.afterUpgrade = afterUpgradeOf(data);
+        state.rpcProblem = str(data.rpcProblem);
         return true;
       case 'upgrade-failed':
         if (e.upgrade) state.lastUpgrade = { ...e.upgrade, result: 'failed', durationSeconds: null, time: iso(e.time), error: e.text };

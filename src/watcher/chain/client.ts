@@ -8,8 +8,10 @@
 import { Client, credentials, type ServiceError, status } from '@grpc/grpc-js';
 import { GetLatestBlockRequest, GetLatestBlockResponse } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
 import { QueryCurrentPlanRequest, QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
+import type { Plan } from 'cosmjs-types/cosmos/upgrade/v1beta1/upgrade.js';
 
-import { ChainUnavailableError } from './errors.js';
+import { shownText } from './answers.js';
+import { ChainAnswerRefusedError, ChainUnavailableError } from './errors.js';
 import { knockOn } from './knock.js';
 
 /** The plan as chainvisor uses it: the same shape as upgrade-info.json's. */
@@ -93,20 +95,18 @@ export function createChainClient(options: ChainClientOptions): ChainClient {
     describe: () => `the node's gRPC at ${address}`,
     async currentPlan() {
       const response = await call('/cosmos.upgrade.v1beta1.Query/CurrentPlan', QueryCurrentPlanRequest, QueryCurrentPlanResponse, 'the scheduled upgrade plan');
-      const plan = response.plan;
-      if (plan === undefined || plan.name === '') return null;
-      return { name: plan.name, height: Number(plan.height), info: plan.info };
+      const plan = planOf(response.plan);
+      if (typeof plan === 'string') throw new ChainAnswerRefusedError(address, 'the scheduled upgrade plan', plan);
+      return plan;
     },
     async latestHeight() {
-      const response = await call(
-        '/cosmos.base.tendermint.v1beta1.Service/GetLatestBlock',
-        GetLatestBlockRequest,
-        GetLatestBlockResponse,
-        'the latest block height',
-      );
+      const what = 'the latest block height';
+      const response = await call('/cosmos.base.tendermint.v1beta1.Service/GetLatestBlock', GetLatestBlockRequest, GetLatestBlockResponse, what);
       const height = response.sdkBlock?.header?.height ?? response.block?.header?.height;
-      if (height === undefined) throw new ChainUnavailableError(address, 'the latest block height', new Error('the answer has no block header'));
-      return Number(height);
+      if (height === undefined) throw new ChainUnavailableError(address, what, new Error('the answer has no block header'));
+      const checked = heightOf(height);
+      if (typeof checked === 'string') throw new ChainAnswerRefusedError(address, what, checked);
+      return checked;
     },
     close() {
       client?.close();
@@ -121,4 +121,24 @@ function hostPort(address: string): { host: string; port: number } | undefined {
   if (match === null) return undefined;
   const port = Number(match[2]);
   return port > 0 && port < 65536 ? { host: match[1] || 'localhost', port } : undefined;
+}
+
+/**
+ * The plan of a QueryCurrentPlanResponse (gRPC or abci_query), or null when none is scheduled, or why
+ * it cannot be a plan: the SDK refuses a plan at height 0 or below, and a height past 2^53 is no
+ * chain's (it would be rounded, and an upgrade at the wrong height is worse than none).
+ */
+export function planOf(plan: Plan | undefined): ScheduledPlan | null | string {
+  if (plan === undefined || plan.name === '') return null;
+  const height = heightOf(plan.height);
+  if (typeof height === 'string') return `the plan "${shownText(plan.name, 80)}" has ${height}`;
+  if (height === 0) return `the plan "${shownText(plan.name, 80)}" has height 0`;
+  return { name: plan.name, height, info: plan.info };
+}
+
+/** A protobuf int64 height as a number, or why it is not one (negative, or past 2^53). */
+export function heightOf(height: bigint): number | string {
+  if (height < 0n) return `a negative height (${height})`;
+  if (height > BigInt(Number.MAX_SAFE_INTEGER)) return `a height past 2^53 (${height})`;
+  return Number(height);
 }

@@ -6,10 +6,13 @@
  *   /dump_consensus_state   the validators in the order of those bit arrays (read once: it is large;
  *                           /validators, in the same order, when it cannot be read);
  *   /commit?height=H        the block's time and who signed it.
- * Typed readers only: the follow that uses them lives in src/supervisor/follow.ts. Read-only.
+ * Typed readers only: the follow that uses them lives in src/supervisor/follow.ts. Read-only. Each
+ * answer is checked against its schema (answers.ts) and bounded: at most 10 000 validators, votes or
+ * signatures (CometBFT's own limit), a bit array no longer than that.
  */
+import { commitAnswer, consensusStateAnswer, dumpConsensusStateAnswer, maxValidators, statusAnswer, validatorsAnswer } from './answers.js';
 import { ChainUnavailableError } from './errors.js';
-import { createRpcTransport, type RpcClientOptions } from './rpc-client.js';
+import { createRpcTransport, type RpcClientOptions, statusMaxBytes } from './rpc-client.js';
 
 export interface NodeValidator {
   /** Upper-case hex, as in commit signatures. */
@@ -25,8 +28,13 @@ export interface VoteShare {
   voted: boolean[];
   power: number;
   total: number;
-  /** power / total exactly (the string's 2 decimals are rounded). */
+  /**
+   * power / total exactly (the string's 2 decimals are rounded), at most 1: a node that claims more
+   * voted power than there is lies, and `overstated` says so.
+   */
   ratio: number;
+  /** power > total: the ratio was clamped to 1. */
+  overstated: boolean;
 }
 
 export interface RoundState {
@@ -55,92 +63,67 @@ export interface ConsensusReader {
   close(): void;
 }
 
-const bitArrayPattern = /^BA\{(\d+):([x_]*)\} (\d+)\/(\d+) = [\d.]+$/;
+/** At most 10 000 entries (CometBFT's MaxVotesCount); powers longer than an int64's, so that a lie is seen as one. */
+const bitArrayPattern = /^BA\{(\d{1,5}):([x_]*)\} (\d{1,30})\/(\d{1,30}) = [\d.e+]{1,40}$/;
 
 /** A CometBFT bit-array string; undefined when it is not one (an empty round shows `nil-BitArray`). */
 export function parseVoteShare(text: unknown): VoteShare | undefined {
-  if (typeof text !== 'string') return undefined;
+  // Checked before the pattern runs: a bit array of millions of entries is not read at all.
+  if (typeof text !== 'string' || text.length > maxValidators + 100) return undefined;
   const match = bitArrayPattern.exec(text.trim());
   if (match === null) return undefined;
   const bits = match[2] as string;
   const power = Number(match[3]);
   const total = Number(match[4]);
-  if (bits.length !== Number(match[1])) return undefined;
-  return { voted: [...bits].map((c) => c === 'x'), power, total, ratio: total > 0 ? power / total : 0 };
+  if (bits.length !== Number(match[1]) || bits.length > maxValidators) return undefined;
+  const voted = new Array<boolean>(bits.length);
+  for (let i = 0; i < bits.length; i++) voted[i] = bits.charCodeAt(i) === 0x78; // 'x'
+  const overstated = power > total;
+  return { voted, power, total, ratio: total > 0 ? Math.min(1, power / total) : 0, overstated };
 }
 
 export function createConsensusReader(options: RpcClientOptions): ConsensusReader {
   const rpc = createRpcTransport(options);
-  const malformed = (what: string, why: string) => new ChainUnavailableError(rpc.address, what, new Error(why), rpc.via);
   return {
     async validator() {
-      const what = "the node's validator";
-      const result = await rpc.get('/status', what);
-      const info = result.validator_info as { address?: unknown; voting_power?: unknown } | undefined;
-      const height = (result.sync_info as { latest_block_height?: unknown } | undefined)?.latest_block_height;
-      if (typeof info?.address !== 'string' || !isDecimal(info.voting_power) || !isDecimal(height))
-        throw malformed(what, 'the answer has no validator_info or sync_info.latest_block_height');
-      return { address: info.address.toUpperCase(), votingPower: Number(info.voting_power), latestHeight: Number(height) };
+      const result = await rpc.get('/status', "the node's validator", statusAnswer, statusMaxBytes);
+      const info = result.validator_info;
+      return { address: info.address, votingPower: info.voting_power, latestHeight: result.sync_info.latest_block_height };
     },
     async roundState() {
-      const what = 'the consensus round state';
-      const result = await rpc.get('/consensus_state', what);
-      const state = result.round_state as { 'height/round/step'?: unknown; height_vote_set?: unknown } | undefined;
-      const hrs = typeof state?.['height/round/step'] === 'string' ? state['height/round/step'].split('/').map(Number) : [];
-      const [height, round, step] = hrs;
-      if (hrs.length !== 3 || !hrs.every(Number.isInteger)) throw malformed(what, 'the answer has no round_state "height/round/step"');
-      const sets = Array.isArray(state?.height_vote_set)
-        ? (state.height_vote_set as { round?: unknown; prevotes_bit_array?: unknown; precommits_bit_array?: unknown }[])
-        : [];
+      const result = await rpc.get('/consensus_state', 'the consensus round state', consensusStateAnswer);
+      const state = result.round_state;
+      const [height, round, step] = state['height/round/step'];
+      const sets = state.height_vote_set;
       // CometBFT lists rounds 0 … round + 1: the share that matters is the current round's.
       const current = sets.find((s) => s.round === round) ?? sets.at(-1);
-      return {
-        height: height as number,
-        round: round as number,
-        step: step as number,
-        prevotes: parseVoteShare(current?.prevotes_bit_array),
-        precommits: parseVoteShare(current?.precommits_bit_array),
-      };
+      return { height, round, step, prevotes: parseVoteShare(current?.prevotes_bit_array), precommits: parseVoteShare(current?.precommits_bit_array) };
     },
     async validatorOrder() {
       const what = 'the validator set of the consensus state';
       try {
-        const result = await rpc.get('/dump_consensus_state', what);
-        const list = (result.round_state as { validators?: { validators?: unknown } } | undefined)?.validators?.validators;
-        if (!Array.isArray(list)) throw malformed(what, 'the answer has no round_state.validators.validators');
-        return list.map((v: { address?: unknown }) => (typeof v.address === 'string' ? v.address.toUpperCase() : ''));
+        const result = await rpc.get('/dump_consensus_state', what, dumpConsensusStateAnswer);
+        return result.round_state.validators.validators.map((v) => v.address);
       } catch (error) {
         if (!(error instanceof ChainUnavailableError)) throw error;
         // A node whose dump is too large (many peers) or refused: /validators lists the same set in the
-        // same order (power, then address), 100 a page.
+        // same order (power, then address), 100 a page, and CometBFT's 10 000 at most.
         const order: string[] = [];
-        for (let page = 1; page <= 10; page++) {
-          const result = await rpc.get(`/validators?page=${page}&per_page=100`, 'the validator set');
-          const list = Array.isArray(result.validators) ? (result.validators as { address?: unknown }[]) : [];
-          order.push(...list.map((v) => (typeof v.address === 'string' ? v.address.toUpperCase() : '')));
-          if (list.length < 100 || order.length >= Number(result.total)) break;
+        for (let page = 1; page <= maxValidators / 100; page++) {
+          const result = await rpc.get(`/validators?page=${page}&per_page=100`, 'the validator set', validatorsAnswer, 1024 * 1024);
+          order.push(...result.validators.map((v) => v.address));
+          if (result.validators.length < 100 || order.length >= result.total) break;
         }
         return order;
       }
     },
     async commit(height) {
-      const what = `the commit of block ${height}`;
-      const result = await rpc.get(`/commit?height=${height}`, what);
-      const header = (result.signed_header as { header?: { time?: unknown; height?: unknown }; commit?: { signatures?: unknown } } | undefined) ?? {};
-      const time = typeof header.header?.time === 'string' ? Date.parse(header.header.time) : Number.NaN;
-      const signatures = Array.isArray(header.commit?.signatures)
-        ? (header.commit.signatures as { block_id_flag?: unknown; validator_address?: unknown }[])
-        : undefined;
-      if (signatures === undefined || Number.isNaN(time)) throw malformed(what, 'the answer has no signed_header.header.time or commit.signatures');
+      const result = await rpc.get(`/commit?height=${height}`, `the commit of block ${height}`, commitAnswer);
+      const { header, commit } = result.signed_header;
       const signers = new Set<string>();
-      for (const s of signatures)
-        if ((s.block_id_flag === 2 || s.block_id_flag === 3) && typeof s.validator_address === 'string') signers.add(s.validator_address.toUpperCase());
-      return { height, time, signers };
+      for (const s of commit.signatures) if ((s.block_id_flag === 2 || s.block_id_flag === 3) && s.validator_address !== '') signers.add(s.validator_address);
+      return { height, time: header.time, signers };
     },
     close: () => rpc.close(),
   };
-}
-
-function isDecimal(value: unknown): value is string {
-  return typeof value === 'string' && /^\d+$/.test(value);
 }

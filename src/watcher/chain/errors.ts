@@ -16,3 +16,16 @@ export class ChainUnavailableError extends ChainvisorError {
     this.address = address;
   }
 }
+
+/**
+ * The node answered, but not as a node answers: too large, nested too deep, of another shape, or with
+ * values no chain has (a negative height, a share above 1, more validators than CometBFT allows). Still
+ * "try again later" for callers (a proxy or a node mid-restart may answer rightly the next time); a
+ * poller says it louder than a node not listening, since it will not pass by itself.
+ */
+export class ChainAnswerRefusedError extends ChainUnavailableError {
+  constructor(address: string, what: string, reason: string, via?: string) {
+    super(address, what, new Error(`the answer was refused: ${reason}`), via);
+    this.name = 'ChainAnswerRefusedError';
+  }
+}

@@ -24,6 +24,6 @@ export {
   type RoundState,
   type VoteShare,
 } from './consensus.js';
-export { ChainUnavailableError } from './errors.js';
+export { ChainAnswerRefusedError, ChainUnavailableError } from './errors.js';
 export { type ChainReader, type ChainReaderOptions, createChainReader } from './reader.js';
 export { createRpcClient, type RpcClientOptions } from './rpc-client.js';

@@ -1,15 +1,16 @@
 /**
  * The events other parts of chainvisor emit (staging: upgrade-scheduled, plan-cancelled, chain-height;
- * backups: backup-started/done; downloads: progress) as the status document shows them.
+ * backups: backup-started/done; downloads: progress; the follow: what it finds wrong in the RPC) as the
+ * status document shows them.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 
 import { layoutFor } from '../../../src/home/layout/index.js';
-import { buildStatus, trackLive } from '../../../src/observe/status/index.js';
+import { buildStatus, renderStatus, trackLive } from '../../../src/observe/status/index.js';
 import { createEventBus } from '../../../src/shared/events/index.js';
 
 test('a plan from the chain, the chain height, staging, backups and progress reach the status document', async (t) => {
@@ -67,13 +68,18 @@ test('a plan from the chain, the chain height, staging, backups and progress rea
   tracker.close();
 });
 
-test('an upgrade confirmed at a height moves the chain height there at once, never back', async (t) => {
+/** A live tracker on a bus, and the status document of an empty home with it. */
+async function liveStatus(t: TestContext) {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-live-'));
   t.after(() => fs.rm(root, { recursive: true, force: true }));
   const layout = layoutFor({ home: root, name: 'simd' });
   const bus = createEventBus();
   const tracker = trackLive({ bus, version: 't' });
-  const doc = () => buildStatus({ layout, backupDir: root, recase: true, version: 't', live: tracker.state() });
+  return { bus, doc: () => buildStatus({ layout, backupDir: root, recase: true, version: 't', live: tracker.state() }) };
+}
+
+test('an upgrade confirmed at a height moves the chain height there at once, never back', async (t) => {
+  const { bus, doc } = await liveStatus(t);
   const confirmed = (height: number) =>
     bus.emit('upgrade-confirmed', {
       upgrade: { name: 'v2', height: 27 },
@@ -92,4 +98,39 @@ test('an upgrade confirmed at a height moves the chain height there at once, nev
   confirmed(27);
   d = await doc();
   assert.equal(d.chain.height, 40);
+});
+
+test('what the follow finds wrong in the RPC is a problem of the status while it lasts, and shown in the text', async (t) => {
+  const { bus, doc } = await liveStatus(t);
+  const round = (rpcProblem: string | null) =>
+    bus.emit('consensus-round', {
+      upgrade: { name: 'v2', height: 27 },
+      text: 'waiting',
+      data: {
+        upgrade: 'v2',
+        height: 27,
+        state: 'waiting',
+        round: 0,
+        prevoteRatio: 1,
+        precommitRatio: null,
+        ownPrevote: null,
+        signed: null,
+        seconds: null,
+        rpcProblem,
+      },
+    });
+  round('the prevote share claims 1e+23 of 30 voting power, more than all of it (shown as 100 %)');
+  let d = await doc();
+  assert.deepEqual(d.problems, [
+    "after upgrade: the node's RPC answers wrongly: the prevote share claims 1e+23 of 30 voting power, more than all of it (shown as 100 %)",
+  ]);
+  assert.equal(d.afterUpgrade?.prevoteRatio, 1);
+  assert.match(renderStatus(d), /^problem +after upgrade: the node's RPC answers wrongly: the prevote share claims/m);
+  round(null);
+  d = await doc();
+  assert.deepEqual(d.problems, []);
+  // The next upgrade starts clean.
+  round('x');
+  bus.emit('upgrade-applied', { upgrade: { name: 'v3', height: 50 }, text: 'applied', data: { ms: 10 } });
+  assert.deepEqual((await doc()).problems, []);
 });

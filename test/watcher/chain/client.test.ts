@@ -7,7 +7,9 @@ import net from 'node:net';
 import { test } from 'node:test';
 
 import { proposeUpgrade, simFixture, startNode, waitFor, waitForProposal } from '@chainvisor/simd/testing';
+import { Plan } from 'cosmjs-types/cosmos/upgrade/v1beta1/upgrade.js';
 
+import { heightOf, planOf } from '../../../src/watcher/chain/client.js';
 import { ChainUnavailableError, createChainClient } from '../../../src/watcher/chain/index.js';
 import { unusedPort } from '../../support/ports.js';
 
@@ -87,4 +89,16 @@ test('a node refused, then started: the same client reads it as soon as it liste
   await startNode(t, sim.bin('genesis'), home, ['--grpc.address', address]);
   await waitFor(async () => (await client.latestHeight().catch(() => 0)) >= 1, 'the first block, through the client refused before');
   assert.equal(await client.currentPlan(), null);
+});
+
+test('a plan or a height no chain could have is refused, over gRPC as over the RPC: negative, 0, past 2^53', () => {
+  const plan = (height: bigint) => Plan.fromPartial({ name: 'v2', height, info: 'i' });
+  assert.deepEqual(planOf(plan(1200n)), { name: 'v2', height: 1200, info: 'i' });
+  assert.equal(planOf(undefined), null);
+  assert.equal(planOf(Plan.fromPartial({ name: '' })), null);
+  assert.equal(planOf(plan(-5n)), 'the plan "v2" has a negative height (-5)');
+  assert.equal(planOf(plan(0n)), 'the plan "v2" has height 0');
+  assert.match(String(planOf(plan(2n ** 60n))), /past 2\^53/);
+  assert.equal(heightOf(9007199254740991n), Number.MAX_SAFE_INTEGER);
+  assert.match(String(heightOf(9007199254740992n)), /past 2\^53/);
 });
