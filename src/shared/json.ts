@@ -59,9 +59,20 @@ export function checkShape<S extends v.GenericSchema>(value: unknown, schema: S)
   return { ok: false, reason: describeIssue(result.issues[0]) };
 }
 
+/** The issue's place and message; both can quote what the text holds, so both are made safe to print. */
 function describeIssue(issue: v.BaseIssue<unknown>): string {
-  const where = (issue.path ?? []).map((item) => (typeof item.key === 'number' ? `[${item.key}]` : `.${String(item.key)}`)).join('');
-  return where === '' ? issue.message : `${where.replace(/^\./, '')}: ${issue.message}`;
+  const where = (issue.path ?? []).map((item) => (typeof item.key === 'number' ? `[${item.key}]` : `.${shownText(String(item.key), 80)}`)).join('');
+  const message = shownText(issue.message, 300);
+  return where === '' ? message : `${where.replace(/^\./, '')}: ${message}`;
+}
+
+/**
+ * Text someone else chose, made safe to print: control and format characters (terminal escapes, bidi
+ * overrides) escaped, and at most `max` characters kept. For reasons and messages in log lines.
+ */
+export function shownText(text: string, max = 200): string {
+  const clipped = text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
+  return clipped.replace(/\p{C}/gu, (c) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`);
 }
 
 /**

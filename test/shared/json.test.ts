@@ -57,3 +57,12 @@ test('more objects and arrays than the bound is refused before parsing, when the
   assert.equal(parseJsonValue(wide).ok, true, 'not bounded unless asked');
   assert.equal(parseJsonValue('["[[[[", {"a": "{{{"}]', { maxContainers: 2 }).ok, true, 'brackets in strings do not count');
 });
+
+test('a reason quotes what the text holds only clipped, with control characters escaped', () => {
+  const r = parseJson(JSON.stringify({ height: `\u001b[31m${'x'.repeat(5000)}`, round: 0 }), v.strictObject({ height: v.literal('1'), round: v.number() }));
+  assert.equal(r.ok, false);
+  const reason = !r.ok ? r.reason : '';
+  assert.ok(reason.length < 400, reason);
+  assert.ok(!reason.includes('\u001b'), reason);
+  assert.match(reason, /\\u\{1b\}/);
+});

@@ -39,7 +39,8 @@ export function renderErrorsDoc(): string {
     'Every error chainvisor expects ends with three lines on stderr: `chainvisor: error: …` (what failed),',
     '`chainvisor: hint: …` (what to do; often more precise than the general advice below) and',
     '`chainvisor: code: CHAINVISOR_…`, the stable code listed here. The exit code of the command says which',
-    'kind of failure it was; the table of exit codes is in the README. A code listed with several exit codes',
+    'kind of failure it was; the table of exit codes is in the README. A misused command line (64) adds a fourth,',
+    "`chainvisor: usage: …`, the command's usage line, after the error. A code listed with several exit codes",
     'says why. Anything an upgrade meets while its binary is downloaded and installed fails that upgrade with',
     'exit 79, whatever its code.',
   ];

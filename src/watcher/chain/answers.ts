@@ -122,12 +122,3 @@ export const abciQueryAnswer = v.object({
     value: v.optional(v.nullable(v.pipe(v.string(), v.regex(/^[A-Za-z0-9+/]*={0,2}$/, 'the value is base64'))), null),
   }),
 });
-
-/**
- * Text the node chose, made safe to print: control and format characters (terminal escapes, bidi
- * overrides) escaped, and at most `max` characters kept. Used for reasons and messages in log lines.
- */
-export function shownText(text: string, max = 200): string {
-  const clipped = text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
-  return clipped.replace(/\p{C}/gu, (c) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`);
-}

@@ -10,7 +10,7 @@ import { GetLatestBlockRequest, GetLatestBlockResponse } from 'cosmjs-types/cosm
 import { QueryCurrentPlanRequest, QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
 import type { Plan } from 'cosmjs-types/cosmos/upgrade/v1beta1/upgrade.js';
 
-import { shownText } from './answers.js';
+import { shownText } from '../../shared/json.js';
 import { ChainAnswerRefusedError, ChainUnavailableError } from './errors.js';
 import { knockOn } from './knock.js';
 

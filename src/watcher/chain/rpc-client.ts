@@ -16,9 +16,9 @@ import type { Agent } from 'undici';
 import * as v from 'valibot';
 
 import { rpcEndpoint } from '../../config/index.js';
-import { checkShape, parseJsonValue } from '../../shared/json.js';
+import { checkShape, parseJsonValue, shownText } from '../../shared/json.js';
 import { classifyFailure } from '../../shared/net/index.js';
-import { abciQueryAnswer, latestHeightAnswer, shownText } from './answers.js';
+import { abciQueryAnswer, latestHeightAnswer } from './answers.js';
 import { type ChainClient, planOf } from './client.js';
 import { ChainAnswerRefusedError, ChainUnavailableError } from './errors.js';
 import { knockOn } from './knock.js';
