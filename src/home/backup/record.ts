@@ -8,7 +8,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { isErrno } from '../../shared/errors/index.js';
+import { readBounded } from '../../shared/fsread/index.js';
 import { type Layout, makeFolders, writeFileAtomic } from '../layout/index.js';
 import type { BackupMode } from './place.js';
 
@@ -35,13 +35,10 @@ function recordFile(layout: Layout): string {
 }
 
 export async function readMadeBackups(layout: Layout): Promise<MadeBackup[]> {
-  let text: string;
-  try {
-    text = await fs.readFile(recordFile(layout), 'utf8');
-  } catch (error) {
-    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return [];
-    throw error;
-  }
+  // Read by the one bounded reader: what is not a regular file (a FIFO, a device) counts as damaged.
+  const read = await readBounded(recordFile(layout), 16 * 1024 * 1024);
+  if (read.status !== 'ok') return [];
+  const text = read.text;
   try {
     const parsed = JSON.parse(text) as unknown;
     const list = Array.isArray(parsed) ? parsed : [];

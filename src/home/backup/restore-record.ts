@@ -2,10 +2,9 @@
  * The restores made, newest last: `cosmovisor/.chainvisor/restores.json` (`chainvisor status` shows the
  * last one). One entry per restore, written once its data is in place.
  */
-import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { isErrno } from '../../shared/errors/index.js';
+import { readBounded } from '../../shared/fsread/index.js';
 import { type Layout, makeFolders, writeFileAtomic } from '../layout/index.js';
 
 export interface RestoreRecord {
@@ -30,11 +29,14 @@ export function restoresPath(layout: Layout): string {
 }
 
 export async function readRestoreRecords(layout: Layout): Promise<RestoreRecord[]> {
+  // Read by the one bounded reader: what is not a regular file (a FIFO, a device) is no record.
+  const read = await readBounded(restoresPath(layout), 16 * 1024 * 1024);
+  if (read.status !== 'ok') return [];
   try {
-    const parsed = JSON.parse(await fs.readFile(restoresPath(layout), 'utf8')) as unknown;
+    const parsed = JSON.parse(read.text) as unknown;
     return Array.isArray(parsed) ? (parsed as RestoreRecord[]) : [];
   } catch (error) {
-    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR') || error instanceof SyntaxError) return [];
+    if (error instanceof SyntaxError) return [];
     throw error;
   }
 }
