@@ -88,6 +88,25 @@ describe('files that are not files', () => {
     },
   );
 
+  test('config: SSL_CERT_FILE a sparse file of 64 GiB: refused by its size, unread', async () => {
+    const file = path.join(t.root, 'huge.pem');
+    const handle = await fs.open(file, 'w');
+    await handle.truncate(64 * 1024 ** 3);
+    await handle.close();
+    const out = await config({ SSL_CERT_FILE: file });
+    assert.match(out, new RegExp(`not read\\s+SSL_CERT_FILE ${file}: it is too large \\(68719476736 bytes, over the limit of 16777216 bytes\\)`));
+  });
+
+  test('config --config naming a FIFO: refused as a settings problem (78), not waited on', async () => {
+    const file = await notFile(path.join(t.root, 'chainvisor.json'), 'fifo');
+    const run = t.spawn(['--config', file, 'config']);
+    const ending = await endsWithin(run, hangs);
+    assert.ok(ending.ended, `chainvisor config still ran after ${hangs} ms`);
+    const r = await run;
+    assert.equal(r.exitCode, 78, r.all);
+    assert.match(r.stderr, /config file=".*": cannot be read: it is a FIFO, not a regular file/);
+  });
+
   test('config with SSL_CERT_FILE a FIFO: a SIGTERM ends it', async () => {
     const file = await notFile(path.join(t.root, 'ca.pem'), 'fifo');
     const run = t.spawn(['config'], { SSL_CERT_FILE: file });

@@ -54,6 +54,22 @@ describe('chainvisor run: a genesis that is not a file', () => {
     assert.match(r.stderr, /permission denied \(EACCES\)/);
   });
 
+  test('a genesis of gigabytes whose chain_id never comes (sparse): a SIGTERM during its scan ends chainvisor, no node started', async () => {
+    // A genesis may legitimately be gigabytes: it is scanned, as a stream; a stop need not wait for the end.
+    const handle = await fs.open(genesisFile, 'w');
+    await handle.truncate(16 * 1024 ** 3);
+    await handle.close();
+    const run = t.spawn(['run', 'start']);
+    const pid = run.pid as number;
+    await waitFor(async () => run.exitCode !== null || (await holdsOpen(pid, genesisFile)), 'chainvisor scanning the genesis');
+    process.kill(pid, 'SIGTERM'); // straight to the process: execa's kill would follow it with a SIGKILL after 5 s
+    const ending = await endsWithin(run, 1000 + hangs);
+    assert.ok(ending.ended, `chainvisor still ran ${ending.ms} ms after SIGTERM`);
+    const r = await run;
+    assert.equal(r.exitCode, 143, `signal ${r.signal}:\n${r.all}`);
+    assert.deepEqual(await t.journalLines(), [], 'the node never started');
+  });
+
   for (const kind of ['fifo', 'zero'] as const) {
     test(`genesis.json is ${describeKind(kind)}: a SIGTERM during the start ends chainvisor within DAEMON_SHUTDOWN_GRACE`, async () => {
       close = await makeNotFile(genesisFile, kind);
