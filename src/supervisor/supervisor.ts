@@ -299,16 +299,16 @@ export class Supervisor {
       });
     }
     const args = this.manual.argsFor(this.options.args);
-    const stopped = () => this.stop?.signal !== undefined && this.abort.signal.aborted;
+    const stopping = () => this.stop?.signal !== undefined && this.abort.signal.aborted;
     const guarded = await this.signGuard.beforeStart(this.abort.signal).then(
       () => true,
       async (error: unknown) => {
-        if (stopped()) return false; // the stop ended the guard's reading
+        if (stopping()) return false; // the stop ended the guard's reading
         await this.abandon(switched, ExitCode.signStateBehind); // a switch's node record, for a node that will not start
         throw error;
       },
     );
-    if (!guarded || stopped()) return undefined;
+    if (!guarded || stopping()) return undefined;
     this.logger.info({ event: 'node-started', binary, args, current: current.dir }, 'starting node');
     const tracker = this.options.tracker;
     await (switched?.record?.binary === binary ? switched.record.written : tracker?.beforeSpawn(binary));

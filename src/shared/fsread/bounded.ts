@@ -71,9 +71,10 @@ async function readRest(
 }
 
 /**
- * The same, synchronously: only for the configuration files read before anything else runs (no
- * signal handler is installed yet, and each is a regular file of at most a few MiB by the time it is
- * read), and for /proc, where a look must not yield to the event loop.
+ * The same, synchronously, where the caller cannot wait: the configuration, read before anything else
+ * runs, and a look at /proc that must not yield to the event loop. It never opens what is not a regular
+ * file (the type is looked at first, links followed), so it cannot wait on a FIFO or read a device; a
+ * regular file of a few MiB at most is read at the disk's speed.
  */
 export function readBoundedSync(file: string, maxBytes: number): BoundedRead {
   let fd: number;

@@ -4,13 +4,4 @@ export { exists } from './exists.js';
 export { type GenesisFacts, type GenesisRead, readGenesisFacts } from './genesis.js';
 export { describeType, type NotRead, notReadError, openRegular } from './open.js';
 export { pollStat, type StatPoll } from './stat-poll.js';
-export {
-  copyRegular,
-  type FileCopy,
-  type FileDigest,
-  hashFile,
-  openReadStream,
-  sameContent,
-  streamFailure,
-  type StreamRead,
-} from './stream.js';
+export { copyRegular, type FileCopy, type FileDigest, hashFile, openReadStream, sameContent, type StreamRead } from './stream.js';
