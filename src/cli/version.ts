@@ -3,7 +3,9 @@
  * writes both into the executable at build time; run through `bin/chainvisor.js` (a clone or an npm
  * install), the version comes from package.json and the commit is not known.
  */
-import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+import { readBoundedSync } from '../shared/fsread/index.js';
 
 // Replaced by the release bundler with string literals; not defined at all in the tsc build.
 declare const CHAINVISOR_BUILD_VERSION: string | undefined;
@@ -15,6 +17,8 @@ export const version: string = typeof CHAINVISOR_BUILD_VERSION === 'string' ? CH
 /** The git commit the executable was built from (`-dirty` when tracked files had changes); undefined outside a release build. */
 export const commit: string | undefined = typeof CHAINVISOR_BUILD_COMMIT === 'string' ? CHAINVISOR_BUILD_COMMIT : undefined;
 
+/** chainvisor's own package.json (read by the one bounded reader, as every file); `unknown` when it cannot be read. */
 function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  const read = readBoundedSync(fileURLToPath(new URL('../../../package.json', import.meta.url)), 1024 * 1024);
+  return read.status === 'ok' ? (JSON.parse(read.text) as { version: string }).version : 'unknown';
 }

@@ -1,12 +1,12 @@
 /** `file://` sources (CHAINVISOR_ALLOW_FILE_URLS): copied into the work folder, hashed on the way. */
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import fs from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 
-import { isErrno, isFsError } from '../shared/errors/index.js';
+import { isFsError } from '../shared/errors/index.js';
+import { openReadStream } from '../shared/fsread/index.js';
 import { formatBytes } from '../shared/units.js';
 import type { Checksum, ChecksumAlgo } from '../verify/index.js';
 import { DownloadAbortedError, DownloadError, DownloadIoError, DownloadTooLargeError } from './errors.js';
@@ -28,22 +28,23 @@ export async function copyFileUrl(options: CopyFileUrlOptions): Promise<{ bytes:
   const { source, maxBytes } = options;
   checkUrlAllowed(source.url, options.policy);
   const from = fileURLToPath(source.url);
-  let stat;
-  try {
-    stat = await fs.stat(from);
-  } catch (error) {
-    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) {
-      throw new DownloadError(options.what, source.shown, 'no such file', { attempts: 1, hint: 'fix the file:// URL in the Info' });
-    }
-    throw error;
+  // Opened by the rule of every read (shared/fsread): a regular file only, checked on the descriptor
+  // that is then read; the size limit is applied by the download's own tap below.
+  const read = await openReadStream(from, options.signal ? { signal: options.signal } : {});
+  if (read.status === 'missing') {
+    throw new DownloadError(options.what, source.shown, 'no such file', { attempts: 1, hint: 'fix the file:// URL in the Info' });
   }
-  if (!stat.isFile()) {
-    throw new DownloadError(options.what, source.shown, 'not a regular file', { attempts: 1, hint: 'a file:// URL must name the archive or binary itself' });
+  if (read.status === 'refused') {
+    throw new DownloadError(options.what, source.shown, `not a file to download: ${read.reason}`, {
+      attempts: 1,
+      hint: 'a file:// URL must name the archive or binary itself, a regular file chainvisor can read',
+    });
   }
-  if (stat.size > maxBytes) {
+  if (read.size > maxBytes) {
+    read.stream.destroy();
     throw new DownloadTooLargeError(
       source.shown,
-      `the file holds ${stat.size} bytes, over the limit of ${maxBytes} bytes (${formatBytes(maxBytes)})`,
+      `the file holds ${read.size} bytes, over the limit of ${maxBytes} bytes (${formatBytes(maxBytes)})`,
       maxBytes,
     );
   }
@@ -61,7 +62,7 @@ export async function copyFileUrl(options: CopyFileUrlOptions): Promise<{ bytes:
     },
   });
   try {
-    await pipeline(createReadStream(from), tap, createWriteStream(options.file, { mode: 0o600 }), options.signal ? { signal: options.signal } : {});
+    await pipeline(read.stream, tap, createWriteStream(options.file, { mode: 0o600 }), options.signal ? { signal: options.signal } : {});
   } catch (error) {
     if (options.signal?.aborted) throw new DownloadAbortedError(options.what, source.shown);
     if (error instanceof DownloadTooLargeError) throw error;

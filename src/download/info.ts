@@ -7,6 +7,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
+import { notReadError, readBounded } from '../shared/fsread/index.js';
 import { assertChecksum } from '../verify/index.js';
 import { InfoError, NoPlatformError } from './errors.js';
 import type { Fetcher } from './fetch.js';
@@ -93,7 +94,10 @@ export async function resolveInfo(text: string, options: ResolveInfoOptions): Pr
   const [file, signal] = [path.join(options.workDir, 'info.json'), options.signal ? { signal: options.signal } : {}];
   const result = await options.fetcher.fetchToFile({ source, file, what, maxBytes: maxInfoBytes, ...signal });
   if (source.checksum !== undefined) assertChecksum({ what, url: source.shown }, source.checksum, result.checksum, result.bytes);
-  const body = (await fs.readFile(file, 'utf8')).trim();
+  // The file the fetcher just wrote, read as every file is (shared/fsread), within the same bound.
+  const read = await readBounded(file, maxInfoBytes);
+  if (read.status !== 'ok') throw notReadError(file, read);
+  const body = read.text.trim();
   await fs.rm(file, { force: true });
   if (body === '') throw new InfoError(`the Info document at ${source.shown} is empty`, 'fix the document on the server or the URL in the plan');
   return parseInfoJson(body, source.shown);

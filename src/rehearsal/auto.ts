@@ -9,8 +9,6 @@
  * through the record it writes (./follow.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +16,7 @@ import path from 'node:path';
 import type { Config } from '../config/index.js';
 import { binaryPath, type Layout, planDir } from '../home/layout/index.js';
 import type { EventBus, UpgradeRef } from '../shared/events/index.js';
+import { hashFile } from '../shared/fsread/index.js';
 import type { Logger } from '../shared/log.js';
 import { readRehearsals } from './record.js';
 
@@ -54,9 +53,9 @@ export function startAutoRehearsal(options: AutoRehearsalOptions): { stop(): Pro
     const stamp = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
     const known = hashes.get(file);
     if (known?.stamp === stamp) return known.sha;
-    const hash = createHash('sha256');
-    for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-    const digest = hash.digest('hex');
+    const read = await hashFile(file);
+    if (read.status !== 'ok') return undefined; // not a binary to rehearse (a FIFO, gone): as when missing
+    const digest = read.hex;
     hashes.set(file, { stamp, sha: digest });
     return digest;
   }

@@ -18,6 +18,7 @@ import path from 'node:path';
 
 import { isImmutableTable, type Placer, type TreeEntry } from '../home/backup/index.js';
 import { ChainvisorError, isErrno } from '../shared/errors/index.js';
+import { readBounded, readBoundedBytes } from '../shared/fsread/index.js';
 import type { Logger } from '../shared/log.js';
 import { liveTables, tableNames } from './manifest.js';
 
@@ -26,6 +27,8 @@ export const notCopied = new Set(['priv_validator_state.json', 'cs.wal', 'upgrad
 /** Files of a database folder that are only the engine's own lock and info log. */
 const engineOwn = /^(LOCK|LOG|LOG\.old.*)$/;
 const applicationDb = 'application.db';
+/** A MANIFEST larger than this is not read whole (a long-lived LevelDB's stays in the MiB). */
+const maxManifestBytes = 1024 * 1024 * 1024;
 const stateDb = 'state.db';
 
 export interface HotCopyOptions {
@@ -88,10 +91,12 @@ interface ManifestState {
 
 async function manifestState(dir: string): Promise<ManifestState | undefined> {
   let name: string | undefined;
-  try {
-    name = (await fs.readFile(path.join(dir, 'CURRENT'), 'utf8')).trim();
-  } catch (error) {
-    if (!isErrno(error, 'ENOENT')) throw error;
+  const current = await readBounded(path.join(dir, 'CURRENT'), 64 * 1024);
+  if (current.status === 'refused') {
+    throw new ChainvisorError('CHAINVISOR_REHEARSAL_COPY_FAILED', `cannot read ${path.join(dir, 'CURRENT')}: ${current.reason}`);
+  }
+  if (current.status === 'ok') name = current.text.trim();
+  else {
     const marker = (await fs.readdir(dir))
       .filter((n) => n.startsWith('marker.manifest.'))
       .sort()
@@ -119,7 +124,9 @@ async function copyDatabase(src: string, dst: string, rel: string, options: HotC
       options.logger.debug({ database: rel, pass, reason }, 'copying the database again');
       continue;
     }
-    const live = liveTables(await fs.readFile(path.join(dst, snapshot.name)));
+    // The copy's own MANIFEST (chainvisor placed it): one that cannot be read is a copy that cannot be checked.
+    const manifest = await readBoundedBytes(path.join(dst, snapshot.name), maxManifestBytes);
+    const live = manifest.status === 'ok' ? liveTables(manifest.bytes) : undefined;
     if (live === undefined) return { rel, passes: pass, verified: false };
     // Every table that state names, whole: those written since the bulk are placed now.
     const missing: string[] = [];

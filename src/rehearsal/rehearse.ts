@@ -11,8 +11,6 @@
  * A failure from step 4 on is the upgrade's (a `failed` report, exit 83); before, the rehearsal could not
  * be made (a coded error, exit 79). The scratch is removed at the end, whatever happened, unless kept.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -22,7 +20,7 @@ import { createPlacer } from '../home/backup/index.js';
 import { type Layout, layoutFor, planTarget } from '../home/layout/index.js';
 import { ChainvisorError } from '../shared/errors/index.js';
 import type { EventBus } from '../shared/events/index.js';
-import { readGenesisFacts } from '../shared/fsread/index.js';
+import { copyRegular, hashFile, readGenesisFacts } from '../shared/fsread/index.js';
 import type { Logger } from '../shared/log.js';
 import { progressOnBus } from '../shared/progress/index.js';
 import { runUpgrade } from '../supervisor/index.js';
@@ -75,10 +73,15 @@ export async function rehearse(options: RehearseOptions): Promise<RehearsalRepor
   const binaries = await findBinaries(layout, config, upgrade);
   const env = scratchEnv(layout, '');
   await checkInPlaceTestnet(binaries.oldBinary, env);
-  const genesis = await readGenesisFacts(await liveGenesisPath(layout.home));
-  if (genesis.chainId === undefined) {
-    throw new ChainvisorError('CHAINVISOR_REHEARSAL_UNAVAILABLE', `no chain_id in the genesis file of ${layout.home}`, { hint: 'check config/genesis.json' });
+  const genesisFile = await liveGenesisPath(layout.home);
+  const read = await readGenesisFacts(genesisFile, { signal });
+  if (read.status !== 'ok' || read.facts.chainId === undefined) {
+    const why = read.status === 'ok' ? 'it has no chain_id' : read.status === 'missing' ? 'there is no such file' : read.reason;
+    throw new ChainvisorError('CHAINVISOR_REHEARSAL_UNAVAILABLE', `cannot read the chain id from the genesis file ${genesisFile}: ${why}`, {
+      hint: "check the node's genesis file (config.toml's genesis_file): a regular file holding the chain's chain_id",
+    });
   }
+  const genesis = { ...read.facts, chainId: read.facts.chainId };
   for (const live of [layout.dataDir, path.join(layout.home, 'config')]) {
     const inside = path.relative(await fs.realpath(live).catch(() => live), path.resolve(rehearsalDir));
     if (inside === '' || (!inside.startsWith('..') && !path.isAbsolute(inside))) {
@@ -89,7 +92,7 @@ export async function rehearse(options: RehearseOptions): Promise<RehearsalRepor
   }
   await fs.mkdir(rehearsalDir, { recursive: true });
   const space = await checkSpace({ layout, config, rehearsalDir, logger });
-  const binarySha = await sha256(binaries.newBinary);
+  const binarySha = await sha256(binaries.newBinary, signal);
   const scratch = newScratchPath(rehearsalDir);
   const phases: RehearsalPhases = { copy: null, halt: null, migration: null, blocks: null };
   let node: ScratchNode | undefined;
@@ -128,7 +131,7 @@ export async function rehearse(options: RehearseOptions): Promise<RehearsalRepor
     const chainId = `${genesis.chainId.slice(0, 40)}-rehearsal`;
     await writeScratchConfig({
       liveConfigDir: path.join(layout.home, 'config'),
-      liveGenesis: await liveGenesisPath(layout.home),
+      liveGenesis: genesisFile,
       scratchHome: scratch,
       ports,
       keys,
@@ -289,7 +292,11 @@ async function placeBinaries(scratchLayout: Layout, binaries: Binaries): Promise
     try {
       await fs.link(await fs.realpath(src), dst);
     } catch {
-      await fs.copyFile(src, dst);
+      const copy = await copyRegular(src, dst, { mode: 0o755 });
+      if (copy.status !== 'ok') {
+        const why = copy.status === 'missing' ? 'it is gone' : copy.reason;
+        throw new ChainvisorError('CHAINVISOR_REHEARSAL_UNAVAILABLE', `cannot copy ${src} into the rehearsal: ${why}`);
+      }
       await fs.chmod(dst, 0o755);
     }
   };
@@ -352,10 +359,14 @@ async function waitHeight(
   }
 }
 
-async function sha256(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+/** The new binary's digest, for the report (findBinaries saw a regular file there). */
+async function sha256(file: string, signal: AbortSignal): Promise<string> {
+  const digest = await hashFile(file, { signal });
+  if (digest.status === 'ok') return digest.hex;
+  const why = digest.status === 'missing' ? 'it is gone' : digest.reason;
+  throw new ChainvisorError('CHAINVISOR_REHEARSAL_UNAVAILABLE', `cannot read the upgrade binary ${file}: ${why}`, {
+    hint: "install it again with 'chainvisor add-upgrade <name> <path> --force'",
+  });
 }
 
 /**

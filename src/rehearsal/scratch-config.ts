@@ -12,9 +12,13 @@ import path from 'node:path';
 
 import { parse, stringify } from 'smol-toml';
 
-import { isErrno } from '../shared/errors/index.js';
+import { ChainvisorError, isErrno } from '../shared/errors/index.js';
+import { copyRegular, readBounded, readBoundedBytes } from '../shared/fsread/index.js';
 import type { ScratchKeys } from './keys.js';
 import type { ScratchPorts } from './ports.js';
+
+/** The most read of one file of the live `config/` (config.toml, app.toml, …: a few KiB each). */
+const maxConfigFileBytes = 16 * 1024 * 1024;
 
 /** Files of the live `config/` the scratch never gets. */
 const notCopied = new Set(['priv_validator_key.json', 'node_key.json', 'addrbook.json', 'addresses.json']);
@@ -112,13 +116,16 @@ export async function writeScratchConfig(options: ScratchConfigOptions): Promise
   const dir = path.join(options.scratchHome, 'config');
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   for (const entry of await fs.readdir(options.liveConfigDir, { withFileTypes: true })) {
-    if (notCopied.has(entry.name) || !(entry.isFile() || entry.isSymbolicLink())) continue;
+    // genesis.json is the live genesis, copied below whatever its name in the live home.
+    if (notCopied.has(entry.name) || entry.name === 'genesis.json' || !(entry.isFile() || entry.isSymbolicLink())) continue;
     const src = path.join(options.liveConfigDir, entry.name);
     const dst = path.join(dir, entry.name);
     try {
       const stat = await fs.stat(src);
-      if (!stat.isFile()) continue;
-      const text = await fs.readFile(src);
+      const read = await readBoundedBytes(src, maxConfigFileBytes);
+      // Not a regular file (a FIFO, a link to a device), gone, unreadable, or larger than any config file: not the scratch's.
+      if (read.status !== 'ok') continue;
+      const text = read.bytes;
       // A key under a name of the operator's choosing (priv_validator_key_file, a signer's files): never copied.
       if (text.includes('"priv_key"') || text.includes('"priv_validator_key"')) continue;
       const rewritten =
@@ -134,7 +141,13 @@ export async function writeScratchConfig(options: ScratchConfigOptions): Promise
       if (!isErrno(error, 'ENOENT')) throw error;
     }
   }
-  await fs.copyFile(options.liveGenesis, path.join(dir, 'genesis.json'));
+  const genesis = await copyRegular(options.liveGenesis, path.join(dir, 'genesis.json'), { mode: 0o644 });
+  if (genesis.status !== 'ok') {
+    throw new ChainvisorError(
+      'CHAINVISOR_REHEARSAL_UNAVAILABLE',
+      `cannot copy the genesis file ${options.liveGenesis}: ${genesis.status === 'missing' ? 'there is no such file' : genesis.reason}`,
+    );
+  }
   await fs.writeFile(path.join(dir, 'priv_validator_key.json'), options.keys.validatorKeyJson, { mode: 0o600 });
   await fs.writeFile(path.join(dir, 'node_key.json'), options.keys.nodeKeyJson, { mode: 0o600 });
   await fs.writeFile(path.join(options.scratchHome, 'data', 'priv_validator_state.json'), options.keys.signStateJson, { mode: 0o600 });
@@ -143,11 +156,12 @@ export async function writeScratchConfig(options: ScratchConfigOptions): Promise
 /** The live genesis file's path, from the live config.toml's `genesis_file` (relative to the home). */
 export async function liveGenesisPath(home: string): Promise<string> {
   let file = 'config/genesis.json';
-  try {
-    const doc = parse(await fs.readFile(path.join(home, 'config', 'config.toml'), 'utf8')) as Table;
+  const configToml = path.join(home, 'config', 'config.toml');
+  const read = await readBounded(configToml, maxConfigFileBytes);
+  if (read.status === 'refused') throw new ChainvisorError('CHAINVISOR_REHEARSAL_UNAVAILABLE', `cannot read ${configToml}: ${read.reason}`);
+  if (read.status === 'ok') {
+    const doc = parse(read.text) as Table;
     if (typeof doc.genesis_file === 'string' && doc.genesis_file !== '') file = doc.genesis_file;
-  } catch (error) {
-    if (!isErrno(error, 'ENOENT')) throw error;
   }
   return path.resolve(home, file);
 }

@@ -10,6 +10,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 
 import { isErrno } from '../shared/errors/index.js';
+import { readBounded } from '../shared/fsread/index.js';
 import type { Logger } from '../shared/log.js';
 import { isProcessAlive, processStartToken } from '../shared/proc/index.js';
 
@@ -35,10 +36,12 @@ export async function recordScratchNode(scratch: string, pid: number): Promise<v
 
 async function stopRecordedNode(scratch: string, logger: Logger): Promise<void> {
   let record: { pid?: unknown; start?: unknown };
+  const read = await readBounded(path.join(scratch, recordName), 64 * 1024);
+  if (read.status !== 'ok') return; // none, or not the record chainvisor writes: no node to stop by it
   try {
-    record = JSON.parse(await fs.readFile(path.join(scratch, recordName), 'utf8')) as typeof record;
+    record = JSON.parse(read.text) as typeof record;
   } catch (error) {
-    if (isErrno(error, 'ENOENT') || error instanceof SyntaxError) return;
+    if (error instanceof SyntaxError) return;
     throw error;
   }
   const pid = typeof record.pid === 'number' ? record.pid : undefined;

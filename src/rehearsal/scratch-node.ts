@@ -7,8 +7,9 @@
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import fs from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+
+import { readBounded } from '../shared/fsread/index.js';
 
 export const tailLines = 40;
 
@@ -49,8 +50,8 @@ export function startScratchNode(options: { binary: string; args: string[]; env:
   const sample = async () => {
     if (child.pid === undefined || done) return;
     try {
-      const status = await fs.readFile(`/proc/${child.pid}/status`, 'utf8');
-      const hwm = /VmHWM:\s+(\d+) kB/.exec(status);
+      const status = await readBounded(`/proc/${child.pid}/status`, 64 * 1024);
+      const hwm = status.status === 'ok' ? /VmHWM:\s+(\d+) kB/.exec(status.text) : null;
       if (hwm) peak = Math.max(peak, Number(hwm[1]) * 1024);
     } catch {
       // gone, or not Linux

@@ -166,6 +166,7 @@ export class Supervisor {
       // Removing old backups (possibly hundreds of GB) never holds back the new node: it starts first.
       const pruneDue = switched !== undefined && !this.config.unsafeSkipBackup;
       const node = await this.launch(switched);
+      if (node === undefined) return this.abandon(switched, stop.exitCode);
       if (switched !== undefined) this.startFollow();
       if (pruneDue) this.prune();
       this.standbys.readySoon(this.nodeEnv, this.config.restartAfterUpgrade);
@@ -280,8 +281,12 @@ export class Supervisor {
     return exitCodeOf(status);
   }
 
-  /** Starts the node on `current`, or, right after an upgrade, on what it switched to (its binary checked by that sequence). */
-  private async launch(switched: Switched | undefined): Promise<NodeProcess> {
+  /**
+   * Starts the node on `current`, or, right after an upgrade, on what it switched to (its binary checked
+   * by that sequence). Undefined when a stop signal came first: no node is started after one (the stop
+   * was forwarded to no node, and nothing would stop this one).
+   */
+  private async launch(switched: Switched | undefined): Promise<NodeProcess | undefined> {
     const layout = this.options.layout;
     const current = switched?.current ?? (await readCurrent(layout));
     const binary = binaryPath(layout, current.dir);
@@ -294,10 +299,16 @@ export class Supervisor {
       });
     }
     const args = this.manual.argsFor(this.options.args);
-    await this.signGuard.beforeStart().catch(async (error: unknown) => {
-      await this.abandon(switched, ExitCode.signStateBehind); // a switch's node record, for a node that will not start
-      throw error;
-    });
+    const stopping = () => this.stop?.signal !== undefined && this.abort.signal.aborted;
+    const guarded = await this.signGuard.beforeStart(this.abort.signal).then(
+      () => true,
+      async (error: unknown) => {
+        if (stopping()) return false; // the stop ended the guard's reading
+        await this.abandon(switched, ExitCode.signStateBehind); // a switch's node record, for a node that will not start
+        throw error;
+      },
+    );
+    if (!guarded || stopping()) return undefined;
     this.logger.info({ event: 'node-started', binary, args, current: current.dir }, 'starting node');
     const tracker = this.options.tracker;
     await (switched?.record?.binary === binary ? switched.record.written : tracker?.beforeSpawn(binary));

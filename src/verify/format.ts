@@ -3,8 +3,9 @@
  * extension, and a name can lie. Executables are recognised by their magic numbers so that an HTML
  * error page (or anything else) is never installed as a node binary.
  */
-import fs from 'node:fs/promises';
 import { constants, gunzipSync } from 'node:zlib';
+
+import { notReadError, openRegular } from '../shared/fsread/index.js';
 
 /**
  * What was unpacked. `bzip2`, `xz` and `zstd` alone are a compressed executable (as `gzip` is); whether
@@ -26,7 +27,9 @@ export type Detected = { format: Format; kind: string } | { format: 'unknown'; k
 export const headLength = 4096;
 
 export async function detectFormat(file: string): Promise<Detected> {
-  const handle = await fs.open(file, 'r');
+  const opened = await openRegular(file);
+  if (opened.status !== 'ok') throw notReadError(file, opened);
+  const { handle } = opened;
   let head: Buffer;
   try {
     const buffer = Buffer.alloc(headLength);

@@ -123,7 +123,7 @@ test('a v2 whose handler panics: 83, failed, the panic line in the reason and th
   assert.equal((await run.nodeOf('genesis')).pid, live.pid);
   assert.deepEqual(await scratchLeft(sim.home), []);
   const text = await sim.cv(['rehearse', 'v2', ...fast]);
-  assert.equal(text.code, 83);
+  assert.equal(text.code, 83, `stdout:\n${text.stdout}\nstderr:\n${text.stderr}`);
   assert.match(text.stdout, /FAILED/);
   assert.match(text.stdout, /panic: /);
   await run.stop();

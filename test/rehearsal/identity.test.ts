@@ -22,14 +22,14 @@ test('genesis: the top-level chain_id even after app_state and nested chain_ids;
   const big = 'q'.repeat(3 * 1024 * 1024); // spans several read chunks
   const genesis = `{"app_hash":"","app_state":{"ibc":{"client_genesis":{"clients":[{"client_state":{"chain_id":"cosmoshub-4","x":"${big}"}}]}},"auth":{"accounts":[{"address":"${account}","note":"a \\"quoted\\" chain_id"}]}},"chain_id":"osmosis-1","initial_height":"1"}`;
   await fs.writeFile(path.join(dir, 'genesis.json'), genesis);
-  assert.deepEqual(await readGenesisFacts(path.join(dir, 'genesis.json')), { chainId: 'osmosis-1', prefix: 'osmo' });
+  assert.deepEqual(await readGenesisFacts(path.join(dir, 'genesis.json')), { status: 'ok', facts: { chainId: 'osmosis-1', prefix: 'osmo' } });
   await fs.writeFile(
     path.join(dir, 'valoper.json'),
     `{"chain_id":"x-1","app_state":{"staking":{"validators":[{"operator_address":"${operatorAddress('juno', Buffer.alloc(20, 1))}"}]}}}`,
   );
-  assert.deepEqual(await readGenesisFacts(path.join(dir, 'valoper.json')), { chainId: 'x-1', prefix: 'juno' });
+  assert.deepEqual(await readGenesisFacts(path.join(dir, 'valoper.json')), { status: 'ok', facts: { chainId: 'x-1', prefix: 'juno' } });
   await fs.writeFile(path.join(dir, 'none.json'), '{"chain_id":"sim-1","app_state":{}}');
-  assert.deepEqual(await readGenesisFacts(path.join(dir, 'none.json')), { chainId: 'sim-1', prefix: undefined });
+  assert.deepEqual(await readGenesisFacts(path.join(dir, 'none.json')), { status: 'ok', facts: { chainId: 'sim-1', prefix: undefined } });
 });
 
 test('fresh keys: a working ed25519 validator key as CometBFT keeps it, its address, a node key; new every time', () => {

@@ -55,8 +55,9 @@ export const configCommand = defineCommand({
     writeLine(ctx.stdout, `rpc                  ${rpc.address} [${rpc.source}]`);
     writeLine(ctx.stdout);
     for (const line of describeProxies(proxySettings(ctx.env))) writeLine(ctx.stdout, line);
-    const trust = readTrustStore(ctx.env);
+    const trust = await readTrustStore(ctx.env);
     writeLine(ctx.stdout, `trusted CAs          ${trust.certificates.length}: ${trust.sources.join('; ')}`);
+    for (const skipped of trust.skipped) writeLine(ctx.stdout, `not read             ${skipped}`);
     return 0;
   },
 });

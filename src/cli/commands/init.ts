@@ -8,7 +8,6 @@ import {
   checkSourceBinary,
   genesis,
   installBinary,
-  isFile,
   layoutFor,
   layoutFsError,
   makeFolders,
@@ -16,7 +15,7 @@ import {
   writeFileAtomic,
 } from '../../home/layout/index.js';
 import { ChainvisorError, ExitCode, isErrno, isFsError } from '../../shared/errors/index.js';
-import { exists } from '../../shared/fsread/index.js';
+import { exists, sameContent } from '../../shared/fsread/index.js';
 import { defineCommand, loadContextConfig, writeLine } from '../command.js';
 
 export const initCommand = defineCommand({
@@ -88,15 +87,3 @@ export const initCommand = defineCommand({
     return ExitCode.ok;
   },
 });
-
-async function sameContent(a: string, b: string): Promise<boolean> {
-  // Only a regular file is read: a FIFO at the destination would block the read for good.
-  if (!(await isFile(b))) return false;
-  try {
-    const [x, y] = await Promise.all([fs.readFile(a), fs.readFile(b)]);
-    return x.equals(y);
-  } catch (error) {
-    if (isErrno(error, 'ENOENT') || isErrno(error, 'EISDIR')) return false;
-    throw error;
-  }
-}

@@ -13,8 +13,9 @@ export const versionCommand = defineCommand({
     },
   },
   help: [
-    "Prints chainvisor's version, then runs 'current/bin/$DAEMON_NAME version' and shows its answer. The release",
-    'executable also prints the git commit it was built from (chainvisor_commit in JSON; null when not known).',
+    "Prints chainvisor's version, then runs 'current/bin/$DAEMON_NAME version' and shows its answer (a node that does",
+    'not answer within 5 s is killed, and said so: exit 1). The release executable also prints the git commit it was',
+    'built from (chainvisor_commit in JSON; null when not known).',
   ].join('\n'),
   async run(ctx, { values }) {
     const json = values.output === 'json';
@@ -48,7 +49,7 @@ export const versionCommand = defineCommand({
 });
 
 interface BinaryResult {
-  /** undefined when the binary could not be started, was killed, or ran past the time limit (`failure` says which). */
+  /** undefined when the binary could not be started, was killed, or did not answer in time (`failure` says which). */
   exitCode: number | undefined;
   stdout: string;
   stderr: string;
@@ -56,22 +57,33 @@ interface BinaryResult {
 }
 
 /**
- * Runs the node binary with stdin closed, for 30 s at most. node:child_process rather than execa: this
- * command must start fast, and execa would bring the executable's lazily loaded part (see
- * scripts/release-bundle.ts) for one call.
+ * How long the node has to print its version. A node's `version` answers in well under a second; one
+ * that hangs (it waits on a lock, a network, its stdin) must not hang chainvisor with it.
+ */
+export const versionTimeoutMs = 5000;
+
+/**
+ * Runs the node binary with stdin closed, for `versionTimeoutMs` at most. node:child_process rather than
+ * execa: this command must start fast, and execa would bring the executable's lazily loaded part (see
+ * scripts/release-bundle.ts) for one call. At the limit the node is killed (SIGKILL: a node that ignores
+ * SIGTERM is what hangs) and its output dropped without waiting for the pipes to close (a process it
+ * started may hold them open), so the answer comes at the limit whatever the node does.
  */
 function runBinary(binary: string, args: string[]): Promise<BinaryResult> {
   return new Promise((resolve) => {
-    const child = execFile(binary, args, { encoding: 'utf8', timeout: 30_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+    const child = execFile(binary, args, { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      clearTimeout(timer);
       if (error === null) return resolve({ exitCode: 0, stdout, stderr, failure: '' });
-      if (typeof error.code === 'number' && !error.killed) return resolve({ exitCode: error.code, stdout, stderr, failure: '' });
-      const failure = error.killed
-        ? `killed by ${error.signal ?? 'a signal'} after the 30 s limit`
-        : error.signal
-          ? `killed by ${error.signal}`
-          : error.message;
-      resolve({ exitCode: undefined, stdout, stderr, failure });
+      if (typeof error.code === 'number') return resolve({ exitCode: error.code, stdout, stderr, failure: '' });
+      resolve({ exitCode: undefined, stdout, stderr, failure: error.signal ? `killed by ${error.signal}` : error.message });
     });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      child.unref();
+      resolve({ exitCode: undefined, stdout: '', stderr: '', failure: `the node did not answer within ${versionTimeoutMs / 1000} s; it was killed` });
+    }, versionTimeoutMs);
     child.stdin?.end();
   });
 }

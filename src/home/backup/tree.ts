@@ -8,7 +8,7 @@ import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { ChainvisorError } from '../../shared/errors/index.js';
+import { ChainvisorError, isErrno } from '../../shared/errors/index.js';
 import { describeType } from '../../shared/fsread/index.js';
 import { runPool } from './pool.js';
 
@@ -53,7 +53,7 @@ export async function readTree(dataDir: string, signal?: AbortSignal, refuse: Re
       level,
       16,
       async (rel) => {
-        for (const name of await fs.readdir(path.join(root, rel))) children.push(path.join(rel, name));
+        for (const name of await gone(fs.readdir(path.join(root, rel)), [])) children.push(path.join(rel, name));
       },
       signal,
     );
@@ -62,7 +62,8 @@ export async function readTree(dataDir: string, signal?: AbortSignal, refuse: Re
       children,
       16,
       async (rel) => {
-        const stat = await fs.lstat(path.join(root, rel));
+        const stat = await gone(fs.lstat(path.join(root, rel)), undefined);
+        if (stat === undefined) return;
         if (stat.isDirectory()) {
           tree.dirs.push(entryOf(rel, stat, 'dir'));
           nextLevel.push(rel);
@@ -83,6 +84,20 @@ export async function readTree(dataDir: string, signal?: AbortSignal, refuse: Re
   // busy to the end instead of one 64 MiB table copied alone after all the small files.
   tree.files.sort((a, b) => b.size - a.size);
   return tree;
+}
+
+/**
+ * What was listed and is gone by the time it is looked at: nothing to copy. A rehearsal reads the tree of
+ * a running node, which replaces files by renaming temporary ones every block (its signing state): a
+ * listed `.priv_validator_state.json.<pid>.tmp` is often gone a moment later.
+ */
+async function gone<T, D>(look: Promise<T>, absent: D): Promise<T | D> {
+  try {
+    return await look;
+  } catch (error) {
+    if (isErrno(error, 'ENOENT')) return absent;
+    throw error;
+  }
 }
 
 function entryOf(rel: string, stat: Stats, kind: TreeEntry['kind']): TreeEntry {

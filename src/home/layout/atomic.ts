@@ -7,6 +7,9 @@ import { constants, mkdirSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
+import { ChainvisorError } from '../../shared/errors/index.js';
+import { copyRegular } from '../../shared/fsread/index.js';
+
 /**
  * `mkdir -p`, with the real reason when it fails: Node's asynchronous recursive mkdir reports a parent it
  * could not create as ENOENT whatever the cause, so a filesystem out of inodes read as "ENOENT … mkdir".
@@ -157,12 +160,18 @@ export async function writeTempFile(file: string, data: string | Uint8Array, mod
   };
 }
 
-/** Copies `source` to `dest` atomically, with the given mode. */
+/**
+ * Copies `source` to `dest` atomically, with the given mode. The source is read by the one rule of every
+ * read (shared/fsread): a FIFO or a device put there after the caller looked is refused, never waited on
+ * or copied for ever (CHAINVISOR_BINARY_NOT_FILE; the callers check the source first, so it is a race).
+ */
 export async function copyFileAtomic(source: string, dest: string, mode: number): Promise<void> {
   const temp = tempSibling(dest);
   try {
-    await fs.copyFile(source, temp);
-    await fs.chmod(temp, mode);
+    const copy = await copyRegular(source, temp, { mode });
+    if (copy.status === 'missing') throw new ChainvisorError('CHAINVISOR_BINARY_NOT_FOUND', `no file at ${source}`);
+    if (copy.status === 'refused') throw new ChainvisorError('CHAINVISOR_BINARY_NOT_FILE', `${source} cannot be copied: ${copy.reason}`);
+    await fs.chmod(temp, mode); // the umask cut the mode given at creation
     const handle = await fs.open(temp, 'r+');
     try {
       await handle.sync();

@@ -30,8 +30,11 @@ export interface SignGuardOptions {
 }
 
 export interface SignGuard {
-  /** Throws CHAINVISOR_SIGN_STATE_BEHIND (84) when the state file is behind what was signed; raises the record otherwise. */
-  beforeStart(): Promise<void>;
+  /**
+   * Throws CHAINVISOR_SIGN_STATE_BEHIND (84) when the state file is behind what was signed; raises the
+   * record otherwise. `signal` (chainvisor asked to stop) ends a long read of the genesis: then it throws.
+   */
+  beforeStart(signal?: AbortSignal): Promise<void>;
   /** Reads the state file every `pollMs` until `exited` settles, then once more. */
   watch(exited: Promise<unknown>): void;
   /** Waits for a reading under way. */
@@ -47,10 +50,10 @@ export function createSignGuard(options: SignGuardOptions): SignGuard {
   // The chain id, read again only when the genesis file changes: a genesis of gigabytes whose chain_id
   // comes after app_state is scanned once per run, never at each restart.
   let chain: { key: string; id: string } | undefined;
-  const chainIdOf = async (genesisFile: string): Promise<string> => {
+  const chainIdOf = async (genesisFile: string, signal?: AbortSignal): Promise<string> => {
     const stat = await fs.stat(genesisFile).catch(() => undefined);
     const key = `${genesisFile}:${stat?.size}:${stat?.mtimeMs}`;
-    if (chain?.key !== key) chain = { key, id: await readChainId(genesisFile) };
+    if (chain?.key !== key) chain = { key, id: await readChainId(genesisFile, signal) };
     return chain.id;
   };
 
@@ -79,7 +82,7 @@ export function createSignGuard(options: SignGuardOptions): SignGuard {
   };
 
   return {
-    async beforeStart() {
+    async beforeStart(signal) {
       await pending;
       if (mode === 'off') {
         logger.warn(
@@ -98,7 +101,7 @@ export function createSignGuard(options: SignGuardOptions): SignGuard {
         saidRemote = true;
         return;
       }
-      const chainId = await chainIdOf(signing.genesisFile);
+      const chainId = await chainIdOf(signing.genesisFile, signal);
       const file = await readSignStateFile(signing.stateFile);
       const point = file === 'missing' ? zeroPoint : file;
       const chains = await readSignRecords(layout);

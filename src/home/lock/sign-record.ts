@@ -15,7 +15,7 @@ import path from 'node:path';
 
 import * as v from 'valibot';
 
-import { ChainvisorError, isErrno } from '../../shared/errors/index.js';
+import { ChainvisorError } from '../../shared/errors/index.js';
 import { readGenesisFacts } from '../../shared/fsread/index.js';
 import { checkShape } from '../../shared/json.js';
 import { type Layout, makeFolders, readRecord, writeFileAtomic } from '../layout/index.js';
@@ -88,13 +88,15 @@ export async function raiseSignRecord(layout: Layout, chainId: string, point: Si
  * The chain id from the genesis file's top-level `chain_id`. A genesis can be gigabytes with other
  * `chain_id`s inside it (IBC clients): it is scanned as a stream, knowing the nesting depth, and left
  * as soon as the top-level one is found (CometBFT and the SDK write it near the start). `unknown` when
- * there is no genesis file or no chain id in it: the guard then keeps one record for that.
+ * there is no genesis file or no chain id in it: the guard then keeps one record for that. Anything
+ * else at its path (a FIFO, a link to /dev/zero) is refused at once, never read (84): the node could
+ * not start on it either.
  */
-export async function readChainId(genesisFile: string): Promise<string> {
-  try {
-    return (await readGenesisFacts(genesisFile, { chainIdOnly: true })).chainId ?? 'unknown';
-  } catch (error) {
-    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR') || isErrno(error, 'EISDIR')) return 'unknown';
-    throw error;
+export async function readChainId(genesisFile: string, signal?: AbortSignal): Promise<string> {
+  const read = await readGenesisFacts(genesisFile, { chainIdOnly: true, ...(signal ? { signal } : {}) });
+  if (read.status === 'missing') return 'unknown';
+  if (read.status === 'refused') {
+    throw new ChainvisorError('CHAINVISOR_GENESIS_UNREADABLE', `cannot read the chain id from the genesis file ${genesisFile}: ${read.reason}`);
   }
+  return read.facts.chainId ?? 'unknown';
 }

@@ -206,6 +206,11 @@ export const errorCatalogue = {
     when: "Before a start of the node: `data/priv_validator_state.json` is behind the highest (height, round, step) this home's validator has signed (a state put back from a backup or a snapshot); the node is not started, as it could sign a second vote for a height it already signed.",
     hint: 'put back the newest priv_validator_state.json (from the data.replaced-* or other folder the data came from; chainvisor restore keeps the newest itself); only if this validator really never signed those heights (a new network under the same chain id), remove cosmovisor/.chainvisor/sign-state.json, or start once with CHAINVISOR_SIGN_GUARD=off',
   },
+  CHAINVISOR_GENESIS_UNREADABLE: {
+    exit: ExitCode.signStateBehind,
+    when: "Before a start of the node: the sign guard cannot read the chain id from the node's genesis file (config.toml's `genesis_file`): it is a FIFO, a device, a socket or a folder rather than a file, or it cannot be opened; the node is not started (it could not read its genesis either).",
+    hint: 'put the genesis file back as a regular file (a link to one is fine) readable by the user chainvisor runs as, then start chainvisor again',
+  },
   CHAINVISOR_SIGN_STATE_UNREADABLE: {
     exit: ExitCode.signStateBehind,
     when: "`restore` or a start of the node: a `priv_validator_state.json` cannot be read or is not CometBFT's format (a height above 2^63 - 1 included), or chainvisor's record of the signed state (`cosmovisor/.chainvisor/sign-state.json`) is not exactly the shape chainvisor writes; nothing was changed and the node was not started.",

@@ -26,6 +26,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
+import type { SecureContext } from 'node:tls';
 
 import type { buildConnector, Dispatcher } from 'undici';
 
@@ -87,8 +88,17 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const load = (): Promise<Undici> => (undici ??= import('undici'));
   let direct: Dispatcher | undefined;
   const proxies = new Map<string, Dispatcher>();
-  // The trust store is read at the first https connection, not before: an http-only client never pays for it.
-  const secureContext = () => secureContextFor(env, options.extraCa);
+  // The trust store is read before the first request that may need it, not before: an http-only client
+  // never pays for it. Read off the event loop (its files may be anything: a FIFO, a link to /dev/zero),
+  // then kept for the connectors, which take it synchronously.
+  let context: SecureContext | undefined;
+  const loadContext = async (): Promise<void> => {
+    context ??= await secureContextFor(env, options.extraCa);
+  };
+  const secureContext = (): SecureContext => {
+    if (context === undefined) throw new Error('the trust store is read before the first https connection');
+    return context;
+  };
   // Errors of the connections to a proxy itself, so that a certificate is blamed on the right host.
   const ofProxy = new WeakSet<object>();
 
@@ -177,6 +187,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       if (unusable?.problem !== undefined) throw new ProxyUnusableError(unusable.variable.name, unusable.variable.name, unusable.problem);
       const u = await load();
       const route = routeOf(url);
+      // A proxy's agent takes its TLS options when it is made, whatever the first URL through it.
+      if (url.protocol === 'https:' || route !== undefined) await loadContext();
       const dispatcher = route === undefined ? directAgent(u) : proxyAgent(u, route);
       try {
         const response = await u.request(url, {

@@ -7,10 +7,10 @@
  * `ps -o lstart=` gives the start time to the second, and the environment is not readable.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 
 import { isErrno } from '../errors/index.js';
+import { notReadError, readBounded, readBoundedSync } from '../fsread/index.js';
 
 const linux = process.platform === 'linux';
 
@@ -19,6 +19,11 @@ const linux = process.platform === 'linux';
  * architecture Node runs on; Node cannot call sysconf(_SC_CLK_TCK).
  */
 const userHz = 100;
+
+/** Bounds of the /proc files read (by the one bounded reader, as every file): a pid's stat line, its environment, the system's stat. */
+const maxStatBytes = 64 * 1024;
+const maxEnvironBytes = 8 * 1024 * 1024;
+const maxProcStatBytes = 16 * 1024 * 1024;
 
 /** True while `pid` is a running process (a zombie — exited, not yet reaped — counts as gone). */
 export async function isProcessAlive(pid: number): Promise<boolean> {
@@ -34,12 +39,10 @@ export async function isProcessAlive(pid: number): Promise<boolean> {
 export function isProcessAliveNow(pid: number): boolean {
   if (!signalable(pid)) return false;
   if (!linux) return true;
-  try {
-    return running(parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8')));
-  } catch (error) {
-    if (isErrno(error, 'ENOENT') || isErrno(error, 'ESRCH')) return false;
-    throw error;
-  }
+  const read = readBoundedSync(`/proc/${pid}/stat`, maxStatBytes);
+  if (read.status === 'ok') return running(parseStat(read.text));
+  if (read.status === 'missing' || read.errno === 'ESRCH') return false;
+  throw notReadError(`/proc/${pid}/stat`, read);
 }
 
 /** Whether a signal could reach `pid`: it exists (EPERM: it belongs to another user). */
@@ -86,13 +89,10 @@ export async function processStartedAtMs(pid: number): Promise<number | undefine
  */
 export async function readProcessEnv(pid: number): Promise<Map<string, string> | undefined> {
   if (!linux) return undefined;
-  let raw: string;
-  try {
-    raw = await fs.readFile(`/proc/${pid}/environ`, 'utf8');
-  } catch (error) {
-    if (isErrno(error, 'ENOENT') || isErrno(error, 'EACCES') || isErrno(error, 'EPERM') || isErrno(error, 'ESRCH')) return undefined;
-    throw error;
-  }
+  const read = await readBounded(`/proc/${pid}/environ`, maxEnvironBytes);
+  if (read.status === 'missing' || (read.status === 'refused' && ['EACCES', 'EPERM', 'ESRCH'].includes(read.errno ?? ''))) return undefined;
+  if (read.status === 'refused') throw notReadError(`/proc/${pid}/environ`, read);
+  const raw = read.text;
   const env = new Map<string, string>();
   for (const entry of raw.split('\0')) {
     const eq = entry.indexOf('=');
@@ -128,14 +128,10 @@ interface Stat {
 }
 
 async function readStat(pid: number): Promise<Stat | undefined> {
-  let text: string;
-  try {
-    text = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
-  } catch (error) {
-    if (isErrno(error, 'ENOENT') || isErrno(error, 'ESRCH')) return undefined;
-    throw error;
-  }
-  return parseStat(text);
+  const read = await readBounded(`/proc/${pid}/stat`, maxStatBytes);
+  if (read.status === 'ok') return parseStat(read.text);
+  if (read.status === 'missing' || read.errno === 'ESRCH') return undefined;
+  throw notReadError(`/proc/${pid}/stat`, read);
 }
 
 function parseStat(text: string): Stat | undefined {
@@ -152,12 +148,10 @@ let bootMs: number | undefined;
 
 async function bootTimeMs(): Promise<number | undefined> {
   if (bootMs !== undefined) return bootMs;
-  try {
-    const match = /^btime (\d+)$/m.exec(await fs.readFile('/proc/stat', 'utf8'));
-    if (match) bootMs = Number(match[1]) * 1000;
-  } catch (error) {
-    if (!isErrno(error, 'ENOENT') && !isErrno(error, 'EACCES')) throw error;
-  }
+  const read = await readBounded('/proc/stat', maxProcStatBytes);
+  if (read.status === 'refused' && read.errno !== 'EACCES') throw notReadError('/proc/stat', read);
+  const match = read.status === 'ok' ? /^btime (\d+)$/m.exec(read.text) : null;
+  if (match) bootMs = Number(match[1]) * 1000;
   return bootMs;
 }
 

@@ -8,13 +8,12 @@
  * the chain: the entries are accepted with a warning, since operators queue upgrades while the node is
  * stopped; `run` checks them again once the node answers.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 
 import type { Config } from '../../config/index.js';
 import { binaryPath, installBinary, isFile, type Layout, planDir } from '../../home/layout/index.js';
 import { ChainvisorError, isErrno } from '../../shared/errors/index.js';
+import { sameContent } from '../../shared/fsread/index.js';
 import { addressesFor, type ChainAddresses, type ChainClient, ChainUnavailableError, createChainReader } from '../../watcher/chain/index.js';
 import { byHeight, clashes, type ManualPlan, readQueued, writeQueue } from './file.js';
 import type { ManualEntry } from './parse-list.js';
@@ -129,18 +128,6 @@ async function askChain(options: ScheduleOptions): Promise<{ height: number; pla
   } finally {
     if (options.chain === undefined) client.close();
   }
-}
-
-async function digest(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
-
-async function sameContent(a: string, b: string): Promise<boolean> {
-  const [sa, sb] = await Promise.all([fs.stat(a), fs.stat(b)]);
-  if (sa.size !== sb.size) return false;
-  return (await digest(a)) === (await digest(b));
 }
 
 async function sourceProblem(source: string): Promise<string | undefined> {

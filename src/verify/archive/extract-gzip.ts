@@ -1,10 +1,11 @@
 /** A gzip-compressed single executable (`simd.gz`), inflated with the byte cap applied as it streams. */
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 
 import { isFsError } from '../../shared/errors/index.js';
+import { notReadError, openReadStream } from '../../shared/fsread/index.js';
 import { ArchiveInvalidError, ArchiveLimitError, type Subject } from '../errors.js';
 import { createBudget, type ExtractLimits } from '../limits.js';
 
@@ -21,8 +22,10 @@ export async function gunzipFile(subject: Subject, archive: string, dest: string
       callback(null, chunk);
     },
   });
+  const read = await openReadStream(archive);
+  if (read.status !== 'ok') throw notReadError(archive, read);
   try {
-    await pipeline(createReadStream(archive), createGunzip(), counter, createWriteStream(dest, { flags: 'wx', mode: 0o755 }));
+    await pipeline(read.stream, createGunzip(), counter, createWriteStream(dest, { flags: 'wx', mode: 0o755 }));
   } catch (error) {
     if (error instanceof ArchiveLimitError) throw error;
     if (isFsError(error)) throw error;

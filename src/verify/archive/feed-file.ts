@@ -3,7 +3,9 @@
  * push it: 256 KiB at a time, stopping at the first refusal; a read error aborts the extractor, whose
  * `end()` then reports it.
  */
-import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+
+import { notReadError, openReadStream } from '../../shared/fsread/index.js';
 
 export interface FedExtractor {
   write(chunk: Buffer): Promise<void>;
@@ -12,8 +14,11 @@ export interface FedExtractor {
 }
 
 export async function feedFile(file: string, extractor: FedExtractor): Promise<void> {
-  const input = createReadStream(file, { highWaterMark: 256 * 1024 });
+  let input: Readable | undefined;
   try {
+    const read = await openReadStream(file, { highWaterMark: 256 * 1024 });
+    if (read.status !== 'ok') throw notReadError(file, read);
+    input = read.stream;
     for await (const chunk of input as AsyncIterable<Buffer>) {
       await extractor.write(chunk);
       // Refused already: reading the rest cannot change the answer.
@@ -22,6 +27,6 @@ export async function feedFile(file: string, extractor: FedExtractor): Promise<v
   } catch (error) {
     await extractor.abort(error);
   } finally {
-    input.destroy();
+    input?.destroy();
   }
 }

@@ -14,6 +14,7 @@ import { createFetcher, parseSource } from '../../../src/download/index.js';
 import { readTrustStore } from '../../../src/shared/net/index.js';
 import { fastBackoff, memoryLogger, sha256, tempDir } from '../../support/download-kit.js';
 import { startFaultServer } from '../../support/fault-server.js';
+import { makeNotFile } from '../../support/not-files.js';
 import { testCa } from '../../support/tls.js';
 
 const body = randomBytes(64 * 1024);
@@ -72,12 +73,12 @@ test("the host's bundle: the first of Go's files that exists; SSL_CERT_FILE repl
   const [missing, first, second] = ['missing.crt', 'first.crt', 'second.crt'].map((name) => path.join(dir, name)) as [string, string, string];
   await fs.writeFile(first, testCa);
   await fs.writeFile(second, 'not read');
-  const store = readTrustStore({}, { bundleFiles: [missing, first, second], certDirs: [] });
+  const store = await readTrustStore({}, { bundleFiles: [missing, first, second], certDirs: [] });
   assert.ok(store.certificates.some((pem) => pem.replace(/\s/g, '') === testCa.trim().replace(/\s/g, '')));
   assert.ok(store.sources.includes(`${first} (1 new)`), store.sources.join('; '));
   assert.ok(!store.sources.some((s) => s.includes(second)));
 
-  const replaced = readTrustStore({ SSL_CERT_FILE: missing }, { bundleFiles: [first], certDirs: [] });
+  const replaced = await readTrustStore({ SSL_CERT_FILE: missing }, { bundleFiles: [first], certDirs: [] });
   assert.ok(!replaced.sources.some((s) => s.includes(first)), 'SSL_CERT_FILE replaces the list, as in Go');
 });
 
@@ -91,6 +92,30 @@ test("a folder's <hash>.0 links to a file of the same folder are not read twice;
   await fs.symlink(path.join(shared, 'Corporate_CA.crt'), path.join(certs, 'Corporate_CA.pem'));
   await fs.symlink('Corporate_CA.pem', path.join(certs, 'a1b2c3d4.0'));
   await fs.writeFile(path.join(certs, 'README'), 'no certificate here');
-  const store = readTrustStore({ SSL_CERT_DIR: certs }, { bundleFiles: [] });
+  const store = await readTrustStore({ SSL_CERT_DIR: certs }, { bundleFiles: [] });
   assert.ok(store.sources.includes(`SSL_CERT_DIR ${certs}/ (1 new)`), store.sources.join('; '));
+});
+
+test("files that are not files are never read, and named: a FIFO bundle gives way to the next of Go's files; a folder keeps its readable files", async (t) => {
+  const dir = await tempDir(t);
+  const [fifo, second] = [path.join(dir, 'fifo.crt'), path.join(dir, 'second.crt')];
+  const closers = [await makeNotFile(fifo, 'fifo')];
+  await fs.writeFile(second, testCa);
+  const certs = path.join(dir, 'certs');
+  await fs.mkdir(certs);
+  await fs.writeFile(path.join(certs, 'corporate.pem'), testCa);
+  for (const kind of ['zero', 'fifo', 'socket'] as const) closers.push(await makeNotFile(path.join(certs, `${kind}.pem`), kind));
+  try {
+    const store = await readTrustStore({ SSL_CERT_DIR: certs }, { bundleFiles: [fifo, second] });
+    assert.ok(store.sources.includes(`${second} (1 new)`), store.sources.join('; '));
+    assert.ok(store.sources.includes(`SSL_CERT_DIR ${certs}/ (0 new)`), 'the CA was met first in the bundle');
+    assert.deepEqual(store.skipped, [
+      `${fifo}: it is a FIFO, not a regular file`,
+      `${path.join(certs, 'fifo.pem')}: it is a FIFO, not a regular file`,
+      `${path.join(certs, 'socket.pem')}: it is a socket, not a regular file`,
+      `${path.join(certs, 'zero.pem')}: it is a character device, not a regular file`,
+    ]);
+  } finally {
+    for (const close of closers) await close();
+  }
 });
