@@ -102,6 +102,13 @@ export class ArchiveInvalidError extends UpgradeError {
   }
 }
 
+/** The archive was made with an option chainvisor does not read (an xz filter other than LZMA2). */
+export class ArchiveUnsupportedError extends UpgradeError {
+  constructor(subject: Subject, detail: string) {
+    super('ArchiveUnsupportedError', 'CHAINVISOR_ARCHIVE_UNSUPPORTED', `the ${describe(subject)} cannot be read: ${detail}`);
+  }
+}
+
 /** Neither `bin/$DAEMON_NAME` nor `$DAEMON_NAME` in the archive. */
 export class BinaryNotFoundError extends UpgradeError {
   declare readonly binaryName: string;

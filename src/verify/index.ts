@@ -8,6 +8,7 @@ export {
   ArchiveInvalidError,
   ArchiveLimitError,
   ArchiveUnsafeError,
+  ArchiveUnsupportedError,
   BinaryNotFoundError,
   ChecksumFormatError,
   ChecksumMismatchError,

@@ -2,8 +2,9 @@
  * bzip2 decompression as a Node transform, driving unbzip2-stream's decoder (pure JavaScript) one
  * block at a time. unbzip2-stream's own stream decodes every remaining block at once when its input
  * ends — a few hundred bytes of bzip2 bomb would inflate whole before anyone could count them — and
- * collects each block in an array of numbers. Here the decoded bytes leave in 64 KiB pieces, and
- * they are counted as they are decoded: past `maxBytes` the decoding stops in the middle of a block.
+ * collects each block in an array of numbers. Here the decoded bytes leave in 64 KiB pieces, and a
+ * block (up to ~46 MB from a few bytes) is decoded without waiting for its reader, so each piece is
+ * put to the inflate guard as it is decoded: a bomb stops in the middle of a block.
  */
 import { Transform } from 'node:stream';
 
@@ -11,22 +12,28 @@ import { Transform } from 'node:stream';
 import bitIterator from 'unbzip2-stream/lib/bit_iterator.js';
 import decoder from 'unbzip2-stream/lib/bzip2.js';
 
+import type { Decoder } from './decoders.js';
+import type { InflateGuard } from './inflate-guard.js';
+import { StreamError, truncated } from './stream-error.js';
+
 type BitReader = ReturnType<typeof bitIterator>;
-
-/** Thrown when the decoded bytes pass `maxBytes`. */
-export class OutputLimitError extends Error {}
-
-/** Thrown when the input ends before the stream's end marker. */
-export class TruncatedError extends Error {}
 
 const piece = 64 * 1024;
 
-export function createBzip2Decompress(maxBytes: number): Transform {
+export const bzip2: Decoder = {
+  // `BZh` and the block size digit.
+  magic: (b) => b.length >= 4 && b[0] === 0x42 && b[1] === 0x5a && b[2] === 0x68 && (b[3] as number) >= 0x31 && (b[3] as number) <= 0x39,
+  stages: (guard) => [createBzip2Decompress(guard)],
+  explain: (error) => (error instanceof StreamError ? error.message : `corrupt data (${error.message})`),
+};
+
+function createBzip2Decompress(guard: InflateGuard): Transform {
   const queue: Buffer[] = [];
   let received = 0;
   let bits: BitReader | undefined;
   let blockSize = 0;
   let streamCRC: number | null = null;
+  /** Every byte decoded so far (some may wait in buffers before the guard's meter). */
   let produced = 0;
 
   /** Decodes the stream header or one block; pushes its bytes. */
@@ -43,7 +50,7 @@ export function createBzip2Decompress(maxBytes: number): Transform {
       out[filled++] = byte;
       if (filled === piece) {
         produced += filled;
-        if (produced > maxBytes) throw new OutputLimitError(`more than ${maxBytes} bytes`);
+        guard.check(produced);
         push(out);
         out = Buffer.allocUnsafe(piece);
         filled = 0;
@@ -53,7 +60,7 @@ export function createBzip2Decompress(maxBytes: number): Transform {
     streamCRC = decoder.decompress(reader, write, new Int32Array(bufsize), bufsize, streamCRC as number);
     if (filled > 0) {
       produced += filled;
-      if (produced > maxBytes) throw new OutputLimitError(`more than ${maxBytes} bytes`);
+      guard.check(produced);
       push(out.subarray(0, filled));
     }
     // End of this stream: another may follow (pbzip2 and lbzip2 write several).
@@ -61,11 +68,15 @@ export function createBzip2Decompress(maxBytes: number): Transform {
   };
 
   const run = (transform: Transform, final: boolean): void => {
-    bits ??= bitIterator(() => queue.shift());
+    if (bits === undefined) {
+      const reader = bitIterator(() => queue.shift());
+      guard.readFrom(() => reader.bytesRead);
+      bits = reader;
+    }
     const push = (data: Buffer): void => void transform.push(data);
     // A whole block (at most 100 kB per level, plus its tables) must be here before decoding it.
     while (final ? received > bits.bytesRead : received - bits.bytesRead + 1 >= 25_000 + 100_000 * blockSize) step(push);
-    if (final && streamCRC !== null) throw new TruncatedError('the stream ends before its end marker: the file is truncated');
+    if (final && streamCRC !== null) throw truncated();
   };
 
   return new Transform({
@@ -94,7 +105,6 @@ export function createBzip2Decompress(maxBytes: number): Transform {
 
 /** The decoder reads past its last buffer (a TypeError) when a block is cut short. */
 function asError(error: unknown): Error {
-  if (error instanceof OutputLimitError) return error;
-  if (error instanceof TypeError) return new TruncatedError('the stream ends before its end marker: the file is truncated');
+  if (error instanceof TypeError) return truncated();
   return error instanceof Error ? error : new Error(String(error));
 }
