@@ -13,7 +13,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 
-import { type Compressor, compressedBomb, compressors, zstdRleBomb } from '../../scripts/make-compressed-archives.js';
+import { compressedBomb, type Compressor, compressors, zstdRleBomb } from '../../scripts/make-compressed-archives.js';
 import { hostPlatform } from '../../src/download/index.js';
 import { binariesInfo, sha256, withChecksum } from '../support/download-kit.js';
 import { plan } from '../support/fake-node.js';
