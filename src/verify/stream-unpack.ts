@@ -17,11 +17,15 @@
  * possible while streaming — it covers the whole file, known at its last byte — and waiting for it
  * would write every archive twice; the guard makes waiting unnecessary.
  *
- * A problem found while streaming (a hostile entry, a bomb, a full disk) is kept and reported by
- * `finish()`: before that the checksum decides, and a file that is not the one the plan names is
- * reported as a mismatch, exactly as when nothing is unpacked before the checksum. The quarantine
- * folder is removed at once, though, so what a refused archive wrote does not stay on the disk while
- * the rest of it downloads (only hashed, not written, from then on). Formats that need the whole file
+ * A bomb — an archive refused by the inflate guard or by the entry and byte caps (ArchiveLimitError) —
+ * is refused whatever its checksum: no release compresses 1000:1, and no checksum makes an archive
+ * over CHAINVISOR_EXTRACT_MAX_BYTES fit. So it is given to the download as `refusal`, which stops the
+ * transfer at once (a slow bomb would otherwise hold the upgrade for the whole transfer, only to end
+ * in a mismatch), and the quarantine folder is removed then. Any other problem found while streaming
+ * (a hostile entry, corrupt data, a full disk) is kept and reported by `finish()`: before that the
+ * checksum decides, and a file that is not the one the plan names is reported as a mismatch, exactly
+ * as when nothing is unpacked before the checksum; its quarantine folder is removed at once too, and
+ * the rest of the file is only hashed, not written. Formats that need the whole file
  * (zip reads its directory at the end; a plain executable is just moved) are not streamed: `finish()`
  * returns undefined and the caller unpacks the downloaded file as before. A compressed executable is
  * decompressed into the quarantine folder as it arrives (a 100 MiB binary would otherwise be
@@ -31,7 +35,7 @@
 import fs from 'node:fs/promises';
 
 import { type CompressedExtractor, createCompressedExtractor, createTarExtractor, type TarExtractor } from './archive/index.js';
-import type { Subject } from './errors.js';
+import { ArchiveLimitError, type Subject } from './errors.js';
 import { detectFromHead, type Format, headLength } from './format.js';
 import type { ExtractLimits } from './limits.js';
 import { finishCompressed, finishTree, type Unpacked } from './unpack.js';
@@ -57,6 +61,10 @@ export interface StreamUnpacker {
   discard(): Promise<void>;
   /** False while a tar or compressed stream is being extracted: the downloaded file itself is then never read. */
   readonly needsFile: boolean;
+  /** Set once the archive is refused whatever its checksum (a bomb): the download should stop. */
+  readonly refusal: ArchiveLimitError | undefined;
+  /** Bytes written since the start (or the last restart). */
+  readonly received: number;
 }
 
 type State =
@@ -72,6 +80,7 @@ type State =
 export function createStreamUnpacker(options: StreamUnpackOptions): StreamUnpacker {
   const { subject, quarantine, limits } = options;
   let state: State = { kind: 'head', chunks: [], length: 0 };
+  let received = 0;
 
   async function start(head: Buffer): Promise<void> {
     const detected = detectFromHead(head.subarray(0, headLength));
@@ -125,7 +134,14 @@ export function createStreamUnpacker(options: StreamUnpackOptions): StreamUnpack
     get needsFile() {
       return state.kind === 'head' || state.kind === 'file';
     },
+    get refusal() {
+      return state.kind === 'failed' && state.error instanceof ArchiveLimitError ? state.error : undefined;
+    },
+    get received() {
+      return received;
+    },
     async write(chunk) {
+      received += chunk.length;
       if (state.kind === 'tar' || state.kind === 'compressed') {
         await state.extractor.write(chunk);
       } else if (state.kind === 'head') {
@@ -138,6 +154,7 @@ export function createStreamUnpacker(options: StreamUnpackOptions): StreamUnpack
     },
 
     async restart() {
+      received = 0;
       try {
         await stop();
         state = { kind: 'head', chunks: [], length: 0 };

@@ -1,8 +1,10 @@
 /**
  * A real HTTP(S) server on 127.0.0.1, port 0, serving files with switchable faults: a status code, a
  * connection dropped mid-body, a body that stalls or trickles, redirects, a lying Content-Length, a
- * server that ignores Range, an answer that is not HTTP, a response head sent a byte at a time. Every request is recorded so tests can assert on what the client sent (Range,
- * If-Range, Authorization, the query string). `close()` ends every connection, stalled ones included.
+ * server that ignores Range, an answer that is not HTTP, a response head sent a byte at a time. Every
+ * request is recorded so tests can assert on what the client sent (Range, If-Range, Authorization, the
+ * query string), and of a trickled body how much was sent before the client hung up. `close()` ends
+ * every connection, stalled ones included.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -51,6 +53,8 @@ export interface RecordedRequest {
   range: string | undefined;
   ifRange: string | undefined;
   authorization: string | undefined;
+  /** Of a trickled body: the bytes sent so far, and whether the last of them was (the client may hang up first). */
+  trickled: { sent: number; whole: boolean };
 }
 
 export interface FaultServer {
@@ -74,13 +78,15 @@ export async function startFaultServer(options: { tls?: boolean; name?: string }
 
   const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const [path = '/', query = ''] = (req.url ?? '/').split('?');
-    requests.push({
+    const record: RecordedRequest = {
       path,
       query,
       range: req.headers.range,
       ifRange: req.headers['if-range'] as string | undefined,
       authorization: req.headers.authorization,
-    });
+      trickled: { sent: 0, whole: false },
+    };
+    requests.push(record);
     const entry = routes.get(path);
     if (entry === undefined) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
@@ -88,7 +94,7 @@ export async function startFaultServer(options: { tls?: boolean; name?: string }
     }
     const fault = entry.route.faults?.[entry.served] ?? entry.route.always;
     entry.served += 1;
-    serve(req, res, entry.route, fault);
+    serve(req, res, entry.route, fault, record);
   };
 
   const server = options.tls ? https.createServer({ key: testKey, cert: testCert }, handler) : http.createServer(handler);
@@ -120,7 +126,7 @@ export async function startFaultServer(options: { tls?: boolean; name?: string }
   };
 }
 
-function serve(req: http.IncomingMessage, res: http.ServerResponse, route: Route, fault: Fault | undefined): void {
+function serve(req: http.IncomingMessage, res: http.ServerResponse, route: Route, fault: Fault | undefined, record: RecordedRequest): void {
   const body = Buffer.isBuffer(route.body) ? route.body : Buffer.from(route.body ?? '');
   const ranges = route.ranges ?? true;
   const base: Record<string, string> = { 'content-type': 'application/octet-stream' };
@@ -203,8 +209,10 @@ function serve(req: http.IncomingMessage, res: http.ServerResponse, route: Route
       if (res.destroyed) return clearInterval(timer);
       const piece = part.subarray(offset, offset + fault.bytes);
       offset += piece.length;
+      record.trickled.sent = offset;
       if (offset >= part.length) {
         clearInterval(timer);
+        record.trickled.whole = true;
         res.end(piece);
       } else {
         res.write(piece);
