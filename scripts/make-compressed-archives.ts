@@ -3,11 +3,12 @@
  * ones of make-hostile-archives.ts: gzip and zstd with node:zlib, xz and bzip2 with Debian's `xz` and
  * `bzip2` commands (xz-utils and bzip2, which .ci/run installs), since no well-kept JavaScript package
  * writes them. Each compression gets a good tar, a bare compressed binary, a bomb and a truncated
- * stream; the rest are built byte by byte (zstd-bombs.ts, xz-variants.ts): pzstd's layout, zstd RLE
- * bombs, a zstd window or xz dictionary too large, xz filters and checks, trailing garbage.
+ * stream; the rest are built here byte by byte: pzstd's layout, zstd bombs (the encoder's own and
+ * RLE blocks), a zstd window or xz dictionary too large, xz filters and checks, trailing garbage.
  */
 import { spawnSync } from 'node:child_process';
-import { crc32, gzipSync, zstdCompressSync } from 'node:zlib';
+import { once } from 'node:events';
+import { constants, crc32, createZstdCompress, gzipSync, zstdCompressSync } from 'node:zlib';
 
 import { type Built, fakeBinary, tar, type TarEntry } from './make-hostile-archives.js';
 
@@ -118,8 +119,31 @@ export function pzstd(data: Buffer, pieces: number): Buffer {
 }
 
 /**
+ * What the zstd encoder itself makes of a script followed by `zeros` zero bytes, as
+ * `head -c 9G /dev/zero | zstd` would: the outside campaign's bomb of #31 — 9 GiB in 296 KB, about
+ * 33 000:1, its compressed bytes spread evenly, so that it inflates as fast as it arrives. Built with
+ * node:zlib's encoder (level 1) from one zeroed buffer written again and again, so the zeros are never
+ * in memory; 9 GiB takes a few seconds.
+ */
+export async function zstdZerosBomb(zeros: number): Promise<Buffer> {
+  const encoder = createZstdCompress({ params: { [constants.ZSTD_c_compressionLevel]: 1 } });
+  const out: Buffer[] = [];
+  encoder.on('data', (data: Buffer) => out.push(data));
+  const ended = once(encoder, 'end');
+  encoder.write(Buffer.from(fakeBinary()));
+  const zeroed = Buffer.alloc(8 << 20);
+  for (let left = zeros; left > 0; left -= zeroed.length) {
+    if (!encoder.write(zeroed.subarray(0, Math.min(left, zeroed.length)))) await once(encoder, 'drain');
+  }
+  encoder.end();
+  await ended;
+  return Buffer.concat(out);
+}
+
+/**
  * A zstd frame of `head` (a raw block) then RLE blocks of zeros up to `bytes`: the format's most
- * compact bomb, 4 bytes for each 128 KiB (32 768:1), so a 296 KB file holds 9.7 GB.
+ * compact bomb, 4 bytes for each 128 KiB (32 768:1), so a 296 KB file holds 9.7 GB. Built byte by
+ * byte, at once.
  */
 export function zstdRleBomb(bytes: number, head: Buffer = Buffer.from(fakeBinary())): Buffer {
   const block = 128 << 10;
