@@ -18,7 +18,7 @@ export {
   UnknownFormatError,
   type UnsafeReason,
 } from './errors.js';
-export { type Detected, detectFormat, detectFromHead, type Format } from './format.js';
+export { type Detected, detectFormat, detectFromHead, type Format } from './archive/index.js';
 export { type ExtractLimits } from './limits.js';
 export { smokeTest, type SmokeTestOptions } from './smoke-test.js';
 export { createStreamUnpacker, type StreamUnpacker, type StreamUnpackOptions } from './stream-unpack.js';

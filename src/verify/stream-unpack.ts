@@ -34,9 +34,16 @@
  */
 import fs from 'node:fs/promises';
 
-import { type CompressedExtractor, createCompressedExtractor, createTarExtractor, type TarExtractor } from './archive/index.js';
+import {
+  type CompressedExtractor,
+  createCompressedExtractor,
+  createTarExtractor,
+  detectFromHead,
+  type Format,
+  headLength,
+  type TarExtractor,
+} from './archive/index.js';
 import { ArchiveLimitError, type Subject } from './errors.js';
-import { detectFromHead, type Format, headLength } from './format.js';
 import type { ExtractLimits } from './limits.js';
 import { finishCompressed, finishTree, type Unpacked } from './unpack.js';
 

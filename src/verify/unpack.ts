@@ -9,10 +9,18 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 
 import { makeFolders } from '../home/layout/index.js';
-import { type CompressedOutcome, createCompressedExtractor, type ExtractResult, extractTar, extractZip, feedFile } from './archive/index.js';
+import {
+  type CompressedOutcome,
+  createCompressedExtractor,
+  detectFormat,
+  type ExtractResult,
+  extractTar,
+  extractZip,
+  feedFile,
+  type Format,
+} from './archive/index.js';
 import { type Subject, UnknownFormatError } from './errors.js';
 import { findBinary } from './find-binary.js';
-import { detectFormat, type Format } from './format.js';
 import type { ExtractLimits } from './limits.js';
 
 export interface UnpackOptions {

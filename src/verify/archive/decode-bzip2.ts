@@ -12,7 +12,7 @@ import { Transform } from 'node:stream';
 import bitIterator from 'unbzip2-stream/lib/bit_iterator.js';
 import decoder from 'unbzip2-stream/lib/bzip2.js';
 
-import type { Decoder } from './decoders.js';
+import type { Decoder } from './decoder.js';
 import type { InflateGuard } from './inflate-guard.js';
 import { StreamError, truncated } from './stream-error.js';
 

@@ -5,7 +5,7 @@
  */
 import { createGunzip } from 'node:zlib';
 
-import type { Decoder } from './decoders.js';
+import type { Decoder } from './decoder.js';
 
 export const gzip: Decoder = {
   // 1f 8b and the deflate method (8), the only one defined.

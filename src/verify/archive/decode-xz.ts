@@ -15,7 +15,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { Transform } from 'node:stream';
 
-import type { Decoder } from './decoders.js';
+import type { Decoder } from './decoder.js';
 import type { InflateGuard } from './inflate-guard.js';
 import { StreamError, truncated } from './stream-error.js';
 import { type BlockCheck, createXzContainerWalk, maxDictionary } from './xz-container.js';

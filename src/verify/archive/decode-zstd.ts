@@ -12,7 +12,7 @@ import { createZstdDecompress, type ZstdDecompress } from 'node:zlib';
 
 type Zstd = ZstdDecompress;
 
-import type { Decoder } from './decoders.js';
+import type { Decoder } from './decoder.js';
 import type { InflateGuard } from './inflate-guard.js';
 import { StreamError, truncated } from './stream-error.js';
 import { beginsZstd, createZstdFrameWalk } from './zstd-frames.js';

@@ -16,11 +16,11 @@ import { pipeline } from 'node:stream/promises';
 import { isFsError } from '../../shared/errors/index.js';
 import { type BufferedWriter, createBufferedWriter } from '../../shared/fswrite.js';
 import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, ArchiveUnsupportedError, type Subject, UnknownFormatError } from '../errors.js';
-import { executableKind, type Format, headLength, isTar } from '../format.js';
 import type { ExtractLimits } from '../limits.js';
 import type { Compression } from './decoders.js';
 import { createDecompressor, decompressError } from './decompress.js';
 import { createTarExtractor, type TarExtractor } from './extract-tar.js';
+import { executableKind, type Format, headLength, isTar } from './format.js';
 import { createInflateGuard } from './inflate-guard.js';
 import type { ExtractResult, TreeWriterOptions } from './tree-writer.js';
 

@@ -6,9 +6,7 @@
 import fs from 'node:fs/promises';
 import { constants, gunzipSync } from 'node:zlib';
 
-import { type Compression, compressionOf, decoders } from './archive/decoders.js';
-
-export { type Compression, compressionOf, isCompression } from './archive/decoders.js';
+import { type Compression, compressionOf, decoders } from './decoders.js';
 
 /**
  * What was unpacked. `gzip`, `bzip2`, `xz` and `zstd` alone are a compressed executable; whether a tar
