@@ -119,6 +119,21 @@ export class ArchiveUnsupportedError extends UpgradeError {
   }
 }
 
+/** This build of chainvisor cannot decompress the archive: a decoder package is not the one it drives. */
+export class DecoderUnavailableError extends UpgradeError {
+  declare readonly compression: string;
+
+  constructor(subject: Subject, compression: string, detail: string) {
+    super(
+      'DecoderUnavailableError',
+      'CHAINVISOR_DECODER_UNAVAILABLE',
+      `cannot decompress the ${describe(subject)} (${compression}): ${detail}`,
+      {},
+      { compression },
+    );
+  }
+}
+
 /** Neither `bin/$DAEMON_NAME` nor `$DAEMON_NAME` in the archive. */
 export class BinaryNotFoundError extends UpgradeError {
   declare readonly binaryName: string;

@@ -1,24 +1,26 @@
 /**
  * xz: xz-container.ts reads the container on the way in (filters, dictionary, the SHA-256 check), the
- * decoder is xz-embedded compiled to WebAssembly (package xz-decompress, inlined in its JavaScript, so
- * it works inside the single executable's bundle), and a last stage verifies the SHA-256 of each block
- * of a stream that has that check.
+ * decoder is xz-embedded compiled to WebAssembly (xz-wasm.ts: the package xz-decompress, inlined in
+ * its JavaScript, so it works inside the single executable's bundle), and a last stage verifies the
+ * SHA-256 of each block of a stream that has that check.
  *
- * The decoder is driven here, synchronously, through the WebAssembly module's own four functions
- * (create_context, supply_input, get_next_output, destroy_context; the package's XzContext does the
- * same), not through the package's web ReadableStream: Node 22's adapter between web and Node streams
- * threw "error.filter is not a function", uncaught, when a bomb was stopped while small chunks were
+ * The decoder is driven here, synchronously, through the WebAssembly module's own functions, not
+ * through the package's web ReadableStream: Node 22's adapter between web and Node streams threw
+ * "error.filter is not a function", uncaught, when a bomb was stopped while small chunks were
  * arriving, and `run` ended with a stack and its work folders left behind (#31). Synchronous calls
  * also need no lock between two xz streams, and each piece of output is put to the inflate guard as it
- * is produced: a 16 KiB piece of an xz bomb decodes to over 100 MB.
+ * is produced: a 16 KiB piece of an xz bomb decodes to over 100 MB. What waits in memory is at most a
+ * piece of output (64 KiB) beyond what the reader asked for, and the dictionary the stream names (at
+ * most 64 MiB, given back with the stream's own WebAssembly instance when it ends).
  */
 import { createHash, type Hash } from 'node:crypto';
-import { Transform } from 'node:stream';
+import { Duplex, Transform } from 'node:stream';
 
 import type { Decoder } from './decoder.js';
 import type { InflateGuard } from './inflate-guard.js';
 import { StreamError, truncated } from './stream-error.js';
 import { type BlockCheck, createXzContainerWalk, maxDictionary } from './xz-container.js';
+import { createXzContext, instantiateXz, type XzContext } from './xz-wasm.js';
 
 export const xz: Decoder = {
   magic: (b) => b.length >= 6 && b[0] === 0xfd && b[1] === 0x37 && b[2] === 0x7a && b[3] === 0x58 && b[4] === 0x5a && b[5] === 0x00,
@@ -67,146 +69,146 @@ function containerWalk(checks: BlockCheck[]): Transform {
   });
 }
 
-interface XzExports {
-  memory: { buffer: ArrayBuffer };
-  create_context(): number;
-  destroy_context(context: number): void;
-  supply_input(context: number, size: number): void;
-  get_next_output(context: number): number;
-}
-
-let wasm: Promise<XzExports> | undefined;
-
-/** The package's WebAssembly instance, compiled once, when the first xz stream arrives. */
-function loadWasm(): Promise<XzExports> {
-  wasm ??= (async () => {
-    const namespace = (await import('xz-decompress')) as unknown as { default?: { XzReadableStream: unknown }; XzReadableStream: unknown };
-    // A webpack bundle marked __esModule: Node's ESM loader gives its exports as `default`, esbuild's
-    // CommonJS bundle (the single executable) as the namespace itself.
-    const module = namespace.default ?? namespace;
-    const stream = module.XzReadableStream as { _moduleInstance?: { exports: unknown }; _getModuleInstance?: () => Promise<void> };
-    if (stream._moduleInstance === undefined) await stream._getModuleInstance?.();
-    const exports = stream._moduleInstance?.exports as Partial<XzExports> | undefined;
-    if (typeof exports?.create_context !== 'function' || !(exports.memory?.buffer instanceof ArrayBuffer)) {
-      throw new Error('the xz-decompress package no longer has the WebAssembly functions chainvisor drives (was it upgraded?)');
-    }
-    return exports as XzExports;
-  })();
-  return wasm;
-}
-
 const okay = 0;
 const streamEnd = 1;
 
-/** One xz-embedded decoder (the package's XzContext, synchronous). */
-function createContext(x: XzExports) {
-  const context = x.create_context();
-  // The context starts with bufSize, in, in_pos, in_size, out, out_pos (32-bit each).
-  const fields = (): Uint32Array => new Uint32Array(x.memory.buffer, context, 6);
-  const [bufSize = 0, inAt = 0, , , outAt = 0] = fields();
-  return {
-    bufSize,
-    supply(data: Uint8Array): void {
-      new Uint8Array(x.memory.buffer, inAt, bufSize).set(data);
-      x.supply_input(context, data.length);
-    },
-    /** Decodes what it can; the output, whether the buffer was filled, whether the stream ended. */
-    next(): { out: Buffer; full: boolean; ended: boolean } {
-      const code = x.get_next_output(context);
-      if (code !== okay && code !== streamEnd) throw new XzCodeError(code);
-      const state = fields();
-      const length = state[5] ?? 0;
-      const out = Buffer.from(new Uint8Array(x.memory.buffer, outAt, length));
-      state[5] = 0;
-      return { out, full: length === bufSize, ended: code === streamEnd };
-    },
-    /** Bytes of the last piece supplied that the decoder has read. */
-    position(): number {
-      return fields()[2] ?? 0;
-    },
-    needsInput(): boolean {
-      const state = fields();
-      return state[2] === state[3];
-    },
-    dispose(): void {
-      x.destroy_context(context);
-    },
-  };
-}
-
-function decoder(guard: InflateGuard): Transform {
-  let context: ReturnType<typeof createContext> | undefined;
-  let ended = false;
-  /** Bytes of the pieces read whole, and whether a piece is being read (its position is the decoder's). */
+/**
+ * The decoder as a stream that decodes only while its reader reads: a piece of output goes to the
+ * inflate guard, then to the reader, and when the reader has enough the decoding waits, in the middle
+ * of an input piece if need be. (A Transform would not: it pushes all its input gives at once — up to
+ * 2 MiB per LZMA2 chunk — and, once its input has ended, takes every chunk still queued without
+ * waiting, so a stream that expands a few hundred times, under the guard's ratio, sat whole in memory.)
+ */
+function decoder(guard: InflateGuard): Duplex {
+  let decode: XzContext | undefined;
+  /** The written chunk being decoded, how far it was handed over, and its write's callback. */
+  let chunk: { data: Buffer; at: number; done: (error?: Error | null) => void } | undefined;
+  /** Bytes handed to the decoder and not yet all read by it (0: it needs input). */
+  let supplied = 0;
+  /** Bytes of input the decoder has read whole. */
   let read = 0;
-  let reading = false;
-  guard.readFrom(() => read + (reading && context !== undefined ? context.position() : 0));
-  const open = async (): Promise<NonNullable<typeof context>> => (context ??= createContext(await loadWasm()));
-
   let produced = 0;
-  /** Runs the decoder over what it was given; every piece goes to the guard before it is pushed. */
-  const drain = (stream: Transform, decode: NonNullable<typeof context>, final: boolean): void => {
-    let idle = 0;
-    for (;;) {
-      const { out, full, ended: end } = decode.next();
+  /** `final`'s callback, once every chunk was decoded; then whether the empty input that ends it was handed over. */
+  let last: ((error?: Error | null) => void) | undefined;
+  let endSupplied = false;
+  let idle = 0;
+  let ended = false;
+  /** The reader has enough: decode again on its next read(). */
+  let readerFull = false;
+  let pumping = false;
+  let again = false;
+  guard.readFrom(() => read + (supplied > 0 && decode !== undefined ? decode.position() : 0));
+
+  /** Gives the decoder its next input; false when there is none until the next write or final. */
+  const feed = (context: XzContext): boolean => {
+    if (chunk !== undefined && chunk.at < chunk.data.length) {
+      if (ended) throw new StreamError('bytes after the end of the xz stream');
+      const piece = chunk.data.subarray(chunk.at, chunk.at + context.bufSize);
+      chunk.at += piece.length;
+      context.supply(piece);
+      supplied = piece.length;
+      return true;
+    }
+    if (chunk !== undefined) {
+      const { done } = chunk;
+      chunk = undefined;
+      done();
+      return false;
+    }
+    if (last !== undefined && !ended && !endSupplied) {
+      // An empty input tells xz-embedded that the stream is over.
+      context.supply(new Uint8Array(0));
+      endSupplied = true;
+      return true;
+    }
+    return false;
+  };
+
+  const decodeSome = (context: XzContext): void => {
+    while (!readerFull) {
+      if (ended) {
+        // Completes the last write, or refuses bytes that follow the end.
+        feed(context);
+        return;
+      }
+      if (supplied === 0 && !endSupplied && !feed(context)) return;
+      const { code, out, full: bufferFull } = context.next();
+      if (code !== okay && code !== streamEnd) throw new XzCodeError(code);
       if (out.length > 0) {
         produced += out.length;
         guard.check(produced);
-        stream.push(out);
+        readerFull = !stream.push(out);
       }
-      if (end) {
+      if (code === streamEnd) {
         ended = true;
-        return;
-      }
-      if (final) {
+        read += supplied;
+        supplied = 0;
+      } else if (endSupplied) {
         // At the end of input the decoder says STREAM_END or an error; never loop on no progress.
         idle = out.length === 0 ? idle + 1 : 0;
         if (idle > 2) throw truncated();
-        continue;
+      } else if (!bufferFull && context.needsInput()) {
+        read += supplied;
+        supplied = 0;
       }
-      if (!full && decode.needsInput()) return;
     }
   };
 
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      open().then((decode) => {
-        try {
-          if (ended) throw new StreamError('bytes after the end of the xz stream');
-          for (let at = 0; at < chunk.length; at += decode.bufSize) {
-            const piece = chunk.subarray(at, at + decode.bufSize);
-            decode.supply(piece);
-            reading = true;
-            drain(this, decode, false);
-            reading = false;
-            read += piece.length;
-          }
-          callback();
-        } catch (error) {
-          callback(error as Error);
+  /** Decodes until the reader has enough or the input runs out; ends the stream after the last byte. */
+  const pump = (): void => {
+    if (pumping || decode === undefined) {
+      again = true;
+      return;
+    }
+    pumping = true;
+    try {
+      do {
+        again = false;
+        decodeSome(decode);
+        if (ended && last !== undefined && chunk === undefined) {
+          const done = last;
+          last = undefined;
+          stream.push(null);
+          done();
         }
+      } while (again && !readerFull);
+    } catch (error) {
+      stream.destroy(error as Error);
+    } finally {
+      pumping = false;
+    }
+  };
+
+  const open = async (): Promise<void> => {
+    if (decode !== undefined) return;
+    const x = await instantiateXz();
+    if (!stream.destroyed) decode ??= createXzContext(x);
+  };
+
+  const stream: Duplex = new Duplex({
+    write(data: Buffer, _encoding, callback) {
+      open().then(() => {
+        chunk = { data, at: 0, done: callback };
+        pump();
       }, callback);
     },
-    flush(callback) {
-      open().then((decode) => {
-        try {
-          if (!ended) {
-            // An empty input tells xz-embedded that the stream is over.
-            decode.supply(new Uint8Array(0));
-            drain(this, decode, true);
-          }
-          callback();
-        } catch (error) {
-          callback(error as Error);
-        }
+    final(callback) {
+      open().then(() => {
+        last = callback;
+        pump();
       }, callback);
+    },
+    read() {
+      readerFull = false;
+      pump();
     },
     destroy(error, callback) {
-      context?.dispose();
-      context = undefined;
+      decode?.dispose();
+      decode = undefined;
       callback(error);
     },
   });
+  return stream;
 }
 
 /** Hashes each block of a SHA-256 stream as it comes out of the decoder and compares it with its check. */

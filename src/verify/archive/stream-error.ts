@@ -8,3 +8,9 @@ export class UnsupportedError extends StreamError {}
 export function truncated(detail = 'the stream ends before its end marker'): StreamError {
   return new StreamError(`${detail}: the file is truncated`);
 }
+
+/**
+ * This build's decoder cannot be used (a package upgraded under chainvisor moved what it drives): no
+ * fault of the stream, and every stream of that compression fails the same way.
+ */
+export class DecoderUnavailable extends Error {}
