@@ -1,12 +1,17 @@
 /**
- * bzip2 decompression as a Node transform, driving unbzip2-stream's decoder (pure JavaScript) one
+ * bzip2 decompression as a Node stream, driving unbzip2-stream's decoder (pure JavaScript) one
  * block at a time. unbzip2-stream's own stream decodes every remaining block at once when its input
  * ends — a few hundred bytes of bzip2 bomb would inflate whole before anyone could count them — and
  * collects each block in an array of numbers. Here the decoded bytes leave in 64 KiB pieces, and a
- * block (up to ~46 MB from a few bytes) is decoded without waiting for its reader, so each piece is
- * put to the inflate guard as it is decoded: a bomb stops in the middle of a block.
+ * block (up to ~46 MB from a few bytes) is decoded in one go, without waiting for its reader, so each
+ * piece is put to the inflate guard as it is decoded: a bomb stops in the middle of a block.
+ *
+ * The next block is decoded only when the reader wants more. A Transform decoded every whole block it
+ * had at each write, and all that was left at the end: a stream that expands under the guard's
+ * ratio (an honest-looking first MiB, then blocks of zeros) sat in memory, a GiB for each MiB of
+ * the honest part, before the guard or the disk saw it (#31). Now at most one block's output waits.
  */
-import { Transform } from 'node:stream';
+import { Duplex } from 'node:stream';
 
 // unbzip2-stream's decoder and bit reader (CommonJS; types in unbzip2-stream.d.ts).
 import bitIterator from 'unbzip2-stream/lib/bit_iterator.js';
@@ -27,7 +32,7 @@ export const bzip2: Decoder = {
   explain: (error) => (error instanceof StreamError ? error.message : `corrupt data (${error.message})`),
 };
 
-function createBzip2Decompress(guard: InflateGuard): Transform {
+function createBzip2Decompress(guard: InflateGuard): Duplex {
   const queue: Buffer[] = [];
   let received = 0;
   let bits: BitReader | undefined;
@@ -67,40 +72,81 @@ function createBzip2Decompress(guard: InflateGuard): Transform {
     if (streamCRC === null) blockSize = 0;
   };
 
-  const run = (transform: Transform, final: boolean): void => {
-    if (bits === undefined) {
-      const reader = bitIterator(() => queue.shift());
-      guard.readFrom(() => reader.bytesRead);
-      bits = reader;
-    }
-    const push = (data: Buffer): void => void transform.push(data);
-    // A whole block (at most 100 kB per level, plus its tables) must be here before decoding it.
-    while (final ? received > bits.bytesRead : received - bits.bytesRead + 1 >= 25_000 + 100_000 * blockSize) step(push);
-    if (final && streamCRC !== null) throw truncated();
+  /** Bytes a block can take (at most 100 kB per level, plus its tables): a whole one must be here before decoding it. */
+  const blockBytes = (): number => 25_000 + 100_000 * blockSize;
+  const unread = (): number => received - (bits?.bytesRead ?? 0);
+  /** The reader has enough: decode the next block on its next read(). */
+  let readerFull = false;
+  /** A write's callback, held while two blocks' worth of input wait; `final`'s, once the input ended. */
+  let held: (() => void) | undefined;
+  let last: (() => void) | undefined;
+  let pumping = false;
+  let again = false;
+  const push = (data: Buffer): void => {
+    readerFull = !stream.push(data);
   };
 
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
+  /** Decodes whole blocks while the reader wants more; ends the stream after the last one. */
+  const pump = (): void => {
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = true;
+    try {
+      do {
+        again = false;
+        if (bits === undefined) continue;
+        const ending = last !== undefined;
+        while (!readerFull && (ending ? unread() > 0 : unread() + 1 >= blockBytes())) step(push);
+        if (ending && unread() <= 0) {
+          if (streamCRC !== null) throw truncated();
+          const done = last as () => void;
+          last = undefined;
+          stream.push(null);
+          done();
+        }
+        if (held !== undefined && unread() < 2 * blockBytes()) {
+          const done = held;
+          held = undefined;
+          done();
+        }
+      } while (again && !readerFull);
+    } catch (error) {
+      stream.destroy(asError(error));
+    } finally {
+      pumping = false;
+    }
+  };
+
+  const stream: Duplex = new Duplex({
+    write(chunk: Buffer, _encoding, callback) {
       queue.push(chunk);
       received += chunk.length;
-      try {
-        run(this, false);
-      } catch (error) {
-        callback(asError(error));
-        return;
+      if (bits === undefined) {
+        // It takes its first buffer at once.
+        const reader = bitIterator(() => queue.shift());
+        guard.readFrom(() => reader.bytesRead);
+        bits = reader;
       }
-      callback();
+      held = callback;
+      pump();
     },
-    flush(callback) {
-      try {
-        if (received > 0) run(this, true);
-      } catch (error) {
-        callback(asError(error));
+    final(callback) {
+      if (received === 0) {
+        stream.push(null);
+        callback();
         return;
       }
-      callback();
+      last = callback;
+      pump();
+    },
+    read() {
+      readerFull = false;
+      pump();
     },
   });
+  return stream;
 }
 
 /** The decoder reads past its last buffer (a TypeError) when a block is cut short. */
