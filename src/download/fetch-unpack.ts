@@ -1,14 +1,16 @@
 /**
- * One binary from URL to a checked folder: fetch (hashing as it streams, and extracting a tar or
- * tar.gz into a quarantine folder as it arrives), compare the checksum, and only then release the
- * extracted tree (or unpack the file, for zip and plain executables), find the binary and, if asked,
- * run `<binary> version`. Shared by the upgrade path and `chainvisor check-plan`. The result is a
+ * One binary from URL to a checked folder: fetch (hashing as it streams, and extracting a tar or a
+ * compressed stream into a quarantine folder as it arrives), compare the checksum, and only then
+ * release the extracted tree (or unpack the file, for zip and plain executables), find the binary and,
+ * if asked, run `<binary> version`. A bomb found while it arrives stops the download before the
+ * checksum can be compared: it is refused whatever its checksum (see verify/stream-unpack.ts). Shared by the upgrade path and `chainvisor check-plan`. The result is a
  * folder inside the work folder; installing it is the caller's business.
  */
 import path from 'node:path';
 
 import { isFsError } from '../shared/errors/index.js';
 import type { Logger } from '../shared/log.js';
+import { formatBytes } from '../shared/units.js';
 import {
   assertChecksum,
   type Checksum,
@@ -49,6 +51,8 @@ export interface FetchUnpackOptions {
 
 export interface FetchProgress {
   bytes?: number;
+  /** Bytes received when an archive refused whatever its checksum (a bomb) stopped the download. */
+  stopped?: number;
   checksum?: Checksum;
   /** True once the checksum matched (or none was required and none given). */
   verified?: boolean;
@@ -78,7 +82,7 @@ export async function fetchAndUnpack(options: FetchUnpackOptions): Promise<Fetch
   const file = path.join(options.workDir, 'download');
   const tree = path.join(options.workDir, 'tree');
   const subject = { what, url: source.shown };
-  // A tar or tar.gz is extracted as it arrives, into a folder that stays quarantined (nothing
+  // A tar or a compressed stream is extracted as it arrives, into a folder that stays quarantined (nothing
   // executable, nothing installed or run) until the whole file's checksum matched.
   const streamed = createStreamUnpacker({ subject, quarantine: path.join(options.workDir, 'quarantine'), limits: options.limits });
   try {
@@ -98,15 +102,26 @@ async function unpackFetched(
   const { source, platform, logger } = options;
   const started = Date.now();
   logger.info({ platform, url: source.shown }, 'downloading the upgrade binary');
-  const fetched = await options.fetcher.fetchToFile({
-    source,
-    file,
-    what,
-    sink: streamed,
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-  });
   const progress = options.progress ?? {};
+  const fetched = await options.fetcher
+    .fetchToFile({
+      source,
+      file,
+      what,
+      sink: streamed,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    })
+    .catch((error: unknown) => {
+      const refusal = streamed.refusal;
+      if (refusal === undefined || error !== refusal) throw error;
+      // A bomb stopped the download: say that the checksum never had its say, and why that is right.
+      progress.stopped = streamed.received;
+      const checksum = source.checksum === undefined ? 'it had no checksum' : 'its checksum was not checked';
+      throw refusal.withNote(
+        `the download was stopped there, after ${formatBytes(streamed.received)}, and ${checksum}: this refusal stands whatever the checksum`,
+      );
+    });
   progress.bytes = fetched.bytes;
   progress.checksum = fetched.checksum;
   const seconds = (Date.now() - started) / 1000;

@@ -9,6 +9,9 @@
  * and the hash starts again with it. A `sink` (the extraction while downloading) follows the same
  * byte stream: it keeps receiving after a resume, and is told to start again with the file.
  *
+ * A sink that refuses the file whatever its checksum (a decompression bomb being extracted) stops the
+ * download at the chunk that showed it: the request is aborted and its error is the fetch's.
+ *
  * Deadline: the stall timeout catches a body that stops, not one that trickles (1 byte a second keeps
  * the socket busy for ever, with the node stopped). CHAINVISOR_DOWNLOAD_DEADLINE bounds the whole
  * fetch of one URL, every attempt and backoff included; when it runs out the request is aborted and
@@ -84,6 +87,11 @@ export interface DownloadSink {
    * may make it true again (and the file then starts over too).
    */
   readonly needsFile: boolean;
+  /**
+   * Set once the sink refuses the file whatever the rest of it and its checksum hold (a decompression
+   * bomb): the download stops at once, the request is aborted, and the fetch fails with this error.
+   */
+  readonly refusal: ChainvisorError | undefined;
 }
 
 export interface FetchResult {
@@ -286,14 +294,15 @@ export function createFetcher(options: FetcherOptions): Fetcher {
         state.received += chunk.length;
         if (req.sink === undefined) {
           await io(() => out.write(chunk));
-        } else if (req.sink.needsFile) {
-          await io(() => out.write(chunk));
+        } else {
+          const needed = req.sink.needsFile;
+          if (needed) await io(() => out.write(chunk));
           await req.sink.write(chunk);
+          // Refused whatever comes next: nothing more is fetched (the finally below aborts the request).
+          if (req.sink.refusal !== undefined) throw req.sink.refusal;
           // The sink needs no more of the file: what is buffered goes to disk now, not after the last
           // byte, when an extraction that filled the disk would make it fail as the download's fault.
-          if (!req.sink.needsFile) await io(() => out.flush());
-        } else {
-          await req.sink.write(chunk);
+          if (needed && !req.sink.needsFile) await io(() => out.flush());
         }
         req.onProgress?.(state.received, state.total);
       }

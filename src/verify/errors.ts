@@ -78,6 +78,9 @@ export class ArchiveLimitError extends UpgradeError {
   declare readonly limit: number;
   /** The setting that raises the limit, when there is one. */
   declare readonly setting: string | undefined;
+  // Private: kept to say the same refusal again (`withNote`), never logged as fields.
+  readonly #subject: Subject;
+  readonly #detail: string;
 
   constructor(subject: Subject, detail: string, limit: number, setting: string | undefined) {
     super(
@@ -92,6 +95,13 @@ export class ArchiveLimitError extends UpgradeError {
       },
       { limit, setting },
     );
+    this.#subject = subject;
+    this.#detail = detail;
+  }
+
+  /** The same refusal, `note` added to its detail (what it did to the download that brought it). */
+  withNote(note: string): ArchiveLimitError {
+    return new ArchiveLimitError(this.#subject, `${this.#detail}; ${note}`, this.limit, this.setting);
   }
 }
 
@@ -99,6 +109,28 @@ export class ArchiveLimitError extends UpgradeError {
 export class ArchiveInvalidError extends UpgradeError {
   constructor(subject: Subject, detail: string, cause?: unknown) {
     super('ArchiveInvalidError', 'CHAINVISOR_ARCHIVE_INVALID', `the ${describe(subject)} could not be read: ${detail}`, { cause });
+  }
+}
+
+/** The archive was made with an option chainvisor does not read (an xz filter other than LZMA2). */
+export class ArchiveUnsupportedError extends UpgradeError {
+  constructor(subject: Subject, detail: string) {
+    super('ArchiveUnsupportedError', 'CHAINVISOR_ARCHIVE_UNSUPPORTED', `the ${describe(subject)} cannot be read: ${detail}`);
+  }
+}
+
+/** This build of chainvisor cannot decompress the archive: a decoder package is not the one it drives. */
+export class DecoderUnavailableError extends UpgradeError {
+  declare readonly compression: string;
+
+  constructor(subject: Subject, compression: string, detail: string) {
+    super(
+      'DecoderUnavailableError',
+      'CHAINVISOR_DECODER_UNAVAILABLE',
+      `cannot decompress the ${describe(subject)} (${compression}): ${detail}`,
+      {},
+      { compression },
+    );
   }
 }
 

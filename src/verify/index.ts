@@ -3,21 +3,23 @@
  * bytes, safe extraction (tar, tar.gz, tar.bz2, tar.xz, tar.zst, zip, bare compressed executables),
  * finding the binary, the smoke test, and the final rename into `upgrades/<dir>`. Nothing here touches the network or `current`.
  */
+export { type Detected, detectFormat, detectFromHead, type Format } from './archive/index.js';
 export { assertChecksum, type Checksum, type ChecksumAlgo, createHasher, formatChecksum, parseChecksum, shortChecksum, weakAlgos } from './checksum.js';
 export {
   ArchiveInvalidError,
   ArchiveLimitError,
   ArchiveUnsafeError,
+  ArchiveUnsupportedError,
   BinaryNotFoundError,
   ChecksumFormatError,
   ChecksumMismatchError,
+  DecoderUnavailableError,
   describe,
   SmokeTestError,
   type Subject,
   UnknownFormatError,
   type UnsafeReason,
 } from './errors.js';
-export { type Detected, detectFormat, detectFromHead, type Format } from './format.js';
 export { type ExtractLimits } from './limits.js';
 export { smokeTest, type SmokeTestOptions } from './smoke-test.js';
 export { createStreamUnpacker, type StreamUnpacker, type StreamUnpackOptions } from './stream-unpack.js';

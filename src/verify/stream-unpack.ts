@@ -1,7 +1,7 @@
 /**
- * Unpacking a tar, tar.gz, or bzip2/xz/zstd stream (a tar or a bare executable inside) while it downloads, into a quarantine folder, so that extraction does not
- * wait for the last byte (the download and the extraction overlap instead of running one after the
- * other).
+ * Unpacking a tar, or a gzip/bzip2/xz/zstd stream (a tar or a bare executable inside), while it
+ * downloads, into a quarantine folder, so that extraction does not wait for the last byte (the
+ * download and the extraction overlap instead of running one after the other).
  *
  * Why this is as safe as unpacking after the checksum: the extractor must resist hostile archives
  * anyway — a matching checksum proves only that the bytes are the ones the plan names, not that the
@@ -11,20 +11,39 @@
  * `finish()`, which the caller calls once the whole file's checksum matched. On a mismatch the caller
  * calls `discard()` and the quarantine folder is removed.
  *
- * A problem found while streaming (a hostile entry, a bomb, a full disk) is kept and reported by
- * `finish()`: before that the checksum decides, and a file that is not the one the plan names is
- * reported as a mismatch, exactly as when nothing is unpacked before the checksum. Formats that need
- * the whole file (zip reads its directory at the end; a plain or gzip-compressed executable is just
- * moved or inflated) are not streamed: `finish()` returns undefined and the caller unpacks the
- * downloaded file as before. A bzip2, xz or zstd executable is decompressed into the quarantine folder
- * as it arrives (a 100 MiB binary would otherwise be decompressed only after its last byte), not
- * executable, and moved to `bin/$DAEMON_NAME` by `finish()`.
+ * What unverified bytes can write is bounded: every decompressed byte passes the inflate guard
+ * (archive/inflate-guard.ts: at most 1000 times what arrived, and CHAINVISOR_EXTRACT_MAX_BYTES), so a
+ * small bomb is refused within a few MiB, whatever its compression. Checking the checksum first is not
+ * possible while streaming — it covers the whole file, known at its last byte — and waiting for it
+ * would write every archive twice; the guard makes waiting unnecessary.
+ *
+ * A bomb — an archive refused by the inflate guard or by the entry and byte caps (ArchiveLimitError) —
+ * is refused whatever its checksum: no release compresses 1000:1, and no checksum makes an archive
+ * over CHAINVISOR_EXTRACT_MAX_BYTES fit. So it is given to the download as `refusal`, which stops the
+ * transfer at once (a slow bomb would otherwise hold the upgrade for the whole transfer, only to end
+ * in a mismatch), and the quarantine folder is removed then. Any other problem found while streaming
+ * (a hostile entry, corrupt data, a full disk) is kept and reported by `finish()`: before that the
+ * checksum decides, and a file that is not the one the plan names is reported as a mismatch, exactly
+ * as when nothing is unpacked before the checksum; its quarantine folder is removed at once too, and
+ * the rest of the file is only hashed, not written. Formats that need the whole file
+ * (zip reads its directory at the end; a plain executable is just moved) are not streamed: `finish()`
+ * returns undefined and the caller unpacks the downloaded file as before. A compressed executable is
+ * decompressed into the quarantine folder as it arrives (a 100 MiB binary would otherwise be
+ * decompressed only after its last byte), not executable, and moved to `bin/$DAEMON_NAME` by
+ * `finish()`.
  */
 import fs from 'node:fs/promises';
 
-import { type CompressedExtractor, createCompressedExtractor, createTarExtractor, type TarExtractor } from './archive/index.js';
-import type { Subject } from './errors.js';
-import { detectFromHead, type Format, headLength, isCompression } from './format.js';
+import {
+  type CompressedExtractor,
+  createCompressedExtractor,
+  createTarExtractor,
+  detectFromHead,
+  type Format,
+  headLength,
+  type TarExtractor,
+} from './archive/index.js';
+import { ArchiveLimitError, type Subject } from './errors.js';
 import type { ExtractLimits } from './limits.js';
 import { finishCompressed, finishTree, type Unpacked } from './unpack.js';
 
@@ -49,6 +68,10 @@ export interface StreamUnpacker {
   discard(): Promise<void>;
   /** False while a tar or compressed stream is being extracted: the downloaded file itself is then never read. */
   readonly needsFile: boolean;
+  /** Set once the archive is refused whatever its checksum (a bomb): the download should stop. */
+  readonly refusal: ArchiveLimitError | undefined;
+  /** Bytes written since the start (or the last restart). */
+  readonly received: number;
 }
 
 type State =
@@ -58,17 +81,18 @@ type State =
   | { kind: 'compressed'; extractor: CompressedExtractor }
   /** Not streamed (zip, executable, unknown): the downloaded file is unpacked after the checksum. */
   | { kind: 'file' }
-  /** Something failed outside the extractor (the quarantine folder could not be created or removed). */
+  /** Refused or failed: the extractor's reason, or why the quarantine folder could not be created or removed. */
   | { kind: 'failed'; error: unknown };
 
 export function createStreamUnpacker(options: StreamUnpackOptions): StreamUnpacker {
   const { subject, quarantine, limits } = options;
   let state: State = { kind: 'head', chunks: [], length: 0 };
+  let received = 0;
 
   async function start(head: Buffer): Promise<void> {
     const detected = detectFromHead(head.subarray(0, headLength));
-    const format = detected.format === 'tar' || detected.format === 'tar.gz' ? detected.format : undefined;
-    const compression = isCompression(detected.format) ? detected.format : undefined;
+    const compression = detected.format === 'unknown' ? undefined : detected.compression;
+    const format = detected.format === 'tar' ? detected.format : undefined;
     if (format === undefined && compression === undefined) {
       state = { kind: 'file' };
       return;
@@ -90,6 +114,24 @@ export function createStreamUnpacker(options: StreamUnpackOptions): StreamUnpack
     await extractor.write(head);
   }
 
+  /** The extractor refused the archive: keep why for `finish()`, and free the disk now. */
+  async function refused(): Promise<void> {
+    if (state.kind !== 'tar' && state.kind !== 'compressed') return;
+    const { extractor } = state;
+    let error: unknown;
+    try {
+      await extractor.end();
+    } catch (reason) {
+      error = reason;
+    }
+    try {
+      await fs.rm(quarantine, { recursive: true, force: true });
+    } catch (reason) {
+      error ??= reason;
+    }
+    state = { kind: 'failed', error: error ?? new Error('the extraction stopped') };
+  }
+
   async function stop(): Promise<void> {
     if (state.kind === 'tar' || state.kind === 'compressed') await state.extractor.abort();
     await fs.rm(quarantine, { recursive: true, force: true });
@@ -99,18 +141,27 @@ export function createStreamUnpacker(options: StreamUnpackOptions): StreamUnpack
     get needsFile() {
       return state.kind === 'head' || state.kind === 'file';
     },
+    get refusal() {
+      return state.kind === 'failed' && state.error instanceof ArchiveLimitError ? state.error : undefined;
+    },
+    get received() {
+      return received;
+    },
     async write(chunk) {
+      received += chunk.length;
       if (state.kind === 'tar' || state.kind === 'compressed') {
         await state.extractor.write(chunk);
-        return;
+      } else if (state.kind === 'head') {
+        state.chunks.push(chunk);
+        state.length += chunk.length;
+        if (state.length >= headLength) await start(Buffer.concat(state.chunks));
       }
-      if (state.kind !== 'head') return;
-      state.chunks.push(chunk);
-      state.length += chunk.length;
-      if (state.length >= headLength) await start(Buffer.concat(state.chunks));
+      const current: State = state;
+      if ((current.kind === 'tar' || current.kind === 'compressed') && current.extractor.failed) await refused();
     },
 
     async restart() {
+      received = 0;
       try {
         await stop();
         state = { kind: 'head', chunks: [], length: 0 };

@@ -1,18 +1,26 @@
 /**
  * From a verified download to a folder ready to install: detect the format from the bytes, extract
  * safely (or place the plain executable), find the binary and make it executable. Called only after
- * the checksum matched — nothing here runs on bytes that are not the ones the plan names. (A tar,
- * tar.gz or bzip2/xz/zstd stream is usually extracted while it downloads instead, see
- * stream-unpack.ts; it ends in `finishTree` or `finishCompressed` too.)
+ * the checksum matched — nothing here runs on bytes that are not the ones the plan names. (A tar or a
+ * gzip/bzip2/xz/zstd stream is usually extracted while it downloads instead, see stream-unpack.ts; it
+ * ends in `finishTree` or `finishCompressed` too.)
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
 import { makeFolders } from '../home/layout/index.js';
-import { type CompressedOutcome, createCompressedExtractor, type ExtractResult, extractTar, extractZip, feedFile, gunzipFile } from './archive/index.js';
+import {
+  type CompressedOutcome,
+  createCompressedExtractor,
+  detectFormat,
+  type ExtractResult,
+  extractTar,
+  extractZip,
+  feedFile,
+  type Format,
+} from './archive/index.js';
 import { type Subject, UnknownFormatError } from './errors.js';
 import { findBinary } from './find-binary.js';
-import { detectFormat, type Format, isCompression } from './format.js';
 import type { ExtractLimits } from './limits.js';
 
 export interface UnpackOptions {
@@ -50,23 +58,18 @@ export async function unpack(options: UnpackOptions): Promise<Unpacked> {
   if (detected.format === 'unknown') throw new UnknownFormatError(subject, detected.kind);
   await makeFolders(tree);
 
-  if (detected.format === 'executable' || detected.format === 'gzip') {
+  if (detected.format === 'executable') {
     const binDir = path.join(tree, 'bin');
     const binary = path.join(binDir, name);
     await fs.mkdir(binDir);
-    let bytes: number;
-    if (detected.format === 'executable') {
-      await fs.rename(file, binary);
-      await fs.chmod(binary, 0o755);
-      bytes = (await fs.stat(binary)).size;
-    } else {
-      bytes = await gunzipFile(subject, file, binary, limits);
-    }
+    await fs.rename(file, binary);
+    await fs.chmod(binary, 0o755);
+    const bytes = (await fs.stat(binary)).size;
     return { format: detected.format, kind: detected.kind, entries: 1, bytes, binary, from: '(plain executable)' };
   }
 
-  if (isCompression(detected.format)) {
-    const extractor = createCompressedExtractor(subject, detected.format, tree, limits);
+  if (detected.compression !== undefined) {
+    const extractor = createCompressedExtractor(subject, detected.compression, tree, limits);
     await feedFile(file, extractor);
     return finishCompressed({ subject, tree, name, platform: options.platform, outcome: await extractor.end() });
   }
@@ -89,7 +92,7 @@ export async function finishTree(options: {
   return { format: detected.format, kind: detected.kind, entries: result.entries, bytes: result.bytes, binary: found.binary, from: found.from };
 }
 
-/** The last step for a bzip2, xz or zstd stream: a tar is finished as any tree; an executable goes to bin/. */
+/** The last step for a compressed stream: a tar is finished as any tree; an executable goes to bin/. */
 export async function finishCompressed(options: {
   subject: Subject;
   tree: string;

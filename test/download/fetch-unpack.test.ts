@@ -1,7 +1,8 @@
 /**
  * fetchAndUnpack with a tar.gz extracted while it downloads: the tree stays in quarantine (nothing
  * executable, no `tree` folder) until the whole file's checksum matched; a mismatch leaves neither;
- * a resume keeps extracting, a restart from zero starts the extraction again.
+ * a resume keeps extracting, a restart from zero starts the extraction again; a bomb stops the
+ * download at once, whatever its checksum.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -9,8 +10,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 
+import { zstdRleBomb } from '../../scripts/make-compressed-archives.js';
 import { fakeBinary, goodArchives, gzip, hostileArchives, tar } from '../../scripts/make-hostile-archives.js';
-import { createFetcher, fetchAndUnpack, type Fetcher, parseSource } from '../../src/download/index.js';
+import { createFetcher, fetchAndUnpack, type Fetcher, type FetchProgress, parseSource } from '../../src/download/index.js';
 import { ChainvisorError } from '../../src/shared/errors/index.js';
 import { fastBackoff, listTree, memoryLogger, tempDir, withChecksum } from '../support/download-kit.js';
 import { type FaultServer, startFaultServer } from '../support/fault-server.js';
@@ -44,8 +46,9 @@ async function setup(t: TestContext, timeoutMs = 2000): Promise<{ server: FaultS
   return { server, work, fetcher, log };
 }
 
-function stage(ctx: { work: string; fetcher: Fetcher; log: ReturnType<typeof memoryLogger> }, url: string) {
+function stage(ctx: { work: string; fetcher: Fetcher; log: ReturnType<typeof memoryLogger> }, url: string, progress: FetchProgress = {}) {
   return fetchAndUnpack({
+    progress,
     source: parseSource(url, { mustHaveChecksum: true, what: 'linux/amd64 binary' }),
     platform: 'linux/amd64',
     name: 'simd',
@@ -121,6 +124,25 @@ test('a hostile archive under a wrong checksum is reported as a mismatch; under 
   });
   assert.deepEqual(await fs.readdir(ctx.work), ['download']);
   assert.equal(await exists(escape), false);
+});
+
+test('a bomb under a wrong checksum stops the download at its first bytes: refused as a bomb, its checksum never compared', async (t) => {
+  const ctx = await setup(t);
+  const bomb = zstdRleBomb(9_700_000_000);
+  // 296 KB over about 15 s: the refusal must not wait for the last byte.
+  ctx.server.route('/simd.zst', { body: bomb, always: { kind: 'trickle', bytes: 2000, everyMs: 100 } });
+  const progress: FetchProgress = {};
+  await assert.rejects(stage(ctx, `${ctx.server.url('/simd.zst')}?checksum=sha256:${'0'.repeat(64)}`, progress), (error: unknown) => {
+    assert.ok(error instanceof ChainvisorError);
+    assert.equal(error.code, 'CHAINVISOR_ARCHIVE_TOO_LARGE');
+    assert.match(error.message, /expands more than 1000 times .*; the download was stopped there, after [\d.]+ KiB, and its checksum was not checked/);
+    return true;
+  });
+  const [request] = ctx.server.requestsTo('/simd.zst');
+  assert.ok(request !== undefined && !request.trickled.whole && request.trickled.sent < bomb.length / 10, `${request?.trickled.sent} bytes sent`);
+  assert.ok(progress.stopped !== undefined && progress.stopped <= request.trickled.sent, `stopped at ${progress.stopped}`);
+  assert.equal(progress.checksum, undefined, 'no checksum was compared');
+  assert.deepEqual(await fs.readdir(ctx.work), ['download'], 'the quarantine is gone; the partial file goes with the work folder');
 });
 
 test('a server that restarts from zero (200 to a Range request): the extraction starts again and the tree is whole', async (t) => {

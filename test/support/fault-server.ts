@@ -4,7 +4,8 @@
  * Content-Length, a server that ignores Range, an answer that is not HTTP, a response head sent a byte
  * at a time or far too large, an error page that echoes the request's path. Every request is recorded
  * so tests can assert on what the client sent (Range, If-Range, Authorization, the query string), and
- * answers the client cut short are counted. `close()` ends every connection, stalled ones included.
+ * of a trickled body how much was sent before the client hung up; answers the client cut short are
+ * counted. `close()` ends every connection, stalled ones included.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -59,6 +60,8 @@ export interface RecordedRequest {
   range: string | undefined;
   ifRange: string | undefined;
   authorization: string | undefined;
+  /** Of a trickled body: the bytes sent so far, and whether the last of them was (the client may hang up first). */
+  trickled: { sent: number; whole: boolean };
 }
 
 export interface FaultServer {
@@ -84,13 +87,15 @@ export async function startFaultServer(options: { tls?: boolean; name?: string }
 
   const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const [path = '/', query = ''] = (req.url ?? '/').split('?');
-    requests.push({
+    const record: RecordedRequest = {
       path,
       query,
       range: req.headers.range,
       ifRange: req.headers['if-range'] as string | undefined,
       authorization: req.headers.authorization,
-    });
+      trickled: { sent: 0, whole: false },
+    };
+    requests.push(record);
     const entry = routes.get(path);
     if (entry === undefined) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
@@ -101,7 +106,7 @@ export async function startFaultServer(options: { tls?: boolean; name?: string }
     res.on('close', () => {
       if (!res.writableFinished) result.cut += 1;
     });
-    serve(req, res, entry.route, fault);
+    serve(req, res, entry.route, fault, record);
   };
 
   const server = options.tls ? https.createServer({ key: testKey, cert: testCert }, handler) : http.createServer(handler);
@@ -135,7 +140,7 @@ export async function startFaultServer(options: { tls?: boolean; name?: string }
   return result;
 }
 
-function serve(req: http.IncomingMessage, res: http.ServerResponse, route: Route, fault: Fault | undefined): void {
+function serve(req: http.IncomingMessage, res: http.ServerResponse, route: Route, fault: Fault | undefined, record: RecordedRequest): void {
   const body = Buffer.isBuffer(route.body) ? route.body : Buffer.from(route.body ?? '');
   const ranges = route.ranges ?? true;
   const base: Record<string, string> = { 'content-type': 'application/octet-stream' };
@@ -242,8 +247,10 @@ function serve(req: http.IncomingMessage, res: http.ServerResponse, route: Route
       if (res.destroyed) return clearInterval(timer);
       const piece = part.subarray(offset, offset + fault.bytes);
       offset += piece.length;
+      record.trickled.sent = offset;
       if (offset >= part.length) {
         clearInterval(timer);
+        record.trickled.whole = true;
         res.end(piece);
       } else {
         res.write(piece);

@@ -130,6 +130,16 @@ export const upgradeErrors = {
     when: 'An archive whose checksum matched cannot be read: truncated or corrupt.',
     hint: `the archive is truncated or corrupt although its checksum matched: the plan names a broken file; ask the publisher to fix it. Meanwhile get the binary from the chain's release, check it, and install it with 'chainvisor add-upgrade <name> <path>'`,
   },
+  CHAINVISOR_ARCHIVE_UNSUPPORTED: {
+    exit: ExitCode.upgradeFailed,
+    when: 'An archive made with an option chainvisor does not read: an xz filter other than LZMA2 (`xz --x86`, `--arm`, `--delta`…), or an xz dictionary over 64 MiB.',
+    hint: `nothing was installed. Ask the publisher for an archive made with the tool's defaults (plain \`xz\`, no BCJ or delta filter; cosmovisor's go-getter cannot read these either). Meanwhile get the binary from the chain's release, check it, and install it with 'chainvisor add-upgrade <name> <path>'`,
+  },
+  CHAINVISOR_DECODER_UNAVAILABLE: {
+    exit: ExitCode.upgradeFailed,
+    when: 'This build of chainvisor cannot use one of its decompressors: the package it drives (xz-decompress, for xz) is not the version it was built and tested with. A fault of the build, not of the archive.',
+    hint: `nothing was installed, and every archive of that compression will fail the same way. Install chainvisor's release executable, which carries the decoder it was tested with, and report this output. Meanwhile get the binary from the chain's release, check it, and install it with 'chainvisor add-upgrade <name> <path>'`,
+  },
   CHAINVISOR_BINARY_NOT_IN_ARCHIVE: {
     exit: ExitCode.upgradeFailed,
     when: 'The archive holds neither `bin/$DAEMON_NAME` nor `$DAEMON_NAME`.',

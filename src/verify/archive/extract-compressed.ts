@@ -1,7 +1,7 @@
 /**
- * A bzip2, xz or zstd stream pushed in piece by piece (a file being read, or a download arriving):
- * decompressed as it comes, every decompressed byte counted against CHAINVISOR_EXTRACT_MAX_BYTES
- * before it goes further — so a decompression bomb stops as soon as it passes the cap, not after
+ * A gzip, bzip2, xz or zstd stream pushed in piece by piece (a file being read, or a download
+ * arriving): decompressed as it comes through the inflate guard (decompress.ts) — so a decompression
+ * bomb stops as soon as it expands past the guard's ratio or CHAINVISOR_EXTRACT_MAX_BYTES, not after
  * inflating whole — then, from the first decompressed bytes: a tar goes through the tar extractor
  * (the same entry rules as any tar), an executable is written as one file, `payload`, for the caller
  * to place at `bin/$DAEMON_NAME`. Anything else is refused as an unknown format. Nothing is created
@@ -15,11 +15,13 @@ import { pipeline } from 'node:stream/promises';
 
 import { isFsError } from '../../shared/errors/index.js';
 import { type BufferedWriter, createBufferedWriter } from '../../shared/fswrite.js';
-import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject, UnknownFormatError } from '../errors.js';
-import { type Compression, executableKind, type Format, headLength, isTar } from '../format.js';
-import { createBudget, type ExtractLimits, tooLarge } from '../limits.js';
-import { createDecompressor, decompressError, OutputLimitError } from './decompress.js';
+import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, ArchiveUnsupportedError, type Subject, UnknownFormatError } from '../errors.js';
+import type { ExtractLimits } from '../limits.js';
+import type { Compression } from './decoders.js';
+import { createDecompressor, decompressError } from './decompress.js';
 import { createTarExtractor, type TarExtractor } from './extract-tar.js';
+import { executableKind, type Format, headLength, isTar } from './format.js';
+import { createInflateGuard } from './inflate-guard.js';
 import type { ExtractResult, TreeWriterOptions } from './tree-writer.js';
 
 /** The file a compressed executable is written to, inside the extraction folder. */
@@ -45,7 +47,7 @@ export interface CompressedExtractor {
   releaseExecBits(): Promise<void>;
 }
 
-const tarFormat: Record<Compression, Format> = { bzip2: 'tar.bz2', xz: 'tar.xz', zstd: 'tar.zst' };
+const tarFormat: Record<Compression, Format> = { gzip: 'tar.gz', bzip2: 'tar.bz2', xz: 'tar.xz', zstd: 'tar.zst' };
 
 /** `into` must exist and be empty. */
 export function createCompressedExtractor(
@@ -56,7 +58,7 @@ export function createCompressedExtractor(
   options: TreeWriterOptions = {},
 ): CompressedExtractor {
   const input = new PassThrough({ highWaterMark: 256 * 1024 });
-  const budget = createBudget(subject, limits);
+  const guard = createInflateGuard(subject, limits);
   const head: Buffer[] = [];
   let headBytes = 0;
   let tar: TarExtractor | undefined;
@@ -90,8 +92,8 @@ export function createCompressedExtractor(
     if (extractor.failed) await extractor.end();
   }
 
+  /** A decompressed chunk, already through the guard. */
   async function take(chunk: Buffer): Promise<void> {
-    budget.bytes(chunk.length);
     if (tar !== undefined) return feedTar(chunk);
     if (binary !== undefined) return binary.out.write(chunk);
     head.push(chunk);
@@ -111,7 +113,7 @@ export function createCompressedExtractor(
     }
     const { out } = binary as NonNullable<typeof binary>;
     await out.flush();
-    (outcome as CompressedOutcome).result.bytes = budget.totals.bytes;
+    (outcome as CompressedOutcome).result.bytes = guard.totals.output;
   }
 
   const consume = async (source: AsyncIterable<Buffer>): Promise<void> => {
@@ -128,8 +130,9 @@ export function createCompressedExtractor(
       await binary?.handle.close();
     }
   };
-  const [first, second] = createDecompressor(compression, limits.maxBytes);
-  const settled = (second === undefined ? pipeline(input, first, consume) : pipeline(input, first, second, consume)).then(
+  // Node's pipeline takes any number of stages and a consuming function; its types list them one by one.
+  const run = pipeline as (...stages: unknown[]) => Promise<void>;
+  const settled = run(input, ...createDecompressor(compression, guard), consume).then(
     () => undefined,
     (error: unknown) => {
       failure ??= error;
@@ -147,7 +150,7 @@ export function createCompressedExtractor(
     async end() {
       if (!input.destroyed) input.end();
       await settled;
-      if (failure !== undefined) throw translate(subject, compression, limits, failure);
+      if (failure !== undefined) throw translate(subject, compression, failure);
       return outcome as CompressedOutcome;
     },
     async abort(reason) {
@@ -160,9 +163,8 @@ export function createCompressedExtractor(
   };
 }
 
-function translate(subject: Subject, compression: Compression, limits: ExtractLimits, error: unknown): Error {
-  if (error instanceof OutputLimitError) return tooLarge(subject, limits);
-  const ours = [ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, UnknownFormatError];
+function translate(subject: Subject, compression: Compression, error: unknown): Error {
+  const ours = [ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, ArchiveUnsupportedError, UnknownFormatError];
   if (ours.some((kind) => error instanceof kind)) return error as Error;
   // A local problem (disk full, permissions) is not the archive's fault: let the caller report it.
   if (isFsError(error)) return error;

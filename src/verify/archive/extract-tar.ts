@@ -1,6 +1,7 @@
 /**
- * tar and tar.gz extraction: node-tar parses (headers, pax, gzip, its 1000:1 decompression-ratio
- * guard), and chainvisor writes. Each entry is checked at its header — path, type, declared size,
+ * tar extraction: node-tar parses (headers, pax), and chainvisor writes. node-tar decompresses
+ * nothing here: a compressed tar is decompressed before it arrives, through the inflate guard that
+ * every compression shares (extract-compressed.ts). Each entry is checked at its header — path, type, declared size,
  * entry count — so a hostile entry or a bomb is refused before its bytes reach the disk, and the
  * whole archive is refused rather than "sanitised". Entries are written one at a time, so when
  * something is refused, every write has finished before this returns and the folder can be removed.
@@ -18,16 +19,13 @@ import { createTreeWriter, type ExtractResult, type TreeWriter, type TreeWriterO
 
 export type { ExtractResult } from './tree-writer.js';
 
-/** node-tar's guard against gzip bombs, kept: no real release compresses 1000:1. */
-const maxRatio = 1000;
-
 export async function extractTar(subject: Subject, archive: string, into: string, limits: ExtractLimits): Promise<ExtractResult> {
   const extractor = createTarExtractor(subject, into, limits);
   await feedFile(archive, extractor);
   return extractor.end();
 }
 
-/** A tar or tar.gz stream pushed in piece by piece (a file being read, or a download arriving). */
+/** A tar stream pushed in piece by piece (a file being read, a download arriving, a decompressed stream). */
 export interface TarExtractor {
   /** Feeds the next bytes; resolves when the reader can take more. Ignored once the archive failed. */
   write(chunk: Buffer): Promise<void>;
@@ -44,7 +42,8 @@ export interface TarExtractor {
 export function createTarExtractor(subject: Subject, into: string, limits: ExtractLimits, options: TreeWriterOptions = {}): TarExtractor {
   const stop = new AbortController();
   const tree = createTreeWriter(subject, into, limits, stop.signal, options);
-  const parser = new Parser({ strict: true, maxDecompressionRatio: maxRatio });
+  // Its own gzip, zstd and brotli detection stays off (gzip has no switch: a tar never begins 1f 8b).
+  const parser = new Parser({ strict: true, brotli: false, zstd: false });
   let failure: unknown;
   let chain: Promise<void> = Promise.resolve();
   let onFailure: () => void = () => undefined;
@@ -181,13 +180,10 @@ function describeType(type: string): string {
   }
 }
 
-/** node-tar's own errors (truncated data, bad headers, its decompression-ratio guard) in our terms. */
+/** node-tar's own errors (truncated data, bad headers) in our terms. */
 function tarError(subject: Subject, error: unknown): Error {
   if (error instanceof ArchiveUnsafeError || error instanceof ArchiveLimitError || error instanceof ArchiveInvalidError) return error;
   if (!(error instanceof Error)) return new ArchiveInvalidError(subject, String(error), error);
-  if (/decompression ratio/.test(error.message)) {
-    return new ArchiveLimitError(subject, `it expands more than ${maxRatio} times its compressed size`, maxRatio, undefined);
-  }
   // A local problem (disk full, permissions) is not the archive's fault: let the caller report it.
   if (isFsError(error)) return error;
   return new ArchiveInvalidError(subject, error.message, error);

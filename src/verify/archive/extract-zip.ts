@@ -1,15 +1,20 @@
 /**
  * zip extraction with unzipper's central-directory reader. The whole directory is checked before
- * anything is written — names, types, entry count, declared sizes — then each file is inflated with
- * its real size counted, so a zip whose headers understate what it inflates to (the classic zip bomb)
- * is stopped mid-stream.
+ * anything is written — names, types, entry count, declared sizes, and what they add up to against
+ * the inflate guard — then each file is inflated with its real size counted, by its header and by the
+ * guard, so a zip whose headers understate what it inflates to (the classic zip bomb) is stopped
+ * mid-stream. The guard measures every entry's output against the whole file's size: entries that
+ * share their compressed data (the overlapping zip bomb) add up against the same bytes.
  */
+import fs from 'node:fs/promises';
+
 import type { File as ZipFile } from 'unzipper';
 
 import { isFsError } from '../../shared/errors/index.js';
 import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject } from '../errors.js';
 import type { ExtractLimits } from '../limits.js';
 import { checkEntryPath } from './entry-path.js';
+import { createInflateGuard } from './inflate-guard.js';
 import { createTreeWriter, type ExtractResult, type TreeWriter } from './tree-writer.js';
 
 type Kind = 'dir' | 'file' | 'link';
@@ -47,15 +52,19 @@ export async function extractZip(
     throw new ArchiveInvalidError(subject, (error as Error).message, error);
   }
   const tree = createTreeWriter(subject, into, limits);
+  const guard = createInflateGuard(subject, limits);
+  const size = (await fs.stat(archive)).size;
+  guard.readFrom(() => size);
   const planned = files.map((entry) => planEntry(subject, entry, tree));
   const total = planned.reduce((sum, item) => sum + (item.kind === 'file' ? item.entry.uncompressedSize : 0), 0);
+  // What the directory declares is refused before anything is written, as what comes out would be.
+  guard.check(total);
   let written = 0;
-  const counted = onProgress
-    ? (chunk: Buffer) => {
-        written += chunk.length;
-        onProgress(written, total);
-      }
-    : undefined;
+  const counted = (chunk: Buffer): void => {
+    guard.output(chunk.length);
+    written += chunk.length;
+    onProgress?.(written, total);
+  };
   for (const item of planned) {
     try {
       await writeEntry(subject, item, tree, counted);
@@ -95,7 +104,7 @@ function planEntry(subject: Subject, entry: ZipFile, tree: TreeWriter): Planned 
   return { entry, name, kind, mode: unixMode === 0 ? 0o644 : unixMode };
 }
 
-async function writeEntry(subject: Subject, item: Planned, tree: TreeWriter, counted?: (chunk: Buffer) => void): Promise<void> {
+async function writeEntry(subject: Subject, item: Planned, tree: TreeWriter, counted: (chunk: Buffer) => void): Promise<void> {
   switch (item.kind) {
     case 'dir':
       return tree.dir(item.name);
@@ -105,14 +114,19 @@ async function writeEntry(subject: Subject, item: Planned, tree: TreeWriter, cou
       return tree.symlink(item.name, target.toString('utf8'));
     }
     case 'file':
-      await tree.file(item.name, item.mode, counted ? countChunks(item.entry.stream(), counted) : item.entry.stream(), item.entry.uncompressedSize);
+      await tree.file(item.name, item.mode, countChunks(item.entry.stream(), counted), item.entry.uncompressedSize);
       return;
   }
 }
 
-async function* countChunks(stream: AsyncIterable<Buffer>, counted: (chunk: Buffer) => void): AsyncGenerator<Buffer> {
-  for await (const chunk of stream) {
-    counted(chunk);
-    yield chunk;
+/** Each inflated piece through the guard (and the progress) before it is written. */
+async function* countChunks(stream: AsyncIterable<Buffer> & { destroy?: () => void }, counted: (chunk: Buffer) => void): AsyncGenerator<Buffer> {
+  try {
+    for await (const chunk of stream) {
+      counted(chunk);
+      yield chunk;
+    }
+  } finally {
+    stream.destroy?.();
   }
 }

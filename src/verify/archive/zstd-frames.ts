@@ -1,28 +1,40 @@
 /**
- * Where a zstd stream's frames end, read from the headers alone, so that a truncated `.zst` is refused.
- * Node 22's zstd decompressor ends quietly on a stream cut short (Node 26's says "unexpected end of
- * file"); without this check a release cut mid-download by the mirror — whose checksum then matches
- * the cut file a careless publisher hashed — would install half a binary. Walks frames (RFC 8878 §3.1):
- * the header's size from its descriptor, then each block's 3-byte header and size, the optional
- * checksum, and skippable frames; nothing is decompressed here.
+ * Where a zstd stream's frames begin and end, read from the headers alone (RFC 8878 §3.1: the frame
+ * header's size from its descriptor, then each block's 3-byte header and size, the optional checksum;
+ * nothing is decompressed here). It serves two ends:
+ *   - each frame is handed to a decoder of its own (decode-zstd.ts), and skippable frames — the
+ *     leading one pzstd writes before each frame, holding its size — to none: Node 22's zstd stops
+ *     after the first frame it reads, so without this pzstd's output, or `cat a.zst b.zst`, is cut;
+ *   - a stream that stops inside a frame is refused: Node 22's decoder ends quietly on it, and a
+ *     release cut mid-download by the mirror — whose checksum then matches the cut file a careless
+ *     publisher hashed — would install half a binary.
  */
 const frameMagic = 0xfd2fb528;
 /** Skippable frames: 0x184D2A50 to 0x184D2A5F. */
 const skippableMask = 0xfffffff0;
 const skippableMagic = 0x184d2a50;
 
-export interface ZstdFrameCheck {
-  /** The next compressed bytes; throws on bytes that cannot begin a frame or on a reserved block type. */
-  push(chunk: Buffer): void;
+/** The magic of a zstd frame or of a skippable frame (what pzstd's output begins with). */
+export function beginsZstd(b: Buffer): boolean {
+  if (b.length < 4) return false;
+  const value = b.readUInt32LE(0);
+  return value === frameMagic || (value & skippableMask) >>> 0 === skippableMagic;
+}
+
+export interface ZstdFrameWalk {
+  /**
+   * The next compressed bytes. `frame` receives the bytes of zstd frames (skippable frames left out)
+   * and `null` after each frame's last byte. Throws on bytes that cannot begin a frame or on a
+   * reserved block type.
+   */
+  push(chunk: Buffer, frame: (bytes: Buffer | null) => void): void;
   /** True when the bytes so far end exactly after a whole frame. */
   readonly complete: boolean;
-  /** Frames (not skippable ones) whose header was read so far. */
-  readonly begun: number;
 }
 
 type Step = (field: Buffer) => void;
 
-export function createZstdFrameCheck(): ZstdFrameCheck {
+export function createZstdFrameWalk(): ZstdFrameWalk {
   /** Bytes of the field being collected, how many it needs, and what reads it. */
   let field = Buffer.alloc(0);
   let want = 4;
@@ -30,13 +42,23 @@ export function createZstdFrameCheck(): ZstdFrameCheck {
   /** Bytes to pass over (block contents, skippable frames) before the next field. */
   let skip = 0;
   let frames = 0;
-  let begun = 0;
   let checksum = false;
+  /** Inside a zstd frame (its bytes go to `frame`), not a skippable one. */
+  let inFrame = false;
+  /** The frame ends once `skip` is passed (last block, no checksum). */
+  let endAfterSkip = false;
+  let emit: (bytes: Buffer | null) => void = () => undefined;
 
   const collect = (n: number, next: Step): void => {
     field = Buffer.alloc(0);
     want = n;
     step = next;
+  };
+  const endFrame = (): void => {
+    frames += 1;
+    inFrame = false;
+    emit(null);
+    collect(4, magic);
   };
   const magic: Step = (b) => {
     const value = b.readUInt32LE(0);
@@ -49,7 +71,8 @@ export function createZstdFrameCheck(): ZstdFrameCheck {
       return;
     }
     if (value !== frameMagic) throw new Error(`bytes ${b.toString('hex')} where a zstd frame should begin`);
-    begun += 1;
+    inFrame = true;
+    emit(b);
     collect(1, descriptor);
   };
   const descriptor: Step = (b) => {
@@ -71,35 +94,38 @@ export function createZstdFrameCheck(): ZstdFrameCheck {
     skip = type === 1 ? 1 : size;
     if (!last) collect(3, block);
     else if (checksum) collect(4, endFrame);
-    else endFrame(Buffer.alloc(0));
-  };
-  const endFrame: Step = () => {
-    frames += 1;
-    collect(4, magic);
+    else if (skip === 0) endFrame();
+    else endAfterSkip = true;
   };
   step = magic;
 
   return {
-    push(chunk) {
+    push(chunk, frame) {
+      emit = frame;
       let at = 0;
       while (at < chunk.length) {
         if (skip > 0) {
           const n = Math.min(skip, chunk.length - at);
+          if (inFrame) frame(chunk.subarray(at, at + n));
           skip -= n;
           at += n;
+          if (skip === 0 && endAfterSkip) {
+            endAfterSkip = false;
+            endFrame();
+          }
           continue;
         }
         const n = Math.min(want - field.length, chunk.length - at);
-        field = Buffer.concat([field, chunk.subarray(at, at + n)]);
+        const part = chunk.subarray(at, at + n);
+        field = Buffer.concat([field, part]);
         at += n;
+        // A frame's magic is handed on once it is known not to be a skippable frame's.
+        if (inFrame) frame(part);
         if (field.length === want) step(field);
       }
     },
     get complete() {
       return frames > 0 && skip === 0 && step === magic && field.length === 0;
-    },
-    get begun() {
-      return begun;
     },
   };
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { fakeBinary, gzip, tar, zip } from '../../scripts/make-hostile-archives.js';
-import { detectFromHead } from '../../src/verify/index.js';
+import { fakeBinary, gzip, tar, zip } from '../../../scripts/make-hostile-archives.js';
+import { detectFromHead } from '../../../src/verify/index.js';
 
 test('formats are detected from the bytes, not the name', () => {
   assert.equal(detectFromHead(tar([{ name: 'bin/simd', body: 'x' }])).format, 'tar');

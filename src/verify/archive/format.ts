@@ -5,23 +5,19 @@
  */
 import { constants, gunzipSync } from 'node:zlib';
 
-import { notReadError, openRegular } from '../shared/fsread/index.js';
+import { notReadError, openRegular } from '../../shared/fsread/index.js';
+import { type Compression, compressionOf, decoders } from './decoders.js';
 
 /**
- * What was unpacked. `bzip2`, `xz` and `zstd` alone are a compressed executable (as `gzip` is); whether
- * a tar is inside such a stream is known only once it is decompressed (see extract-compressed.ts), so
- * `detectFromHead` names the compression and the extraction names the result.
+ * What was unpacked. `gzip`, `bzip2`, `xz` and `zstd` alone are a compressed executable; whether a tar
+ * is inside such a stream is known for certain only once it is decompressed (see
+ * extract-compressed.ts), so `detectFromHead` names the compression (gzip's first bytes are inflated
+ * to tell tar.gz from gzip in messages) and the extraction names the result.
  */
 export type Format = 'executable' | 'tar' | 'tar.gz' | 'gzip' | 'zip' | 'tar.bz2' | 'bzip2' | 'tar.xz' | 'xz' | 'tar.zst' | 'zstd';
 
-/** The compressions chainvisor decompresses itself, beside gzip (which node-tar reads). */
-export type Compression = 'bzip2' | 'xz' | 'zstd';
-
-export function isCompression(format: string): format is Compression {
-  return format === 'bzip2' || format === 'xz' || format === 'zstd';
-}
-
-export type Detected = { format: Format; kind: string } | { format: 'unknown'; kind: string };
+/** `compression`: the decoder the bytes go through (decoders.ts), for every compressed format. */
+export type Detected = { format: Format; kind: string; compression?: Compression } | { format: 'unknown'; kind: string };
 
 /** How many first bytes decide the format. */
 export const headLength = 4096;
@@ -44,16 +40,16 @@ export async function detectFormat(file: string): Promise<Detected> {
 /** Classifies the first bytes of a file (at least 512 for tar, more for gzip). */
 export function detectFromHead(head: Buffer): Detected {
   if (head.length === 0) return { format: 'unknown', kind: 'the file is empty' };
-  if (isGzip(head)) {
+  if (decoders.gzip.magic(head)) {
     const inner = gunzipPrefix(head);
-    if (inner !== undefined && isTar(inner)) return { format: 'tar.gz', kind: 'gzip-compressed tar archive' };
-    if (inner !== undefined && executableKind(inner) !== undefined) return { format: 'gzip', kind: 'gzip-compressed executable' };
-    // A tar header can sit past what 4 KiB of compressed data expands to only in odd archives;
-    // let the tar reader decide, it reports a corrupt or non-tar stream clearly.
-    return { format: 'tar.gz', kind: 'gzip-compressed data' };
+    if (inner !== undefined && isTar(inner)) return { format: 'tar.gz', kind: 'gzip-compressed tar archive', compression: 'gzip' };
+    if (inner !== undefined && executableKind(inner) !== undefined) return { format: 'gzip', kind: 'gzip-compressed executable', compression: 'gzip' };
+    // A tar header can sit past what 4 KiB of compressed data expands to only in odd archives; the
+    // extraction decides from the decompressed bytes, and reports a corrupt stream clearly.
+    return { format: 'tar.gz', kind: 'gzip-compressed data', compression: 'gzip' };
   }
   const compression = compressionOf(head);
-  if (compression !== undefined) return { format: compression, kind: `${compression}-compressed data` };
+  if (compression !== undefined) return { format: compression, kind: `${compression}-compressed data`, compression };
   if (isZip(head)) return { format: 'zip', kind: 'zip archive' };
   if (isTar(head)) return { format: 'tar', kind: 'tar archive' };
   const exe = executableKind(head);
@@ -61,20 +57,6 @@ export function detectFromHead(head: Buffer): Detected {
   const other = otherKind(head);
   return { format: 'unknown', kind: other ?? `starts with bytes ${head.subarray(0, 8).toString('hex')}` };
 }
-
-function isGzip(b: Buffer): boolean {
-  return b.length >= 3 && b[0] === 0x1f && b[1] === 0x8b && b[2] === 0x08;
-}
-
-/** bzip2 `BZh` and a block size digit, xz `fd 37 7a 58 5a 00`, zstd `28 b5 2f fd` (little-endian 0xfd2fb528). */
-export function compressionOf(b: Buffer): Compression | undefined {
-  if (b.length >= 4 && b[0] === 0x42 && b[1] === 0x5a && b[2] === 0x68 && (b[3] as number) >= 0x31 && (b[3] as number) <= 0x39) return 'bzip2';
-  if (b.length >= 6 && b.subarray(0, 6).equals(xzMagic)) return 'xz';
-  if (b.length >= 4 && b.readUInt32LE(0) === 0xfd2fb528) return 'zstd';
-  return undefined;
-}
-
-const xzMagic = Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]);
 
 function isZip(b: Buffer): boolean {
   // Local file header, or the end-of-central-directory record of an empty zip.
