@@ -7,8 +7,10 @@ export { createNodeTracker, type NodeRecord, nodeRecordPath, type NodeTracker, r
 export { defaultGraceMs, type OrphanOptions, stopOrphanNode } from './orphan.js';
 export { createSignGuard, type SignGuard, type SignGuardOptions } from './sign-guard.js';
 export {
+  cachedChainId,
   compareSignPoints,
   describePoint,
+  type NodeSigning,
   nodeSigning,
   parseSignState,
   pointOf,

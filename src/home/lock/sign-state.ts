@@ -6,6 +6,7 @@
  * under a new chain id starts afresh). CometBFT refuses a vote behind the file it finds, but a file put
  * back from a backup or a snapshot has forgotten what was signed since: the record has not.
  */
+import fs from 'node:fs/promises';
 import path from 'node:path';
 
 import { parse } from 'smol-toml';
@@ -41,6 +42,8 @@ export interface NodeSigning {
   remoteSigner: string;
   /** The genesis file (config.toml's `genesis_file`). */
   genesisFile: string;
+  /** The validator's key (config.toml's `priv_validator_key_file`): only its `address` is ever read (./validator-key.ts). */
+  keyFile: string;
 }
 
 export async function nodeSigning(home: string, dataDir = path.join(home, 'data')): Promise<NodeSigning> {
@@ -60,6 +63,7 @@ export async function nodeSigning(home: string, dataDir = path.join(home, 'data'
       stateRel === '' || stateRel === 'data/priv_validator_state.json' ? path.join(dataDir, 'priv_validator_state.json') : path.resolve(home, stateRel),
     remoteSigner: text('priv_validator_laddr'),
     genesisFile: path.resolve(home, text('genesis_file') || 'config/genesis.json'),
+    keyFile: path.resolve(home, text('priv_validator_key_file') || 'config/priv_validator_key.json'),
   };
 }
 
@@ -139,6 +143,20 @@ export async function raiseSignRecord(layout: Layout, chainId: string, point: Si
   await makeFolders(layout.stateDir);
   await writeFileAtomic(signRecordPath(layout), `${JSON.stringify({ chains }, null, 2)}\n`, 0o644);
   return true;
+}
+
+/**
+ * readChainId, read again only when the genesis file changes: a genesis of gigabytes whose chain_id
+ * comes after app_state is scanned once per run, never at each restart.
+ */
+export function cachedChainId(): (genesisFile: string) => Promise<string> {
+  let chain: { key: string; id: string } | undefined;
+  return async (genesisFile) => {
+    const stat = await fs.stat(genesisFile).catch(() => undefined);
+    const key = `${genesisFile}:${stat?.size}:${stat?.mtimeMs}`;
+    if (chain?.key !== key) chain = { key, id: await readChainId(genesisFile) };
+    return chain.id;
+  };
 }
 
 /**

@@ -1,0 +1,166 @@
+/**
+ * The twin check over time (issue #32): the network's new blocks read as they come (./scan.ts), each
+ * one compared with this home's signing state.
+ *
+ *   waitBlocks          CHAINVISOR_TWIN_WAIT, before the first start of a `run`: that many new blocks
+ *                       watched first, which catches a twin started at the same moment as this node. A
+ *                       network whose height stays put for 30 s (or 5 of its blocks) ends the wait: a
+ *                       halted chain may be waiting for this very validator.
+ *   watchWhileRunning   while the node runs: the newest commit read every block, at most once a second
+ *                       and at least every 10 s (one small /status per reading, a /commit only for a new
+ *                       height, on a kept-alive connection). A twin stops the node through the caller; an
+ *                       RPC that stops answering is a warning (twin-unchecked), never a stop.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import type { ChainvisorError } from '../../shared/errors/index.js';
+import { NetworkRpcError } from '../../watcher/chain/index.js';
+import { isLocalReadFailure, keyInUseError, reportOf, type TwinContext } from './report.js';
+
+/** Readings while the node runs: every block, within these bounds. */
+const minIntervalMs = 1000;
+const maxIntervalMs = 10_000;
+/** A clear finding while the node runs is reported (status, metrics) at most this often. */
+const reportEveryMs = 30_000;
+/** Readings in a row that fail before the RPC is reported as not answering. */
+const failuresBeforeWarning = 3;
+/** The wait of CHAINVISOR_TWIN_WAIT ends when the network's height stays put this long (or 5 block times). */
+const stallMs = 30_000;
+
+function intervalOf(ctx: TwinContext): number {
+  return Math.min(maxIntervalMs, Math.max(minIntervalMs, Math.round(ctx.scan.blockMs ?? minIntervalMs)));
+}
+
+/** The signature seen above this home's last signed height, if any (the local state read after the network, and only when it matters). */
+async function twinAbove(ctx: TwinContext, known: { local: number }): Promise<number | undefined> {
+  const seen = ctx.scan.seenHeight;
+  if (seen === undefined || seen <= known.local) return undefined;
+  known.local = await ctx.localHeight();
+  return seen > known.local ? seen : undefined;
+}
+
+export async function waitBlocks(ctx: TwinContext, signal: AbortSignal, unchecked: (reason: string) => void): Promise<void> {
+  const { scan, config, logger } = ctx;
+  const known = { local: await ctx.localHeight() };
+  let height = (await scan.read(AbortSignal.any([signal, AbortSignal.timeout(config.twinTimeout)]), false).catch(() => undefined))?.toHeight;
+  const start = height ?? 0;
+  const target = start + config.twinWait;
+  logger.info(
+    { event: 'twin-wait', blocks: config.twinWait, rpc: scan.rpc, height: start },
+    'CHAINVISOR_TWIN_WAIT: watching %d new blocks on the network before the first start',
+    config.twinWait,
+  );
+  let movedAt = Date.now();
+  let failingSince: number | undefined;
+  for (;;) {
+    try {
+      await sleep(intervalOf(ctx), undefined, { signal });
+    } catch {
+      return; // chainvisor stops
+    }
+    try {
+      const result = await scan.read(AbortSignal.any([signal, AbortSignal.timeout(config.twinTimeout)]), false);
+      failingSince = undefined;
+      if (height === undefined || result.toHeight > height) movedAt = Date.now();
+      height = result.toHeight;
+    } catch (error) {
+      if (signal.aborted) return;
+      if (!(error instanceof NetworkRpcError)) throw error;
+      failingSince ??= Date.now();
+      if (Date.now() - failingSince < config.twinTimeout) continue;
+      return unchecked(`the network RPC stopped answering during CHAINVISOR_TWIN_WAIT (${error.message})`);
+    }
+    const seen = await twinAbove(ctx, known);
+    const base = { rpc: scan.rpc, fromHeight: start + 1, toHeight: height, address: ctx.address, localHeight: known.local };
+    if (seen !== undefined) {
+      const found = reportOf('key-in-use', { ...base, seenHeight: seen });
+      ctx.report('key-in-use', found, { during: 'wait' });
+      throw keyInUseError(found, ctx.signing.stateFile, 'the node was not started');
+    }
+    if (height >= target) {
+      ctx.report('twin-checked', reportOf('clear', base), { during: 'wait' });
+      return;
+    }
+    if (Date.now() - movedAt >= Math.max(stallMs, 5 * (scan.blockMs ?? 0))) {
+      logger.warn(
+        { event: 'twin-wait', height, target },
+        'CHAINVISOR_TWIN_WAIT: the network has made no new block for %d s (a halted chain may be waiting for this validator); starting the node after %d of %d blocks',
+        Math.round((Date.now() - movedAt) / 1000),
+        height - start,
+        config.twinWait,
+      );
+      ctx.report('twin-checked', reportOf('clear', base), { during: 'wait' });
+      return;
+    }
+  }
+}
+
+export function watchWhileRunning(
+  ctx: TwinContext,
+  options: { exited: Promise<unknown>; stop: AbortSignal; onKeyInUse: (error: ChainvisorError) => void; unchecked: (reason: string) => void },
+): void {
+  const { scan, config, logger } = ctx;
+  const ended = new AbortController();
+  const signal = AbortSignal.any([ended.signal, options.stop]);
+  const end = (): void => ended.abort();
+  options.exited.then(end, end);
+  const known = { local: -1 };
+  let failures = 0;
+  let saidDown = false;
+  let reportedAt = Date.now();
+
+  const readOnce = async (): Promise<boolean> => {
+    let result;
+    try {
+      result = await scan.read(AbortSignal.any([signal, AbortSignal.timeout(config.twinTimeout)]), false);
+    } catch (error) {
+      if (signal.aborted) return false;
+      if (!(error instanceof NetworkRpcError)) throw error;
+      failures += 1;
+      if (failures >= failuresBeforeWarning && !saidDown) {
+        saidDown = true;
+        options.unchecked(`the network RPC ${scan.rpc} does not answer (${error.message})`);
+      }
+      return true;
+    }
+    if (signal.aborted) return false;
+    const seen = await twinAbove(ctx, known).catch((error: unknown) => {
+      if (!isLocalReadFailure(error)) throw error;
+      logger.warn({ err: error }, `twin check: cannot read this validator's signing state: ${(error as Error).message}`);
+      return undefined;
+    });
+    const base = { rpc: result.rpc, fromHeight: result.fromHeight, toHeight: result.toHeight, address: ctx.address, localHeight: known.local };
+    if (seen !== undefined) {
+      const found = reportOf('key-in-use', { ...base, seenHeight: seen });
+      ctx.report('key-in-use', found, { during: 'running' });
+      options.onKeyInUse(keyInUseError(found, ctx.signing.stateFile, 'the node was stopped'));
+      return false;
+    }
+    failures = result.complete ? 0 : failures + 1;
+    const back = saidDown && result.complete;
+    if (back) saidDown = false;
+    if (back || Date.now() - reportedAt >= reportEveryMs) {
+      reportedAt = Date.now();
+      ctx.report('twin-checked', reportOf('clear', { ...base, ...(scan.seenHeight === undefined ? {} : { seenHeight: scan.seenHeight }) }), {
+        during: 'running',
+        ...(back ? { back: true } : {}),
+      });
+    }
+    return true;
+  };
+
+  const loop = async (): Promise<void> => {
+    for (;;) {
+      try {
+        await sleep(intervalOf(ctx), undefined, { signal, ref: false });
+      } catch {
+        return;
+      }
+      if (!(await readOnce())) return;
+    }
+  };
+  void loop().catch((error: unknown) => {
+    // Only ever a reason to warn: the watch must not take the supervisor down.
+    logger.warn({ err: error }, `twin check: the watch while the node runs ended: ${(error as Error).message}`);
+  });
+}
