@@ -298,3 +298,18 @@ test('CHAINVISOR_TWIN_WAIT: the first start waits that many new blocks; a twin s
   assert.ok((log[found]?.seenHeight as number) >= 6);
   assert.equal(nodeStarts(refused.output()), 0);
 });
+
+test('the metric: after key-in-use, run keeps its endpoint up until chainvisor_key_in_use 1 is scraped, then exits 84', async (t) => {
+  const httpAddress = `127.0.0.1:${await unusedPort()}`;
+  const sim = await setup(t, { CHAINVISOR_HTTP_ADDRESS: httpAddress });
+  const net = await network(t, sim, { twin: {} });
+  await net.waitForHeight(3);
+  const run = sim.run([], { CHAINVISOR_NETWORK_RPC: net.rpc });
+  await waitFor(() => /keeping the HTTP endpoint up until the key-in-use alert is scraped/.test(run.output()), 'the key-in-use, then the wait for a scrape');
+  assert.equal(run.exited(), false, 'run waits for the scrape');
+  const health = await fetch(`http://${httpAddress}/healthz`);
+  assert.equal(health.status, 503);
+  assert.match(((await health.json()) as { reason: string }).reason, /this validator's key signs on another machine/);
+  assert.match(await (await fetch(`http://${httpAddress}/metrics`)).text(), /^chainvisor_key_in_use 1$/m);
+  assert.equal(await exited(run), 84, run.output());
+});
