@@ -313,3 +313,20 @@ test('the metric: after key-in-use, run keeps its endpoint up until chainvisor_k
   assert.match(await (await fetch(`http://${httpAddress}/metrics`)).text(), /^chainvisor_key_in_use 1$/m);
   assert.equal(await exited(run), 84, run.output());
 });
+
+test('a network RPC that stops answering while the node runs is a warning, never a stop (require included)', async (t) => {
+  const sim = await setup(t);
+  const net = await network(t, sim, { twin: { from: 1_000_000 } });
+  await net.waitForHeight(2);
+  const run = sim.run(quietValidator, { CHAINVISOR_NETWORK_RPC: net.rpc, CHAINVISOR_TWIN_CHECK: 'require', CHAINVISOR_TWIN_TIMEOUT: '1s' });
+  const node = await run.nodeOf('genesis');
+  await net.node.stop();
+  await waitFor(() => eventsIn(run.output(), 'twin-unchecked').length > 0, 'the warning');
+  const [warning] = eventsIn(run.output(), 'twin-unchecked');
+  assert.equal(warning?.level, 40);
+  assert.match(String(warning?.msg), /does not answer .*; the node keeps running, unwatched until the network answers$/);
+  assert.equal(run.exited(), false);
+  process.kill(node.pid, 0); // the node is still there
+  assert.equal((await heightOf(node)) > 0, true);
+  assert.equal(await run.stop(), 0);
+});

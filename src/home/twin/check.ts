@@ -69,8 +69,11 @@ export function createTwinCheck(options: TwinCheckOptions): TwinCheck {
   const stop = new AbortController();
   let pending: Promise<void> = Promise.resolve();
 
+  /** When the check under way began: a finding at a start says what the check added to it (`ms`; bench:twin reads it). */
+  let began = 0;
   const emit: TwinContext['report'] = (event, report, data = {}) => {
-    events.emit(event, { text: textOf(event, report, data), data: { ...report, ...data } });
+    const ms = data.during === 'start' ? { ms: Math.round((performance.now() - began) * 10) / 10 } : {};
+    events.emit(event, { text: textOf(event, report, data), data: { ...report, ...data, ...ms } });
   };
 
   /** The context for this key and chain: the network's memory (its scan) is kept while both stay the same. */
@@ -102,7 +105,7 @@ export function createTwinCheck(options: TwinCheckOptions): TwinCheck {
   };
 
   async function check(first: boolean, signal: AbortSignal): Promise<void> {
-    const began = performance.now();
+    began = performance.now();
     watching = false;
     if (config.twinCheck === 'off') return emit('twin-checked', reportOf('off', { reason: 'CHAINVISOR_TWIN_CHECK=off' }), { why: 'setting' });
     const signing = await nodeSigning(layout.home, layout.dataDir);
@@ -124,13 +127,13 @@ export function createTwinCheck(options: TwinCheckOptions): TwinCheck {
     let failure: string | undefined;
     let range: { rpc: string; fromHeight: number; toHeight: number } | undefined;
     try {
-      const result = await scan.read(deadline, true);
+      const result = await scan.read(deadline);
       range = { rpc: result.rpc, fromHeight: result.fromHeight, toHeight: result.toHeight };
       failure = result.failure;
       // Its own signatures in the commits say it is in the set; only an address never seen is looked up.
       if (failure === undefined && scan.seenHeight === undefined && !(await scan.inValidatorSet(result.toHeight, deadline))) {
         const reason = `${key.address} is not in the validator set at height ${result.toHeight} on ${result.rpc}`;
-        return emit('twin-checked', reportOf('off', { ...range, address: key.address, reason }), { why: 'not-in-set' });
+        return emit('twin-checked', reportOf('off', { ...range, address: key.address, reason }), { why: 'not-in-set', during: 'start' });
       }
     } catch (error) {
       if (!(error instanceof NetworkRpcError)) throw error;
@@ -142,18 +145,14 @@ export function createTwinCheck(options: TwinCheckOptions): TwinCheck {
     const base = { ...(range ?? { rpc: scan.rpc }), address: key.address, localHeight: local };
     if (scan.seenHeight !== undefined && scan.seenHeight > local) {
       const found = reportOf('key-in-use', { ...base, seenHeight: scan.seenHeight });
-      emit('key-in-use', found, { during: 'start', ms: Math.round((performance.now() - began) * 10) / 10 });
+      emit('key-in-use', found, { during: 'start' });
       throw keyInUseError(found, ctx.signing.stateFile, 'the node was not started');
     }
     if (signal.aborted) return;
     watching = true;
     if (failure !== undefined)
       return unchecked(ctx, base, `the network RPCs could not be read within ${config.twinTimeout} ms (CHAINVISOR_TWIN_TIMEOUT): ${failure}`, 'start');
-    emit('twin-checked', reportOf('clear', { ...base, ...(scan.seenHeight === undefined ? {} : { seenHeight: scan.seenHeight }) }), {
-      during: 'start',
-      // What the check added to this start (bench:twin reads it).
-      ms: Math.round((performance.now() - began) * 10) / 10,
-    });
+    emit('twin-checked', reportOf('clear', { ...base, ...(scan.seenHeight === undefined ? {} : { seenHeight: scan.seenHeight }) }), { during: 'start' });
     if (first && config.twinWait > 0) await waitBlocks(ctx, AbortSignal.any([signal, stop.signal]), (reason) => unchecked(ctx, base, reason, 'wait'));
   }
 

@@ -6,10 +6,11 @@
  *                       watched first, which catches a twin started at the same moment as this node. A
  *                       network whose height stays put for 30 s (or 5 of its blocks) ends the wait: a
  *                       halted chain may be waiting for this very validator.
- *   watchWhileRunning   while the node runs: the newest commit read every block, at most once a second
- *                       and at least every 10 s (one small /status per reading, a /commit only for a new
- *                       height, on a kept-alive connection). A twin stops the node through the caller; an
- *                       RPC that stops answering is a warning (twin-unchecked), never a stop.
+ *   watchWhileRunning   while the node runs: the newest commit read every block (paced by the blocks'
+ *                       own times), at most once a second and at least every 10 s: one /commit per
+ *                       reading on a kept-alive connection, the heights in between with it when blocks
+ *                       come faster. A twin stops the node through the caller; an RPC that stops
+ *                       answering is a warning (twin-unchecked), never a stop.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -42,7 +43,7 @@ async function twinAbove(ctx: TwinContext, known: { local: number }): Promise<nu
 export async function waitBlocks(ctx: TwinContext, signal: AbortSignal, unchecked: (reason: string) => void): Promise<void> {
   const { scan, config, logger } = ctx;
   const known = { local: await ctx.localHeight() };
-  let height = (await scan.read(AbortSignal.any([signal, AbortSignal.timeout(config.twinTimeout)]), false).catch(() => undefined))?.toHeight;
+  let height = (await scan.poll(AbortSignal.any([signal, AbortSignal.timeout(config.twinTimeout)])).catch(() => undefined))?.toHeight;
   const start = height ?? 0;
   const target = start + config.twinWait;
   logger.info(
@@ -59,7 +60,7 @@ export async function waitBlocks(ctx: TwinContext, signal: AbortSignal, unchecke
       return; // chainvisor stops
     }
     try {
-      const result = await scan.read(AbortSignal.any([signal, AbortSignal.timeout(config.twinTimeout)]), false);
+      const result = await scan.poll(AbortSignal.any([signal, AbortSignal.timeout(config.twinTimeout)]));
       failingSince = undefined;
       if (height === undefined || result.toHeight > height) movedAt = Date.now();
       height = result.toHeight;
@@ -112,7 +113,7 @@ export function watchWhileRunning(
   const readOnce = async (): Promise<boolean> => {
     let result;
     try {
-      result = await scan.read(AbortSignal.any([signal, AbortSignal.timeout(config.twinTimeout)]), false);
+      result = await scan.poll(AbortSignal.any([signal, AbortSignal.timeout(config.twinTimeout)]));
     } catch (error) {
       if (signal.aborted) return false;
       if (!(error instanceof NetworkRpcError)) throw error;

@@ -6,7 +6,8 @@
  *
  *   GET /status                           the chain id (`node_info.network`) and the newest height;
  *   GET /validators?height=H&page=P       whether an address is in the validator set;
- *   GET /commit?height=H                  who signed block H (`block_id_flag` 2 or 3).
+ *   GET /commit?height=H                  who signed block H (`block_id_flag` 2 or 3), its chain id and time;
+ *   GET /commit                           the same of the newest block: what is read while the node runs.
  *
  * Each answer is read bounded, parsed within size and depth bounds and checked against the shape of
  * what is used (src/shared/json.ts). Read-only; one keep-alive connection per RPC is reused between
@@ -30,6 +31,9 @@ export interface NetworkStatus {
 
 export interface NetworkCommit {
   height: number;
+  /** The header's chain id and time (ms since the epoch; NaN when unreadable). */
+  chainId: string;
+  time: number;
   /** Validators whose signature is in the commit (`block_id_flag` 2 or 3), upper-case hex. */
   signers: ReadonlySet<string>;
 }
@@ -40,7 +44,8 @@ export interface NetworkReader {
   status(signal?: AbortSignal): Promise<NetworkStatus>;
   /** Whether `address` is in the set at `height` (pages of 100; past 10 pages it is taken to be, so the check runs). */
   inValidatorSet(address: string, height: number, signal?: AbortSignal): Promise<boolean>;
-  commit(height: number, signal?: AbortSignal): Promise<NetworkCommit>;
+  /** The commit of `height`, or the newest one. */
+  commit(height: number | undefined, signal?: AbortSignal): Promise<NetworkCommit>;
 }
 
 /** A reading of the network RPC that failed: no answer, an error answer, or not the shape of one. */
@@ -69,6 +74,7 @@ const statusShape = v.object({
 const validatorsShape = v.object({ validators: v.array(v.object({ address: v.string() })), total: decimal });
 const commitShape = v.object({
   signed_header: v.object({
+    header: v.object({ chain_id: v.string(), time: v.string() }),
     commit: v.object({
       height: decimal,
       signatures: v.array(v.object({ block_id_flag: v.number(), validator_address: v.nullish(v.string()) })),
@@ -139,12 +145,14 @@ export function createNetworkReader(options: { url: URL; client: HttpClient }): 
       return true;
     },
     async commit(height, signal) {
-      const r = await get('commit', { height: String(height) }, commitShape, `the commit of block ${height}`, signal);
+      const params: Record<string, string> = height === undefined ? {} : { height: String(height) };
+      const r = await get('commit', params, commitShape, height === undefined ? 'its newest commit' : `the commit of block ${height}`, signal);
       const signers = new Set<string>();
       for (const s of r.signed_header.commit.signatures) {
         if ((s.block_id_flag === 2 || s.block_id_flag === 3) && typeof s.validator_address === 'string') signers.add(s.validator_address.toUpperCase());
       }
-      return { height: Number(r.signed_header.commit.height), signers };
+      const { chain_id: chainId, time } = r.signed_header.header;
+      return { height: Number(r.signed_header.commit.height), chainId, time: Date.parse(time), signers };
     },
   };
 }

@@ -42,7 +42,7 @@ async function fakeChain(t: TestContext, height: number): Promise<FakeChain> {
           sync_info: { latest_block_height: String(chain.height), latest_block_time: new Date(chain.height * 1000).toISOString() },
         },
       });
-    const h = Number(url.searchParams.get('height'));
+    const h = url.searchParams.has('height') ? Number(url.searchParams.get('height')) : chain.height;
     if (url.pathname === '/commit') {
       if (h > chain.height)
         return send(500, {
@@ -55,7 +55,8 @@ async function fakeChain(t: TestContext, height: number): Promise<FakeChain> {
         { block_id_flag: 2, validator_address: peer },
         chain.signedBy.has(h) ? { block_id_flag: 3, validator_address: me } : { block_id_flag: 1, validator_address: '' },
       ];
-      return send(200, { result: { signed_header: { commit: { height: String(h), signatures } } } });
+      const header = { chain_id: chain.chainId, height: String(h), time: new Date(h * 1000).toISOString() };
+      return send(200, { result: { signed_header: { header, commit: { height: String(h), signatures } } } });
     }
     if (url.pathname === '/validators') return send(200, { result: { validators: [{ address: peer }], total: '1' } });
     return send(404, {});
@@ -86,20 +87,31 @@ test('the window is read once; then only the new heights, and nothing at all whi
   const chain = await fakeChain(t, 100);
   chain.signedBy = new Set([95, 96]);
   const scan = scanOf(t, [chain]);
-  assert.deepEqual(await scan.read(signal(), true), { rpc: `${chain.url}/`, fromHeight: 91, toHeight: 100, complete: true });
+  assert.deepEqual(await scan.read(signal()), { rpc: `${chain.url}/`, fromHeight: 91, toHeight: 100, complete: true });
   assert.equal(scan.seenHeight, 96);
   assert.equal(chain.requests.filter((r) => r.startsWith('/commit')).length, 10);
 
+  // A start after an upgrade: the network halted at the height, nothing new to read.
   chain.requests = [];
-  await scan.read(signal(), false);
+  assert.deepEqual(await scan.read(signal()), { rpc: `${chain.url}/`, fromHeight: 101, toHeight: 100, complete: true });
   assert.deepEqual(chain.requests, ['/status'], 'a halted network: one /status, no commit');
-  chain.height = 102;
-  chain.signedBy.add(102);
+  // While the node runs: the newest commit, one request per block.
   chain.requests = [];
-  const next = await scan.read(signal(), false);
-  assert.deepEqual([next.fromHeight, next.toHeight], [101, 102]);
-  assert.deepEqual(chain.requests, ['/status', '/commit@101', '/commit@102']);
-  assert.equal(scan.seenHeight, 102);
+  await scan.poll(signal());
+  assert.deepEqual(chain.requests, ['/commit']);
+  chain.height = 101;
+  chain.requests = [];
+  const one = await scan.poll(signal());
+  assert.deepEqual([one.fromHeight, one.toHeight, one.complete], [101, 101, true]);
+  assert.deepEqual(chain.requests, ['/commit'], 'a new block: still one request');
+  // Blocks faster than the polls: the heights in between too.
+  chain.height = 104;
+  chain.signedBy.add(103);
+  chain.requests = [];
+  const three = await scan.poll(signal());
+  assert.deepEqual([three.fromHeight, three.toHeight, three.complete], [102, 104, true]);
+  assert.deepEqual(chain.requests.sort(), ['/commit', '/commit@102', '/commit@103']);
+  assert.equal(scan.seenHeight, 103);
   assert.equal(scan.blockMs, 1000, "the network's block time, from its own clock");
 });
 
@@ -109,7 +121,7 @@ test('at a start the highest answering RPC is read; the commits it cannot give a
   higher.failFrom = 97;
   for (const c of [lower, higher]) c.signedBy = new Set([98]);
   const scan = scanOf(t, [lower, higher]);
-  const read = await scan.read(signal(), true);
+  const read = await scan.read(signal());
   assert.equal(read.toHeight, 100, 'the window ends at the highest RPC');
   assert.ok(higher.requests.includes('/commit@91'), 'read on the highest first');
   assert.ok(lower.requests.includes('/commit@98') && !lower.requests.includes('/commit@91'), 'only what the highest failed, on the other');
@@ -118,11 +130,11 @@ test('at a start the highest answering RPC is read; the commits it cannot give a
   assert.match(read.failure ?? '', /did not give the commit of block 100/);
 });
 
-test('a pruned window is complete; another chain id is refused at a start (78), a warning while the node runs', async (t) => {
+test('a pruned window is complete; another chain id is refused at a start (78), a failure of the reading while the node runs', async (t) => {
   const chain = await fakeChain(t, 100);
   chain.lowest = 96;
   const scan = scanOf(t, [chain]);
-  const read = await scan.read(signal(), true);
+  const read = await scan.read(signal());
   assert.equal(read.complete, true);
   assert.deepEqual(
     chain.requests.filter((r) => r.startsWith('/commit')).sort(),
@@ -130,9 +142,9 @@ test('a pruned window is complete; another chain id is refused at a start (78), 
   );
 
   chain.chainId = 'other-2';
-  await assert.rejects(scanOf(t, [chain]).read(signal(), true), {
+  await assert.rejects(scanOf(t, [chain]).read(signal()), {
     code: 'CHAINVISOR_NETWORK_RPC_OTHER_CHAIN',
     message: /serves chain "other-2", not this home's "c-1"/,
   });
-  await assert.rejects(scan.read(signal(), false), { name: 'NetworkRpcError', message: /serves chain "other-2"/ });
+  await assert.rejects(scan.poll(signal()), { name: 'NetworkRpcError', message: /serves chain "other-2"/ });
 });

@@ -87,6 +87,10 @@ test('the simulated node: its chain id and height, the validator set, who signed
   assert.equal(third.height, 3);
   assert.equal(third.signers.has(address), true);
   assert.equal(third.signers.size, 11, 'from 3, the peer with the key too');
+  assert.equal(third.chainId, 'net-3');
+  const newest = await r.commit(undefined);
+  assert.ok(newest.height >= s.latestHeight && newest.signers.has(address), 'the newest commit, without a height');
+  assert.ok(newest.time > third.time);
   const beyond = await failure(r.commit(s.latestHeight + 1000));
   assert.match(beyond.message, /did not give the commit of block \d+: it answered: height \d+ must be less than or equal to the current blockchain height/);
 });
@@ -124,7 +128,12 @@ test('hostile answers are refused with a reason: too large, nested too deep, not
     '/shape/status': result({ node_info: { network: 7 }, sync_info: { latest_block_height: '1' } }),
     '/height/status': result({ node_info: { network: 'c' }, sync_info: { latest_block_height: '99999999999999999999' } }),
     '/html/status': { status: 502, body: '<html>bad gateway</html>' },
-    '/signatures/commit?height=1': result({ signed_header: { commit: { height: '1', signatures: [{ block_id_flag: '2', validator_address: 'AB' }] } } }),
+    '/signatures/commit?height=1': result({
+      signed_header: {
+        header: { chain_id: 'c', time: '2026-01-01T00:00:00Z' },
+        commit: { height: '1', signatures: [{ block_id_flag: '2', validator_address: 'AB' }] },
+      },
+    }),
     '/hang/status': 'hang',
   };
   const rpc = await fakeRpc(t, (url) => answers[url] ?? { status: 404, body: 'no' });
