@@ -145,6 +145,15 @@ test("the home's own recent signatures after an ordinary restart: the node start
   assert.equal(await first.stop(), 0);
   const signed = Number((JSON.parse(await fs.readFile(path.join(sim.home, 'data', 'priv_validator_state.json'), 'utf8')) as { height: string }).height);
   assert.ok(signed >= 6);
+  assert.equal(eventsIn(first.output(), 'twin-checked').length, 0, 'a home that had never signed: no warning without the RPC (a debug line)');
+  // Now a validator that has signed: without CHAINVISOR_NETWORK_RPC, one warning at each start, naming it.
+  const unwatched = sim.run(quietValidator);
+  await unwatched.nodeOf('genesis');
+  const [warning] = eventsIn(unwatched.output(), 'twin-checked');
+  assert.equal(warning?.level, 40);
+  assert.equal(warning?.setting, 'CHAINVISOR_NETWORK_RPC');
+  assert.match(String(warning?.msg), /CHAINVISOR_NETWORK_RPC is not set: chainvisor cannot see this validator's key signing on another machine/);
+  assert.equal(await unwatched.stop(), 0);
 
   // The network carries those signatures up to that height, then the validator is absent (stopped).
   const net = await network(t, sim, { twin: { until: signed }, blockTime: '100ms' });
