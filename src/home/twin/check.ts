@@ -153,7 +153,8 @@ export function createTwinCheck(options: TwinCheckOptions): TwinCheck {
     if (failure !== undefined)
       return unchecked(ctx, base, `the network RPCs could not be read within ${config.twinTimeout} ms (CHAINVISOR_TWIN_TIMEOUT): ${failure}`, 'start');
     emit('twin-checked', reportOf('clear', { ...base, ...(scan.seenHeight === undefined ? {} : { seenHeight: scan.seenHeight }) }), { during: 'start' });
-    if (first && config.twinWait > 0) await waitBlocks(ctx, AbortSignal.any([signal, stop.signal]), (reason) => unchecked(ctx, base, reason, 'wait'));
+    if (first && config.twinWait > 0 && range !== undefined)
+      await waitBlocks(ctx, range.toHeight, AbortSignal.any([signal, stop.signal]), (reason) => unchecked(ctx, base, reason, 'wait'));
   }
 
   return {

@@ -17,6 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChainvisorError } from '../../shared/errors/index.js';
 import { NetworkRpcError } from '../../watcher/chain/index.js';
 import { isLocalReadFailure, keyInUseError, reportOf, type TwinContext } from './report.js';
+import type { ScanResult } from './scan.js';
 
 /** Readings while the node runs: every block, within these bounds. */
 const minIntervalMs = 1000;
@@ -40,17 +41,17 @@ async function twinAbove(ctx: TwinContext, known: { local: number }): Promise<nu
   return seen > known.local ? seen : undefined;
 }
 
-export async function waitBlocks(ctx: TwinContext, signal: AbortSignal, unchecked: (reason: string) => void): Promise<void> {
+/** CHAINVISOR_TWIN_WAIT's blocks after `start`, the newest height the check before the start read. */
+export async function waitBlocks(ctx: TwinContext, start: number, signal: AbortSignal, unchecked: (reason: string) => void): Promise<void> {
   const { scan, config, logger } = ctx;
   const known = { local: await ctx.localHeight() };
-  let height = (await scan.poll(AbortSignal.any([signal, AbortSignal.timeout(config.twinTimeout)])).catch(() => undefined))?.toHeight;
-  const start = height ?? 0;
   const target = start + config.twinWait;
   logger.info(
     { event: 'twin-wait', blocks: config.twinWait, rpc: scan.rpc, height: start },
     'CHAINVISOR_TWIN_WAIT: watching %d new blocks on the network before the first start',
     config.twinWait,
   );
+  let height = start;
   let movedAt = Date.now();
   let failingSince: number | undefined;
   for (;;) {
@@ -61,9 +62,10 @@ export async function waitBlocks(ctx: TwinContext, signal: AbortSignal, unchecke
     }
     try {
       const result = await scan.poll(AbortSignal.any([signal, AbortSignal.timeout(config.twinTimeout)]));
+      if (!result.complete) throw new NetworkRpcError(result.rpc, 'the new commits', result.failure ?? 'not every commit was given');
       failingSince = undefined;
-      if (height === undefined || result.toHeight > height) movedAt = Date.now();
-      height = result.toHeight;
+      if (result.toHeight > height) movedAt = Date.now();
+      height = Math.max(height, result.toHeight);
     } catch (error) {
       if (signal.aborted) return;
       if (!(error instanceof NetworkRpcError)) throw error;
@@ -111,9 +113,10 @@ export function watchWhileRunning(
   let reportedAt = Date.now();
 
   const readOnce = async (): Promise<boolean> => {
-    let result;
+    let result: ScanResult | undefined;
     try {
       result = await scan.poll(AbortSignal.any([signal, AbortSignal.timeout(config.twinTimeout)]));
+      if (!result.complete) throw new NetworkRpcError(result.rpc, 'the new commits', result.failure ?? 'not every commit was given');
     } catch (error) {
       if (signal.aborted) return false;
       if (!(error instanceof NetworkRpcError)) throw error;
@@ -122,7 +125,8 @@ export function watchWhileRunning(
         saidDown = true;
         options.unchecked(`the network RPC ${scan.rpc} does not answer (${error.message})`);
       }
-      return true;
+      // A commit the RPC did not give may hold a twin's signature: what was seen is still judged.
+      if (result === undefined) return true;
     }
     if (signal.aborted) return false;
     const seen = await twinAbove(ctx, known).catch((error: unknown) => {
@@ -137,9 +141,10 @@ export function watchWhileRunning(
       options.onKeyInUse(keyInUseError(found, ctx.signing.stateFile, 'the node was stopped'));
       return false;
     }
-    failures = result.complete ? 0 : failures + 1;
-    const back = saidDown && result.complete;
-    if (back) saidDown = false;
+    if (!result.complete) return true;
+    failures = 0;
+    const back = saidDown;
+    saidDown = false;
     if (back || Date.now() - reportedAt >= reportEveryMs) {
       reportedAt = Date.now();
       ctx.report('twin-checked', reportOf('clear', { ...base, ...(scan.seenHeight === undefined ? {} : { seenHeight: scan.seenHeight }) }), {
