@@ -46,8 +46,8 @@ async function setup(t: TestContext, env: Record<string, string> = {}): Promise<
   return chainvisorSim(t, ['genesis'], { CHAINVISOR_PLAN_POLL_INTERVAL: '0s', ...env });
 }
 
-async function network(t: TestContext, sim: ChainvisorSim, options: Omit<Parameters<typeof startTwinNetwork>[3], 'validatorHome'> = {}): Promise<TwinNetwork> {
-  return startTwinNetwork(t, sim.bin('genesis'), sim.dir, { validatorHome: sim.home, ...options });
+async function network(t: TestContext, sim: ChainvisorSim, options: Omit<Parameters<typeof startTwinNetwork>[2], 'validatorHome'> = {}): Promise<TwinNetwork> {
+  return startTwinNetwork(t, sim.bin('genesis'), { validatorHome: sim.home, ...options });
 }
 
 async function exited(run: Running): Promise<number | null> {

@@ -68,6 +68,8 @@ export function createTwinCheck(options: TwinCheckOptions): TwinCheck {
   let watching = false;
   const stop = new AbortController();
   let pending: Promise<void> = Promise.resolve();
+  /** The reading under way of the last node's watch: a start waits for it (one scan, one reader at a time). */
+  let watchReading: () => Promise<void> = () => Promise.resolve();
 
   /** When the check under way began: a finding at a start says what the check added to it (`ms`; bench:twin reads it). */
   let began = 0;
@@ -159,13 +161,13 @@ export function createTwinCheck(options: TwinCheckOptions): TwinCheck {
 
   return {
     beforeStart({ first, signal }) {
-      const run = check(first, signal);
+      const run = watchReading().then(() => check(first, signal));
       pending = run.catch(() => undefined);
       return run;
     },
     watch(exited, onKeyInUse) {
       if (!watching || context === undefined) return;
-      watchWhileRunning(context, {
+      watchReading = watchWhileRunning(context, {
         exited,
         stop: stop.signal,
         onKeyInUse,
@@ -174,9 +176,10 @@ export function createTwinCheck(options: TwinCheckOptions): TwinCheck {
     },
     async close() {
       stop.abort();
-      await pending;
+      // The HTTP client first: a reading of the watch waiting on a silent RPC ends at once.
+      await Promise.all([pending, client?.close()]);
+      await watchReading();
       unlog();
-      await client?.close();
     },
   };
 }

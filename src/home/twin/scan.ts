@@ -97,8 +97,12 @@ export class TwinScan {
     );
   }
 
-  /** While the node runs: the current RPC's newest commit, and the heights since the last reading. Throws NetworkRpcError. */
-  async poll(signal: AbortSignal): Promise<ScanResult> {
+  /**
+   * While the node runs: the current RPC's newest commit, and the heights since the last reading. Throws
+   * NetworkRpcError. Without `signal`, the HTTP client's own time limits (CHAINVISOR_TWIN_TIMEOUT per
+   * phase) bound it: an AbortSignal per request costs more CPU than the request itself, once a second.
+   */
+  async poll(signal?: AbortSignal): Promise<ScanResult> {
     const reader = this.options.readers[this.current] as NetworkReader;
     let newest: NetworkCommit;
     try {
@@ -135,7 +139,7 @@ export class TwinScan {
   }
 
   /** Reads the commits from after what was read (at most the newest `blocks`) up to `to`, on `order`'s RPCs in turn. */
-  private async readRange(to: number, order: number[], signal: AbortSignal): Promise<ScanResult> {
+  private async readRange(to: number, order: number[], signal: AbortSignal | undefined): Promise<ScanResult> {
     const from = Math.max(1, to - this.options.blocks + 1, this.readThrough + 1);
     let pending = to < from ? [] : Array.from({ length: to - from + 1 }, (_, i) => from + i);
     let failure: string | undefined;
@@ -150,12 +154,12 @@ export class TwinScan {
   }
 
   /** Reads `heights` on `reader`, a few at a time; returns those left unread and why. */
-  private async readCommits(reader: NetworkReader, heights: number[], signal: AbortSignal): Promise<{ pending: number[]; failure?: string }> {
+  private async readCommits(reader: NetworkReader, heights: number[], signal: AbortSignal | undefined): Promise<{ pending: number[]; failure?: string }> {
     const left = new Set(heights);
     let failure: string | undefined;
     let next = 0;
     const worker = async (): Promise<void> => {
-      while (next < heights.length && failure === undefined && !signal.aborted) {
+      while (next < heights.length && failure === undefined && signal?.aborted !== true) {
         const height = heights[next++] as number;
         try {
           this.note(await reader.commit(height, signal));
@@ -169,7 +173,7 @@ export class TwinScan {
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, heights.length) }, worker));
-    if (failure === undefined && signal.aborted) failure = 'no answer in time';
+    if (failure === undefined && signal?.aborted === true) failure = 'no answer in time';
     return { pending: [...left].sort((a, b) => a - b), ...(failure === undefined ? {} : { failure }) };
   }
 

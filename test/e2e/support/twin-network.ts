@@ -5,6 +5,8 @@
  * (`--sim-peer-key <home>/config/priv_validator_key.json`) at the heights of its window: the commits a
  * second machine running that key leaves on the network. Its RPC is what CHAINVISOR_NETWORK_RPC points at.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 
@@ -29,11 +31,10 @@ export interface TwinNetwork {
   waitForHeight(height: number, timeoutMs?: number): Promise<void>;
 }
 
-let count = 0;
-
-/** Starts the network node (stopped at the end of the test). `bin`: a simd binary; `dir`: the test's folder. */
-export async function startTwinNetwork(t: TestContext, bin: string, dir: string, options: TwinNetworkOptions): Promise<TwinNetwork> {
-  const home = path.join(dir, `network-${++count}`);
+/** Starts the network node in a home of its own (both gone at the end of the test). `bin`: a simd binary. */
+export async function startTwinNetwork(t: TestContext, bin: string, options: TwinNetworkOptions): Promise<TwinNetwork> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'twin-network-'));
+  const home = path.join(dir, 'home');
   const init = await cli(bin, ['init', 'network', '--home', home, ...(options.chainId === undefined ? [] : ['--chain-id', options.chainId])]);
   if (init.code !== 0) throw new Error(init.stderr);
   const twin = options.twin;
@@ -52,7 +53,15 @@ export async function startTwinNetwork(t: TestContext, bin: string, dir: string,
           ...(twin.until === undefined ? [] : ['--sim-peer-key-until', String(twin.until)]),
         ]),
   ];
-  const node = await startNode(t, bin, home, args);
+  let node: SimNode;
+  try {
+    node = await startNode(t, bin, home, args);
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  // After the node's own stop (hooks run in the order they are added): its writes never race the removal.
+  t.after(() => rm(dir, { recursive: true, force: true }));
   return {
     node,
     rpc: node.addresses.rpc.replace(/^tcp:/, 'http:'),
