@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { Precommits } from '../chain/block.js';
 import { proposalHash, type RoundState, roundStep, type RoundVotes, type SimVote, votedPower } from '../chain/round-state.js';
-import { hasQuorum, simPeerCount, type ValidatorSet } from '../chain/validator-set.js';
+import { hasQuorum, signsAt, simPeerCount, type ValidatorSet } from '../chain/validator-set.js';
 import type { SimLogger } from '../util/log.js';
 import { nowNanos } from '../util/time.js';
 
@@ -89,6 +89,8 @@ export class Consensus {
     const validator = this.options.set.validators[index];
     if (validator === undefined) return undefined;
     if (validator.self) return this.options.signing && this.selfVotes ? 0 : undefined;
+    // A peer with another validator's key (--sim-peer-key) votes only at the heights of its window.
+    if (!signsAt(validator, this.height)) return undefined;
     if (this.height !== this.windowHeight) return 0;
     const order = this.options.set.validators.slice(0, index + 1).filter((v) => !v.self).length;
     return (order * this.options.peersBackAfterMs) / simPeerCount;
