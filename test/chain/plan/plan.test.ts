@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 
-import { parseUpgradeInfo, readUpgradeInfo, serializePlan, skipHeights } from '../../../src/watcher/plan/index.js';
+import { parseUpgradeInfo, readUpgradeInfo, serializePlan, skipHeights } from '../../../src/chain/plan/index.js';
 
 describe('upgrade-info.json', () => {
   test('the node format parses and serialises back to the same bytes', () => {
