@@ -15,6 +15,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import { type Plan, readUpgradeInfo } from '../chain/plan/index.js';
 import type { Config } from '../config/index.js';
 import { createPlacer } from '../home/backup/index.js';
 import { type Layout, layoutFor, planTarget } from '../home/layout/index.js';
@@ -24,7 +25,6 @@ import { copyRegular, hashFile, readGenesisFacts } from '../shared/fsread/index.
 import type { Logger } from '../shared/log.js';
 import { progressOnBus } from '../shared/progress/index.js';
 import { runUpgrade } from '../supervisor/index.js';
-import { type Plan, readUpgradeInfo } from '../watcher/plan/index.js';
 import { copyLiveData } from './hot-copy.js';
 import { newScratchKeys, operatorAddress } from './keys.js';
 import { listenerFlags, scratchPorts } from './ports.js';

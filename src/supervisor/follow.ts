@@ -2,7 +2,7 @@
  * The follow (issue #26): an upgrade is over for the operator when the network has committed the
  * first block at or past the height and their validator signed it, not when the new process starts.
  * Started by the run loop right after the node it switched to is launched, it reads that node's
- * CometBFT RPC (watcher/chain consensus.ts) at most once a second and emits what it sees:
+ * CometBFT RPC (src/chain/consensus.ts) at most once a second and emits what it sees:
  *
  *   waiting      the RPC answers, no block ≥ height yet: `consensus-round` at each change of the round's
  *                shares (status, metrics), `network-waiting` when the wait starts, then at most every
@@ -27,10 +27,10 @@
  *
  * `UpgradeFollows` starts one for the node the run loop starts right after each upgrade-applied.
  */
+import { ChainAnswerRefusedError, type ConsensusReader, createConsensusReader, type NodeValidator, type RoundState } from '../chain/index.js';
 import { rpcEndpoint } from '../config/index.js';
 import { type AfterUpgrade, describeAfterUpgrade, type EventBus, type UpgradeRef } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
-import { ChainAnswerRefusedError, type ConsensusReader, createConsensusReader, type NodeValidator, type RoundState } from '../watcher/chain/index.js';
 
 export interface FollowOptions {
   upgrade: UpgradeRef;

@@ -9,10 +9,10 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 
+import type { Plan } from '../chain/plan/index.js';
 import { ChainvisorError, isErrno } from '../shared/errors/index.js';
 import type { Logger } from '../shared/log.js';
 import { eachLine, type Standby } from '../shared/proc/index.js';
-import type { Plan } from '../watcher/plan/index.js';
 
 export interface CustomPreUpgradeOptions {
   script: string;

@@ -18,11 +18,11 @@
  * The sequence owns the upgrade's lifecycle events: upgrade-detected, then upgrade-applied or
  * upgrade-failed, each emitted once, here; their log lines are a listener of the bus (upgrade-log.ts).
  */
-import type { PlanWatcher } from '../download/staging/index.js';
 import type { Current, UpgradeTarget } from '../home/layout/index.js';
 import type { NodeTracker } from '../home/lock/index.js';
 import { createEventBus, type EventBus } from '../shared/events/index.js';
 import type { Standby } from '../shared/proc/index.js';
+import type { PlanWatcher } from '../watcher/plan-watch.js';
 import {
   backup,
   beginAhead,

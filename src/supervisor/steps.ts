@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import { type Plan, serializePlan } from '../chain/plan/index.js';
 import type { Config } from '../config/index.js';
 import type { Downloader } from '../download/index.js';
 import { backupBeforeUpgrade } from '../home/backup/index.js';
@@ -29,7 +30,6 @@ import { ChainvisorError, ExitCode, isFsError } from '../shared/errors/index.js'
 import type { EventBus } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
 import type { Standby } from '../shared/proc/index.js';
-import { type Plan, serializePlan } from '../watcher/plan/index.js';
 import { runCustomPreUpgrade, runPreUpgrade } from './pre-upgrade.js';
 
 export interface UpgradeContext {

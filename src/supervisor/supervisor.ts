@@ -1,6 +1,6 @@
 /**
  * The supervisor: the run loop and the composition root. It starts the node and waits for a wake-up —
- * the node's exit, a due plan (detector.ts), a manual upgrade height (src/supervisor/manual), a stop signal
+ * the node's exit, a due plan (src/watcher/detector.ts), a manual upgrade height (src/supervisor/manual), a stop signal
  * (signals.ts) — and answers each:
  *
  *   start-up: an upgrade already due (data/upgrade-info.json newer than `current`) is applied first,
@@ -11,9 +11,9 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 
+import { type ChainAddresses, resolveChainAddresses } from '../chain/index.js';
 import type { Config } from '../config/index.js';
 import type { Downloader } from '../download/index.js';
-import { type PlanWatcher, startPlanWatcher } from '../download/staging/index.js';
 import { pruneBackups } from '../home/backup/index.js';
 import { type Layout, readCurrent } from '../home/layout/index.js';
 import { createSignGuard, type NodeTracker } from '../home/lock/index.js';
@@ -21,8 +21,8 @@ import { createTwinCheck } from '../home/twin/index.js';
 import { ExitCode } from '../shared/errors/index.js';
 import { createEventBus, type EventBus } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
-import { type ChainAddresses, resolveChainAddresses } from '../watcher/chain/index.js';
-import { Detector, type DetectorWake, type Due } from './detector.js';
+import { Detector, type DetectorWake, type Due } from '../watcher/detector.js';
+import { type PlanWatcher, startPlanWatcher } from '../watcher/plan-watch.js';
 import { UpgradeFollows } from './follow.js';
 import { type LaunchContext, launchNode } from './launch.js';
 import { type ManualPlan, ManualUpgrades } from './manual/index.js';
@@ -45,7 +45,7 @@ export interface SupervisorOptions {
   events?: EventBus;
   /** Records each node it starts (pid, start time, run id) so a later start can find an orphan. */
   tracker?: NodeTracker;
-  /** Where the node's gRPC and RPC listen (src/watcher/chain); by default from the settings and DAEMON_HOME's files. */
+  /** Where the node's gRPC and RPC listen (src/chain); by default from the settings and DAEMON_HOME's files. */
   addresses?: ChainAddresses;
 }
 

@@ -33,7 +33,7 @@ export const addBatchUpgradeCommand = defineCommand({
     // Loaded when used: the queue's checks bring the chain reader, which other commands never evaluate.
     const [{ parseUpgradeList, readUpgradeFile, scheduleUpgrades }, { addressesFor }] = await Promise.all([
       import('../../supervisor/manual/index.js'),
-      import('../../watcher/chain/index.js'),
+      import('../../chain/index.js'),
     ]);
     const list = values['upgrade-list'];
     const file = values['upgrade-file'];

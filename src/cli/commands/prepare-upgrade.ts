@@ -21,7 +21,7 @@ export const prepareUpgradeCommand = defineCommand({
     const layout = layoutFor(config);
     // Loaded when used, so that other commands never evaluate gRPC, pino and the download code.
     const [{ addressesFor, createChainReader }, { createLogger }, { stagePlan }] = await Promise.all([
-      import('../../watcher/chain/index.js'),
+      import('../../chain/index.js'),
       import('../../shared/log.js'),
       import('../../download/staging/index.js'),
     ]);

@@ -4,13 +4,13 @@
  * when the node could not be asked and nothing is queued, the one upgrade staged in `upgrades/` (a
  * binary never switched to), if there is exactly one — said in the log.
  */
+import { addressesFor, createChainReader } from '../../chain/index.js';
 import type { LoadedConfig } from '../../config/index.js';
 import type { Layout } from '../../home/layout/index.js';
 import { readHome } from '../../observe/status/index.js';
 import { ChainvisorError } from '../../shared/errors/index.js';
 import type { Logger } from '../../shared/log.js';
 import { readQueued } from '../../supervisor/manual/index.js';
-import { addressesFor, createChainReader } from '../../watcher/chain/index.js';
 
 export async function pickUpgrade(loaded: LoadedConfig, layout: Layout, logger: Logger): Promise<string> {
   const { config } = loaded;

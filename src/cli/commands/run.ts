@@ -68,7 +68,7 @@ async function supervise(args: string[], options: { loaded: LoadedConfig; layout
   const { config } = loaded;
   const [{ addressesFor }, { createEventBus }, { createNodeTracker }, { startObservers }, { Supervisor }, { followRehearsals, startAutoRehearsal }] =
     await Promise.all([
-      import('../../watcher/chain/index.js'),
+      import('../../chain/index.js'),
       import('../../shared/events/index.js'),
       import('../../home/lock/index.js'),
       import('../../observe/index.js'),

@@ -1,7 +1,7 @@
+import { maxUpgradeInfoBytes } from '../../chain/plan/index.js';
 import { genesis, layoutFor, planRecordPath, readCurrentDir } from '../../home/layout/index.js';
 import { ChainvisorError, ExitCode } from '../../shared/errors/index.js';
 import { readBounded } from '../../shared/fsread/index.js';
-import { maxUpgradeInfoBytes } from '../../watcher/plan/index.js';
 import { defineCommand, loadContextConfig, writeLine } from '../command.js';
 
 export const showUpgradeInfoCommand = defineCommand({

@@ -8,8 +8,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
+import { readUpgradeInfo } from '../../chain/plan/index.js';
 import { ChainvisorError, isErrno } from '../../shared/errors/index.js';
-import { readUpgradeInfo } from '../../watcher/plan/index.js';
 import { binaryPath, genesis, type Layout, planRecordPath, readCurrentDir, upgradeBinaryDir } from '../layout/index.js';
 import { compareSignPoints, nodeSigning, pointOf, readChainId, readSignRecords, readSignStateFile, type SignPoint } from '../lock/index.js';
 import { type MadeBackup, readMadeBackups } from './record.js';

@@ -7,9 +7,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
+import { type Plan, readUpgradeInfo } from '../../chain/plan/index.js';
 import { ChainvisorError, ExitCode, isErrno, isFsError } from '../../shared/errors/index.js';
 import { isProcessAlive } from '../../shared/proc/index.js';
-import { type Plan, readUpgradeInfo } from '../../watcher/plan/index.js';
 import { dropFolder, openFolder, syncFolder, tempSibling } from './atomic.js';
 import { layoutFsError } from './fs-error.js';
 import { type BinaryDir, genesis, type Layout, planRecordPath } from './paths.js';

@@ -19,12 +19,12 @@
  * CHAINVISOR_TWIN_UNCHECKED). Every finding is an event (key-in-use, twin-unchecked, twin-checked);
  * the log lines, status, metrics and alerts follow them (./log.ts, src/observe).
  */
+import { createNetworkReader, NetworkRpcError } from '../../chain/index.js';
 import { type Config, networkRpcUrls } from '../../config/index.js';
 import { ChainvisorError } from '../../shared/errors/index.js';
 import type { EventBus, TwinCheckReport } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
 import { createHttpClient, type HttpClient } from '../../shared/net/index.js';
-import { createNetworkReader, NetworkRpcError } from '../../watcher/chain/index.js';
 import type { Layout } from '../layout/index.js';
 import { cachedChainId, type NodeSigning, nodeSigning, readSignStateFile } from '../lock/index.js';
 import { logTwinEvents } from './log.js';

@@ -1,6 +1,6 @@
 /**
  * What the network says about this validator's key (issue #32): the commits of the newest blocks on
- * the network RPCs (CHAINVISOR_NETWORK_RPC, watcher/chain network.ts), each height read once, and the
+ * the network RPCs (CHAINVISOR_NETWORK_RPC, src/chain/network.ts), each height read once, and the
  * highest height at which this validator's address signed remembered. That memory is what makes a
  * check cheap after the first: a start after an upgrade, while the network is halted at the upgrade
  * height, reads one /status and no commit; a poll while the node runs reads the newest commit alone
@@ -12,9 +12,9 @@
  *   poll   while the node runs (and during CHAINVISOR_TWIN_WAIT): the current RPC's newest commit (a
  *          header of another chain id is a failure, a warning); the next RPC takes over from one that fails.
  */
+import type { NetworkCommit, NetworkReader, NetworkStatus } from '../../chain/index.js';
+import { NetworkRpcError } from '../../chain/index.js';
 import { ChainvisorError } from '../../shared/errors/index.js';
-import type { NetworkCommit, NetworkReader, NetworkStatus } from '../../watcher/chain/index.js';
-import { NetworkRpcError } from '../../watcher/chain/index.js';
 
 export interface ScanOptions {
   readers: readonly NetworkReader[];

@@ -14,8 +14,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import { NetworkRpcError } from '../../chain/index.js';
 import type { ChainvisorError } from '../../shared/errors/index.js';
-import { NetworkRpcError } from '../../watcher/chain/index.js';
 import { isLocalReadFailure, keyInUseError, reportOf, type TwinContext } from './report.js';
 import type { ScanResult } from './scan.js';
 

@@ -7,10 +7,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
+import { readUpgradeInfo } from '../../chain/plan/index.js';
 import { binaryPath, genesis, isFile, type Layout, planBinaryDir, planRecordPath, readCurrent, upgradeBinaryDir } from '../../home/layout/index.js';
 import { isErrno } from '../../shared/errors/index.js';
 import { readBounded } from '../../shared/fsread/index.js';
-import { readUpgradeInfo } from '../../watcher/plan/index.js';
 import { readRehearsals, type RehearsalSummary } from './rehearsals.js';
 import { readLastRestore, type RestoreSummary } from './restores.js';
 

@@ -3,7 +3,7 @@
  * the old binary commits H and never H+1. This watcher:
  *   - re-reads the batch file every DAEMON_POLL_INTERVAL and asks for a node restart only when the
  *     halt height the node should run with changes (a new first entry, or the first one removed);
- *   - asks the node its height (gRPC, else its CometBFT RPC: src/watcher/chain's reader): at H the node has halted (or is about to: it cannot commit
+ *   - asks the node its height (gRPC, else its CometBFT RPC: src/chain's reader): at H the node has halted (or is about to: it cannot commit
  *     H+1), so the supervisor stops it and applies the upgrade — this covers nodes that stay up;
  *   - decides whether an exit of the node is the halt at H (status 0 while running with our
  *     halt height, and a height seen close enough to H — see `haltedOnExit`);
@@ -11,13 +11,13 @@
  * The queue lives in the file, so it survives chainvisor restarts; an entry leaves the file once its
  * upgrade is applied (an entry whose upgrade `current` already records is dropped at start-up).
  */
+import { addressesFor, type ChainAddresses, type ChainClient, ChainUnavailableError, createChainReader } from '../../chain/index.js';
 import type { Config } from '../../config/index.js';
 import { type Current, type Layout, planTarget, type UpgradeTarget } from '../../home/layout/index.js';
 import { ChainvisorError } from '../../shared/errors/index.js';
 import type { EventBus } from '../../shared/events/index.js';
 import { pollStat, type StatPoll } from '../../shared/fsread/index.js';
 import type { Logger } from '../../shared/log.js';
-import { addressesFor, type ChainAddresses, type ChainClient, ChainUnavailableError, createChainReader } from '../../watcher/chain/index.js';
 import { type ManualPlan, readQueue, readQueued, writeQueue } from './file.js';
 import { type HaltArgs, haltArgs } from './halt-args.js';
 import { type HeightSample, reachedHeight } from './height.js';
@@ -27,7 +27,7 @@ export interface ManualUpgradesOptions {
   layout: Layout;
   logger: Logger;
   events: EventBus;
-  /** Where the node listens (src/watcher/chain addresses.ts); by default from the settings and DAEMON_HOME's files. */
+  /** Where the node listens (src/chain/addresses.ts); by default from the settings and DAEMON_HOME's files. */
   addresses?: ChainAddresses;
   /** Replaces the chain reader (tests). */
   chain?: ChainClient;

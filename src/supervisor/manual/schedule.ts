@@ -10,11 +10,11 @@
  */
 import fs from 'node:fs/promises';
 
+import { addressesFor, type ChainAddresses, type ChainClient, ChainUnavailableError, createChainReader } from '../../chain/index.js';
 import type { Config } from '../../config/index.js';
 import { binaryPath, installBinary, isFile, type Layout, planDir } from '../../home/layout/index.js';
 import { ChainvisorError, isErrno } from '../../shared/errors/index.js';
 import { sameContent } from '../../shared/fsread/index.js';
-import { addressesFor, type ChainAddresses, type ChainClient, ChainUnavailableError, createChainReader } from '../../watcher/chain/index.js';
 import { byHeight, clashes, type ManualPlan, readQueued, writeQueue } from './file.js';
 import type { ManualEntry } from './parse-list.js';
 
@@ -24,7 +24,7 @@ export interface ScheduleOptions {
   entries: readonly ManualEntry[];
   /** Replace an installed binary, and a queued entry of the same name. */
   force: boolean;
-  /** Where the node listens; by default from the settings and DAEMON_HOME's files (src/watcher/chain addresses.ts). */
+  /** Where the node listens; by default from the settings and DAEMON_HOME's files (src/chain/addresses.ts). */
   addresses?: ChainAddresses;
   /** Replaces the chain reader (tests). */
   chain?: ChainClient;

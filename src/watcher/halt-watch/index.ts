@@ -14,9 +14,9 @@ import path from 'node:path';
 
 import { type FSWatcher, watch } from 'chokidar';
 
+import { type Plan, readUpgradeInfo, upgradeInfoError } from '../../chain/plan/index.js';
 import { pollStat } from '../../shared/fsread/index.js';
 import type { Logger } from '../../shared/log.js';
-import { type Plan, readUpgradeInfo, upgradeInfoError } from '../plan/index.js';
 import { type FolderHint, watchFolderHint } from './fast-hint.js';
 
 export interface WatchOptions {

@@ -9,9 +9,9 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { test, type TestContext } from 'node:test';
 
+import { createNetworkReader } from '../../../src/chain/index.js';
 import { TwinScan } from '../../../src/home/twin/scan.js';
 import { createHttpClient } from '../../../src/shared/net/index.js';
-import { createNetworkReader } from '../../../src/watcher/chain/index.js';
 
 const me = 'AA'.repeat(20);
 const peer = 'BB'.repeat(20);

@@ -10,11 +10,11 @@ import { test, type TestContext } from 'node:test';
 
 import { pino } from 'pino';
 
+import type { ChainClient } from '../../../src/chain/index.js';
 import { loadConfig } from '../../../src/config/index.js';
 import { layoutFor } from '../../../src/home/layout/index.js';
 import { createEventBus } from '../../../src/shared/events/index.js';
 import { type ManualPlan, ManualUpgrades, readQueued, writeQueue } from '../../../src/supervisor/manual/index.js';
-import type { ChainClient } from '../../../src/watcher/chain/index.js';
 import { waitFor } from '../../support/home.js';
 
 interface Stub extends ChainClient {

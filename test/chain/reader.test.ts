@@ -9,8 +9,8 @@ import { test, type TestContext } from 'node:test';
 
 import { simFixture, startNode, waitFor } from '@chainvisor/simd/testing';
 
-import { type ChainAddresses, ChainUnavailableError, createChainReader } from '../../../src/watcher/chain/index.js';
-import { unusedPort } from '../../support/ports.js';
+import { type ChainAddresses, ChainUnavailableError, createChainReader } from '../../src/chain/index.js';
+import { unusedPort } from '../support/ports.js';
 
 /** A TCP server that counts connections and drops each one: no gRPC answers there. */
 async function dropper(t: TestContext): Promise<{ address: string; connections(): number }> {

@@ -4,12 +4,12 @@
  * reports what it will not apply once per content: a skipped height, an invalid file. The run loop
  * hears of a plan only through the wake-ups it is given.
  */
+import { type Plan, readUpgradeInfo, skipHeights, upgradeInfoError } from '../chain/plan/index.js';
 import type { Config } from '../config/index.js';
 import { type Current, type Layout, readCurrent, type UpgradeTarget } from '../home/layout/index.js';
 import type { Logger } from '../shared/log.js';
-import { type HaltFileWatch, watchHaltFile } from '../watcher/halt-watch/index.js';
-import { type Plan, readUpgradeInfo, skipHeights, upgradeInfoError } from '../watcher/plan/index.js';
 import { upgradeDue, type Verdict } from './due.js';
+import { type HaltFileWatch, watchHaltFile } from './halt-watch/index.js';
 
 /** A plan to apply: its target (the folder and binary, named once with the recase rule). */
 export type Due = UpgradeTarget;

@@ -1,13 +1,13 @@
 /**
- * The consensus reader (src/watcher/chain/consensus.ts): the bit-array text, and what a hostile or broken
+ * The consensus reader (src/chain/consensus.ts): the bit-array text, and what a hostile or broken
  * RPC answers (issue #31), against a fake RPC on a real port. Each hostile answer is refused with a
  * ChainAnswerRefusedError naming what is wrong, before it can cost memory or be half-used.
  */
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 
-import { ChainAnswerRefusedError, type ConsensusReader, createConsensusReader, parseVoteShare } from '../../../src/watcher/chain/index.js';
-import { bitArray, commitResult, consensusResult, dumpResult, type Reply, startFakeRpc, statusResult, wrap } from '../../support/fake-rpc.js';
+import { ChainAnswerRefusedError, type ConsensusReader, createConsensusReader, parseVoteShare } from '../../src/chain/index.js';
+import { bitArray, commitResult, consensusResult, dumpResult, type Reply, startFakeRpc, statusResult, wrap } from '../support/fake-rpc.js';
 
 const self = 'A'.repeat(40);
 const peer = 'B'.repeat(40);

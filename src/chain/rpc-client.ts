@@ -15,12 +15,12 @@ import { QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/qu
 import type { Agent } from 'undici';
 import * as v from 'valibot';
 
-import { rpcEndpoint } from '../../config/index.js';
-import { checkShape, parseJsonValue, shownText } from '../../shared/json.js';
-import { classifyFailure } from '../../shared/net/index.js';
+import { rpcEndpoint } from '../config/index.js';
+import { checkShape, parseJsonValue, shownText } from '../shared/json.js';
+import { classifyFailure } from '../shared/net/index.js';
 import { abciQueryAnswer, latestHeightAnswer } from './answers.js';
-import { type ChainClient, planOf } from './client.js';
 import { ChainAnswerRefusedError, ChainUnavailableError } from './errors.js';
+import { type ChainClient, planOf } from './grpc-client.js';
 import { knockOn } from './knock.js';
 
 export interface RpcClientOptions {

@@ -14,9 +14,9 @@ import { test, type TestContext } from 'node:test';
 import { proposeUpgrade, simFixture, startNode, waitFor, waitForProposal } from '@chainvisor/simd/testing';
 import { QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
 
-import { ChainAnswerRefusedError, ChainUnavailableError, createRpcClient } from '../../../src/watcher/chain/index.js';
-import { type Reply, startFakeRpc, statusResult } from '../../support/fake-rpc.js';
-import { unusedPort } from '../../support/ports.js';
+import { ChainAnswerRefusedError, ChainUnavailableError, createRpcClient } from '../../src/chain/index.js';
+import { type Reply, startFakeRpc, statusResult } from '../support/fake-rpc.js';
+import { unusedPort } from '../support/ports.js';
 
 test('reads the scheduled plan and the latest height over the RPC', async (t) => {
   const sim = await simFixture(t);

@@ -1,10 +1,11 @@
+/** upgrade-info.json (src/chain/plan/upgrade-info.ts): the node's format, half-written files, what stands in its place. */
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 
-import { parseUpgradeInfo, readUpgradeInfo, serializePlan, skipHeights } from '../../../src/watcher/plan/index.js';
+import { parseUpgradeInfo, readUpgradeInfo, serializePlan } from '../../../src/chain/plan/index.js';
 
 describe('upgrade-info.json', () => {
   test('the node format parses and serialises back to the same bytes', () => {
@@ -40,14 +41,5 @@ describe('reading upgrade-info.json', () => {
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
-  });
-});
-
-describe('--unsafe-skip-upgrades', () => {
-  test('space-separated values after the flag, the = form with commas, and repeats', () => {
-    assert.deepEqual([...skipHeights(['start', '--unsafe-skip-upgrades', '10', '20', '--x', '30'])], [10, 20]);
-    assert.deepEqual([...skipHeights(['--unsafe-skip-upgrades=5,6', '-unsafe-skip-upgrades', '7'])], [5, 6, 7]);
-    assert.deepEqual([...skipHeights(['start', '--home', '/h'])], []);
-    assert.deepEqual([...skipHeights(['--', '--unsafe-skip-upgrades', '1'])], []);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The network's view (issue #32), watcher/chain network.ts: a CometBFT RPC of another node read through
+ * The network's view (issue #32), src/chain/network.ts: a CometBFT RPC of another node read through
  * chainvisor's HTTP client — against the simulated node (real process), and against a local server
  * with faults: credentials sent as Basic authorization and never in a message, a base path and an API
  * key in the query kept, an error answer (a pruned height names the lowest one), a body past the
@@ -14,8 +14,8 @@ import { test, type TestContext } from 'node:test';
 
 import { cli, simFixture, startNode } from '@chainvisor/simd/testing';
 
-import { createHttpClient } from '../../../src/shared/net/index.js';
-import { createNetworkReader, NetworkRpcError } from '../../../src/watcher/chain/index.js';
+import { createNetworkReader, NetworkRpcError } from '../../src/chain/index.js';
+import { createHttpClient } from '../../src/shared/net/index.js';
 
 type Answer = { status?: number; body: string } | 'hang';
 

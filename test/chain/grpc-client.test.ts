@@ -9,15 +9,15 @@ import { test } from 'node:test';
 import { proposeUpgrade, simFixture, startNode, waitFor, waitForProposal } from '@chainvisor/simd/testing';
 import { Plan } from 'cosmjs-types/cosmos/upgrade/v1beta1/upgrade.js';
 
-import { heightOf, planOf } from '../../../src/watcher/chain/client.js';
-import { ChainUnavailableError, createChainClient } from '../../../src/watcher/chain/index.js';
-import { unusedPort } from '../../support/ports.js';
+import { heightOf, planOf } from '../../src/chain/grpc-client.js';
+import { ChainUnavailableError, createGrpcClient } from '../../src/chain/index.js';
+import { unusedPort } from '../support/ports.js';
 
 test('reads the scheduled plan and the latest height from a running node', async (t) => {
   const sim = await simFixture(t);
   const home = await sim.initHome();
   const node = await startNode(t, sim.bin('genesis'), home);
-  const client = createChainClient({ address: node.addresses.grpc });
+  const client = createGrpcClient({ address: node.addresses.grpc });
   t.after(() => client.close());
   // The node answers queries once its first block is committed ("not ready; please wait for first block").
   await waitFor(async () => (await client.latestHeight().catch(() => 0)) >= 1, 'the first block');
@@ -40,7 +40,7 @@ test('a node that is not listening is a ChainUnavailableError naming the address
   const port = (server.address() as net.AddressInfo).port;
   await new Promise<void>((resolve) => server.close(() => resolve()));
 
-  const client = createChainClient({ address: `127.0.0.1:${port}`, timeoutMs: 2000 });
+  const client = createGrpcClient({ address: `127.0.0.1:${port}`, timeoutMs: 2000 });
   t.after(() => client.close());
   const started = Date.now();
   await assert.rejects(client.latestHeight(), (error: unknown) => {
@@ -62,7 +62,7 @@ test('a node that cannot be reached is not dialled again behind the caller’s b
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const address = `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
-  const client = createChainClient({ address, timeoutMs: 1000 });
+  const client = createGrpcClient({ address, timeoutMs: 1000 });
   t.after(() => client.close());
 
   await assert.rejects(client.currentPlan(), ChainUnavailableError);
@@ -81,7 +81,7 @@ test('a node refused, then started: the same client reads it as soon as it liste
   const sim = await simFixture(t);
   const home = await sim.initHome();
   const address = `127.0.0.1:${await unusedPort()}`;
-  const client = createChainClient({ address, timeoutMs: 2000 });
+  const client = createGrpcClient({ address, timeoutMs: 2000 });
   t.after(() => client.close());
   // Refused twice: the second time without a gRPC channel (a bare connect is tried first).
   await assert.rejects(client.currentPlan(), ChainUnavailableError);

@@ -1,28 +1,28 @@
 /**
- * Plan awareness while `run` is active: reads the chain's scheduled plan and latest height from the
- * node (its gRPC, else its CometBFT RPC: src/watcher/chain's reader) every CHAINVISOR_PLAN_POLL_INTERVAL, and stages the plan's binary
- * in the background as soon as it is scheduled (DAEMON_ALLOW_DOWNLOAD_BINARIES=true), retrying with
- * backoff until the height. A plan cancelled or changed on chain aborts or restages. The node is only
- * ever queried: a node not listening yet, or restarting, is retried quietly (after 1, 2, 4 … seconds up
- * to the interval, until it answers), and one that keeps not answering is reported once.
+ * The plan on chain, while `run` is active: reads the chain's scheduled plan and latest height from the
+ * node (its gRPC, else its CometBFT RPC: src/chain's reader) every CHAINVISOR_PLAN_POLL_INTERVAL, says
+ * when a plan is scheduled, changed or cancelled on chain, and tells staging (src/download/staging's
+ * stager), which stages the plan's binary before the halt. The node is only ever queried: a node not
+ * listening yet, or restarting, is retried quietly (after 1, 2, 4 … seconds up to the interval, until
+ * it answers), and one that keeps not answering is reported once.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { type Config, formatDuration } from '../../config/index.js';
-import { binaryPath, isFile, type Layout, planDir, readCurrent } from '../../home/layout/index.js';
-import type { EventBus } from '../../shared/events/index.js';
-import type { Logger } from '../../shared/log.js';
-import { addressesFor, type ChainAddresses, type ChainClient, createChainReader, type ScheduledPlan } from '../../watcher/chain/index.js';
-import type { Plan } from '../../watcher/plan/index.js';
-import type { Downloader } from '../index.js';
-import { discardStaged, stagePlan } from './stage.js';
+import { addressesFor, type ChainAddresses, type ChainClient, createChainReader, type ScheduledPlan } from '../chain/index.js';
+import type { Plan } from '../chain/plan/index.js';
+import { type Config, formatDuration } from '../config/index.js';
+import type { Downloader } from '../download/index.js';
+import { createStager } from '../download/staging/index.js';
+import { type Layout, readCurrent } from '../home/layout/index.js';
+import type { EventBus } from '../shared/events/index.js';
+import type { Logger } from '../shared/log.js';
 
 export interface PlanWatcherOptions {
   config: Config;
   layout: Layout;
   logger: Logger;
   events: EventBus;
-  /** Where the node listens (src/watcher/chain addresses.ts); by default from the settings and DAEMON_HOME's files. */
+  /** Where the node listens (src/chain addresses.ts); by default from the settings and DAEMON_HOME's files. */
   addresses?: ChainAddresses;
   /** Replaces the chain reader (tests). */
   client?: ChainClient;
@@ -41,15 +41,6 @@ export interface PlanWatcher {
   /** At the halt: warns when upgrade-info.json disagrees with the plan read from the chain (the file decides). */
   crossCheck(plan: Plan): void;
   stop(): Promise<void>;
-}
-
-interface Job {
-  plan: ScheduledPlan;
-  abort: AbortController;
-  done: Promise<void>;
-  staged: boolean;
-  lastError: string | undefined;
-  failedReported: boolean;
 }
 
 const same = (a: ScheduledPlan | null | undefined, b: ScheduledPlan | null | undefined) =>
@@ -80,18 +71,22 @@ const defaultUnreachableAfterMs = 60_000;
 /** With no plan scheduled and the block time known, the height is read every this many plan reads. */
 const heightEvery = 3;
 
-const defaultRetryDelay = (attempt: number) => Math.min(60_000, 5000 * 2 ** (attempt - 1));
-
 export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
   const { config, layout, events } = options;
   const logger = options.logger.child({ component: 'plan-watcher' });
   const client = options.client ?? createChainReader({ addresses: options.addresses ?? addressesFor({ config }) });
-  const retryDelay = options.retryDelayMs ?? defaultRetryDelay;
   const stopped = new AbortController();
   let plan: ScheduledPlan | null | undefined;
   let height: number | undefined;
-  let job: Job | undefined;
-  const settled = new Set<string>();
+  const stager = createStager({
+    config,
+    layout,
+    logger,
+    events,
+    height: () => height,
+    ...(options.download ? { download: options.download } : {}),
+    ...(options.retryDelayMs ? { retryDelayMs: options.retryDelayMs } : {}),
+  });
   let answered = false;
   // Reads the node did not answer since its last start (or since it last answered): the wait backs off.
   let misses = 0;
@@ -104,7 +99,6 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
   // Block time, estimated from the heights read: on a fast chain the plan is polled every 5 blocks.
   let sample: { height: number; at: number } | undefined;
   let blockMs: number | undefined;
-  let warnedFor: string | undefined;
   // A node (re)start: read it again as soon as it answers, not an interval later.
   const offBus = events.on((event) => {
     if (event.event === 'node-started') {
@@ -166,13 +160,12 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
     }
     if (!same(read, plan)) await onPlanChange(plan, read);
     plan = read;
-    if (plan !== null) await checkDeadline(plan);
+    if (plan !== null) await stager.checkDeadline(plan);
   }
 
   async function onPlanChange(before: ScheduledPlan | null | undefined, after: ScheduledPlan | null): Promise<void> {
     if (before != null && (after === null || after.name !== before.name)) {
-      job?.abort.abort();
-      job = undefined;
+      stager.drop();
       const current = await readCurrent(layout).catch(() => undefined);
       if (current?.plan?.name === before.name) {
         logger.debug({ upgrade: before.name }, 'the plan was applied');
@@ -183,9 +176,7 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
             : `upgrade "${before.name}" was replaced on chain by "${after.name}"`;
         logger.warn({ event: 'plan-cancelled', upgrade: before.name, height: before.height }, text);
         events.emit('plan-cancelled', { upgrade: upgradeOf(before), text });
-        if (config.allowDownloadBinaries && (await discardStaged({ plan: before, config, layout, logger }).catch(() => false))) {
-          logger.info({ upgrade: before.name }, 'the binary staged for it was moved aside');
-        }
+        await stager.cancelled(before);
       }
     }
     if (after === null) return;
@@ -195,90 +186,7 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
       : `upgrade "${after.name}" scheduled on chain at height ${after.height}`;
     logger.info({ event: 'upgrade-scheduled', upgrade: after.name, height: after.height, info: after.info }, text);
     events.emit('upgrade-scheduled', { upgrade: upgradeOf(after), text, data: { info: after.info } });
-    warnedFor = undefined;
-    if (job !== undefined && job.plan.info !== after.info) {
-      job.abort.abort();
-      job = undefined;
-    }
-    if (job !== undefined) job.plan = after;
-    else if (config.allowDownloadBinaries && !settled.has(after.name)) job = startJob(after);
-  }
-
-  function startJob(target: ScheduledPlan): Job {
-    const abort = new AbortController();
-    const state: Job = { plan: target, abort, done: Promise.resolve(), staged: false, lastError: undefined, failedReported: false };
-    state.done = (async () => {
-      for (let attempt = 1; !abort.signal.aborted; attempt++) {
-        const started = Date.now();
-        try {
-          const result = await stagePlan({
-            plan: target,
-            config,
-            layout,
-            logger,
-            signal: abort.signal,
-            ...(options.download ? { download: options.download } : {}),
-          });
-          state.staged = true;
-          const text =
-            result.status === 'downloaded'
-              ? `binary for upgrade "${target.name}" staged at ${result.binary} in ${((Date.now() - started) / 1000).toFixed(1)} s, before the halt`
-              : `binary for upgrade "${target.name}" already in place at ${result.binary} (${result.status === 'installed' ? 'installed by the operator' : 'staged earlier'})`;
-          logger.info({ event: 'binary-staged', upgrade: target.name, height: target.height, binary: result.binary, status: result.status }, text);
-          events.emit('binary-staged', {
-            upgrade: upgradeOf(target),
-            text,
-            data: { binary: result.binary, dir: result.dir, status: result.status, ms: Date.now() - started },
-          });
-          return;
-        } catch (error) {
-          if (abort.signal.aborted) return;
-          state.lastError = error instanceof Error ? error.message : String(error);
-          const wait = retryDelay(attempt);
-          const text = `staging the binary for upgrade "${target.name}" failed (attempt ${attempt}): ${state.lastError}; retrying in ${Math.round(wait / 1000)} s`;
-          logger.warn({ event: 'staging-failed', upgrade: target.name, height: target.height, attempt }, text);
-          if (!state.failedReported) {
-            state.failedReported = true;
-            events.emit('staging-failed', { upgrade: upgradeOf(target), text, data: { attempt, reason: state.lastError } });
-          }
-          try {
-            await sleep(wait, undefined, { signal: abort.signal });
-          } catch {
-            return;
-          }
-          // Past the height the halt itself downloads (or reports why it cannot).
-          if (height !== undefined && height >= target.height) return;
-        }
-      }
-    })();
-    return state;
-  }
-
-  /** Loud warning when the binary is still not in place CHAINVISOR_STAGE_WARN_BLOCKS before the height. */
-  async function checkDeadline(target: ScheduledPlan): Promise<void> {
-    if (height === undefined) return;
-    const left = target.height - height;
-    if (left > config.stageWarnBlocks || left < 0) return;
-    if (job?.staged || (await isFile(binaryPath(layout, planDir(layout, target.name))).catch(() => false))) return;
-    const failing = !config.allowDownloadBinaries || job?.lastError !== undefined;
-    // A download still under way is worth a warning; a failing or impossible one is an error, said once.
-    const key = `${target.name}@${target.height}:${failing ? 'failing' : 'under way'}`;
-    if (warnedFor === key || warnedFor === `${target.name}@${target.height}:failing`) return;
-    warnedFor = key;
-    const why = !config.allowDownloadBinaries
-      ? `it is not installed and DAEMON_ALLOW_DOWNLOAD_BINARIES is false: run 'chainvisor add-upgrade ${target.name} <path-to-binary>' now`
-      : job?.lastError !== undefined
-        ? `staging keeps failing (${job.lastError}); fix the Info's URL or install it with 'chainvisor add-upgrade ${target.name} <path-to-binary>'`
-        : 'the download is still under way';
-    const text = `upgrade "${target.name}" is ${left} blocks away (height ${target.height}) and its binary is NOT staged: ${why}`;
-    if (!failing) {
-      logger.warn({ upgrade: target.name, height: target.height, blocksLeft: left }, text);
-      return;
-    }
-    logger.error({ event: 'staging-failed', upgrade: target.name, height: target.height, blocksLeft: left }, text);
-    {
-      events.emit('staging-failed', { upgrade: upgradeOf(target), text, data: { blocksLeft: left, reason: job?.lastError ?? 'not installed' } });
-    }
+    stager.scheduled(after);
   }
 
   const loop = (async () => {
@@ -295,13 +203,7 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
 
   return {
     lastPlan: () => plan,
-    async settle(halted) {
-      settled.add(halted.name);
-      if (job !== undefined && job.plan.name === halted.name) {
-        if (!job.staged) logger.info({ upgrade: halted.name }, 'the node halted while its binary was still being staged; waiting for that download');
-        await job.done;
-      }
-    },
+    settle: (halted) => stager.settle(halted),
     crossCheck(halted) {
       if (plan == null) return;
       if (plan.name !== halted.name || plan.height !== halted.height || plan.info !== halted.info) {
@@ -317,10 +219,10 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
     },
     async stop() {
       stopped.abort();
-      job?.abort.abort();
+      stager.abort();
       offBus();
       await loop;
-      await job?.done;
+      await stager.idle();
       client.close();
     },
   };

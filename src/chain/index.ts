@@ -3,7 +3,9 @@
  * node's gRPC, or its CometBFT RPC when gRPC is off or does not answer (reader.ts), at the addresses
  * the node itself listens on (addresses.ts). Used to stage binaries before the halt, to refuse a
  * manual upgrade height already passed, and for the status page; and the network's view from other
- * nodes' RPCs (network.ts), for the twin check. Read-only: the node is never disturbed.
+ * nodes' RPCs (network.ts), for the twin check. Read-only: the node is never disturbed. The file the
+ * chain's upgrade module writes at the halt (upgrade-info.json) is read by plan/, beside the node's
+ * --unsafe-skip-upgrades heights.
  */
 export {
   addressesFor,
@@ -15,7 +17,6 @@ export {
   resolveChainAddresses,
   type ResolveOptions,
 } from './addresses.js';
-export { type ChainClient, type ChainClientOptions, createChainClient, type ScheduledPlan } from './client.js';
 export {
   type CommitSigners,
   type ConsensusReader,
@@ -26,6 +27,7 @@ export {
   type VoteShare,
 } from './consensus.js';
 export { ChainAnswerRefusedError, ChainUnavailableError } from './errors.js';
+export { type ChainClient, createGrpcClient, type GrpcClientOptions, type ScheduledPlan } from './grpc-client.js';
 export { createNetworkReader, type NetworkCommit, type NetworkReader, NetworkRpcError, type NetworkStatus } from './network.js';
 export { type ChainReader, type ChainReaderOptions, createChainReader } from './reader.js';
 export { createRpcClient, type RpcClientOptions } from './rpc-client.js';

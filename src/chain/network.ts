@@ -17,9 +17,9 @@ import type { Readable } from 'node:stream';
 
 import * as v from 'valibot';
 
-import { checkShape, parseJsonValue } from '../../shared/json.js';
-import { type HttpClient, TransportTimeout } from '../../shared/net/index.js';
-import { redactSecretUrl } from '../../shared/redact.js';
+import { checkShape, parseJsonValue } from '../shared/json.js';
+import { type HttpClient, TransportTimeout } from '../shared/net/index.js';
+import { redactSecretUrl } from '../shared/redact.js';
 
 export interface NetworkStatus {
   /** `node_info.network`. */

@@ -10,7 +10,7 @@ import { GetLatestBlockRequest, GetLatestBlockResponse } from 'cosmjs-types/cosm
 import { QueryCurrentPlanRequest, QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
 import type { Plan } from 'cosmjs-types/cosmos/upgrade/v1beta1/upgrade.js';
 
-import { shownText } from '../../shared/json.js';
+import { shownText } from '../shared/json.js';
 import { ChainAnswerRefusedError, ChainUnavailableError } from './errors.js';
 import { knockOn } from './knock.js';
 
@@ -21,7 +21,7 @@ export interface ScheduledPlan {
   info: string;
 }
 
-export interface ChainClientOptions {
+export interface GrpcClientOptions {
   /** `host:port`, as DAEMON_GRPC_ADDRESS is written (a `grpc://` or `http://` prefix is tolerated). */
   address: string;
   /** Deadline of one call; default 5 s. */
@@ -41,7 +41,7 @@ export interface ChainClient {
 
 type Codec<T> = { encode(message: T): { finish(): Uint8Array }; decode(bytes: Uint8Array): T; fromPartial(object: object): T };
 
-export function createChainClient(options: ChainClientOptions): ChainClient {
+export function createGrpcClient(options: GrpcClientOptions): ChainClient {
   const address = options.address.replace(/^(grpc|http|tcp):\/\//, '');
   const timeoutMs = options.timeoutMs ?? 5000;
   // Opened at the first call, and closed again when the node cannot be reached: an open channel to a node

@@ -12,12 +12,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { pino } from 'pino';
 
-import { loadConfig } from '../../../src/config/index.js';
-import { startPlanWatcher, unansweredWait } from '../../../src/download/staging/index.js';
-import { layoutFor } from '../../../src/home/layout/index.js';
-import { createEventBus } from '../../../src/shared/events/index.js';
-import { createChainClient, createChainReader, resolveChainAddresses } from '../../../src/watcher/chain/index.js';
-import { unusedPort } from '../../support/ports.js';
+import { createChainReader, createGrpcClient, resolveChainAddresses } from '../../src/chain/index.js';
+import { loadConfig } from '../../src/config/index.js';
+import { layoutFor } from '../../src/home/layout/index.js';
+import { createEventBus } from '../../src/shared/events/index.js';
+import { startPlanWatcher, unansweredWait } from '../../src/watcher/plan-watch.js';
+import { unusedPort } from '../support/ports.js';
 
 describe('the plan watch beside a node with no gRPC', () => {
   let root: string;
@@ -43,7 +43,7 @@ describe('the plan watch beside a node with no gRPC', () => {
     const { config } = loadConfig({
       env: { DAEMON_HOME: path.join(root, 'home'), DAEMON_NAME: 'simd', DAEMON_GRPC_ADDRESS: address, CHAINVISOR_PLAN_POLL_INTERVAL: interval },
     });
-    const real = createChainClient({ address, timeoutMs: 500 });
+    const real = createGrpcClient({ address, timeoutMs: 500 });
     let reads = 0;
     const client = { ...real, address, currentPlan: () => (reads++, real.currentPlan()), latestHeight: () => real.latestHeight(), close: () => real.close() };
     const lines: Array<{ level: number; msg: string }> = [];

@@ -7,8 +7,8 @@
  * `[grpc] enable = false`) is never dialled. When neither answers, one error names both.
  */
 import type { ChainAddresses } from './addresses.js';
-import { type ChainClient, createChainClient } from './client.js';
 import { ChainUnavailableError } from './errors.js';
+import { type ChainClient, createGrpcClient } from './grpc-client.js';
 import { createRpcClient } from './rpc-client.js';
 
 export interface ChainReaderOptions {
@@ -27,7 +27,7 @@ export interface ChainReader extends ChainClient {
 export function createChainReader(options: ChainReaderOptions): ChainReader {
   const { addresses } = options;
   const timeoutMs = options.timeoutMs ?? 5000;
-  const grpc = addresses.grpc.enabled ? (options.clients?.grpc ?? createChainClient({ address: addresses.grpc.address, timeoutMs })) : undefined;
+  const grpc = addresses.grpc.enabled ? (options.clients?.grpc ?? createGrpcClient({ address: addresses.grpc.address, timeoutMs })) : undefined;
   const rpc = options.clients?.rpc ?? createRpcClient({ address: addresses.rpc.address, timeoutMs });
   const sources = grpc === undefined ? [rpc] : [grpc, rpc];
   let preferred = sources[0] as ChainClient;

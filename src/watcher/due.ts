@@ -5,8 +5,8 @@
  * - not when it is older than the plan `current` records: a leftover file of an earlier upgrade
  *   (the node only ever halts for a plan at or above the height of the last one applied).
  */
+import type { Plan } from '../chain/plan/index.js';
 import { type Current, type Layout, planTarget, type UpgradeTarget } from '../home/layout/index.js';
-import type { Plan } from '../watcher/plan/index.js';
 
 export type Verdict = { due: true; target: UpgradeTarget } | { due: false; why: string; skipped?: true };
 

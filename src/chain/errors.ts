@@ -4,7 +4,7 @@
  * `via` names what was asked ("the node's gRPC at localhost:9090", "the node's RPC at tcp://…", or
  * both when the chain reader asked one after the other).
  */
-import { ChainvisorError } from '../../shared/errors/index.js';
+import { ChainvisorError } from '../shared/errors/index.js';
 
 export class ChainUnavailableError extends ChainvisorError {
   readonly address: string;

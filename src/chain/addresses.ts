@@ -15,8 +15,8 @@ import path from 'node:path';
 
 import { parse } from 'smol-toml';
 
-import { type Config, grpcHostPort, type LoadedConfig, rpcEndpoint, settings } from '../../config/index.js';
-import { readBoundedSync } from '../../shared/fsread/index.js';
+import { type Config, grpcHostPort, type LoadedConfig, rpcEndpoint, settings } from '../config/index.js';
+import { readBoundedSync } from '../shared/fsread/index.js';
 
 export interface Endpoint {
   /** What to dial: `host:port` for gRPC; `tcp://host:port` or `unix:///path` for the RPC. */

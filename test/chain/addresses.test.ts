@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
-import { loadConfig } from '../../../src/config/index.js';
-import { addressesFor, operatorEndpoints, resolveChainAddresses } from '../../../src/watcher/chain/index.js';
+import { addressesFor, operatorEndpoints, resolveChainAddresses } from '../../src/chain/index.js';
+import { loadConfig } from '../../src/config/index.js';
 
 describe('chain addresses', () => {
   let home: string;

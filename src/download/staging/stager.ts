@@ -1,0 +1,178 @@
+/**
+ * Staging ahead of the halt, as the plan watch (src/watcher/plan-watch.ts) reads the chain: the binary
+ * of a scheduled plan is staged in the background as soon as it is scheduled
+ * (DAEMON_ALLOW_DOWNLOAD_BINARIES=true), retrying with backoff until the height. A plan cancelled or
+ * changed on chain aborts or restages; a binary still not in place CHAINVISOR_STAGE_WARN_BLOCKS before
+ * the height is a loud warning. The plan watch tells it what it reads; it never reads the chain itself.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import type { ScheduledPlan } from '../../chain/index.js';
+import type { Plan } from '../../chain/plan/index.js';
+import type { Config } from '../../config/index.js';
+import { binaryPath, isFile, type Layout, planDir } from '../../home/layout/index.js';
+import type { EventBus } from '../../shared/events/index.js';
+import type { Logger } from '../../shared/log.js';
+import type { Downloader } from '../index.js';
+import { discardStaged, stagePlan } from './stage.js';
+
+export interface StagerOptions {
+  config: Config;
+  layout: Layout;
+  /** The plan watch's logger: staging speaks as part of it. */
+  logger: Logger;
+  events: EventBus;
+  /** The chain's height as last read by the plan watch (undefined before the first reading). */
+  height: () => number | undefined;
+  download?: Downloader;
+  /** Tests: backoff between failed staging attempts (default 5 s doubling to 60 s). */
+  retryDelayMs?: (attempt: number) => number;
+}
+
+export interface Stager {
+  /** The plan left the chain (cancelled, replaced, or applied): its staging under way stops. */
+  drop(): void;
+  /** A plan cancelled or replaced on chain, not applied: the binary chainvisor staged for it is moved aside. */
+  cancelled(plan: ScheduledPlan): Promise<void>;
+  /** A plan scheduled, or changed, on chain: staged unless it is already (restaged when its Info changed). */
+  scheduled(plan: ScheduledPlan): void;
+  /** After each reading while a plan is scheduled: warns when its binary is still not in place near the height. */
+  checkDeadline(plan: ScheduledPlan): Promise<void>;
+  /** At the halt: waits for a staging of this plan still under way, and stages it no more. */
+  settle(plan: Plan): Promise<void>;
+  /** The staging under way stops. */
+  abort(): void;
+  /** Resolves when the staging under way, if any, has ended. */
+  idle(): Promise<void>;
+}
+
+interface Job {
+  plan: ScheduledPlan;
+  abort: AbortController;
+  done: Promise<void>;
+  staged: boolean;
+  lastError: string | undefined;
+  failedReported: boolean;
+}
+
+const defaultRetryDelay = (attempt: number) => Math.min(60_000, 5000 * 2 ** (attempt - 1));
+
+const upgradeOf = (p: ScheduledPlan) => ({ name: p.name, height: p.height });
+
+export function createStager(options: StagerOptions): Stager {
+  const { config, layout, logger, events, height } = options;
+  const retryDelay = options.retryDelayMs ?? defaultRetryDelay;
+  let job: Job | undefined;
+  const settled = new Set<string>();
+  let warnedFor: string | undefined;
+
+  function startJob(target: ScheduledPlan): Job {
+    const abort = new AbortController();
+    const state: Job = { plan: target, abort, done: Promise.resolve(), staged: false, lastError: undefined, failedReported: false };
+    state.done = (async () => {
+      for (let attempt = 1; !abort.signal.aborted; attempt++) {
+        const started = Date.now();
+        try {
+          const result = await stagePlan({
+            plan: target,
+            config,
+            layout,
+            logger,
+            signal: abort.signal,
+            ...(options.download ? { download: options.download } : {}),
+          });
+          state.staged = true;
+          const text =
+            result.status === 'downloaded'
+              ? `binary for upgrade "${target.name}" staged at ${result.binary} in ${((Date.now() - started) / 1000).toFixed(1)} s, before the halt`
+              : `binary for upgrade "${target.name}" already in place at ${result.binary} (${result.status === 'installed' ? 'installed by the operator' : 'staged earlier'})`;
+          logger.info({ event: 'binary-staged', upgrade: target.name, height: target.height, binary: result.binary, status: result.status }, text);
+          events.emit('binary-staged', {
+            upgrade: upgradeOf(target),
+            text,
+            data: { binary: result.binary, dir: result.dir, status: result.status, ms: Date.now() - started },
+          });
+          return;
+        } catch (error) {
+          if (abort.signal.aborted) return;
+          state.lastError = error instanceof Error ? error.message : String(error);
+          const wait = retryDelay(attempt);
+          const text = `staging the binary for upgrade "${target.name}" failed (attempt ${attempt}): ${state.lastError}; retrying in ${Math.round(wait / 1000)} s`;
+          logger.warn({ event: 'staging-failed', upgrade: target.name, height: target.height, attempt }, text);
+          if (!state.failedReported) {
+            state.failedReported = true;
+            events.emit('staging-failed', { upgrade: upgradeOf(target), text, data: { attempt, reason: state.lastError } });
+          }
+          try {
+            await sleep(wait, undefined, { signal: abort.signal });
+          } catch {
+            return;
+          }
+          // Past the height the halt itself downloads (or reports why it cannot).
+          const now = height();
+          if (now !== undefined && now >= target.height) return;
+        }
+      }
+    })();
+    return state;
+  }
+
+  return {
+    drop() {
+      job?.abort.abort();
+      job = undefined;
+    },
+    async cancelled(plan) {
+      if (config.allowDownloadBinaries && (await discardStaged({ plan, config, layout, logger }).catch(() => false))) {
+        logger.info({ upgrade: plan.name }, 'the binary staged for it was moved aside');
+      }
+    },
+    scheduled(plan) {
+      warnedFor = undefined;
+      if (job !== undefined && job.plan.info !== plan.info) {
+        job.abort.abort();
+        job = undefined;
+      }
+      if (job !== undefined) job.plan = plan;
+      else if (config.allowDownloadBinaries && !settled.has(plan.name)) job = startJob(plan);
+    },
+    /** Loud warning when the binary is still not in place CHAINVISOR_STAGE_WARN_BLOCKS before the height. */
+    async checkDeadline(target) {
+      const now = height();
+      if (now === undefined) return;
+      const left = target.height - now;
+      if (left > config.stageWarnBlocks || left < 0) return;
+      if (job?.staged || (await isFile(binaryPath(layout, planDir(layout, target.name))).catch(() => false))) return;
+      const failing = !config.allowDownloadBinaries || job?.lastError !== undefined;
+      // A download still under way is worth a warning; a failing or impossible one is an error, said once.
+      const key = `${target.name}@${target.height}:${failing ? 'failing' : 'under way'}`;
+      if (warnedFor === key || warnedFor === `${target.name}@${target.height}:failing`) return;
+      warnedFor = key;
+      const why = !config.allowDownloadBinaries
+        ? `it is not installed and DAEMON_ALLOW_DOWNLOAD_BINARIES is false: run 'chainvisor add-upgrade ${target.name} <path-to-binary>' now`
+        : job?.lastError !== undefined
+          ? `staging keeps failing (${job.lastError}); fix the Info's URL or install it with 'chainvisor add-upgrade ${target.name} <path-to-binary>'`
+          : 'the download is still under way';
+      const text = `upgrade "${target.name}" is ${left} blocks away (height ${target.height}) and its binary is NOT staged: ${why}`;
+      if (!failing) {
+        logger.warn({ upgrade: target.name, height: target.height, blocksLeft: left }, text);
+        return;
+      }
+      logger.error({ event: 'staging-failed', upgrade: target.name, height: target.height, blocksLeft: left }, text);
+      events.emit('staging-failed', { upgrade: upgradeOf(target), text, data: { blocksLeft: left, reason: job?.lastError ?? 'not installed' } });
+    },
+    async settle(halted) {
+      settled.add(halted.name);
+      if (job !== undefined && job.plan.name === halted.name) {
+        if (!job.staged) logger.info({ upgrade: halted.name }, 'the node halted while its binary was still being staged; waiting for that download');
+        await job.done;
+      }
+    },
+    abort() {
+      job?.abort.abort();
+    },
+    async idle() {
+      await job?.done;
+    },
+  };
+}
