@@ -24,6 +24,7 @@ import { buildVersions } from '@chainvisor/simd';
 import { execa, type ResultPromise } from 'execa';
 
 import { unusedPort } from '../test/support/ports.js';
+import { cpuNs, memory } from './support/proc-stats.js';
 
 const thisBin = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
 const { values } = parseArgs({
@@ -53,22 +54,6 @@ function get(url: string): Promise<number> {
       })
       .on('error', reject);
   });
-}
-
-/** CPU time of every thread of `pid`, in ns (the first field of each thread's schedstat). */
-async function cpuNs(pid: number): Promise<number> {
-  let total = 0;
-  for (const tid of await fs.readdir(`/proc/${pid}/task`)) {
-    const text = await fs.readFile(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').catch(() => '0');
-    total += Number(text.split(' ')[0]);
-  }
-  return total;
-}
-
-async function memory(pid: number): Promise<{ rss: number; anon: number }> {
-  const text = await fs.readFile(`/proc/${pid}/status`, 'utf8');
-  const field = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? NaN) / 1024;
-  return { rss: field('VmRSS'), anon: field('RssAnon') };
 }
 
 interface Result {

@@ -57,10 +57,11 @@ export function loadContextConfig(ctx: CommandContext): LoadedConfig {
   });
   // A proxy variable that is not a proxy URL: Go ignores it and goes direct, which on a network whose
   // only way out is the proxy fails at the upgrade height. Refused now instead, when anything would
-  // use it (downloads or webhooks); a node that never downloads runs as with cosmovisor.
+  // use it (downloads, webhooks, the twin check's network RPC); a node that never uses it runs as with
+  // cosmovisor.
   const c = loaded.config;
   const alerts = c.slackWebhookUrl !== '' || c.discordWebhookUrl !== '' || c.telegramBotToken !== '' || c.pagerdutyRoutingKey !== '';
-  if (c.allowDownloadBinaries || c.webhookUrl !== '' || alerts) refuseUnusableProxies(ctx.env);
+  if (c.allowDownloadBinaries || c.webhookUrl !== '' || c.networkRpc !== '' || alerts) refuseUnusableProxies(ctx.env);
   return loaded;
 }
 

@@ -7,8 +7,10 @@ import path from 'node:path';
 
 import { ConfigError, type ConfigProblem, isErrno } from '../shared/errors/index.js';
 import { readBoundedSync } from '../shared/fsread/index.js';
+import { redactSecretUrl } from '../shared/redact.js';
 import { parseGrpcAddress, parseRpcAddress } from './addresses.js';
 import { readCosmovisorToml } from './cosmovisor-toml.js';
+import { parseNetworkRpc } from './network-rpc.js';
 import { type Config, fileKey, fileSettings, type RawConfig, type SettingKey, settingKeys, settings, type SettingSpec } from './schema.js';
 import { maxFileNameBytes, parseAbsPath, parseBool, parseBytes, parseCount, type Parsed, parseDuration, parseEnum, parseFileName } from './values.js';
 
@@ -84,7 +86,8 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
     }
     const parsed = parseValue(spec, text);
     if (parsed.ok) values[key] = parsed.value;
-    else problems.push({ setting: labels[key], value: text, message: parsed.message });
+    // A refused value is shown as `chainvisor config` shows it: credentials and secrets stay hidden.
+    else problems.push({ setting: labels[key], value: shownValue(spec, text), message: parsed.message });
   }
 
   // Derived default, then the cross-setting checks.
@@ -144,7 +147,19 @@ function parseValue(spec: SettingSpec, text: string): Parsed<unknown> {
       return parseGrpcAddress(text);
     case 'rpcAddress':
       return parseRpcAddress(text);
+    case 'rpcUrls':
+      return parseNetworkRpc(text);
   }
+}
+
+function shownValue(spec: SettingSpec, text: string): string {
+  if (spec.redact === 'secret') return '(hidden)';
+  if (spec.redact === 'urls')
+    return text
+      .split(',')
+      .map((url) => redactSecretUrl(url.trim()))
+      .join(',');
+  return text;
 }
 
 /**

@@ -10,11 +10,12 @@ import { downloadSettings } from './settings/download.js';
 import { observeSettings } from './settings/observe.js';
 import { restartSettings } from './settings/restart.js';
 import type { SettingKind } from './settings/spec.js';
+import { twinSettings } from './settings/twin.js';
 
 export type { SettingKind, SettingSpec } from './settings/spec.js';
 
 /** In the order `chainvisor config` and docs/settings.md list them. */
-export const settings = { ...cosmovisorSettings, ...downloadSettings, ...restartSettings, ...observeSettings, ...aheadSettings };
+export const settings = { ...cosmovisorSettings, ...downloadSettings, ...restartSettings, ...observeSettings, ...aheadSettings, ...twinSettings };
 
 export type SettingKey = keyof typeof settings;
 
@@ -30,6 +31,7 @@ interface KindValue {
   enum: string;
   grpcAddress: string;
   rpcAddress: string;
+  rpcUrls: string;
 }
 
 type ValueOf<S> = S extends { kind: 'enum'; values: readonly (infer V)[] } ? V : S extends { kind: infer K extends SettingKind } ? KindValue[K] : never;

@@ -60,6 +60,9 @@ export async function checkObserverSettings(
   return { targets, notify, listen };
 }
 
+/** How long `run` keeps its endpoint up after key-in-use for Prometheus to read it (one scrape interval at most, usually). */
+const alertLingerMs = 60_000;
+
 export async function startObservers(options: ObserverOptions): Promise<Observers> {
   const { config, layout, bus, logger } = options;
   const { targets, notify, listen } = await checkObserverSettings(config);
@@ -95,6 +98,10 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
 
   let metrics: Metrics | undefined;
   let server: HttpServer | undefined;
+  let keyInUse = false;
+  const offKeyInUse = bus.on((e) => {
+    if (e.event === 'key-in-use') keyInUse = true;
+  });
   if (http && listen) {
     const { createMetrics } = await import('./metrics.js');
     const created = createMetrics({
@@ -139,7 +146,20 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
     status,
     httpAddress: server?.address,
     async close(flushMs = 5000) {
-      await Promise.all([webhooks?.close(flushMs), notifications?.close(flushMs)]);
+      offKeyInUse();
+      const flushing = Promise.all([webhooks?.close(flushMs), notifications?.close(flushMs)]);
+      // A key in use elsewhere stops the node and ends `run` at once: the endpoint stays up until
+      // Prometheus has read the alert (at most a minute; a stop signal ends the wait), or it would
+      // never see chainvisor_key_in_use at 1.
+      if (metrics && keyInUse) {
+        const stop = new AbortController();
+        const onSignal = (): void => stop.abort();
+        for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, onSignal);
+        logger.info('keeping the HTTP endpoint up until the key-in-use alert is scraped (at most 60 s)');
+        await metrics.alertRead(alertLingerMs, stop.signal);
+        for (const signal of ['SIGTERM', 'SIGINT'] as const) process.off(signal, onSignal);
+      }
+      await flushing;
       await statusFile.close();
       await server?.close();
       metrics?.close();

@@ -26,6 +26,12 @@ export interface MetricsOptions {
 export interface Metrics {
   contentType: string;
   render(): Promise<string>;
+  /**
+   * After key-in-use (issue #32), resolves once a scrape has read `chainvisor_key_in_use 1`, at most
+   * `maxMs` later (at once when nothing is to be read): `run` exits right after the event, and an alert
+   * on a gauge no scrape saw would never fire.
+   */
+  alertRead(maxMs: number, signal: AbortSignal): Promise<void>;
   close(): void;
 }
 
@@ -48,6 +54,7 @@ export const metricNames = [
   'chainvisor_upgrade_confirmed',
   'chainvisor_upgrade_confirm_seconds',
   'chainvisor_validator_signed',
+  'chainvisor_key_in_use',
 ] as const;
 
 export function createMetrics(options: MetricsOptions): Metrics {
@@ -120,6 +127,18 @@ export function createMetrics(options: MetricsOptions): Metrics {
     ['upgrade'],
   );
 
+  // Never two signers (issue #32): the twin check's key-in-use and twin-checked events.
+  const keyInUse = new Gauge({
+    name: 'chainvisor_key_in_use',
+    help: "1 once the twin check saw this validator's key sign on another machine (the node is stopped, chainvisor exits 84), else 0.",
+    registers,
+  });
+  keyInUse.set(0);
+
+  let keyInUseAt: number | undefined;
+  let renderedAt = 0;
+  let rendered: () => void = () => undefined;
+
   let detectedAt: number | undefined;
   let started = false;
   const off = options.bus.on((event) => {
@@ -166,6 +185,13 @@ export function createMetrics(options: MetricsOptions): Metrics {
       case 'validator-not-signing':
         signed.set({ upgrade: String(data.upgrade) }, 0);
         break;
+      case 'key-in-use':
+        keyInUse.set(1);
+        keyInUseAt = event.time;
+        break;
+      case 'twin-checked':
+        if (data.state === 'clear') keyInUse.set(0);
+        break;
       default:
     }
   });
@@ -196,7 +222,23 @@ export function createMetrics(options: MetricsOptions): Metrics {
     contentType: registry.contentType,
     async render() {
       await refresh();
-      return registry.metrics();
+      const text = await registry.metrics();
+      renderedAt = Date.now();
+      rendered();
+      return text;
+    },
+    async alertRead(maxMs, signal) {
+      if (keyInUseAt === undefined || renderedAt >= keyInUseAt || signal.aborted) return;
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        const timer = setTimeout(done, maxMs);
+        signal.addEventListener('abort', done, { once: true });
+        rendered = done;
+      });
     },
     close() {
       off();

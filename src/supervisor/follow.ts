@@ -24,7 +24,10 @@
  * 100 %, and a bit array whose length is not the validator set's says nothing of this validator's vote.
  * Each is a warning in the log (one a minute at most for each kind) and, while it lasts, a problem in
  * the status (the events' `rpcProblem`): the RPC is broken, lying, or not this chain's.
+ *
+ * `UpgradeFollows` starts one for the node the run loop starts right after each upgrade-applied.
  */
+import { rpcEndpoint } from '../config/index.js';
 import { type AfterUpgrade, describeAfterUpgrade, type EventBus, type UpgradeRef } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
 import { ChainAnswerRefusedError, type ConsensusReader, createConsensusReader, type NodeValidator, type RoundState } from '../watcher/chain/index.js';
@@ -227,6 +230,55 @@ export function startFollow(options: FollowOptions): Follow {
       if (!stopped) end();
     },
   };
+}
+
+/**
+ * The follows of one `run`: each upgrade-applied is remembered (its upgrade and when), and the node the
+ * run loop starts right after it is followed on its RPC (a manual upgrade's first block is the height
+ * + 1: its old binary committed the halt height).
+ */
+export class UpgradeFollows {
+  private applied: { upgrade: UpgradeRef; at: number } | undefined;
+  private manual = false;
+  private follow: Follow | undefined;
+  private readonly options: Pick<FollowOptions, 'events' | 'logger' | 'warnMs'> & { rpc: () => { address: string; source: string } };
+
+  constructor(options: UpgradeFollows['options']) {
+    this.options = options;
+    options.events.on((e) => {
+      if (e.event === 'upgrade-applied' && e.upgrade) {
+        this.applied = { upgrade: e.upgrade, at: e.time };
+        this.manual = false;
+      }
+    });
+  }
+
+  /** The upgrade just applied was a manual one. */
+  manualApplied(): void {
+    this.manual = true;
+  }
+
+  /** Follows the node just started after an upgrade; it never holds anything up. */
+  start(): void {
+    this.follow?.stop();
+    const applied = this.applied;
+    if (applied === undefined) return;
+    const { events, logger, warnMs } = this.options;
+    const rpc = this.options.rpc();
+    const endpoint = rpcEndpoint(rpc.address);
+    if (endpoint === undefined || (endpoint.kind === 'tcp' && endpoint.port === 0)) {
+      // Port 0 (a test node) or no address: nothing to dial, and no false "stalled" for it.
+      logger.info({ rpc: rpc.address, source: rpc.source }, "not following the network after the upgrade: the node's RPC address cannot be dialled");
+      return;
+    }
+    const firstBlock = applied.upgrade.height + (this.manual ? 1 : 0);
+    this.follow = startFollow({ upgrade: applied.upgrade, switchedAt: applied.at, firstBlock, rpcAddress: rpc.address, events, logger, warnMs });
+  }
+
+  /** Ends the follow under way (the node it follows stops). */
+  stop(): void {
+    this.follow?.stop();
+  }
 }
 
 /** 600000 → `10m`, 90000 → `1m30s`. */

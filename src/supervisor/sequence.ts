@@ -48,6 +48,13 @@ export interface Switched {
   record: { binary: string; written: Promise<void> } | undefined;
 }
 
+/** A switch whose node will not be started (chainvisor stops, or a guard refuses it): its node record is removed. */
+export async function abandonSwitch(switched: Switched | undefined, tracker: NodeTracker | undefined): Promise<void> {
+  if (switched?.record === undefined) return;
+  await switched.record.written.catch(() => undefined);
+  await tracker?.notSpawned();
+}
+
 export interface UpgradeOptions {
   ctx: UpgradeContext;
   /** Wait DAEMON_RESTART_DELAY first (not at start-up). */

@@ -7,7 +7,7 @@ import { constants } from 'node:os';
 
 import { ChainvisorError } from '../shared/errors/index.js';
 import type { Logger } from '../shared/log.js';
-import type { NodeProcess } from './node-process.js';
+import { describeExit, exitCodeOf, type ExitStatus, type NodeProcess } from './node-process.js';
 
 const stopSignals = ['SIGTERM', 'SIGINT', 'SIGQUIT'] as const;
 const forwardedSignals = [...stopSignals, 'SIGHUP'] as const;
@@ -84,6 +84,13 @@ export class StopSignals {
       `stopped while applying an upgrade; current was not switched — start chainvisor again to finish it${known ? ` (${error.message})` : ''}`,
     );
     return this.exitCode;
+  }
+
+  /** The node has stopped after the stop: chainvisor exits with its status (a warning when neither clean nor the stop's: a crash that met the stop). */
+  nodeStopped(status: ExitStatus): number {
+    const byStop = status.code === 0 || status.signal === this.received || status.code === this.exitCode;
+    this.options.logger[byStop ? 'info' : 'warn']({ event: 'node-stopped', node: describeExit(status) }, 'node stopped; chainvisor exits with its status');
+    return exitCodeOf(status);
   }
 
   dispose(): void {

@@ -11,22 +11,24 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 
-import { type Config, rpcEndpoint } from '../config/index.js';
+import type { Config } from '../config/index.js';
 import type { Downloader } from '../download/index.js';
 import { type PlanWatcher, startPlanWatcher } from '../download/staging/index.js';
 import { pruneBackups } from '../home/backup/index.js';
-import { binaryPath, checkNodeBinary, type Layout, readCurrent } from '../home/layout/index.js';
-import { createSignGuard, type NodeTracker, type SignGuard } from '../home/lock/index.js';
-import { ChainvisorError, ExitCode } from '../shared/errors/index.js';
-import { createEventBus, type EventBus, type UpgradeRef } from '../shared/events/index.js';
+import { type Layout, readCurrent } from '../home/layout/index.js';
+import { createSignGuard, type NodeTracker } from '../home/lock/index.js';
+import { createTwinCheck } from '../home/twin/index.js';
+import { ExitCode } from '../shared/errors/index.js';
+import { createEventBus, type EventBus } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
 import { type ChainAddresses, resolveChainAddresses } from '../watcher/chain/index.js';
 import { Detector, type DetectorWake, type Due } from './detector.js';
-import { type Follow, startFollow } from './follow.js';
+import { UpgradeFollows } from './follow.js';
+import { type LaunchContext, launchNode } from './launch.js';
 import { type ManualPlan, ManualUpgrades } from './manual/index.js';
-import { describeExit, exitCodeOf, type ExitStatus, nodeEnvironment, type NodeProcess, startNode } from './node-process.js';
+import { describeExit, exitCodeOf, type ExitStatus, nodeEnvironment, type NodeProcess } from './node-process.js';
 import { type AfterExitContext, afterNodeExit, RestartPolicy } from './restart/index.js';
-import { runUpgrade, type Switched } from './sequence.js';
+import { abandonSwitch, runUpgrade, type Switched } from './sequence.js';
 import { groupSignalSettleMs, StopSignals } from './signals.js';
 import { Standbys } from './standbys.js';
 import { type Detected, logUpgradeEvents } from './upgrade-log.js';
@@ -75,13 +77,12 @@ export class Supervisor {
   private wake: ((event: Wake) => void) | undefined;
   private lastUpgrade: { name: string; at: number } | undefined;
   private pruning: Promise<unknown> = Promise.resolve();
-  /** Keeps the node from starting on a signing state that went back (issue #28). */
-  private readonly signGuard: SignGuard;
-  /** The last upgrade-applied: the follow of the node it starts (follow.ts) times the switch from it. */
-  private applied: { upgrade: UpgradeRef; at: number } | undefined;
-  /** Set with a manual upgrade: the old binary committed its halt height, the new one's first block is the next. */
-  private manualApplied = false;
-  private follow: Follow | undefined;
+  /** The launch point's guards and hooks (launch.ts): the sign guard (#28), the twin check (#32). */
+  private readonly launching: LaunchContext;
+  /** The network followed after each upgrade (follow.ts). */
+  private readonly follows: UpgradeFollows;
+  /** A node has been started (or refused) in this run: CHAINVISOR_TWIN_WAIT is for the first start only. */
+  private started = false;
 
   constructor(options: SupervisorOptions) {
     this.options = options;
@@ -89,12 +90,8 @@ export class Supervisor {
     this.events = options.events ?? createEventBus();
     // The upgrade's log lines follow its events (the sequence emits them once each).
     logUpgradeEvents(this.events, this.logger);
-    this.events.on((e) => {
-      if (e.event === 'upgrade-applied' && e.upgrade) {
-        this.applied = { upgrade: e.upgrade, at: e.time };
-        this.manualApplied = false;
-      }
-    });
+    const rpc = () => options.addresses?.rpc ?? resolveChainAddresses({ home: this.config.home, args: options.args }).rpc;
+    this.follows = new UpgradeFollows({ events: this.events, logger: this.logger, warnMs: this.config.confirmWarn, rpc });
     this.detector = new Detector({ config: this.config, layout: options.layout, logger: this.logger, args: options.args });
     const addresses = options.addresses ? { addresses: options.addresses } : {};
     this.manual = new ManualUpgrades({ config: this.config, layout: options.layout, logger: this.logger, events: this.events, ...addresses });
@@ -102,7 +99,20 @@ export class Supervisor {
     this.restarts = { policy: new RestartPolicy(this.config), restartMax, events: this.events, logger: this.logger, signal: this.abort.signal };
     this.standbys = new Standbys(this.logger);
     this.downloader = options.download ? { download: options.download } : {};
-    this.signGuard = createSignGuard({ layout: options.layout, logger: this.logger, mode: this.config.signGuard });
+    const { layout, tracker } = options;
+    this.launching = {
+      layout,
+      logger: this.logger,
+      events: this.events,
+      tracker,
+      standbys: this.standbys,
+      signal: this.abort.signal,
+      signGuard: createSignGuard({ layout, logger: this.logger, mode: this.config.signGuard }),
+      twinCheck: createTwinCheck({ layout, logger: this.logger, events: this.events, config: this.config }),
+      abandon: (s) => abandonSwitch(s, tracker),
+      // A twin seen while the node runs stops it, and the error ends the run whatever the restart policy.
+      keyInUse: (error) => this.wake?.({ kind: 'error', error }),
+    };
   }
 
   /** Runs until the node exits for good or chainvisor is stopped; resolves to the exit code. */
@@ -125,7 +135,10 @@ export class Supervisor {
       if (startup) {
         switched = await this.upgrade(startup, { delay: false, detectedAt: Date.now(), detected: { how: 'start-up' } });
       }
-      if (stop.signal) return await this.abandon(switched, stop.exitCode);
+      if (stop.signal) {
+        await abandonSwitch(switched, this.options.tracker);
+        return stop.exitCode;
+      }
       await this.manual.reconcile(switched?.current ?? (await readCurrent(layout)));
       this.manual.watch({
         restart: (reason) => this.wake?.({ kind: 'restart', reason }),
@@ -148,13 +161,14 @@ export class Supervisor {
       throw error;
     } finally {
       stop.dispose();
-      this.follow?.stop();
+      this.follows.stop();
       this.standbys.dismiss();
       this.manual.close();
       await this.pruning;
       await this.detector.close();
       await this.planWatcher?.stop();
-      await this.signGuard.close();
+      await this.launching.signGuard.close();
+      await this.launching.twinCheck.close();
     }
   }
 
@@ -166,8 +180,8 @@ export class Supervisor {
       // Removing old backups (possibly hundreds of GB) never holds back the new node: it starts first.
       const pruneDue = switched !== undefined && !this.config.unsafeSkipBackup;
       const node = await this.launch(switched);
-      if (node === undefined) return this.abandon(switched, stop.exitCode);
-      if (switched !== undefined) this.startFollow();
+      if (node === undefined) return stop.exitCode; // asked to stop before the node could start
+      if (switched !== undefined) this.follows.start();
       if (pruneDue) this.prune();
       this.standbys.readySoon(this.nodeEnv, this.config.restartAfterUpgrade);
       const startedAt = Date.now();
@@ -184,9 +198,9 @@ export class Supervisor {
       this.standbys.cancel();
       // The follow ends with the node it follows (an exit, a stop, the next upgrade); a restart for a new
       // halt height brings the same node back on the same RPC.
-      if (event.kind !== 'restart') this.follow?.stop();
+      if (event.kind !== 'restart') this.follows.stop();
 
-      if (event.kind === 'stop' || (stop.signal && event.kind === 'exited')) return this.stopped(await node.exited);
+      if (event.kind === 'stop' || (stop.signal && event.kind === 'exited')) return stop.nodeStopped(await node.exited);
       if (event.kind === 'error') {
         await node.stop({ graceMs: this.config.shutdownGrace, killAtZero: true });
         throw event.error;
@@ -212,7 +226,7 @@ export class Supervisor {
         // stop, never a crash, an after-upgrade event, a restart, nor a manual halt taken on a guess (SIGTERM
         // makes a node exit 0, as its --halt-height does). A halt the heights confirm needs no such wait.
         const confirmed = file ? undefined : this.manual.haltConfirmed(event.status);
-        if (!file && !confirmed && (await stop.within(groupSignalSettleMs))) return this.stopped(event.status);
+        if (!file && !confirmed && (await stop.within(groupSignalSettleMs))) return stop.nodeStopped(event.status);
         manual = file ? undefined : (confirmed ?? this.manual.haltedOnExit(event.status));
         if (!file && !manual) {
           const exit = { ...event.status, pid: node.pid, ranMs: Date.now() - startedAt, described: describeExit(event.status) };
@@ -238,7 +252,7 @@ export class Supervisor {
         // Never leave (or end chainvisor) with the node still stopping.
         await stopping?.catch(() => undefined);
       }
-      if (manual) this.manualApplied = true;
+      if (manual) this.follows.manualApplied();
       if (manual) await this.manual.remove([manual]);
       this.lastUpgrade = { name: due.plan.name, at: Date.now() };
       if (!this.config.restartAfterUpgrade) {
@@ -246,87 +260,23 @@ export class Supervisor {
         this.logger.info('DAEMON_RESTART_AFTER_UPGRADE is false; exiting after the switch');
         return ExitCode.ok;
       }
-      if (stop.signal) return this.abandon(switched, stop.exitCode);
+      if (stop.signal) {
+        await abandonSwitch(switched, this.options.tracker);
+        return stop.exitCode;
+      }
     }
   }
 
-  /** Follows the node just started after an upgrade until the network is back (follow.ts); it never holds anything up. */
-  private startFollow(): void {
-    this.follow?.stop();
-    const applied = this.applied;
-    if (applied === undefined) return;
-    const { config, args } = this.options;
-    const rpc = this.options.addresses?.rpc ?? resolveChainAddresses({ home: config.home, args }).rpc;
-    const endpoint = rpcEndpoint(rpc.address);
-    if (endpoint === undefined || (endpoint.kind === 'tcp' && endpoint.port === 0)) {
-      // Port 0 (a test node) or no address: nothing to dial, and no false "stalled" for it.
-      this.logger.info({ rpc: rpc.address, source: rpc.source }, "not following the network after the upgrade: the node's RPC address cannot be dialled");
-      return;
-    }
-    this.follow = startFollow({
-      upgrade: applied.upgrade,
-      switchedAt: applied.at,
-      firstBlock: applied.upgrade.height + (this.manualApplied ? 1 : 0),
-      rpcAddress: rpc.address,
-      events: this.events,
-      logger: this.logger,
-      warnMs: config.confirmWarn,
-    });
-  }
-
-  /** chainvisor was asked to stop and the node has: exit with its status (a warning when neither clean nor the stop's: a crash that met the stop). */
-  private stopped(status: ExitStatus): number {
-    const byStop = status.code === 0 || status.signal === this.stop?.signal || status.code === this.stop?.exitCode;
-    this.logger[byStop ? 'info' : 'warn']({ event: 'node-stopped', node: describeExit(status) }, 'node stopped; chainvisor exits with its status');
-    return exitCodeOf(status);
-  }
-
-  /**
-   * Starts the node on `current`, or, right after an upgrade, on what it switched to (its binary checked
-   * by that sequence). Undefined when a stop signal came first: no node is started after one (the stop
-   * was forwarded to no node, and nothing would stop this one).
-   */
+  /** Starts the node through the one launch point (launch.ts); undefined when chainvisor stops first. */
   private async launch(switched: Switched | undefined): Promise<NodeProcess | undefined> {
-    const layout = this.options.layout;
-    const current = switched?.current ?? (await readCurrent(layout));
-    const binary = binaryPath(layout, current.dir);
-    if (!switched && !(await checkNodeBinary(binary, { logger: this.logger, when: 'starting the node', exitCode: ExitCode.config }))) {
-      throw new ChainvisorError('CHAINVISOR_NO_BINARY', `no node binary at ${binary} (current -> ${current.dir})`, {
-        hint:
-          current.dir === 'genesis'
-            ? "run 'chainvisor init <path-to-binary>' first"
-            : `install it with 'chainvisor add-upgrade ${current.plan?.name ?? '<name>'} <path-to-binary> --force'`,
-      });
-    }
-    const args = this.manual.argsFor(this.options.args);
-    const stopping = () => this.stop?.signal !== undefined && this.abort.signal.aborted;
-    const guarded = await this.signGuard.beforeStart(this.abort.signal).then(
-      () => true,
-      async (error: unknown) => {
-        if (stopping()) return false; // the stop ended the guard's reading
-        await this.abandon(switched, ExitCode.signStateBehind); // a switch's node record, for a node that will not start
-        throw error;
-      },
-    );
-    if (!guarded || stopping()) return undefined;
-    this.logger.info({ event: 'node-started', binary, args, current: current.dir }, 'starting node');
-    const tracker = this.options.tracker;
-    await (switched?.record?.binary === binary ? switched.record.written : tracker?.beforeSpawn(binary));
-    this.nodeEnv ??= nodeEnvironment(tracker?.env);
-    // A standby runs the node only right after a switch, where pre-upgrade has just run this very file: a
-    // binary that cannot be run is then reported by the spawn, as at any other start.
-    const node = startNode(binary, args, this.logger, this.nodeEnv, switched ? this.standbys.node : undefined);
-    this.node = node;
-    tracker?.spawned(node);
-    this.detector.nodeStarted(current);
-    this.signGuard.watch(node.exited);
-    this.events.emit('node-started', { text: `node started: ${binary}`, data: { pid: node.pid, binary, current: current.dir } });
-    void node.exited.then(
-      (status) =>
-        this.events.emit('node-stopped', { text: `node stopped (${describeExit(status)})`, data: { pid: node.pid, code: status.code, signal: status.signal } }),
-      () => undefined,
-    );
-    return node;
+    this.nodeEnv ??= nodeEnvironment(this.options.tracker?.env);
+    const first = !this.started;
+    this.started = true;
+    const launched = await launchNode(this.launching, { switched, first, args: this.manual.argsFor(this.options.args), env: this.nodeEnv });
+    if (launched === undefined) return undefined;
+    this.node = launched.node;
+    this.detector.nodeStarted(launched.current);
+    return launched.node;
   }
 
   /** The upgrade sequence (sequence.ts), with what the run loop knows: staging under way, the standbys, the node record. */
@@ -340,15 +290,6 @@ export class Supervisor {
       ...(tracker && config.restartAfterUpgrade ? { tracker } : {}),
       stopping: () => this.stop?.signal !== undefined && this.abort.signal.aborted,
     });
-  }
-
-  /** A switch whose node will not be started (chainvisor stops): its node record is removed; returns `code`. */
-  private async abandon(switched: Switched | undefined, code: number): Promise<number> {
-    if (switched?.record) {
-      await switched.record.written.catch(() => undefined);
-      await this.options.tracker?.notSpawned();
-    }
-    return code;
   }
 
   /** Starts CHAINVISOR_BACKUP_KEEP's removal of old backups, due after an upgrade; awaited before run() returns. It never throws. */

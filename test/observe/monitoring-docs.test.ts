@@ -55,6 +55,7 @@ test('the dashboard and the alert rules use only metrics that exist', async () =
     'ChainvisorCrashLoop',
     'ChainvisorValidatorNotSigning',
     'ChainvisorUpgradeStalled',
+    'ChainvisorKeyInUse',
   ]) {
     assert.match(alerts, new RegExp(`alert: ${alert}\\b`));
   }

@@ -22,6 +22,7 @@ export const runCommand: Command = {
     'passes stdin, stdout and stderr through, watches data/upgrade-info.json and applies upgrades.',
     "chainvisor's own logs go to stderr. Everything after 'run', including --help, goes to the node.",
     'CHAINVISOR_HTTP_ADDRESS serves /metrics, /healthz and /status; CHAINVISOR_WEBHOOK_URL receives upgrade events.',
+    "CHAINVISOR_NETWORK_RPC (other nodes' RPCs) lets it refuse to start, or stop, a validator whose key signs elsewhere (exit 84).",
   ].join('\n'),
   async run(ctx) {
     const loaded = loadContextConfig(ctx);

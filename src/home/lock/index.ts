@@ -7,11 +7,12 @@ export { acquireHomeLock, type AcquireOptions, type HomeLock, HomeLockedError, t
 export { createNodeTracker, type NodeRecord, nodeRecordPath, type NodeTracker, readNodeRecord, runIdVariable } from './node-record.js';
 export { defaultGraceMs, type OrphanOptions, stopOrphanNode } from './orphan.js';
 export { createSignGuard, type SignGuard, type SignGuardOptions } from './sign-guard.js';
-export { pointOf, raiseSignRecord, readChainId, readSignRecords, type SignRecord, signRecordPath, type SignRecords } from './sign-record.js';
+export { cachedChainId, pointOf, raiseSignRecord, readChainId, readSignRecords, type SignRecord, signRecordPath, type SignRecords } from './sign-record.js';
 export {
   compareSignPoints,
   describePoint,
   heightText,
+  type NodeSigning,
   nodeSigning,
   parseSignState,
   readSignStateFile,

@@ -12,12 +12,10 @@
  * every start). A node that is not a validator never signs: its file stays at height 0 (or is absent)
  * and the guard never stands in its way.
  */
-import fs from 'node:fs/promises';
-
 import { ChainvisorError } from '../../shared/errors/index.js';
 import type { Logger } from '../../shared/log.js';
 import type { Layout } from '../layout/index.js';
-import { pointOf, raiseSignRecord, readChainId, readSignRecords, signRecordPath } from './sign-record.js';
+import { cachedChainId, pointOf, raiseSignRecord, readSignRecords, signRecordPath } from './sign-record.js';
 import { compareSignPoints, describePoint, nodeSigning, readSignStateFile, zeroPoint } from './sign-state.js';
 
 export interface SignGuardOptions {
@@ -47,15 +45,7 @@ export function createSignGuard(options: SignGuardOptions): SignGuard {
   let saidRemote = false;
   let saidFailure = false;
   let pending: Promise<void> = Promise.resolve();
-  // The chain id, read again only when the genesis file changes: a genesis of gigabytes whose chain_id
-  // comes after app_state is scanned once per run, never at each restart.
-  let chain: { key: string; id: string } | undefined;
-  const chainIdOf = async (genesisFile: string, signal?: AbortSignal): Promise<string> => {
-    const stat = await fs.stat(genesisFile).catch(() => undefined);
-    const key = `${genesisFile}:${stat?.size}:${stat?.mtimeMs}`;
-    if (chain?.key !== key) chain = { key, id: await readChainId(genesisFile, signal) };
-    return chain.id;
-  };
+  const chainIdOf = cachedChainId();
 
   /** Whether the guard applies now; the node's signing facts when it does. */
   const applies = async () => {

@@ -11,6 +11,7 @@
  * chain id, `__proto__` and `constructor` included: the entries are kept in a Map, never looked up on
  * an object.
  */
+import fs from 'node:fs/promises';
 import path from 'node:path';
 
 import * as v from 'valibot';
@@ -82,6 +83,20 @@ export async function raiseSignRecord(layout: Layout, chainId: string, point: Si
   // Object.fromEntries defines own properties, so a chain id `__proto__` is written as a key like any other.
   await writeFileAtomic(signRecordPath(layout), `${JSON.stringify({ chains: Object.fromEntries(chains) }, null, 2)}\n`, 0o644);
   return true;
+}
+
+/**
+ * readChainId, read again only when the genesis file changes: a genesis of gigabytes whose chain_id
+ * comes after app_state is scanned once per run, never at each restart.
+ */
+export function cachedChainId(): (genesisFile: string, signal?: AbortSignal) => Promise<string> {
+  let chain: { key: string; id: string } | undefined;
+  return async (genesisFile, signal) => {
+    const stat = await fs.stat(genesisFile).catch(() => undefined);
+    const key = `${genesisFile}:${stat?.size}:${stat?.mtimeMs}`;
+    if (chain?.key !== key) chain = { key, id: await readChainId(genesisFile, signal) };
+    return chain.id;
+  };
 }
 
 /**

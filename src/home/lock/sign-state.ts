@@ -72,6 +72,8 @@ export interface NodeSigning {
   remoteSigner: string;
   /** The genesis file (config.toml's `genesis_file`). */
   genesisFile: string;
+  /** The validator's key (config.toml's `priv_validator_key_file`): only its `address` is ever read (./validator-key.ts). */
+  keyFile: string;
 }
 
 export async function nodeSigning(home: string, dataDir = path.join(home, 'data')): Promise<NodeSigning> {
@@ -91,6 +93,7 @@ export async function nodeSigning(home: string, dataDir = path.join(home, 'data'
       stateRel === '' || stateRel === 'data/priv_validator_state.json' ? path.join(dataDir, 'priv_validator_state.json') : path.resolve(home, stateRel),
     remoteSigner: text('priv_validator_laddr'),
     genesisFile: path.resolve(home, text('genesis_file') || 'config/genesis.json'),
+    keyFile: path.resolve(home, text('priv_validator_key_file') || 'config/priv_validator_key.json'),
   };
 }
 

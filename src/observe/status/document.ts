@@ -3,7 +3,7 @@
  * by the one function below from the home (always read fresh) and, when `run` is active, its live
  * state. Field names are a public interface (scripts read them): add, never rename.
  */
-import type { AfterUpgrade } from '../../shared/events/index.js';
+import type { AfterUpgrade, TwinCheckReport } from '../../shared/events/index.js';
 import type { HomeFacts, HomeOptions } from './home.js';
 import { readHome, upgradeBinaryPresent } from './home.js';
 import type { Activity, LastUpgrade, LiveState, NodeState } from './live.js';
@@ -30,6 +30,8 @@ export interface StatusDocument {
   activity: Activity | null;
   /** The network after the last upgrade (issue #26, docs/monitoring.md): waiting, confirmed, not-signing or stalled; kept until the next upgrade. */
   afterUpgrade: AfterUpgrade | null;
+  /** The twin check's last finding (issue #32, docs/double-sign.md): clear, key-in-use, unchecked or off; kept after `run` exits. */
+  twinCheck: TwinCheckReport | null;
   /** The last rehearsal of each upgrade, newest first (`chainvisor rehearse`, docs/rehearsal.md). */
   rehearsals: HomeFacts['rehearsals'];
   /** The newest of them, or null. */
@@ -45,7 +47,8 @@ export interface BuildOptions extends HomeOptions {
   /** The running supervisor's state; undefined when `run` is not active. */
   live: LiveState | undefined;
   /** Kept from a previous run's status file: the last upgrade is history, still true after a restart. */
-  history?: { lastUpgrade: LastUpgrade | null; backups: LiveState['backups']; afterUpgrade?: AfterUpgrade | null } | undefined;
+  history?:
+    { lastUpgrade: LastUpgrade | null; backups: LiveState['backups']; afterUpgrade?: AfterUpgrade | null; twinCheck?: TwinCheckReport | null } | undefined;
 }
 
 export async function buildStatus(options: BuildOptions): Promise<StatusDocument> {
@@ -83,6 +86,7 @@ export async function buildStatus(options: BuildOptions): Promise<StatusDocument
     backups,
     activity: live?.activity ?? null,
     afterUpgrade: live?.afterUpgrade ?? options.history?.afterUpgrade ?? null,
+    twinCheck: live?.twinCheck ?? options.history?.twinCheck ?? null,
     rehearsals: home.rehearsals,
     lastRehearsal: home.rehearsals[0] ?? null,
     lastRestore: home.lastRestore,
@@ -100,6 +104,8 @@ function lastFromHome(home: HomeFacts): LastUpgrade | null {
 
 function health(live: LiveState | undefined, home: HomeFacts): StatusDocument['health'] {
   if (!live) return { ok: false, reason: 'chainvisor run is not active for this home' };
+  if (live.twinCheck?.state === 'key-in-use')
+    return { ok: false, reason: `this validator's key signs on another machine (height ${live.twinCheck.seenHeight ?? '?'}); the node is stopped` };
   const node = live.node;
   if (node.state === 'running') {
     if (home.current.dir === 'unknown') return { ok: false, reason: home.problems[0] ?? 'current is unreadable' };

@@ -19,6 +19,8 @@ export async function statusOfHome(options: { layout: Layout; backupDir: string;
   const file = await readStatusFile(options.layout);
   const live = file?.alive ? file.live : undefined;
   const history =
-    file && !file.alive ? { lastUpgrade: file.live.lastUpgrade, backups: file.live.backups, afterUpgrade: file.live.afterUpgrade ?? null } : undefined;
+    file && !file.alive
+      ? { lastUpgrade: file.live.lastUpgrade, backups: file.live.backups, afterUpgrade: file.live.afterUpgrade ?? null, twinCheck: file.live.twinCheck ?? null }
+      : undefined;
   return buildStatus({ ...options, live, history });
 }

@@ -4,7 +4,7 @@
  * to date from the event bus. Everything that is on disk (current, staged binaries, the batch file,
  * backup folders) is read from the home instead (./home.ts), so it is never stale.
  */
-import type { AfterUpgrade, EventBus, SupervisorEvent } from '../../shared/events/index.js';
+import type { AfterUpgrade, EventBus, SupervisorEvent, TwinCheckReport } from '../../shared/events/index.js';
 
 export type NodeState = 'starting' | 'running' | 'stopped' | 'upgrading' | 'exited' | 'unsupervised';
 
@@ -52,6 +52,8 @@ export interface LiveState {
   afterUpgrade: AfterUpgrade | null;
   /** What the follow found wrong in the node's RPC answers (a share above 100 %, …), while it lasts (issue #31). */
   rpcProblem?: string | null;
+  /** The twin check's last finding (issue #32): clear, key-in-use, unchecked or off. */
+  twinCheck: TwinCheckReport | null;
   updated: string;
 }
 
@@ -77,6 +79,7 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
     activity: null,
     afterUpgrade: null,
     rpcProblem: null,
+    twinCheck: null,
     updated: iso(now()),
   };
   const listeners: ((urgent: boolean) => void)[] = [];
@@ -147,6 +150,11 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
       case 'binary-staged':
       case 'staging-failed':
         return true; // what is staged is read from disk; this only prompts a refresh
+      case 'twin-checked':
+      case 'key-in-use':
+      case 'twin-unchecked':
+        state.twinCheck = twinCheckOf(data);
+        return true;
       case 'chain-height': {
         const height = num(data.height);
         if (height === null || height === state.chainHeight) return false;
@@ -185,7 +193,7 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
   const off = options.bus.on((event) => {
     if (!apply(event)) return;
     state.updated = iso(now());
-    const urgent = !['download-progress', 'backup-progress', 'extract-progress', 'chain-height', 'consensus-round'].includes(event.event);
+    const urgent = !['download-progress', 'backup-progress', 'extract-progress', 'chain-height', 'consensus-round', 'twin-checked'].includes(event.event);
     for (const listener of listeners) listener(urgent);
   });
   return {
@@ -212,6 +220,22 @@ function afterUpgradeOf(data: Record<string, unknown>): AfterUpgrade {
     signed: a.signed,
     seconds: a.seconds,
     since: a.since,
+  };
+}
+
+/** The report's fields only (the event's data also carries `during`, `why` …). */
+function twinCheckOf(data: Record<string, unknown>): TwinCheckReport {
+  const r = data as unknown as TwinCheckReport;
+  return {
+    state: r.state,
+    checkedAt: r.checkedAt,
+    rpc: r.rpc,
+    fromHeight: r.fromHeight,
+    toHeight: r.toHeight,
+    ...(r.seenHeight === undefined ? {} : { seenHeight: r.seenHeight }),
+    localHeight: r.localHeight,
+    ...(r.address === undefined ? {} : { address: r.address }),
+    ...(r.reason === undefined ? {} : { reason: r.reason }),
   };
 }
 

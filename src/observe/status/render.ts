@@ -1,5 +1,5 @@
 /** The status document for people: `chainvisor status` without `--output json`. */
-import { describeAfterUpgrade } from '../../shared/events/index.js';
+import { describeAfterUpgrade, describeTwinCheck } from '../../shared/events/index.js';
 import type { StatusDocument } from './document.js';
 
 export function renderStatus(doc: StatusDocument): string {
@@ -33,6 +33,7 @@ export function renderStatus(doc: StatusDocument): string {
       : `${last.name} at height ${last.height}: ${last.result}${last.durationSeconds === null ? '' : ` in ${last.durationSeconds.toFixed(1)} s`}${last.error ? ` (${last.error})` : ''}`,
   );
   if (doc.afterUpgrade) add('after upgrade', describeAfterUpgrade(doc.afterUpgrade));
+  if (doc.twinCheck) add('twin check', `${describeTwinCheck(doc.twinCheck)} (${doc.twinCheck.checkedAt})`);
   add(
     'backups',
     doc.backups.length === 0

@@ -64,6 +64,16 @@ const titles: Record<string, { title: (name: string) => string; tone: Tone; hint
     tone: 'bad',
     hint: "check the node's logs and the validators' channel: the network may lack voting power on the new binary",
   },
+  'key-in-use': {
+    title: () => 'Validator key in use on another machine: node stopped',
+    tone: 'bad',
+    hint: "find the other machine running this validator's key (a failover node, an old VM, a restored snapshot, a copied key) and stop it; do not start this node until then",
+  },
+  'twin-unchecked': {
+    title: () => 'Twin check not made',
+    tone: 'warning',
+    hint: 'make CHAINVISOR_NETWORK_RPC answer (an RPC of this chain): until then chainvisor cannot see this key signing elsewhere',
+  },
   [testEvent]: { title: () => 'Test message from chainvisor', tone: 'info' },
 };
 
@@ -74,7 +84,11 @@ export function noticeOf(event: Pick<SupervisorEvent, 'event' | 'upgrade' | 'tex
   let tone = known?.tone ?? 'info';
   const failedExit = event.event === 'node-exited' && (typeof data.code === 'number' ? data.code !== 0 : data.signal !== undefined && data.signal !== null);
   if (event.event === 'node-exited' && !failedExit) tone = 'info';
-  if ((event.event === 'node-exited' && failedExit && data.restart === false) || (event.event === 'staging-failed' && data.blocksLeft !== undefined))
+  if (
+    (event.event === 'node-exited' && failedExit && data.restart === false) ||
+    (event.event === 'staging-failed' && data.blocksLeft !== undefined) ||
+    (event.event === 'twin-unchecked' && data.refused === true)
+  )
     tone = 'bad';
   return {
     event: event.event,

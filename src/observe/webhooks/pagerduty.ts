@@ -3,9 +3,11 @@
  * with the same `dedup_key` when its cause clears (issue #27):
  *
  *   critical  upgrade-failed; node-exited when chainvisor gives up on the node (exits with its status)
- *             or it crash-loops (a third restart in a row)
+ *             or it crash-loops (a third restart in a row); key-in-use (issue #32: another machine
+ *             signs with this validator's key; a person must find it)
  *   error     staging-failed with the height `CHAINVISOR_STAGE_WARN_BLOCKS` away or nearer;
  *             validator-not-signing, upgrade-stalled (issue #26)
+ *   error     twin-unchecked when it kept the node from starting (CHAINVISOR_TWIN_CHECK=require)
  *   warning   rehearsal-failed
  *   resolve   upgrade-applied (also at a later start), upgrade-confirmed, binary-staged
  *
@@ -45,6 +47,10 @@ export function pageFor(notice: Notice, facts: NodeFacts): Page | undefined {
   switch (notice.event) {
     case 'upgrade-failed':
       return { action: 'trigger', severity: 'critical', dedupKey: key };
+    case 'key-in-use':
+      return { action: 'trigger', severity: 'critical', dedupKey: dedupKey(facts, undefined, 'key-in-use') };
+    case 'twin-unchecked':
+      return data.refused === true ? { action: 'trigger', severity: 'error', dedupKey: dedupKey(facts, undefined, 'twin-check') } : undefined;
     case 'node-exited': {
       const failed = typeof data.code === 'number' ? data.code !== 0 : data.signal !== undefined && data.signal !== null;
       const restarts = typeof data.restarts === 'number' ? data.restarts : 0;
@@ -68,9 +74,9 @@ export function pageFor(notice: Notice, facts: NodeFacts): Page | undefined {
   }
 }
 
-/** `chainvisor/<chain id or home>/<node>/<upgrade>`; hashed when it would pass PagerDuty's 255. */
-export function dedupKey(facts: NodeFacts, upgrade?: string): string {
-  const key = `chainvisor/${facts.chainId ?? facts.home}/${facts.node}/${upgrade === undefined ? 'node' : `upgrade/${upgrade}`}`;
+/** `chainvisor/<chain id or home>/<node>/<upgrade/name, or the topic: node, key-in-use …>`; hashed when it would pass PagerDuty's 255. */
+export function dedupKey(facts: NodeFacts, upgrade?: string, topic = 'node'): string {
+  const key = `chainvisor/${facts.chainId ?? facts.home}/${facts.node}/${upgrade === undefined ? topic : `upgrade/${upgrade}`}`;
   return key.length <= 255 ? key : `chainvisor/${createHash('sha256').update(key).digest('hex')}`;
 }
 

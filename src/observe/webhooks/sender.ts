@@ -9,7 +9,16 @@
  */
 import os from 'node:os';
 
-import { type AfterUpgrade, afterUpgradeEvents, type EventBus, type NotableEvent, notableEvents, type SupervisorEvent } from '../../shared/events/index.js';
+import {
+  type AfterUpgrade,
+  afterUpgradeEvents,
+  type EventBus,
+  type NotableEvent,
+  notableEvents,
+  type SupervisorEvent,
+  twinCheckEvents,
+  type TwinCheckReport,
+} from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
 import { createHttpClient, type HttpClient } from '../../shared/net/index.js';
 import { scrubSecrets } from '../../shared/redact.js';
@@ -24,6 +33,8 @@ export interface WebhookPayload extends Partial<Omit<AfterUpgrade, 'upgrade'>> {
   time: string;
   host: string;
   text: string;
+  /** key-in-use and twin-unchecked (issue #32): what the twin check found, the RPC redacted. */
+  twinCheck?: TwinCheckReport;
 }
 
 export interface WebhookOptions {
@@ -60,7 +71,13 @@ export function payloadOf(event: SupervisorEvent, host: string): WebhookPayload 
     host,
     // One line: chat webhooks render `text` as it is.
     text: event.text.replace(/\s*\n\s*/g, ' '),
+    ...(twinCheckEvents.includes(event.event) && event.data !== undefined ? { twinCheck: twinCheckFields(event.data) } : {}),
   };
+}
+
+function twinCheckFields(data: Record<string, unknown>): TwinCheckReport {
+  const { state, checkedAt, rpc, fromHeight, toHeight, seenHeight, localHeight, address, reason } = data as unknown as TwinCheckReport;
+  return { state, checkedAt, rpc, fromHeight, toHeight, seenHeight, localHeight, address, reason };
 }
 
 function afterUpgradeFields(data: Record<string, unknown> | undefined): Partial<Omit<AfterUpgrade, 'upgrade'>> {

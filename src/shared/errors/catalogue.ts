@@ -143,6 +143,12 @@ export const errorCatalogue = {
     hint: 'check the permissions and free space of the data folder; the queue was left as it was',
   },
 
+  CHAINVISOR_NETWORK_RPC_OTHER_CHAIN: {
+    exit: ExitCode.config,
+    when: "`run`, before a start: a `CHAINVISOR_NETWORK_RPC` answers `/status` with another chain id than this home's genesis, so its commits say nothing about this validator.",
+    hint: "point CHAINVISOR_NETWORK_RPC at nodes of this home's chain (its genesis chain_id), then start chainvisor again",
+  },
+
   // 79: an upgrade failed
   ...upgradeErrors,
 
@@ -202,19 +208,31 @@ export const errorCatalogue = {
 
   // 84: the signing state went back
   CHAINVISOR_SIGN_STATE_BEHIND: {
-    exit: ExitCode.signStateBehind,
+    exit: ExitCode.doubleSignRisk,
     when: "Before a start of the node: `data/priv_validator_state.json` is behind the highest (height, round, step) this home's validator has signed (a state put back from a backup or a snapshot); the node is not started, as it could sign a second vote for a height it already signed.",
     hint: 'put back the newest priv_validator_state.json (from the data.replaced-* or other folder the data came from; chainvisor restore keeps the newest itself); only if this validator really never signed those heights (a new network under the same chain id), remove cosmovisor/.chainvisor/sign-state.json, or start once with CHAINVISOR_SIGN_GUARD=off',
   },
   CHAINVISOR_GENESIS_UNREADABLE: {
-    exit: ExitCode.signStateBehind,
+    exit: ExitCode.doubleSignRisk,
     when: "Before a start of the node: the sign guard cannot read the chain id from the node's genesis file (config.toml's `genesis_file`): it is a FIFO, a device, a socket or a folder rather than a file, or it cannot be opened; the node is not started (it could not read its genesis either).",
     hint: 'put the genesis file back as a regular file (a link to one is fine) readable by the user chainvisor runs as, then start chainvisor again',
   },
   CHAINVISOR_SIGN_STATE_UNREADABLE: {
-    exit: ExitCode.signStateBehind,
+    exit: ExitCode.doubleSignRisk,
     when: "`restore` or a start of the node: a `priv_validator_state.json` cannot be read or is not CometBFT's format (a height above 2^63 - 1 included), or chainvisor's record of the signed state (`cosmovisor/.chainvisor/sign-state.json`) is not exactly the shape chainvisor writes; nothing was changed and the node was not started.",
     hint: 'put back a valid priv_validator_state.json ({"height": "<n>", "round": <n>, "step": <n>, …}), the newest this validator wrote; for a damaged sign-state.json, put it back as chainvisor wrote it, or move it aside once priv_validator_state.json is the newest (chainvisor then records afresh)',
+  },
+
+  // 84: another machine signs with this validator's key (issue #32, docs/double-sign.md)
+  CHAINVISOR_KEY_IN_USE: {
+    exit: ExitCode.doubleSignRisk,
+    when: "Before a start of the node, or while it runs: this validator's address signed a block on the network (`CHAINVISOR_NETWORK_RPC`) at a height above this home's `priv_validator_state.json`, a signature this home did not make. The node is not started, or is stopped at once, and not restarted whatever the restart policy.",
+    hint: "another machine runs this validator's key: find it and stop it (a failover node, an old VM back after a migration, a restored snapshot, a copied key); do not start this node until then",
+  },
+  CHAINVISOR_TWIN_UNCHECKED: {
+    exit: ExitCode.doubleSignRisk,
+    when: "Before a start with `CHAINVISOR_TWIN_CHECK=require`: no network RPC answered within `CHAINVISOR_TWIN_TIMEOUT` (or this validator's key file could not be read), so the check could not be made; the node was not started.",
+    hint: 'make a CHAINVISOR_NETWORK_RPC answer (or fix the key file named), or start once with CHAINVISOR_TWIN_CHECK=on, which starts with a warning when the network cannot be asked',
   },
 
   // 82: the home is taken

@@ -19,7 +19,10 @@ export const ExitCode = {
   homeLocked: 82,
   /** `rehearse`: the upgrade failed on the copy of this node's state (issue #19). */
   rehearsalFailed: 83,
-  /** The validator's signing state is behind what it has signed: the node is not started (issue #28). */
-  signStateBehind: 84,
+  /**
+   * Started, the node could double-sign: its signing state is behind what it has signed (issue #28), or
+   * another machine signs with its key (issue #32). The node is not started, or is stopped.
+   */
+  doubleSignRisk: 84,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];

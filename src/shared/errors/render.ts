@@ -11,7 +11,10 @@ const groups: ReadonlyArray<{ exit: ExitCodeValue; title: string }> = [
   { exit: ExitCode.backupFailed, title: 'the data backup failed (or a restore would not fit); `current` is unchanged' },
   { exit: ExitCode.homeLocked, title: 'the home is taken; nothing was started' },
   { exit: ExitCode.rehearsalFailed, title: 'a rehearsal: the upgrade failed on the copy; nothing live was touched' },
-  { exit: ExitCode.signStateBehind, title: "the validator's signing state went back; the node was not started" },
+  {
+    exit: ExitCode.doubleSignRisk,
+    title: 'started, the node could double-sign: its signing state went back, or another machine signs with its key; the node was not started (or was stopped)',
+  },
 ];
 
 function cell(text: string): string {

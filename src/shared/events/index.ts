@@ -22,6 +22,9 @@ export const notableEvents = [
   'upgrade-confirmed',
   'validator-not-signing',
   'upgrade-stalled',
+  // Never two signers (issue #32): data is a `TwinCheckReport`.
+  'key-in-use',
+  'twin-unchecked',
 ] as const;
 export type NotableEvent = (typeof notableEvents)[number];
 
@@ -41,7 +44,9 @@ export type EventName =
   /** The chain's latest block height, from whoever polls the chain: data `{ height }`. */
   | 'chain-height'
   /** After an upgrade, each change of the round the network waits in (at most once a second): data an `AfterUpgrade`; `network-waiting` is its notable, throttled form. */
-  | 'consensus-round';
+  | 'consensus-round'
+  /** Each twin check that found nothing to report (clear, off), at each start and, while the node runs, at most every 30 s: data a `TwinCheckReport`. */
+  | 'twin-checked';
 
 export interface UpgradeRef {
   name: string;
@@ -91,3 +96,4 @@ export function createEventBus(): EventBus {
 }
 
 export { type AfterUpgrade, afterUpgradeEvents, describeAfterUpgrade } from './after-upgrade.js';
+export { describeTwinCheck, twinCheckEvents, type TwinCheckReport } from './twin-check.js';

@@ -2,7 +2,8 @@
  * Reading the chain from the node it runs: the scheduled upgrade plan and the latest height, over the
  * node's gRPC, or its CometBFT RPC when gRPC is off or does not answer (reader.ts), at the addresses
  * the node itself listens on (addresses.ts). Used to stage binaries before the halt, to refuse a
- * manual upgrade height already passed, and for the status page. Read-only: the node is never disturbed.
+ * manual upgrade height already passed, and for the status page; and the network's view from other
+ * nodes' RPCs (network.ts), for the twin check. Read-only: the node is never disturbed.
  */
 export {
   addressesFor,
@@ -25,5 +26,6 @@ export {
   type VoteShare,
 } from './consensus.js';
 export { ChainAnswerRefusedError, ChainUnavailableError } from './errors.js';
+export { createNetworkReader, type NetworkCommit, type NetworkReader, NetworkRpcError, type NetworkStatus } from './network.js';
 export { type ChainReader, type ChainReaderOptions, createChainReader } from './reader.js';
 export { createRpcClient, type RpcClientOptions } from './rpc-client.js';

@@ -33,6 +33,7 @@ function doc(afterUpgrade: AfterUpgrade | null): StatusDocument {
     backups: [],
     activity: null,
     afterUpgrade,
+    twinCheck: null,
     rehearsals: [],
     lastRehearsal: null,
     lastRestore: null,

@@ -155,6 +155,30 @@ describe('alert channels', () => {
     assert.equal(services.delivered('discord').length, 13);
   });
 
+  test('PagerDuty pages key-in-use as critical, twin-unchecked only when it kept the node from starting (issue #32)', async () => {
+    const { bus, notify } = start();
+    const report = { state: 'key-in-use', checkedAt: 'x', rpc: 'https://***@rpc.example.com/?…', fromHeight: 1, toHeight: 50, seenHeight: 50, localHeight: 40 };
+    bus.emit('twin-unchecked', { text: 'twin check not made: down; starting the node without it', data: { state: 'unchecked', refused: false } });
+    bus.emit('twin-unchecked', {
+      text: 'twin check not made: down; CHAINVISOR_TWIN_CHECK=require: the node is not started',
+      data: { state: 'unchecked', refused: true },
+    });
+    bus.emit('key-in-use', { text: "this validator's key signed block 50 on the network", data: report });
+    await notify.close(10_000);
+    const pages = services.delivered('pagerduty').map((r) => {
+      const payload = r.body.payload as Record<string, unknown>;
+      return [payload.severity, payload.class, r.body.dedup_key];
+    });
+    assert.deepEqual(pages, [
+      ['error', 'twin-unchecked', 'chainvisor/testnet-7/val-1/twin-check'],
+      ['critical', 'key-in-use', 'chainvisor/testnet-7/val-1/key-in-use'],
+    ]);
+    const details = (services.delivered('pagerduty')[1]?.body.payload as { custom_details: Record<string, unknown> }).custom_details;
+    assert.equal(details.seenHeight, 50);
+    assert.match(String(details.what_to_do), /find the other machine running this validator's key/);
+    assert.equal(services.delivered('slack').length, 3, 'chat gets both events');
+  });
+
   test('a staged binary does not resolve a failed upgrade paged by this run; the upgrade applied does', async () => {
     const { bus, notify } = start();
     bus.emit('upgrade-failed', { upgrade: v2, text: 'failed', data: { code: 'CHAINVISOR_BINARY_MISSING' } });

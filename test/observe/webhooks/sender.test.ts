@@ -197,3 +197,23 @@ test("the after-upgrade events' webhook bodies carry the follow's fields at the 
   const applied = payloadOf(bus.emit('upgrade-applied', { upgrade: { name: 'v2', height: 100 }, text: 'a', data: { dir: 'upgrades/v2', ms: 3 } }), 'h');
   assert.deepEqual(Object.keys(applied).sort(), ['event', 'host', 'text', 'time', 'upgrade']);
 });
+
+test('key-in-use and twin-unchecked bodies carry the twin check under `twinCheck` (issue #32)', () => {
+  const bus = createEventBus();
+  const report = {
+    state: 'key-in-use',
+    checkedAt: 'x',
+    rpc: 'http://***@h/?…',
+    fromHeight: 1,
+    toHeight: 9,
+    seenHeight: 9,
+    localHeight: 3,
+    address: 'AB',
+    during: 'start',
+  };
+  const body = payloadOf(bus.emit('key-in-use', { text: 'key in use', data: report }), 'val-1') as unknown as Record<string, unknown>;
+  assert.equal(body.upgrade, null);
+  const { during: _during, ...documented } = report;
+  assert.deepEqual(body.twinCheck, { ...documented, reason: undefined });
+  assert.equal(JSON.parse(JSON.stringify(body)).twinCheck.reason, undefined);
+});

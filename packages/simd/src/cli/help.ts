@@ -57,6 +57,11 @@ Flags:
                                        the peers; they come back one by one, evenly, over this Go duration
                                        from its start (default "0s")
       --sim-not-signing                this node's validator stays in the set but never votes (a wrong key)
+      --sim-peer-key string            one simulated peer signs with the key of this priv_validator_key.json
+                                       (another home's validator: the network a second machine with that
+                                       key leaves); needs --sim-peers-power
+      --sim-peer-key-from int          that peer votes from this height on (default 1)
+      --sim-peer-key-until int         and up to this height, then is absent (default: no end)
       --log_level string               debug, info or error (default "info")
 
 The bound addresses are written to <home>/config/addresses.json once the node listens.

@@ -3,7 +3,8 @@ import { defaultGenesis, writeGenesis } from '../chain/genesis.js';
 import { resolvePruning } from '../node/app-config.js';
 import { initAppListenConfig, resolveListenConfig } from '../node/listen-config.js';
 import { initNodeConfig, loadOrGenValidatorKey } from '../node/node-config.js';
-import { type NodeOptions, runNode } from '../node/run-node.js';
+import { readPeerPublicKey } from '../node/peer-key.js';
+import { type NetworkOptions, type NodeOptions, runNode } from '../node/run-node.js';
 import { ensureSignState } from '../node/sign-state.js';
 import { parseDuration } from '../util/duration.js';
 import { SimError } from '../util/errors.js';
@@ -82,6 +83,9 @@ export const startFlags = {
   'sim-peers-power': 'string',
   'sim-peers-back-after': 'string',
   'sim-not-signing': 'boolean',
+  'sim-peer-key': 'string',
+  'sim-peer-key-from': 'string',
+  'sim-peer-key-until': 'string',
   log_level: 'string',
   help: 'boolean',
 } as const;
@@ -94,6 +98,22 @@ function peersPower(text: string | undefined): bigint {
     throw new UsageProblem(`invalid --sim-peers-power ${JSON.stringify(text)}: expected 0 or a voting power of at least 10 (shared by the 10 peers)`);
   }
   return power;
+}
+
+/** `--sim-peer-key` and its window (`--sim-peer-key-from`, default 1; `--sim-peer-key-until`, default none), checked. */
+async function peerKey(strings: Readonly<Record<string, string | undefined>>, peersPower: bigint): Promise<NetworkOptions['peerKey']> {
+  const file = strings['sim-peer-key'];
+  const fromText = strings['sim-peer-key-from'];
+  const untilText = strings['sim-peer-key-until'];
+  if (file === undefined) {
+    if (fromText !== undefined || untilText !== undefined) throw new UsageProblem('--sim-peer-key-from and --sim-peer-key-until need --sim-peer-key');
+    return undefined;
+  }
+  if (peersPower === 0n) throw new UsageProblem('--sim-peer-key needs --sim-peers-power: the key signs as one of the simulated peers');
+  const from = fromText === undefined ? 1 : parseHeight(fromText, '--sim-peer-key-from');
+  const until = untilText === undefined ? undefined : parseHeight(untilText, '--sim-peer-key-until');
+  if (from < 1 || (until !== undefined && until < 0)) throw new UsageProblem('--sim-peer-key-from must be 1 or more, --sim-peer-key-until 0 or more');
+  return { pubKey: await readPeerPublicKey(file), window: { from, until } };
 }
 
 /** The node's options from the start flags, checked before anything runs. */
@@ -120,6 +140,7 @@ export async function nodeOptionsFrom(
   });
   // Flags over config/config.toml and config/app.toml over the SDK's defaults, as a Cosmos node.
   const listen = await resolveListenConfig(home, { strings, booleans });
+  const power = peersPower(strings['sim-peers-power']);
   return {
     home,
     name: ctx.name,
@@ -133,9 +154,10 @@ export async function nodeOptionsFrom(
     haltHeight: strings['halt-height'] === undefined ? 0 : parseHeight(strings['halt-height'], '--halt-height'),
     pruning,
     network: {
-      peersPower: peersPower(strings['sim-peers-power']),
+      peersPower: power,
       peersBackAfterMs: parseDuration(wrapDuration(strings['sim-peers-back-after'] ?? '0s', '--sim-peers-back-after')),
       notSigning: booleans['sim-not-signing'] ?? false,
+      peerKey: await peerKey(strings, power),
     },
     log: createSimLogger({ level }),
   };

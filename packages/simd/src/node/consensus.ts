@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { Precommits } from '../chain/block.js';
 import { proposalHash, type RoundState, roundStep, type RoundVotes, type SimVote, votedPower } from '../chain/round-state.js';
-import { hasQuorum, simPeerCount, type ValidatorSet } from '../chain/validator-set.js';
+import { hasQuorum, signsAt, simPeerCount, type ValidatorSet } from '../chain/validator-set.js';
 import type { SimLogger } from '../util/log.js';
 import { nowNanos } from '../util/time.js';
 
@@ -49,6 +49,8 @@ export class Consensus {
   private step: number = roundStep.newHeight;
   private roundStart = nowNanos();
   private roundStartMs = Date.now();
+  /** When the decide loop last counted the votes (ms since the epoch). */
+  private countedAt = Date.now();
   private past: RoundVotes[] = [];
   private committed: RoundVotes | undefined;
   /** The round whose votes this validator has signed (or was refused), and whether it may vote in it. */
@@ -87,6 +89,8 @@ export class Consensus {
     const validator = this.options.set.validators[index];
     if (validator === undefined) return undefined;
     if (validator.self) return this.options.signing && this.selfVotes ? 0 : undefined;
+    // A peer with another validator's key (--sim-peer-key) votes only at the heights of its window.
+    if (!signsAt(validator, this.height)) return undefined;
     if (this.height !== this.windowHeight) return 0;
     const order = this.options.set.validators.slice(0, index + 1).filter((v) => !v.self).length;
     return (order * this.options.peersBackAfterMs) / simPeerCount;
@@ -128,9 +132,10 @@ export class Consensus {
     const signed = this.options.signer?.last;
     if (signed !== undefined && signed.height === BigInt(height) && signed.round > this.round) this.round = signed.round;
     for (;;) {
-      const now = Date.now();
       const hash = proposalHash(height, this.round);
       if (this.signedRound !== this.round) await this.signRound(height, hash);
+      const now = Date.now();
+      this.countedAt = now;
       const votes = this.votesAt(now, hash);
       if (hasQuorum(set, votedPower(set, votes))) {
         this.step = roundStep.commit;
@@ -147,9 +152,12 @@ export class Consensus {
         if ((error as { name?: string }).name !== 'AbortError') throw error;
         return undefined;
       }
-      if (Date.now() >= roundEnd) {
+      const woke = Date.now();
+      // A vote that came with the timeout is counted first (the loop's top commits with it).
+      if (woke >= roundEnd && !hasQuorum(set, votedPower(set, this.votesAt(woke, hash)))) {
         // The round timed out: those present precommitted nil, and the next round starts.
-        const ended = this.votesAt(Date.now(), hash);
+        this.countedAt = woke;
+        const ended = this.votesAt(woke, hash);
         const nil = new Map([...ended].map(([i, v]) => [i, { ...v, blockHash: '' }]));
         this.past.push({ round: this.round, prevotes: ended, precommits: nil });
         log.info('waiting for more than 2/3 of the voting power', {
@@ -161,6 +169,7 @@ export class Consensus {
         this.round += 1;
         this.roundStart = nowNanos();
         this.roundStartMs = Date.now();
+        this.countedAt = this.roundStartMs;
       }
     }
   }
@@ -189,14 +198,17 @@ export class Consensus {
     }
   }
 
-  /** The round state now (the current round's votes as they stand). */
+  /**
+   * The round state now: the current round's votes as the loop last counted them (at each arrival
+   * and timeout), as CometBFT shows the votes it has processed — never a quorum it has not acted on.
+   */
   roundState(): RoundState {
     const { set } = this.options;
     const current: RoundVotes =
       this.committed ??
       (this.step === roundStep.newHeight
         ? { round: this.round, prevotes: new Map(), precommits: new Map() }
-        : { round: this.round, prevotes: this.votesAt(Date.now(), proposalHash(this.height, this.round)), precommits: new Map() });
+        : { round: this.round, prevotes: this.votesAt(this.countedAt, proposalHash(this.height, this.round)), precommits: new Map() });
     return {
       height: this.height,
       round: this.round,

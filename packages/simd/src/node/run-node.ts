@@ -12,7 +12,7 @@ import { App } from '../chain/app.js';
 import type { BlockRecord } from '../chain/block.js';
 import { readGenesis } from '../chain/genesis.js';
 import { appVersionOf } from '../chain/node-info.js';
-import { validatorSet } from '../chain/validator-set.js';
+import { type PeerKey, validatorSet } from '../chain/validator-set.js';
 import { bindGrpc, closeGrpc, createGrpcServer } from '../server/grpc.js';
 import { closeServer, formatHostPort, listen, parseListenAddress } from '../server/http.js';
 import { createQueryService, type NodeState } from '../server/query-service.js';
@@ -50,7 +50,7 @@ export interface NodeOptions {
   haltHeight: number;
   /** Which past states are kept for queries at a height (`--pruning`). */
   pruning: PruningOptions;
-  /** The simulated network (issue #26): `--sim-peers-power`, `--sim-peers-back-after` (ms), `--sim-not-signing`. */
+  /** The simulated network (issue #26): `--sim-peers-power`, `--sim-peers-back-after` (ms), `--sim-not-signing`, `--sim-peer-key` (#32). */
   network: NetworkOptions;
   log: SimLogger;
 }
@@ -62,6 +62,8 @@ export interface NetworkOptions {
   peersBackAfterMs: number;
   /** This node's validator never votes. */
   notSigning: boolean;
+  /** `--sim-peer-key` with its `--sim-peer-key-from`/`-until` window: the first peer signs with another validator's key. */
+  peerKey?: PeerKey | undefined;
 }
 
 export const nodeExitCode = { ok: 0, halted: 2 } as const;
@@ -94,7 +96,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
       skipHeights: new Set(options.skipHeights),
       haltHeight: options.haltHeight,
     });
-    const set = validatorSet(genesis, options.network.peersPower);
+    const set = validatorSet(genesis, options.network.peersPower, options.network.peerKey);
     // CometBFT loads (or makes) the validator's state file at start; every vote is signed through it.
     const signer = await FilePV.load(home, app.chainId);
     const consensus = new Consensus({

@@ -1,0 +1,93 @@
+/**
+ * The one launch point of the node: every start — `run`, a restart, the start after an upgrade, after a
+ * manual upgrade, with a new halt height — comes through here, in this order:
+ *
+ *   1. the binary checked (after a switch, the sequence has checked it);
+ *   2. the signer guards: the sign guard (the signing state has not gone back, issue #28), then the
+ *      twin check (no other machine signs with this validator's key, issue #32);
+ *   3. the node record, the spawn, the watches of the running node (the guards', the detector's) and
+ *      the node-started event.
+ *
+ * A guard that refuses ends the run (84, or 78 for a network RPC of another chain): the node is not
+ * started, and a switch's node record is removed.
+ */
+import { binaryPath, checkNodeBinary, type Current, type Layout, readCurrent } from '../home/layout/index.js';
+import type { NodeTracker, SignGuard } from '../home/lock/index.js';
+import type { TwinCheck } from '../home/twin/index.js';
+import { ChainvisorError, ExitCode } from '../shared/errors/index.js';
+import type { EventBus } from '../shared/events/index.js';
+import type { Logger } from '../shared/log.js';
+import { describeExit, type NodeProcess, startNode } from './node-process.js';
+import type { Switched } from './sequence.js';
+import type { Standbys } from './standbys.js';
+
+export interface LaunchContext {
+  layout: Layout;
+  logger: Logger;
+  events: EventBus;
+  tracker: NodeTracker | undefined;
+  signGuard: SignGuard;
+  twinCheck: TwinCheck;
+  standbys: Standbys;
+  /** Aborted when chainvisor is asked to stop: a guard that waits (CHAINVISOR_TWIN_WAIT) gives up. */
+  signal: AbortSignal;
+  /** A switch whose node will not be started: its node record is removed. */
+  abandon(switched: Switched | undefined): Promise<unknown>;
+  /** The twin check saw this validator sign elsewhere while the node runs: the run loop stops it. */
+  keyInUse(error: ChainvisorError): void;
+}
+
+export interface LaunchOptions {
+  /** What the upgrade switched to, right before this start; undefined for any other start. */
+  switched: Switched | undefined;
+  /** The first start of this `run` (CHAINVISOR_TWIN_WAIT applies to it, unless it follows an upgrade). */
+  first: boolean;
+  /** The node's arguments for this start (a manual upgrade's --halt-height included). */
+  args: readonly string[];
+  /** The node's environment (node-process.ts nodeEnvironment). */
+  env: NodeJS.ProcessEnv | undefined;
+}
+
+/** Starts the node, or returns undefined when chainvisor was asked to stop before it could. */
+export async function launchNode(ctx: LaunchContext, options: LaunchOptions): Promise<{ node: NodeProcess; current: Current } | undefined> {
+  const { layout, logger, events, tracker } = ctx;
+  const { switched } = options;
+  const current = switched?.current ?? (await readCurrent(layout));
+  const binary = binaryPath(layout, current.dir);
+  if (!switched && !(await checkNodeBinary(binary, { logger, when: 'starting the node', exitCode: ExitCode.config }))) {
+    throw new ChainvisorError('CHAINVISOR_NO_BINARY', `no node binary at ${binary} (current -> ${current.dir})`, {
+      hint:
+        current.dir === 'genesis'
+          ? "run 'chainvisor init <path-to-binary>' first"
+          : `install it with 'chainvisor add-upgrade ${current.plan?.name ?? '<name>'} <path-to-binary> --force'`,
+    });
+  }
+  try {
+    await ctx.signGuard.beforeStart(ctx.signal);
+    await ctx.twinCheck.beforeStart({ first: options.first && switched === undefined, signal: ctx.signal });
+  } catch (error) {
+    await ctx.abandon(switched);
+    if (ctx.signal.aborted) return undefined; // the stop ended a guard's reading (a genesis of gigabytes, the twin wait)
+    throw error;
+  }
+  if (ctx.signal.aborted) {
+    await ctx.abandon(switched);
+    return undefined;
+  }
+  const args = options.args;
+  logger.info({ event: 'node-started', binary, args, current: current.dir }, 'starting node');
+  await (switched?.record?.binary === binary ? switched.record.written : tracker?.beforeSpawn(binary));
+  // A standby runs the node only right after a switch, where pre-upgrade has just run this very file: a
+  // binary that cannot be run is then reported by the spawn, as at any other start.
+  const node = startNode(binary, args, logger, options.env, switched ? ctx.standbys.node : undefined);
+  tracker?.spawned(node);
+  ctx.signGuard.watch(node.exited);
+  ctx.twinCheck.watch(node.exited, (error) => ctx.keyInUse(error));
+  events.emit('node-started', { text: `node started: ${binary}`, data: { pid: node.pid, binary, current: current.dir } });
+  void node.exited.then(
+    (status) =>
+      events.emit('node-stopped', { text: `node stopped (${describeExit(status)})`, data: { pid: node.pid, code: status.code, signal: status.signal } }),
+    () => undefined,
+  );
+  return { node, current };
+}
