@@ -4,7 +4,6 @@
  * hint of CHAINVISOR_UNKNOWN_FORMAT, and the table of docs/download.md (scripts/regen-docs.mjs).
  * tar comes first, then the compressions' tars, then the other archives: the order people name them.
  */
-import type { Signature } from './format-row.js';
 import { archiveRows, compressionRows, formats } from './formats.js';
 
 /** `a, b or c`. */
@@ -42,7 +41,7 @@ export function renderFormatsTable(): string {
   const code = (items: readonly string[]): string => items.map((item) => `\`${item}\``).join(', ');
   const lines = [formatsTableHeader, '| --- | --- | --- | --- |'];
   for (const row of formats) {
-    const { at, hex, note }: Signature = row.signature;
+    const { at, hex, note }: { at: number; hex: string; note?: string } = row.signature;
     const bytes = `\`${hex}\`${at === 0 ? '' : ` at byte ${at}`}${note === undefined ? '' : ` ${note}`}`;
     if (row.kind === 'compression') {
       const names = `\`${row.tar.name}\` (a tar inside) or \`${row.name}\` (an executable)`;

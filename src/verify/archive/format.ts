@@ -5,16 +5,15 @@
  */
 import { notReadError, openRegular } from '../../shared/fsread/index.js';
 import { isTar } from './extract-tar.js';
-import { type Compression, type CompressionTableRow, type Format, formats, type TableRow } from './formats.js';
+import { type CompressionFormatRow, type Format, type FormatRow, formats } from './formats.js';
 
 /**
  * What a file is: a row of the formats table, or a plain executable (no row). A compression alone is a
  * compressed executable; whether a tar is inside is known for certain only once it is decompressed
  * (see extract-compressed.ts), so `detectFromHead` names the compression (or, when its decoder can
  * peek, what the first bytes hold, for messages) and the extraction names the result.
- * `compression`: the row's name, for every compression.
  */
-export type Detected = { format: Format; kind: string; row?: TableRow; compression?: Compression } | { format: 'unknown'; kind: string };
+export type Detected = { format: Format; kind: string; row?: FormatRow } | { format: 'unknown'; kind: string };
 
 /** How many first bytes decide the format. */
 export const headLength = 4096;
@@ -38,7 +37,7 @@ export async function detectFormat(file: string): Promise<Detected> {
 export function detectFromHead(head: Buffer): Detected {
   if (head.length === 0) return { format: 'unknown', kind: 'the file is empty' };
   const row = formats.find((candidate) => candidate.magic(head));
-  if (row?.kind === 'compression') return { ...compressed(row, head), row, compression: row.name };
+  if (row?.kind === 'compression') return { ...compressed(row, head), row };
   if (row !== undefined) return { format: row.name, kind: `${row.name} archive`, row };
   const exe = executableKind(head);
   if (exe !== undefined) return { format: 'executable', kind: exe };
@@ -46,7 +45,7 @@ export function detectFromHead(head: Buffer): Detected {
   return { format: 'unknown', kind: other ?? `starts with bytes ${head.subarray(0, 8).toString('hex')}` };
 }
 
-function compressed(row: CompressionTableRow, head: Buffer): { format: Format; kind: string } {
+function compressed(row: CompressionFormatRow, head: Buffer): { format: Format; kind: string } {
   if (row.decoder.peek === undefined) return { format: row.name, kind: `${row.name}-compressed data` };
   const inner = row.decoder.peek(head);
   if (inner !== undefined && isTar(inner)) return { format: row.tar.name, kind: `${row.name}-compressed tar archive` };

@@ -1,20 +1,64 @@
 /**
  * The formats chainvisor reads, one row each: how a file of it begins, whether it is a compression (a
- * tar or a bare executable inside) or an archive of entries, the decoder or extractor that reads it,
- * and go-getter's names for it. go-getter's `Decompressors` map is the model. Everything else is
- * derived from this table: the `Format` type, detection (format.ts), which extractor runs (unpack.ts,
- * stream-unpack.ts), the name of a compressed tar, the CHAINVISOR_UNKNOWN_FORMAT hint, `check-plan
- * --help` and the docs' table (format-texts.ts). So a new format is its decoder's file, one row here
- * and a test (test/verify/archive/formats.test.ts fails on a row it has no sample for); every
- * compression's output goes through the same inflate guard (decompress.ts) the day it is added.
+ * tar or a bare executable inside, decompressed as it arrives) or an archive of entries, the decoder
+ * or extractor that reads it, and go-getter's names for it. go-getter's `Decompressors` map is the
+ * model. Everything else is derived from this table: the `Format` type, detection (format.ts), which
+ * extractor runs (unpack.ts, stream-unpack.ts), the name of a compressed tar, the
+ * CHAINVISOR_UNKNOWN_FORMAT hint, `check-plan --help` and the docs' table (format-texts.ts). So a new
+ * format is its decoder's (or extractor's) file, one row here and its sample in
+ * test/verify/archive/formats.test.ts (which does not compile without one); every compression's output
+ * goes through the same inflate guard (decompress.ts) the day it is added.
  */
+import type { Subject } from '../errors.js';
+import type { ExtractLimits } from '../limits.js';
 import { bzip2, isBzip2 } from './decode-bzip2.js';
 import { gzip, isGzip } from './decode-gzip.js';
 import { isXz, xz } from './decode-xz.js';
 import { isZstd, zstd } from './decode-zstd.js';
-import { createTarExtractor, extractTar, isTar } from './extract-tar.js';
+import type { Decoder } from './decoder.js';
+import { createTarExtractor, extractTar, isTar, type TarExtractor } from './extract-tar.js';
 import { extractZip, isZip } from './extract-zip.js';
-import type { FormatRow } from './format-row.js';
+import type { ExtractResult, TreeWriterOptions } from './tree-writer.js';
+
+interface Row {
+  name: string;
+  /** True when `head` (a file's first bytes, up to 4 KiB) is such a file. Rows are tried in table order. */
+  magic(head: Buffer): boolean;
+  /**
+   * What the docs show of those first bytes: `hex` (`1f 8b 08`) at byte `at`, and what else `magic`
+   * accepts. The table's test checks that each sample begins so.
+   */
+  signature: { at: number; hex: string; note?: string };
+  /** The names go-getter's Decompressors map gives it (for the docs and the hint: the bytes, not the name, decide). */
+  extensions: readonly string[];
+}
+
+/** A compression: a tar or a bare executable inside, known from the first decompressed bytes (extract-compressed.ts). */
+interface CompressionRow extends Row {
+  kind: 'compression';
+  /** Its bytes go through the decoder's stages, then the inflate guard, as they arrive. */
+  decoder: Decoder;
+  /** What it is called, and go-getter's names for it, with a tar inside. */
+  tar: { name: string; extensions: readonly string[] };
+}
+
+/** An archive of entries, each checked before it is written. */
+interface ArchiveRow extends Row {
+  kind: 'archive';
+  /** Extracts the downloaded file, once its checksum matched. */
+  extract(
+    subject: Subject,
+    file: string,
+    into: string,
+    limits: ExtractLimits,
+    onProgress?: (bytes: number, total: number | undefined) => void,
+  ): Promise<ExtractResult>;
+  /**
+   * Extracts the bytes as they arrive, for a format read from its start; without it the format waits
+   * for the whole file (a zip's directory is at its end).
+   */
+  stream?(subject: Subject, into: string, limits: ExtractLimits, options: TreeWriterOptions): TarExtractor;
+}
 
 /** In the order detection tries them: tar's header is the weakest sign, so it comes last. */
 export const formats = [
@@ -71,25 +115,24 @@ export const formats = [
     stream: createTarExtractor,
     extensions: ['tar'],
   },
-] as const satisfies readonly FormatRow[];
-
-type Row = (typeof formats)[number];
+] as const satisfies readonly (CompressionRow | ArchiveRow)[];
 
 /** A row of the table, with its names as literals. */
-export type TableRow = Row;
-export type CompressionTableRow = Extract<Row, { kind: 'compression' }>;
-export type ArchiveTableRow = Extract<Row, { kind: 'archive' }>;
+export type FormatRow = (typeof formats)[number];
+export type CompressionFormatRow = Extract<FormatRow, { kind: 'compression' }>;
 
 /** The name of a compression of the table. */
-export type Compression = CompressionTableRow['name'];
+export type Compression = CompressionFormatRow['name'];
 
 /** What was unpacked: a plain executable, or a row's name (a compression with a tar inside: its tar name). */
-export type Format = 'executable' | Row['name'] | CompressionTableRow['tar']['name'];
+export type Format = 'executable' | FormatRow['name'] | CompressionFormatRow['tar']['name'];
 
-export const compressionRows: readonly CompressionTableRow[] = formats.filter((row): row is CompressionTableRow => row.kind === 'compression');
+export const compressionRows: readonly CompressionFormatRow[] = formats.filter((row): row is CompressionFormatRow => row.kind === 'compression');
 
-export const archiveRows: readonly ArchiveTableRow[] = formats.filter((row): row is ArchiveTableRow => row.kind === 'archive');
+export const archiveRows: readonly Extract<FormatRow, { kind: 'archive' }>[] = formats.filter(
+  (row): row is Extract<FormatRow, { kind: 'archive' }> => row.kind === 'archive',
+);
 
-export function compressionRow<C extends Compression>(name: C): Extract<CompressionTableRow, { name: C }> {
-  return compressionRows.find((row) => row.name === name) as Extract<CompressionTableRow, { name: C }>;
+export function compressionRow(name: Compression): CompressionFormatRow {
+  return compressionRows.find((row) => row.name === name) as CompressionFormatRow;
 }
