@@ -86,6 +86,7 @@ export function createStreamUnpacker(options: StreamUnpackOptions): StreamUnpack
   async function start(head: Buffer): Promise<void> {
     const detected = detectFromHead(head.subarray(0, headLength));
     const row = detected.format === 'unknown' ? undefined : detected.row;
+    // Left for after the download: an executable (no row), an unknown file, an archive its row does not stream (zip).
     if (detected.format === 'unknown' || row === undefined || (row.kind === 'archive' && !('stream' in row))) {
       state = { kind: 'file' };
       return;

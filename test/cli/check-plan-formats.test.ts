@@ -12,7 +12,7 @@ import { execa } from 'execa';
 
 import { compressedArchives, extensions } from '../../scripts/make-compressed-archives.js';
 import { hostPlatform } from '../../src/download/index.js';
-import { formats } from '../../src/verify/index.js';
+import { formats, formatsHelp } from '../../src/verify/index.js';
 import { chainvisorCommand } from '../support/chainvisor-command.js';
 import { binariesInfo, withChecksum } from '../support/download-kit.js';
 import { startFaultServer } from '../support/fault-server.js';
@@ -41,13 +41,7 @@ for (const { compressor, key, format, from } of cases) {
   });
 }
 
-test('check-plan --help lists the formats it recognises', async () => {
-  const [file, args] = chainvisorCommand(['check-plan', '--help']);
-  const r = await execa(file, args, { reject: false });
-  assert.match(`${r.stdout}${r.stderr}`, /tar\.gz, tar\.bz2, tar\.xz, tar\.zst, zip,\s+and a plain executable or one compressed with gzip, bzip2, xz or zstd/);
-});
-
-test("check-plan --help names every row of the formats table, as 'chainvisor help check-plan' does", async () => {
+test("check-plan --help lists the formats of the table, as 'chainvisor help check-plan' does", async () => {
   for (const command of [
     ['check-plan', '--help'],
     ['help', 'check-plan'],
@@ -55,6 +49,7 @@ test("check-plan --help names every row of the formats table, as 'chainvisor hel
     const [file, args] = chainvisorCommand(command);
     const r = await execa(file, args, { reject: false });
     assert.equal(r.exitCode, 0, r.stderr);
+    assert.ok(r.stdout.includes(formatsHelp), r.stdout);
     const listed = r.stdout.split(/[\s,:]+/).map((word) => word.replace(/\.$/, ''));
     for (const row of formats) {
       assert.ok(listed.includes(row.name), `${row.name} is not in:\n${r.stdout}`);
