@@ -18,8 +18,8 @@ import { type BufferedWriter, createBufferedWriter } from '../../shared/fswrite.
 import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, ArchiveUnsupportedError, type Subject, UnknownFormatError } from '../errors.js';
 import type { ExtractLimits } from '../limits.js';
 import { createDecompressor, decompressError } from './decompress.js';
+import { executableKind, headLength } from './detect.js';
 import { createTarExtractor, isTar, type TarExtractor } from './extract-tar.js';
-import { executableKind, headLength } from './format.js';
 import { unknownFormatHint } from './format-texts.js';
 import { type Compression, compressionRow, type Format } from './formats.js';
 import { createInflateGuard } from './inflate-guard.js';
