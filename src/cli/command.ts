@@ -30,8 +30,12 @@ export interface Command<S extends ArgsSpec = ArgsSpec> {
   summary: string;
   /** What the command takes, declared once: its parsing, usage line and option table derive from it (args.ts). */
   args: S | NodeArguments;
-  /** Longer help for `chainvisor help <name>` and `<name> --help`, before the option table. */
-  help: string;
+  /**
+   * Longer help for `chainvisor help <name>` and `<name> --help`, before the option table. A function
+   * when part of it comes from a module the command loads only when it runs (check-plan's formats,
+   * from verify/): other commands then never evaluate that module.
+   */
+  help: string | (() => Promise<string>);
   run(ctx: CommandContext, args: ParsedArgs<S>): Promise<number>;
 }
 

@@ -37,7 +37,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     if (name === 'help') {
       usage = { name, line: usageLine('help', helpArgs) };
       const [topic] = parseCommandArgs('help', helpArgs, args).positionals;
-      writeLine(stdout, topic === undefined ? generalHelp() : commandHelp(topic));
+      writeLine(stdout, topic === undefined ? generalHelp() : await commandHelp(topic));
       return ExitCode.ok;
     }
     if (name === '--version') {
@@ -49,7 +49,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     usage = { name, line: usageOf(command) };
     // `run` passes --help to the node; every other command answers it itself.
     if (!('node' in command.args) && args.some((a) => a === '--help' || a === '-h')) {
-      writeLine(stdout, commandHelp(name));
+      writeLine(stdout, await commandHelp(name));
       return ExitCode.ok;
     }
     const parsed = 'node' in command.args ? { values: {}, positionals: args, rest: [] } : parseCommandArgs(name, command.args, args);
@@ -110,12 +110,13 @@ function generalHelp(): string {
   ].join('\n');
 }
 
-function commandHelp(name: string): string {
+async function commandHelp(name: string): Promise<string> {
   if (name === 'help') return [`Usage: ${usageLine('help', helpArgs)}`, '', 'show the commands, or the help of one'].join('\n');
   const command = commands.find((c) => c.name === name);
   if (command === undefined) throw new UsageError(`unknown command ${JSON.stringify(name)}`);
   const options = 'node' in command.args ? [] : optionLines(command.args);
-  return [`Usage: ${usageOf(command)}`, '', command.summary, '', command.help, ...(options.length === 0 ? [] : ['', 'Options:', ...options])].join('\n');
+  const help = typeof command.help === 'string' ? command.help : await command.help();
+  return [`Usage: ${usageOf(command)}`, '', command.summary, '', help, ...(options.length === 0 ? [] : ['', 'Options:', ...options])].join('\n');
 }
 
 /** The hint UsageError gives when its thrower had nothing more precise to say. */

@@ -45,10 +45,13 @@ export class ChecksumMismatchError extends UpgradeError {
   }
 }
 
-/** The content is neither a known executable nor a supported archive. */
+/**
+ * The content is neither a known executable nor a supported archive. `hint` lists the formats
+ * chainvisor reads (archive/format-texts.ts: the catalogue's default cannot, as shared/ knows no formats).
+ */
 export class UnknownFormatError extends UpgradeError {
-  constructor(subject: Subject, detail: string) {
-    super('UnknownFormatError', 'CHAINVISOR_UNKNOWN_FORMAT', `the ${describe(subject)} is not a supported archive or executable: ${detail}`);
+  constructor(subject: Subject, detail: string, hint: string) {
+    super('UnknownFormatError', 'CHAINVISOR_UNKNOWN_FORMAT', `the ${describe(subject)} is not a supported archive or executable: ${detail}`, { hint });
   }
 }
 

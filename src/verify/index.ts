@@ -1,9 +1,20 @@
 /**
  * Verification and installation of downloaded upgrade binaries: checksums, format detection from the
- * bytes, safe extraction (tar, tar.gz, tar.bz2, tar.xz, tar.zst, zip, bare compressed executables),
- * finding the binary, the smoke test, and the final rename into `upgrades/<dir>`. Nothing here touches the network or `current`.
+ * bytes, safe extraction (every format of archive/formats.ts's table, and bare executables), finding
+ * the binary, the smoke test, and the final rename into `upgrades/<dir>`. Nothing here touches the
+ * network or `current`.
  */
-export { type Detected, detectFormat, detectFromHead, type Format } from './archive/index.js';
+export {
+  type Compression,
+  type Detected,
+  detectFormat,
+  detectFromHead,
+  type Format,
+  formats,
+  formatsHelp,
+  renderFormatsTable,
+  unknownFormatHint,
+} from './archive/index.js';
 export { assertChecksum, type Checksum, type ChecksumAlgo, createHasher, formatChecksum, parseChecksum, shortChecksum, weakAlgos } from './checksum.js';
 export {
   ArchiveInvalidError,

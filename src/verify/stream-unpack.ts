@@ -1,7 +1,7 @@
 /**
- * Unpacking a tar, or a gzip/bzip2/xz/zstd stream (a tar or a bare executable inside), while it
- * downloads, into a quarantine folder, so that extraction does not wait for the last byte (the
- * download and the extraction overlap instead of running one after the other).
+ * Unpacking a tar, or a compressed stream (a tar or a bare executable inside), while it downloads,
+ * into a quarantine folder, so that extraction does not wait for the last byte (the download and the
+ * extraction overlap instead of running one after the other).
  *
  * Why this is as safe as unpacking after the checksum: the extractor must resist hostile archives
  * anyway — a matching checksum proves only that the bytes are the ones the plan names, not that the
@@ -25,24 +25,17 @@
  * (a hostile entry, corrupt data, a full disk) is kept and reported by `finish()`: before that the
  * checksum decides, and a file that is not the one the plan names is reported as a mismatch, exactly
  * as when nothing is unpacked before the checksum; its quarantine folder is removed at once too, and
- * the rest of the file is only hashed, not written. Formats that need the whole file
- * (zip reads its directory at the end; a plain executable is just moved) are not streamed: `finish()`
- * returns undefined and the caller unpacks the downloaded file as before. A compressed executable is
+ * the rest of the file is only hashed, not written. Every compression of the formats table
+ * (archive/formats.ts) streams, and every archive whose row has a `stream` extractor (tar). Formats
+ * that need the whole file (zip reads its directory at the end; a plain executable is just moved) are
+ * not streamed: `finish()` returns undefined and the caller unpacks the downloaded file as before. A compressed executable is
  * decompressed into the quarantine folder as it arrives (a 100 MiB binary would otherwise be
  * decompressed only after its last byte), not executable, and moved to `bin/$DAEMON_NAME` by
  * `finish()`.
  */
 import fs from 'node:fs/promises';
 
-import {
-  type CompressedExtractor,
-  createCompressedExtractor,
-  createTarExtractor,
-  detectFromHead,
-  type Format,
-  headLength,
-  type TarExtractor,
-} from './archive/index.js';
+import { type CompressedExtractor, createCompressedExtractor, detectFromHead, type Format, headLength, type TarExtractor } from './archive/index.js';
 import { ArchiveLimitError, type Subject } from './errors.js';
 import type { ExtractLimits } from './limits.js';
 import { finishCompressed, finishTree, type Unpacked } from './unpack.js';
@@ -77,7 +70,8 @@ export interface StreamUnpacker {
 type State =
   /** Collecting the first bytes to recognise the format. */
   | { kind: 'head'; chunks: Buffer[]; length: number }
-  | { kind: 'tar'; detected: { format: Format; kind: string }; extractor: TarExtractor }
+  /** An archive whose row streams (tar): its entries are written as they arrive. */
+  | { kind: 'archive'; detected: { format: Format; kind: string }; extractor: TarExtractor }
   | { kind: 'compressed'; extractor: CompressedExtractor }
   /** Not streamed (zip, executable, unknown): the downloaded file is unpacked after the checksum. */
   | { kind: 'file' }
@@ -91,9 +85,9 @@ export function createStreamUnpacker(options: StreamUnpackOptions): StreamUnpack
 
   async function start(head: Buffer): Promise<void> {
     const detected = detectFromHead(head.subarray(0, headLength));
-    const compression = detected.format === 'unknown' ? undefined : detected.compression;
-    const format = detected.format === 'tar' ? detected.format : undefined;
-    if (format === undefined && compression === undefined) {
+    const row = detected.format === 'unknown' ? undefined : detected.row;
+    // Left for after the download: an executable (no row), an unknown file, an archive its row does not stream (zip).
+    if (detected.format === 'unknown' || row === undefined || (row.kind === 'archive' && !('stream' in row))) {
       state = { kind: 'file' };
       return;
     }
@@ -103,20 +97,20 @@ export function createStreamUnpacker(options: StreamUnpackOptions): StreamUnpack
       state = { kind: 'failed', error };
       return;
     }
-    if (compression !== undefined) {
-      const extractor = createCompressedExtractor(subject, compression, quarantine, limits, { holdExecBits: true });
+    if (row.kind === 'compression') {
+      const extractor = createCompressedExtractor(subject, row.name, quarantine, limits, { holdExecBits: true });
       state = { kind: 'compressed', extractor };
       await extractor.write(head);
       return;
     }
-    const extractor = createTarExtractor(subject, quarantine, limits, { holdExecBits: true });
-    state = { kind: 'tar', detected: { format: format ?? 'tar', kind: detected.kind }, extractor };
+    const extractor = row.stream(subject, quarantine, limits, { holdExecBits: true });
+    state = { kind: 'archive', detected: { format: detected.format, kind: detected.kind }, extractor };
     await extractor.write(head);
   }
 
   /** The extractor refused the archive: keep why for `finish()`, and free the disk now. */
   async function refused(): Promise<void> {
-    if (state.kind !== 'tar' && state.kind !== 'compressed') return;
+    if (state.kind !== 'archive' && state.kind !== 'compressed') return;
     const { extractor } = state;
     let error: unknown;
     try {
@@ -133,7 +127,7 @@ export function createStreamUnpacker(options: StreamUnpackOptions): StreamUnpack
   }
 
   async function stop(): Promise<void> {
-    if (state.kind === 'tar' || state.kind === 'compressed') await state.extractor.abort();
+    if (state.kind === 'archive' || state.kind === 'compressed') await state.extractor.abort();
     await fs.rm(quarantine, { recursive: true, force: true });
   }
 
@@ -149,7 +143,7 @@ export function createStreamUnpacker(options: StreamUnpackOptions): StreamUnpack
     },
     async write(chunk) {
       received += chunk.length;
-      if (state.kind === 'tar' || state.kind === 'compressed') {
+      if (state.kind === 'archive' || state.kind === 'compressed') {
         await state.extractor.write(chunk);
       } else if (state.kind === 'head') {
         state.chunks.push(chunk);
@@ -157,7 +151,7 @@ export function createStreamUnpacker(options: StreamUnpackOptions): StreamUnpack
         if (state.length >= headLength) await start(Buffer.concat(state.chunks));
       }
       const current: State = state;
-      if ((current.kind === 'tar' || current.kind === 'compressed') && current.extractor.failed) await refused();
+      if ((current.kind === 'archive' || current.kind === 'compressed') && current.extractor.failed) await refused();
     },
 
     async restart() {
@@ -181,7 +175,7 @@ export function createStreamUnpacker(options: StreamUnpackOptions): StreamUnpack
         await fs.rename(quarantine, tree);
         return finishCompressed({ subject, tree, name, platform, outcome });
       }
-      if (current.kind !== 'tar') return undefined;
+      if (current.kind !== 'archive') return undefined;
       const result = await current.extractor.end();
       await current.extractor.releaseExecBits();
       await fs.rename(quarantine, tree);

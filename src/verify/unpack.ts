@@ -1,9 +1,10 @@
 /**
  * From a verified download to a folder ready to install: detect the format from the bytes, extract
  * safely (or place the plain executable), find the binary and make it executable. Called only after
- * the checksum matched — nothing here runs on bytes that are not the ones the plan names. (A tar or a
- * gzip/bzip2/xz/zstd stream is usually extracted while it downloads instead, see stream-unpack.ts; it
- * ends in `finishTree` or `finishCompressed` too.)
+ * the checksum matched — nothing here runs on bytes that are not the ones the plan names. Which
+ * extractor runs is the detected row's of the formats table (archive/formats.ts). (A tar or a
+ * compressed stream is usually extracted while it downloads instead, see stream-unpack.ts; it ends in
+ * `finishTree` or `finishCompressed` too.)
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -14,10 +15,9 @@ import {
   createCompressedExtractor,
   detectFormat,
   type ExtractResult,
-  extractTar,
-  extractZip,
   feedFile,
   type Format,
+  unknownFormatHint,
 } from './archive/index.js';
 import { type Subject, UnknownFormatError } from './errors.js';
 import { findBinary } from './find-binary.js';
@@ -55,10 +55,12 @@ export interface Unpacked {
 export async function unpack(options: UnpackOptions): Promise<Unpacked> {
   const { subject, file, tree, name, limits } = options;
   const detected = await detectFormat(file);
-  if (detected.format === 'unknown') throw new UnknownFormatError(subject, detected.kind);
+  if (detected.format === 'unknown') throw new UnknownFormatError(subject, detected.kind, unknownFormatHint);
   await makeFolders(tree);
 
-  if (detected.format === 'executable') {
+  const { row } = detected;
+  // No row of the formats table: a plain executable.
+  if (row === undefined) {
     const binDir = path.join(tree, 'bin');
     const binary = path.join(binDir, name);
     await fs.mkdir(binDir);
@@ -68,13 +70,13 @@ export async function unpack(options: UnpackOptions): Promise<Unpacked> {
     return { format: detected.format, kind: detected.kind, entries: 1, bytes, binary, from: '(plain executable)' };
   }
 
-  if (detected.compression !== undefined) {
-    const extractor = createCompressedExtractor(subject, detected.compression, tree, limits);
+  if (row.kind === 'compression') {
+    const extractor = createCompressedExtractor(subject, row.name, tree, limits);
     await feedFile(file, extractor);
     return finishCompressed({ subject, tree, name, platform: options.platform, outcome: await extractor.end() });
   }
 
-  const result = detected.format === 'zip' ? await extractZip(subject, file, tree, limits, options.onProgress) : await extractTar(subject, file, tree, limits);
+  const result = await row.extract(subject, file, tree, limits, options.onProgress);
   return finishTree({ subject, tree, name, platform: options.platform, detected, result });
 }
 

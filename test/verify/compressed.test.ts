@@ -65,7 +65,7 @@ for (const compressor of compressors) {
     test('recognised from the magic bytes, not a .zip name', async (t) => {
       assert.equal(built.misnamed?.file, 'simd.zip');
       const detected = detectFromHead(data('misnamed'));
-      assert.equal(detected.format === 'unknown' ? undefined : detected.compression, compressor);
+      assert.equal(detected.format === 'unknown' ? undefined : detected.row?.name, compressor);
       const dir = await tempDir(t);
       const files = await writeArchives(dir, { misnamed: built.misnamed });
       const tree = path.join(dir, 'tree');

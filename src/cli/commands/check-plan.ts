@@ -47,16 +47,17 @@ export const checkPlanCommand = defineCommand({
       'skip-smoke-test': { type: 'boolean', help: "do not run `<binary> version` on the host's binary" },
     },
   },
-  help: [
-    'Checks an Info before it goes into a governance proposal, the way nodes with',
-    'DAEMON_ALLOW_DOWNLOAD_BINARIES=true will use it: every URL must parse and carry a checksum',
-    '(unless DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM=false); the host\'s binary (or "any") is downloaded,',
-    'its checksum compared, the archive inspected for bin/<name> or <name>, and `<binary> version` run.',
-    'Formats, recognised from the bytes (never the name): tar, tar.gz, tar.bz2, tar.xz, tar.zst, zip,',
-    'and a plain executable or one compressed with gzip, bzip2, xz or zstd.',
-    'Download settings (CHAINVISOR_DOWNLOAD_*, CHAINVISOR_EXTRACT_*, CHAINVISOR_ALLOW_*) apply;',
-    'DAEMON_HOME is not needed. Exits 0 when every row is fine, 79 otherwise.',
-  ].join('\n'),
+  // The formats come from verify's table, loaded only when the help is asked for (as when the command runs).
+  help: async () =>
+    [
+      'Checks an Info before it goes into a governance proposal, the way nodes with',
+      'DAEMON_ALLOW_DOWNLOAD_BINARIES=true will use it: every URL must parse and carry a checksum',
+      '(unless DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM=false); the host\'s binary (or "any") is downloaded,',
+      'its checksum compared, the archive inspected for bin/<name> or <name>, and `<binary> version` run.',
+      (await import('../../verify/index.js')).formatsHelp,
+      'Download settings (CHAINVISOR_DOWNLOAD_*, CHAINVISOR_EXTRACT_*, CHAINVISOR_ALLOW_*) apply;',
+      'DAEMON_HOME is not needed. Exits 0 when every row is fine, 79 otherwise.',
+    ].join('\n'),
   async run(ctx, { values }) {
     const name = values.name ?? ctx.env.DAEMON_NAME;
     if (name === undefined || name === '') throw new UsageError('check-plan needs the binary name: pass --name <binary> or set DAEMON_NAME');

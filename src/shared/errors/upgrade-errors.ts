@@ -113,7 +113,8 @@ export const upgradeErrors = {
   CHAINVISOR_UNKNOWN_FORMAT: {
     exit: ExitCode.upgradeFailed,
     when: 'The downloaded file is neither an executable nor a supported archive.',
-    hint: `the Info must name a plain executable (ELF, Mach-O, PE or a #! script), a gzip-, bzip2-, xz- or zstd-compressed one, or a .tar, .tar.gz/.tgz, .tar.bz2/.tbz2, .tar.xz/.txz, .tar.zst/.tzst or .zip holding bin/<DAEMON_NAME> or <DAEMON_NAME>; nothing was installed; for an Info already on chain, get the binary from the chain's release and install it with 'chainvisor add-upgrade <name> <path>'`,
+    // The formats are listed where it is thrown (from verify's table of formats, which shared/ does not import).
+    hint: `the Info must name a plain executable (ELF, Mach-O, PE or a #! script), a compressed one, or an archive holding bin/<DAEMON_NAME> or <DAEMON_NAME>, in a format chainvisor reads ('chainvisor check-plan --help' lists them); nothing was installed; for an Info already on chain, get the binary from the chain's release and install it with 'chainvisor add-upgrade <name> <path>'`,
   },
   CHAINVISOR_ARCHIVE_UNSAFE: {
     exit: ExitCode.upgradeFailed,

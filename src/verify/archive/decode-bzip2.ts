@@ -25,9 +25,11 @@ type BitReader = ReturnType<typeof bitIterator>;
 
 const piece = 64 * 1024;
 
+/** `BZh` and the block size digit. */
+export const isBzip2 = (b: Buffer): boolean =>
+  b.length >= 4 && b[0] === 0x42 && b[1] === 0x5a && b[2] === 0x68 && (b[3] as number) >= 0x31 && (b[3] as number) <= 0x39;
+
 export const bzip2: Decoder = {
-  // `BZh` and the block size digit.
-  magic: (b) => b.length >= 4 && b[0] === 0x42 && b[1] === 0x5a && b[2] === 0x68 && (b[3] as number) >= 0x31 && (b[3] as number) <= 0x39,
   stages: (guard) => [createBzip2Decompress(guard)],
   explain: (error) => (error instanceof StreamError ? error.message : `corrupt data (${error.message})`),
 };

@@ -22,8 +22,10 @@ import { StreamError, truncated } from './stream-error.js';
 import { type BlockCheck, createXzContainerWalk, maxDictionary } from './xz-container.js';
 import { createXzContext, instantiateXz, type XzContext } from './xz-wasm.js';
 
+/** The stream header's magic, `fd 37 7a 58 5a 00`. */
+export const isXz = (b: Buffer): boolean => b.length >= 6 && b[0] === 0xfd && b[1] === 0x37 && b[2] === 0x7a && b[3] === 0x58 && b[4] === 0x5a && b[5] === 0x00;
+
 export const xz: Decoder = {
-  magic: (b) => b.length >= 6 && b[0] === 0xfd && b[1] === 0x37 && b[2] === 0x7a && b[3] === 0x58 && b[4] === 0x5a && b[5] === 0x00,
   stages: (guard) => {
     const checks: BlockCheck[] = [];
     return [containerWalk(checks), decoder(guard), verifySha256(checks)];

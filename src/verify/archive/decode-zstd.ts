@@ -17,8 +17,10 @@ import type { InflateGuard } from './inflate-guard.js';
 import { StreamError, truncated } from './stream-error.js';
 import { beginsZstd, createZstdFrameWalk } from './zstd-frames.js';
 
+/** A zstd frame, or the skippable frame pzstd writes first. */
+export const isZstd = beginsZstd;
+
 export const zstd: Decoder = {
-  magic: beginsZstd,
   stages: (guard) => [zstdFrames(guard)],
   explain: (error) => {
     if (error instanceof StreamError) return error.message;

@@ -1,11 +1,9 @@
-/** What each row of the decoders' table (decoders.ts) gives: how its streams begin, and its stages. */
+/** What a compression's row of the formats table (formats.ts) names as its decoder: its stages, and what its failures mean. */
 import type { Duplex } from 'node:stream';
 
 import type { InflateGuard } from './inflate-guard.js';
 
 export interface Decoder {
-  /** True when `head` (the first bytes, at least 6 when the file has them) begins such a stream. */
-  magic(head: Buffer): boolean;
   /**
    * The stages between the compressed bytes and their reader, in order. They tell `guard.readFrom`
    * how many compressed bytes they have read, and their output must wait for its reader, or put each
@@ -14,4 +12,10 @@ export interface Decoder {
   stages(guard: InflateGuard): Duplex[];
   /** A failure of those stages in the operator's terms (a StreamError's message as it is). */
   explain(error: Error): string;
+  /**
+   * What the first bytes of a stream (a file's head) decompress to, when that is cheap to know, or
+   * undefined when they cannot be read. Detection then names a tar or an executable inside before
+   * anything is extracted (for messages: the extraction decides from the decompressed bytes).
+   */
+  peek?(head: Buffer): Buffer | undefined;
 }

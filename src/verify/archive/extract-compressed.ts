@@ -1,5 +1,5 @@
 /**
- * A gzip, bzip2, xz or zstd stream pushed in piece by piece (a file being read, or a download
+ * A compressed stream (any compression of formats.ts) pushed in piece by piece (a file being read, or a download
  * arriving): decompressed as it comes through the inflate guard (decompress.ts) — so a decompression
  * bomb stops as soon as it expands past the guard's ratio or CHAINVISOR_EXTRACT_MAX_BYTES, not after
  * inflating whole — then, from the first decompressed bytes: a tar goes through the tar extractor
@@ -17,10 +17,11 @@ import { isFsError } from '../../shared/errors/index.js';
 import { type BufferedWriter, createBufferedWriter } from '../../shared/fswrite.js';
 import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, ArchiveUnsupportedError, type Subject, UnknownFormatError } from '../errors.js';
 import type { ExtractLimits } from '../limits.js';
-import type { Compression } from './decoders.js';
 import { createDecompressor, decompressError } from './decompress.js';
-import { createTarExtractor, type TarExtractor } from './extract-tar.js';
-import { executableKind, type Format, headLength, isTar } from './format.js';
+import { executableKind, headLength } from './detect.js';
+import { createTarExtractor, isTar, type TarExtractor } from './extract-tar.js';
+import { unknownFormatHint } from './format-texts.js';
+import { type Compression, compressionRow, type Format } from './formats.js';
 import { createInflateGuard } from './inflate-guard.js';
 import type { ExtractResult, TreeWriterOptions } from './tree-writer.js';
 
@@ -46,8 +47,6 @@ export interface CompressedExtractor {
   /** Gives a tar's held execute bits back (see TreeWriter.releaseExecBits). */
   releaseExecBits(): Promise<void>;
 }
-
-const tarFormat: Record<Compression, Format> = { gzip: 'tar.gz', bzip2: 'tar.bz2', xz: 'tar.xz', zstd: 'tar.zst' };
 
 /** `into` must exist and be empty. */
 export function createCompressedExtractor(
@@ -76,7 +75,8 @@ export function createCompressedExtractor(
     const kind = executableKind(first);
     if (kind === undefined) {
       const start = first.subarray(0, 8).toString('hex');
-      throw new UnknownFormatError(subject, `${compression}-compressed data that is neither a tar nor an executable (it starts with bytes ${start})`);
+      const detail = `${compression}-compressed data that is neither a tar nor an executable (it starts with bytes ${start})`;
+      throw new UnknownFormatError(subject, detail, unknownFormatHint);
     }
     const file = path.join(into, payloadName);
     const handle = await fs.open(file, 'wx', 0o600);
@@ -108,7 +108,7 @@ export function createCompressedExtractor(
       await begin(first);
     }
     if (tar !== undefined) {
-      outcome = { detected: { format: tarFormat[compression], kind: `${compression}-compressed tar archive` }, result: await tar.end() };
+      outcome = { detected: { format: compressionRow(compression).tar.name, kind: `${compression}-compressed tar archive` }, result: await tar.end() };
       return;
     }
     const { out } = binary as NonNullable<typeof binary>;

@@ -6,7 +6,8 @@
  * whole archive is refused rather than "sanitised". Entries are written one at a time, so when
  * something is refused, every write has finished before this returns and the folder can be removed.
  * The bytes are pushed in (`createTarExtractor`), so the same code reads a file or a download as it
- * arrives.
+ * arrives. `isTar` is how the formats table (formats.ts) recognises a tar, and a tar inside a
+ * compressed stream.
  */
 import { Parser, type ReadEntry } from 'tar';
 
@@ -18,6 +19,25 @@ import { feedFile } from './feed-file.js';
 import { createTreeWriter, type ExtractResult, type TreeWriter, type TreeWriterOptions } from './tree-writer.js';
 
 export type { ExtractResult } from './tree-writer.js';
+
+/** A tar's first header: the ustar magic at byte 257, or an old (v7) header whose checksum adds up. */
+export function isTar(b: Buffer): boolean {
+  if (b.length < 512) return false;
+  const magic = b.subarray(257, 263).toString('latin1');
+  if (magic === 'ustar\u0000' || magic === 'ustar ') return true;
+  const stored = Number.parseInt(
+    b
+      .subarray(148, 156)
+      .toString('latin1')
+      .replace(/[\0 ]+$/, '')
+      .trim(),
+    8,
+  );
+  if (!Number.isFinite(stored)) return false;
+  let sum = 0;
+  for (let i = 0; i < 512; i++) sum += i >= 148 && i < 156 ? 0x20 : (b[i] as number);
+  return sum === stored && b[0] !== 0;
+}
 
 export async function extractTar(subject: Subject, archive: string, into: string, limits: ExtractLimits): Promise<ExtractResult> {
   const extractor = createTarExtractor(subject, into, limits);

@@ -34,6 +34,11 @@ const S_IFLNK = 0o120000;
 const madeOnUnix = 3;
 const maxLinkTarget = 4096;
 
+/** A local file header, or the end-of-central-directory record of an empty zip. */
+export function isZip(b: Buffer): boolean {
+  return b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && ((b[2] === 0x03 && b[3] === 0x04) || (b[2] === 0x05 && b[3] === 0x06));
+}
+
 /** `onProgress` gets the uncompressed bytes written so far and the total the directory declares. */
 export async function extractZip(
   subject: Subject,

@@ -1,5 +1,5 @@
 /**
- * The one guard every decompression passes through — gzip, bzip2, xz, zstd and zip's entries alike:
+ * The one guard every decompression passes through — each compression of formats.ts and zip's entries:
  * it counts the compressed bytes going in and the bytes coming out, and refuses the archive as soon as
  * it expands more than `maxRatio` times what went in (past the first `ratioFloor` bytes, which a tiny
  * file can reach honestly), or past CHAINVISOR_EXTRACT_MAX_BYTES.
