@@ -26,6 +26,7 @@ export const floors: readonly (readonly string[])[] = [
   ['home'], // what chainvisor owns on disk: layout, lock, backup
   ['watcher'], // detection: the plan file, the halt-file watch, the chain
   ['config'], // settings, validated together
+  ['alerts'], // the alert channels, one file each, and their registry (config lists their settings)
   ['shared'], // errors, log, events, files, processes, the HTTP client
 ];
 
