@@ -56,7 +56,7 @@ export function anyChannelOn(config: Partial<ChannelSettings>): boolean {
   return channels.some((channel) => valuesOf(channel, config)[channel.switch] !== '');
 }
 
-/** The variables that turn the channels on, for the problem of a `notify --test` with none: `CHAINVISOR_SLACK_WEBHOOK_URL, …`. */
+/** The variables that turn the channels on, for the problem of a `notify --test` with none. */
 export function channelSwitches(): string {
   return channels.map((channel) => channel.settings[channel.switch]?.env).join(', ');
 }
