@@ -1,12 +1,11 @@
 /** The alert channels: one file each (name, settings, their parsing, the message format), listed by registry.ts. */
-export type { AlertChannel, Channel } from './channel.js';
+export type { Channel } from './channel.js';
 export { type NodeFacts, readNodeFacts } from './node-facts.js';
-export { chatEvents, type Notice, noticeOf, testEvent } from './notice.js';
+export { chatEvents, noticeOf, testEvent } from './notice.js';
 export {
   alertChannels,
   alertSettings,
   anyChannelOn,
-  type ChannelName,
   type ChannelSettings,
   channelSwitches,
   channelTitles,

@@ -20,8 +20,6 @@ import { telegram } from './telegram.js';
 /** In the order the settings table, `notify --help` and `notify --test`'s report list them. */
 export const alertChannels = [slack, discord, telegram, pagerduty] as const;
 
-export type ChannelName = (typeof alertChannels)[number]['name'];
-
 /** The same list, each channel seen through what every channel has. */
 const channels: readonly AlertChannel[] = alertChannels;
 
