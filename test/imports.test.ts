@@ -27,6 +27,7 @@ export const floors: readonly (readonly string[])[] = [
   ['home'], // what chainvisor owns on disk: layout, lock, backup
   ['chain'], // what the chain says: its client over gRPC and CometBFT RPC, the files its upgrade module writes
   ['config'], // settings, validated together
+  ['alerts'], // the alert channels, one file each, and their registry (config lists their settings)
   ['shared'], // errors, log, events, files, processes, the HTTP client
 ];
 

@@ -1,6 +1,7 @@
 /** What every `chainvisor <command>` implements. Commands return an exit code; only `main` prints errors. */
 import type { Writable } from 'node:stream';
 
+import { anyChannelOn } from '../alerts/index.js';
 import { type Config, loadConfig, type LoadedConfig } from '../config/index.js';
 import { ConfigError } from '../shared/errors/index.js';
 import type { LoggerOptions } from '../shared/log.js';
@@ -57,11 +58,10 @@ export function loadContextConfig(ctx: CommandContext): LoadedConfig {
   });
   // A proxy variable that is not a proxy URL: Go ignores it and goes direct, which on a network whose
   // only way out is the proxy fails at the upgrade height. Refused now instead, when anything would
-  // use it (downloads, webhooks, the twin check's network RPC); a node that never uses it runs as with
-  // cosmovisor.
+  // use it (downloads, webhooks, an alert channel, the twin check's network RPC); a node that never
+  // uses it runs as with cosmovisor.
   const c = loaded.config;
-  const alerts = c.slackWebhookUrl !== '' || c.discordWebhookUrl !== '' || c.telegramBotToken !== '' || c.pagerdutyRoutingKey !== '';
-  if (c.allowDownloadBinaries || c.webhookUrl !== '' || c.networkRpc !== '' || alerts) refuseUnusableProxies(ctx.env);
+  if (c.allowDownloadBinaries || c.webhookUrl !== '' || c.networkRpc !== '' || anyChannelOn(c)) refuseUnusableProxies(ctx.env);
   return loaded;
 }
 

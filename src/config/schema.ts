@@ -4,15 +4,15 @@
  * `config.example.json` are all derived from this list.
  */
 
+import type { SettingKind } from '../shared/setting-spec.js';
 import { aheadSettings } from './settings/ahead.js';
 import { cosmovisorSettings } from './settings/cosmovisor.js';
 import { downloadSettings } from './settings/download.js';
 import { observeSettings } from './settings/observe.js';
 import { restartSettings } from './settings/restart.js';
-import type { SettingKind } from './settings/spec.js';
 import { twinSettings } from './settings/twin.js';
 
-export type { SettingKind, SettingSpec } from './settings/spec.js';
+export type { SettingKind, SettingSpec } from '../shared/setting-spec.js';
 
 /** In the order `chainvisor config` and docs/settings.md list them. */
 export const settings = { ...cosmovisorSettings, ...downloadSettings, ...restartSettings, ...observeSettings, ...aheadSettings, ...twinSettings };

@@ -5,28 +5,18 @@
  * listen to the event bus: none can delay or change an upgrade. Settings are checked here, before the
  * node starts, so a typo stops chainvisor (exit 78) instead of leaving a fleet unmonitored.
  */
+import { type ChannelSettings, type NotifySettings, parseNotifySettings, readNodeFacts } from '../alerts/index.js';
 import type { Config } from '../config/index.js';
 import type { Layout } from '../home/layout/index.js';
 import type { EventBus } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
 import { startProgressView } from '../shared/progress/index.js';
+import { type Notifications, parseWebhookTargets, startNotifications, startWebhooks, type Webhooks, type WebhookTarget } from './delivery/index.js';
 import type { HttpServer, ListenAddress } from './http/index.js';
 import type { Metrics } from './metrics.js';
 import { buildStatus, type StatusDocument, trackLive, writeStatusFile } from './status/index.js';
-import {
-  type ChannelSettings,
-  type Notifications,
-  type NotifySettings,
-  parseNotifySettings,
-  parseWebhookTargets,
-  readNodeFacts,
-  startNotifications,
-  startWebhooks,
-  type Webhooks,
-  type WebhookTarget,
-} from './webhooks/index.js';
 
-export { parseNotifySettings, parseWebhookTargets, readNodeFacts, sendTestNotices, startWebhooks } from './webhooks/index.js';
+export { parseWebhookTargets, sendTestNotices, startWebhooks } from './delivery/index.js';
 
 export interface ObserverOptions {
   config: Config;
@@ -90,7 +80,7 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
   const stopProgress = startProgressView({ bus, logger, ...(options.progressTty ? { tty: options.progressTty } : {}) });
   const webhooks: Webhooks | undefined = targets.length > 0 ? startWebhooks({ targets, bus, logger, events: notify.events }) : undefined;
   if (webhooks) logger.info({ webhooks: targets.map((t) => t.shown) }, 'sending upgrade events to %d webhook receiver(s)', targets.length);
-  // Slack, Discord, Telegram, PagerDuty (issue #27): the node's moniker and chain id are read in the background.
+  // The alert channels (issue #27, alerts/): the node's moniker and chain id are read in the background.
   const notifications: Notifications | undefined =
     notify.channels.length > 0 ? startNotifications({ channels: notify.channels, bus, logger, facts: readNodeFacts(layout.home) }) : undefined;
   if (notifications)

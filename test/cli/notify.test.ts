@@ -75,6 +75,43 @@ describe('chainvisor notify, config and run with alert channels', () => {
     });
     assert.equal(none.exitCode, 78, none.stderr);
     assert.match(none.stderr, /no alert channel is configured/);
+    for (const setting of [
+      'CHAINVISOR_SLACK_WEBHOOK_URL',
+      'CHAINVISOR_DISCORD_WEBHOOK_URL',
+      'CHAINVISOR_TELEGRAM_BOT_TOKEN',
+      'CHAINVISOR_PAGERDUTY_ROUTING_KEY',
+    ])
+      assert.ok(none.stderr.includes(setting), `the problem names ${setting}:\n${none.stderr}`);
+  });
+
+  test('notify --help names each channel and what turns it on', async () => {
+    const r = await t.cliOk(['notify', '--help']);
+    assert.match(r.stdout, /^ {2}Slack {6}CHAINVISOR_SLACK_WEBHOOK_URL$/m);
+    assert.match(r.stdout, /^ {2}Discord {4}CHAINVISOR_DISCORD_WEBHOOK_URL$/m);
+    assert.match(r.stdout, /^ {2}Telegram {3}CHAINVISOR_TELEGRAM_BOT_TOKEN and CHAINVISOR_TELEGRAM_CHAT_ID$/m);
+    assert.match(r.stdout, /^ {2}PagerDuty {2}CHAINVISOR_PAGERDUTY_ROUTING_KEY \(the test: an info-severity event, resolved at once\)$/m);
+  });
+
+  test('each channel alone makes every command check the proxy variables first: a proxy it could not use is refused (78)', async () => {
+    const genesis = await t.fakeNode({ label: 'genesis' });
+    await t.cliOk(['init', genesis]);
+    const off = Object.fromEntries(Object.keys(services.env).map((name) => [name, '']));
+    const badProxy = { HTTPS_PROXY: 'http://ops:100%zz@proxy.corp.example:3128' };
+    const none = await t.cli(['config'], { ...off, ...badProxy });
+    assert.equal(none.exitCode, 0, `with no channel the proxy is not read:\n${none.stderr}`);
+    const alone: Record<string, string[]> = {
+      slack: ['CHAINVISOR_SLACK_WEBHOOK_URL'],
+      discord: ['CHAINVISOR_DISCORD_WEBHOOK_URL'],
+      telegram: ['CHAINVISOR_TELEGRAM_BOT_TOKEN', 'CHAINVISOR_TELEGRAM_CHAT_ID', 'CHAINVISOR_TELEGRAM_API_URL'],
+      pagerduty: ['CHAINVISOR_PAGERDUTY_ROUTING_KEY', 'CHAINVISOR_PAGERDUTY_API_URL'],
+    };
+    for (const [channel, names] of Object.entries(alone)) {
+      const on = Object.fromEntries(names.map((name) => [name, services.env[name] ?? '']));
+      const r = await t.cli(['config'], { ...off, ...on, ...badProxy });
+      assert.equal(r.exitCode, 78, `${channel}: ${r.stdout}${r.stderr}`);
+      assert.match(r.stderr, /HTTPS_PROXY=".*": the user or password in the URL has a % that does not start an escape/, channel);
+      assertNoSecret(r.stdout + r.stderr, `config with ${channel}`);
+    }
   });
 
   test('config shows the secrets as set or not set, never their value', async () => {

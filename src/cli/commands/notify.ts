@@ -1,28 +1,25 @@
+import { alertChannels, channelSwitches, parseNotifySettings, readNodeFacts } from '../../alerts/index.js';
 import { ConfigError, ExitCode } from '../../shared/errors/index.js';
 import { defineCommand, loadContextConfig, writeLine } from '../command.js';
+
+const titleWidth = Math.max(...alertChannels.map((channel) => channel.title.length));
 
 export const notifyCommand = defineCommand({
   name: 'notify',
   summary: 'send a test message to every configured alert channel',
   args: { options: { test: { type: 'boolean', required: true, help: 'send the test messages (required)' } } },
   help: [
-    'Sends one test message to each channel that is configured: Slack (CHAINVISOR_SLACK_WEBHOOK_URL),',
-    'Discord (CHAINVISOR_DISCORD_WEBHOOK_URL), Telegram (CHAINVISOR_TELEGRAM_BOT_TOKEN and _CHAT_ID) and',
-    'PagerDuty (CHAINVISOR_PAGERDUTY_ROUTING_KEY: an info-severity event, resolved at once), and prints',
-    'for each one whether it was delivered or what the service answered. Exit 0 when every channel took',
-    'its message, 79 when one did not, 78 when none is configured or a setting is invalid.',
+    'Sends one test message to each alert channel that is configured, and prints for each one whether',
+    'it was delivered or what the service answered. Exit 0 when every channel took its message, 79 when',
+    'one did not, 78 when none is configured or a setting is invalid. The channels, and what turns each on:',
+    ...alertChannels.map((channel) => `  ${channel.title.padEnd(titleWidth)}  ${channel.help}`),
   ].join('\n'),
   async run(ctx) {
     const { config } = loadContextConfig(ctx);
-    const { parseNotifySettings, readNodeFacts, sendTestNotices } = await import('../../observe/index.js');
+    const { sendTestNotices } = await import('../../observe/index.js');
     const { channels } = parseNotifySettings(config);
     if (channels.length === 0) {
-      throw new ConfigError([
-        {
-          setting: 'CHAINVISOR_SLACK_WEBHOOK_URL, CHAINVISOR_DISCORD_WEBHOOK_URL, CHAINVISOR_TELEGRAM_BOT_TOKEN, CHAINVISOR_PAGERDUTY_ROUTING_KEY',
-          message: 'no alert channel is configured; set at least one (docs/monitoring.md)',
-        },
-      ]);
+      throw new ConfigError([{ setting: channelSwitches(), message: 'no alert channel is configured; set at least one (docs/monitoring.md)' }]);
     }
     const facts = await readNodeFacts(config.home);
     const results = await sendTestNotices(channels, { facts, env: ctx.env });

@@ -1,5 +1,5 @@
 /** Work ahead of and after the halt: staging, the follow after the switch, rehearsals and the sign guard. */
-import type { SettingSpec } from './spec.js';
+import type { SettingSpec } from '../../shared/setting-spec.js';
 
 export const aheadSettings = {
   // Staging before the halt: the plan read from the node while it runs.

@@ -2,7 +2,7 @@
  * cosmovisor's own variables (the node, its home, backups, logs, the pre-upgrade hooks), with
  * chainvisor's log format among them: the same names, defaults and meanings as cosmovisor's.
  */
-import type { SettingSpec } from './spec.js';
+import type { SettingSpec } from '../../shared/setting-spec.js';
 
 export const cosmovisorSettings = {
   home: {

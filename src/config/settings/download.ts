@@ -1,5 +1,5 @@
 /** How the halt is watched for, and how a binary is fetched and unpacked: chainvisor's own limits. */
-import type { SettingSpec } from './spec.js';
+import type { SettingSpec } from '../../shared/setting-spec.js';
 
 export const downloadSettings = {
   watch: {

@@ -1,5 +1,5 @@
 /** The smoke test of a downloaded binary, and the restart policy for a node that exits with no upgrade. */
-import type { SettingSpec } from './spec.js';
+import type { SettingSpec } from '../../shared/setting-spec.js';
 
 export const restartSettings = {
   smokeTest: {

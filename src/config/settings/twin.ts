@@ -1,5 +1,5 @@
 /** The twin check (issue #32, docs/double-sign.md): the network's view of this validator's key. */
-import type { SettingSpec } from './spec.js';
+import type { SettingSpec } from '../../shared/setting-spec.js';
 
 export const twinSettings = {
   networkRpc: {

@@ -1,4 +1,8 @@
-/** What describes one setting: its environment variable, kind, default, limits and meaning. */
+/**
+ * What describes one setting: its environment variable, kind, default, limits and meaning. It sits
+ * below config (issue #33) because each alert channel's file (alerts/) declares its own settings with
+ * it, and config lists them from the registry.
+ */
 export type SettingKind = 'absPath' | 'fileName' | 'bool' | 'duration' | 'count' | 'bytes' | 'string' | 'enum' | 'grpcAddress' | 'rpcAddress' | 'rpcUrls';
 
 interface SettingBase {

@@ -23,7 +23,7 @@ import type { Logger } from '../../shared/log.js';
 import { createHttpClient, type HttpClient } from '../../shared/net/index.js';
 import { scrubSecrets } from '../../shared/redact.js';
 import { postJson } from './post.js';
-import { createDeliveryQueue, flushQueues } from './queue.js';
+import { createDeliveryQueue, flushQueues, sleep } from './queue.js';
 import type { WebhookTarget } from './targets.js';
 
 /** The after-upgrade events (issue #26) also carry the follow's fields (`AfterUpgrade`) at the top level, beside `event`. */
@@ -143,18 +143,4 @@ function createQueue(target: WebhookTarget, options: WebhookOptions, client: Htt
     onFailed: (error) => log.error({ reason: scrubSecrets(error instanceof Error ? error.message : String(error), target.secrets) }, 'webhooks dropped'),
   });
   return { target, ...queue };
-}
-
-/** Waits `ms`, or less when `signal` aborts; never rejects. Shared by the alert channels' queues. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

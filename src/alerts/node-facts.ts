@@ -11,7 +11,7 @@ import path from 'node:path';
 
 import { parse } from 'smol-toml';
 
-import { readBounded } from '../../shared/fsread/index.js';
+import { readBounded } from '../shared/fsread/index.js';
 
 export interface NodeFacts {
   /** The chain id; undefined when no small file names it. */

@@ -1,7 +1,8 @@
 /**
- * Alerts in each service's own shape (issue #27): the bus listener only appends the event to every
- * channel's queue and returns; formatting and delivery happen later, in the background, one queue per
- * channel, so a slow or dead service never delays the upgrade, nor another channel.
+ * The alert channels' delivery (issue #27), alike for every channel: each channel's file (alerts/)
+ * only renders. The bus listener only appends the event to every channel's queue and returns;
+ * formatting and delivery happen later, in the background, one queue per channel, so a slow or dead
+ * service never delays the upgrade, nor another channel.
  *
  * A failed attempt is retried: after the wait the service asks for on a 429, else with exponential
  * backoff; after `attempts` the event is given up and logged once. `close` delivers what is queued
@@ -13,16 +14,13 @@
  */
 import os from 'node:os';
 
+import { type Channel, chatEvents, type NodeFacts, noticeOf, testEvent } from '../../alerts/index.js';
 import type { EventBus, SupervisorEvent } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
 import { createHttpClient, type HttpClient } from '../../shared/net/index.js';
 import { scrubSecrets } from '../../shared/redact.js';
 import { type Answer, postForAnswer } from './answer.js';
-import type { Channel, ChannelName } from './channels.js';
-import type { NodeFacts } from './node-facts.js';
-import { chatEvents, noticeOf, testEvent } from './notice.js';
-import { createDeliveryQueue, flushQueues } from './queue.js';
-import { sleep } from './sender.js';
+import { createDeliveryQueue, flushQueues, sleep } from './queue.js';
 
 export interface NotifyOptions {
   channels: Channel[];
@@ -140,7 +138,7 @@ async function deliver(body: string, ctx: DeliverContext): Promise<Answer> {
 export async function sendTestNotices(
   channels: Channel[],
   options: { facts: NodeFacts; timeoutMs?: number; env?: Readonly<Record<string, string | undefined>> },
-): Promise<Array<{ channel: ChannelName; answer: Answer }>> {
+): Promise<Array<{ channel: string; answer: Answer }>> {
   const client = createHttpClient({ timeoutMs: options.timeoutMs ?? 10_000, ...(options.env === undefined ? {} : { env: options.env }) });
   const signal = new AbortController().signal;
   const notice = noticeOf(

@@ -1,15 +1,14 @@
 /**
  * One upgrade event as a person reads it in one glance (issue #27): which chain, which node, which
- * upgrade at which height, what happened, and what to do. The chat and paging formats (slack.ts,
- * discord.ts, telegram.ts, pagerduty.ts) all render this one notice, so they never disagree.
+ * upgrade at which height, what happened, and what to do. Every channel's format (registry.ts lists
+ * them) renders this one notice, so they never disagree; a new fact for every channel is added here.
  */
-import { errorCatalogue, type ErrorCode, errorSpec } from '../../shared/errors/index.js';
-import { notableEvents, type SupervisorEvent } from '../../shared/events/index.js';
+import { errorCatalogue, type ErrorCode, errorSpec } from '../shared/errors/index.js';
+import { notableEvents, type SupervisorEvent } from '../shared/events/index.js';
 import type { NodeFacts } from './node-facts.js';
 
 /** The events the chat channels send: the notable events, the after-upgrade follow's four (issue #26) among them. */
 export const chatEvents = notableEvents;
-export type ChatEvent = (typeof chatEvents)[number];
 
 /** `chainvisor notify --test`: never emitted on the bus. */
 export const testEvent = 'notify-test';

@@ -3,7 +3,31 @@
  * notifications and old clients show; the blocks carry the whole notice. Slack's mrkdwn needs `&`, `<`
  * and `>` escaped; a section's text holds at most 3000 characters.
  */
+import { secretsOf } from '../shared/redact.js';
+import { defineChannel } from './channel.js';
 import { cut, fitTo, headlineOf, type Notice, type Tone } from './notice.js';
+import { httpUrl } from './service-url.js';
+
+export const slack = defineChannel({
+  name: 'slack',
+  title: 'Slack',
+  settings: {
+    slackWebhookUrl: {
+      env: 'CHAINVISOR_SLACK_WEBHOOK_URL',
+      kind: 'string',
+      default: '',
+      redact: 'secret',
+      description: 'A Slack incoming-webhook URL (`https://hooks.slack.com/services/…`): each upgrade event is posted as a message. Empty turns Slack off.',
+    },
+  },
+  switch: 'slackWebhookUrl',
+  help: 'CHAINVISOR_SLACK_WEBHOOK_URL',
+  parse(values, { problems, wanted }) {
+    if (values.slackWebhookUrl.trim() === '') return undefined;
+    const url = httpUrl(values.slackWebhookUrl, 'CHAINVISOR_SLACK_WEBHOOK_URL', true, problems);
+    return url && { name: 'slack', url, secrets: secretsOf(url), formatter: () => (n) => (wanted(n.event) ? [slackBody(n)] : []) };
+  },
+});
 
 const icons: Record<Tone, string> = { good: ':large_green_circle:', info: ':large_blue_circle:', warning: ':large_yellow_circle:', bad: ':red_circle:' };
 const sectionMax = 3000;

@@ -18,8 +18,68 @@
  */
 import { createHash } from 'node:crypto';
 
+import { secretsOf } from '../shared/redact.js';
+import { defineChannel } from './channel.js';
 import type { NodeFacts } from './node-facts.js';
-import { cut, headlineOf, type Notice } from './notice.js';
+import { cut, headlineOf, type Notice, testEvent } from './notice.js';
+import { httpUrl, withSlash } from './service-url.js';
+
+export const pagerduty = defineChannel({
+  name: 'pagerduty',
+  title: 'PagerDuty',
+  settings: {
+    pagerdutyRoutingKey: {
+      env: 'CHAINVISOR_PAGERDUTY_ROUTING_KEY',
+      kind: 'string',
+      default: '',
+      redact: 'secret',
+      description:
+        'A PagerDuty Events API v2 integration (routing) key: a failed upgrade, a node that exits or crash-loops, staging still failing near the height and a failed rehearsal page; the incident is resolved when the cause clears. Empty turns PagerDuty off.',
+    },
+    pagerdutyApiUrl: {
+      env: 'CHAINVISOR_PAGERDUTY_API_URL',
+      kind: 'string',
+      default: 'https://events.pagerduty.com',
+      redact: 'urls',
+      description: 'The PagerDuty Events API server (`/v2/enqueue` is appended).',
+    },
+  },
+  switch: 'pagerdutyRoutingKey',
+  help: 'CHAINVISOR_PAGERDUTY_ROUTING_KEY (the test: an info-severity event, resolved at once)',
+  parse(values, { problems, wanted }) {
+    const routingKey = values.pagerdutyRoutingKey.trim();
+    if (routingKey === '') return undefined;
+    if (/[\s"\\]/.test(routingKey))
+      problems.push({
+        setting: 'CHAINVISOR_PAGERDUTY_ROUTING_KEY',
+        message: 'is not a routing key (32 letters and digits, from the service\'s "Events API v2" integration)',
+      });
+    const api = httpUrl(values.pagerdutyApiUrl, 'CHAINVISOR_PAGERDUTY_API_URL', false, problems);
+    if (!api) return undefined;
+    return {
+      name: 'pagerduty',
+      url: new URL('./v2/enqueue', withSlash(api)),
+      secrets: secretsOf(api, [routingKey]),
+      formatter(facts) {
+        const decide = createPager(facts);
+        return (n) => {
+          if (n.event === testEvent) {
+            // A test page at the lowest severity, resolved at once.
+            const dedup = `${dedupKey(facts)}/test`;
+            return [
+              pagerdutyBody({ action: 'trigger', severity: 'info', dedupKey: dedup }, routingKey, n),
+              pagerdutyBody({ action: 'resolve', dedupKey: dedup }, routingKey, n),
+            ];
+          }
+          const page = decide(n);
+          // CHAINVISOR_NOTIFY_EVENTS narrows what pages, never what resolves: an incident is not left open.
+          if (page === undefined || (page.action === 'trigger' && !wanted(n.event))) return [];
+          return [pagerdutyBody(page, routingKey, n)];
+        };
+      },
+    };
+  },
+});
 
 export type Severity = 'critical' | 'error' | 'warning' | 'info';
 

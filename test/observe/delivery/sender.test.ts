@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 
-import { parseWebhookTargets, payloadOf, startWebhooks } from '../../../src/observe/webhooks/index.js';
+import { parseWebhookTargets, payloadOf, startWebhooks } from '../../../src/observe/delivery/index.js';
 import { createEventBus } from '../../../src/shared/events/index.js';
 import { memoryLogger } from '../../support/download-kit.js';
 import { startFaultServer } from '../../support/fault-server.js';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 
-import { readNodeFacts } from '../../../src/observe/webhooks/index.js';
+import { readNodeFacts } from '../../src/alerts/index.js';
 
 describe('node facts for alerts', () => {
   let home: string;

@@ -3,7 +3,32 @@
  * fields. Limits: title 256, description 4096, field value 1024, content 2000. Mentions in the text
  * (`@everyone`) never ping: `allowed_mentions` is empty.
  */
+import { secretsOf } from '../shared/redact.js';
+import { defineChannel } from './channel.js';
 import { cut, fitTo, headlineOf, type Notice, type Tone } from './notice.js';
+import { httpUrl } from './service-url.js';
+
+export const discord = defineChannel({
+  name: 'discord',
+  title: 'Discord',
+  settings: {
+    discordWebhookUrl: {
+      env: 'CHAINVISOR_DISCORD_WEBHOOK_URL',
+      kind: 'string',
+      default: '',
+      redact: 'secret',
+      description:
+        'A Discord webhook URL (`https://discord.com/api/webhooks/<id>/<token>`): each upgrade event is posted as an embed. Empty turns Discord off.',
+    },
+  },
+  switch: 'discordWebhookUrl',
+  help: 'CHAINVISOR_DISCORD_WEBHOOK_URL',
+  parse(values, { problems, wanted }) {
+    if (values.discordWebhookUrl.trim() === '') return undefined;
+    const url = httpUrl(values.discordWebhookUrl, 'CHAINVISOR_DISCORD_WEBHOOK_URL', true, problems);
+    return url && { name: 'discord', url, secrets: secretsOf(url), formatter: () => (n) => (wanted(n.event) ? [discordBody(n)] : []) };
+  },
+});
 
 const colours: Record<Tone, number> = { good: 0x2eb67d, info: 0x3b82f6, warning: 0xf2a900, bad: 0xe01e5a };
 
