@@ -23,7 +23,6 @@ import { createEventBus, type EventBus } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
 import { type ChainAddresses, resolveChainAddresses } from '../watcher/chain/index.js';
 import { Detector, type DetectorWake, type Due } from './detector.js';
-import { UpgradeFollows } from './follow.js';
 import { type LaunchContext, launchNode } from './launch.js';
 import { type ManualPlan, ManualUpgrades } from './manual/index.js';
 import { describeExit, exitCodeOf, type ExitStatus, nodeEnvironment, type NodeProcess } from './node-process.js';
@@ -31,6 +30,7 @@ import { type AfterExitContext, afterNodeExit, RestartPolicy } from './restart/i
 import { abandonSwitch, runUpgrade, type Switched } from './sequence.js';
 import { groupSignalSettleMs, StopSignals } from './signals.js';
 import { Standbys } from './standbys.js';
+import { UpgradeFollows } from './upgrade/8-follow.js';
 import { type Detected, logUpgradeEvents } from './upgrade-log.js';
 
 export interface SupervisorOptions {
@@ -79,7 +79,7 @@ export class Supervisor {
   private pruning: Promise<unknown> = Promise.resolve();
   /** The launch point's guards and hooks (launch.ts): the sign guard (#28), the twin check (#32). */
   private readonly launching: LaunchContext;
-  /** The network followed after each upgrade (follow.ts). */
+  /** The network followed after each upgrade (upgrade/8-follow.ts). */
   private readonly follows: UpgradeFollows;
   /** A node has been started (or refused) in this run: CHAINVISOR_TWIN_WAIT is for the first start only. */
   private started = false;

@@ -1,7 +1,7 @@
 /**
  * The log lines of an upgrade's lifecycle, as a listener of the event bus: the sequence emits
  * upgrade-detected, upgrade-applied and upgrade-failed once each (sequence.ts), the follow
- * network-waiting, upgrade-confirmed, validator-not-signing and upgrade-stalled (follow.ts), and the log
+ * network-waiting, upgrade-confirmed, validator-not-signing and upgrade-stalled (upgrade/8-follow.ts), and the log
  * follows them like metrics, status and webhooks do, rather than being written beside each emit.
  */
 import type { EventBus } from '../shared/events/index.js';
@@ -44,7 +44,7 @@ export function logUpgradeEvents(events: EventBus, logger: Logger, options: { fa
       case 'upgrade-failed':
         if (options.failures !== false) logger.error({ ...fields, code: e.data?.code }, e.text);
         return;
-      // The after-upgrade follow (follow.ts): its fields beside `event`, and its one-line sentence.
+      // The after-upgrade follow (upgrade/8-follow.ts): its fields beside `event`, and its one-line sentence.
       case 'network-waiting':
       case 'upgrade-confirmed':
       case 'validator-not-signing':
