@@ -181,7 +181,6 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
           after === null
             ? `upgrade "${before.name}" at height ${before.height} was cancelled on chain`
             : `upgrade "${before.name}" was replaced on chain by "${after.name}"`;
-        logger.warn({ event: 'plan-cancelled', upgrade: before.name, height: before.height }, text);
         events.emit('plan-cancelled', { upgrade: upgradeOf(before), text });
         if (config.allowDownloadBinaries && (await discardStaged({ plan: before, config, layout, logger }).catch(() => false))) {
           logger.info({ upgrade: before.name }, 'the binary staged for it was moved aside');
@@ -193,7 +192,6 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
     const text = changed
       ? `upgrade "${after.name}" changed on chain: height ${before.height} → ${after.height}${before.info === after.info ? '' : ', new Info'}`
       : `upgrade "${after.name}" scheduled on chain at height ${after.height}`;
-    logger.info({ event: 'upgrade-scheduled', upgrade: after.name, height: after.height, info: after.info }, text);
     events.emit('upgrade-scheduled', { upgrade: upgradeOf(after), text, data: { info: after.info } });
     warnedFor = undefined;
     if (job !== undefined && job.plan.info !== after.info) {
@@ -224,7 +222,6 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
             result.status === 'downloaded'
               ? `binary for upgrade "${target.name}" staged at ${result.binary} in ${((Date.now() - started) / 1000).toFixed(1)} s, before the halt`
               : `binary for upgrade "${target.name}" already in place at ${result.binary} (${result.status === 'installed' ? 'installed by the operator' : 'staged earlier'})`;
-          logger.info({ event: 'binary-staged', upgrade: target.name, height: target.height, binary: result.binary, status: result.status }, text);
           events.emit('binary-staged', {
             upgrade: upgradeOf(target),
             text,
@@ -236,10 +233,12 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
           state.lastError = error instanceof Error ? error.message : String(error);
           const wait = retryDelay(attempt);
           const text = `staging the binary for upgrade "${target.name}" failed (attempt ${attempt}): ${state.lastError}; retrying in ${Math.round(wait / 1000)} s`;
-          logger.warn({ event: 'staging-failed', upgrade: target.name, height: target.height, attempt }, text);
           if (!state.failedReported) {
             state.failedReported = true;
             events.emit('staging-failed', { upgrade: upgradeOf(target), text, data: { attempt, reason: state.lastError } });
+          } else {
+            // Each retry is logged; only the first failure is an event (its line is the bus's log listener's).
+            logger.warn({ event: 'staging-failed', upgrade: target.name, height: target.height, attempt }, text);
           }
           try {
             await sleep(wait, undefined, { signal: abort.signal });
@@ -275,10 +274,7 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
       logger.warn({ upgrade: target.name, height: target.height, blocksLeft: left }, text);
       return;
     }
-    logger.error({ event: 'staging-failed', upgrade: target.name, height: target.height, blocksLeft: left }, text);
-    {
-      events.emit('staging-failed', { upgrade: upgradeOf(target), text, data: { blocksLeft: left, reason: job?.lastError ?? 'not installed' } });
-    }
+    events.emit('staging-failed', { upgrade: upgradeOf(target), text, data: { blocksLeft: left, reason: job?.lastError ?? 'not installed' } });
   }
 
   const loop = (async () => {
