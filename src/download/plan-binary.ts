@@ -1,8 +1,9 @@
 /**
- * The binary step of the upgrade sequence (src/supervisor/sequence.ts) when the binary is not
- * installed: resolve the plan's Info for this host, download, verify, unpack, and move the result into `upgrades/<dir>` in
- * one rename. On any failure the work folder is removed and `upgrades/<dir>` is as it was, so the next
- * attempt starts clean. `current` is never touched here.
+ * A plan's binary into `upgrades/<dir>`, the one path of the binary step (src/supervisor/upgrade/4-binary.ts),
+ * of staging before the halt (staging/) and of `prepare-upgrade`: resolve the plan's Info for this host,
+ * download, verify, unpack, and move the result into `upgrades/<dir>` in one rename. On any failure
+ * the work folder is removed and `upgrades/<dir>` is as it was, so the next attempt starts clean.
+ * `current` is never touched here.
  */
 import path from 'node:path';
 

@@ -1,17 +1,16 @@
 /**
  * `run` follows `rehearsals.json` (written by `chainvisor rehearse`, by hand or started by ./auto.ts):
- * a new report becomes a `rehearsal-passed` or `rehearsal-failed` event on the bus (webhooks, the log),
- * a failure an error line. A stat every few seconds (libuv's file poll), nothing more while it is unchanged.
+ * a new report becomes a `rehearsal-passed` or `rehearsal-failed` event on the bus (webhooks, the log:
+ * a failure an error line). A stat every few seconds (libuv's file poll), nothing more while it is unchanged.
  * A failed rehearsal never stops an upgrade: the network upgrades at its height; the operator must know first.
  */
 import type { Layout } from '../home/layout/index.js';
 import type { EventBus } from '../shared/events/index.js';
 import { pollStat } from '../shared/fsread/index.js';
-import type { Logger } from '../shared/log.js';
 import { readRehearsals, rehearsalsPath } from './record.js';
 
-export function followRehearsals(options: { layout: Layout; bus: EventBus; logger: Logger; intervalMs?: number }): { close(): void } {
-  const { layout, bus, logger } = options;
+export function followRehearsals(options: { layout: Layout; bus: EventBus; intervalMs?: number }): { close(): void } {
+  const { layout, bus } = options;
   const key = (r: { upgrade: string; finished_at: string }) => `${r.upgrade}@${r.finished_at}`;
   let seen: Set<string> | undefined;
   let reading = Promise.resolve();
@@ -29,11 +28,9 @@ export function followRehearsals(options: { layout: Layout; bus: EventBus; logge
         const data = { migration_seconds: r.migration_seconds, blocks_after_upgrade: r.blocks_after_upgrade, reason: r.reason };
         if (r.result === 'passed') {
           const text = `rehearsal of upgrade "${r.upgrade}" passed on a copy of this node's state: migration ${r.migration_seconds ?? '?'} s, ${r.blocks_after_upgrade} blocks after it`;
-          logger.info({ event: 'rehearsal-passed', upgrade: r.upgrade, ...data }, text);
           bus.emit('rehearsal-passed', { upgrade, text, data });
         } else {
           const text = `rehearsal of upgrade "${r.upgrade}" FAILED on a copy of this node's state: ${r.reason ?? 'no reason given'}. The network still upgrades at its height: fix the binary or warn the chain's developers before then`;
-          logger.error({ event: 'rehearsal-failed', upgrade: r.upgrade, ...data }, text);
           bus.emit('rehearsal-failed', { upgrade, text, data });
         }
       }

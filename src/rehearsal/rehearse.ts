@@ -371,7 +371,7 @@ async function sha256(file: string, signal: AbortSignal): Promise<string> {
 
 /**
  * `logger`, also keeping the last 40 lines that a program run by the upgrade sequence printed
- * (src/supervisor/pre-upgrade.ts logs each as `{ source, stream }` and the line).
+ * (src/supervisor/upgrade/run-logged.ts logs each as `{ source, stream }` and the line).
  */
 function keepingOutput(logger: Logger, source: string, lines: string[]): Logger {
   return new Proxy(logger, {

@@ -18,8 +18,8 @@ import { ChainvisorError, ExitCode } from '../shared/errors/index.js';
 import type { EventBus } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
 import { describeExit, type NodeProcess, startNode } from './node-process.js';
-import type { Switched } from './sequence.js';
 import type { Standbys } from './standbys.js';
+import type { Switched } from './upgrade/index.js';
 
 export interface LaunchContext {
   layout: Layout;
@@ -75,7 +75,6 @@ export async function launchNode(ctx: LaunchContext, options: LaunchOptions): Pr
     return undefined;
   }
   const args = options.args;
-  logger.info({ event: 'node-started', binary, args, current: current.dir }, 'starting node');
   await (switched?.record?.binary === binary ? switched.record.written : tracker?.beforeSpawn(binary));
   // A standby runs the node only right after a switch, where pre-upgrade has just run this very file: a
   // binary that cannot be run is then reported by the spawn, as at any other start.
@@ -83,7 +82,7 @@ export async function launchNode(ctx: LaunchContext, options: LaunchOptions): Pr
   tracker?.spawned(node);
   ctx.signGuard.watch(node.exited);
   ctx.twinCheck.watch(node.exited, (error) => ctx.keyInUse(error));
-  events.emit('node-started', { text: `node started: ${binary}`, data: { pid: node.pid, binary, current: current.dir } });
+  events.emit('node-started', { text: `node started: ${binary}`, data: { pid: node.pid, binary, args, current: current.dir } });
   void node.exited.then(
     (status) =>
       events.emit('node-stopped', { text: `node stopped (${describeExit(status)})`, data: { pid: node.pid, code: status.code, signal: status.signal } }),

@@ -7,21 +7,14 @@ import { constants } from 'node:os';
 
 import { ChainvisorError, ExitCode } from '../shared/errors/index.js';
 import type { Logger } from '../shared/log.js';
-import type { Standby } from '../shared/proc/index.js';
+import type { ExitStatus, Standby } from '../shared/proc/index.js';
 
-export interface ExitStatus {
-  code: number | undefined;
-  signal: NodeJS.Signals | undefined;
-}
+export { describeExit, type ExitStatus } from '../shared/proc/index.js';
 
 /** The shell convention: the code, or 128 + the signal's number when killed by a signal. */
 export function exitCodeOf(status: ExitStatus): number {
   if (status.signal !== undefined) return 128 + (constants.signals[status.signal] ?? 0);
   return status.code ?? ExitCode.internal;
-}
-
-export function describeExit(status: ExitStatus): string {
-  return status.signal === undefined ? `exit code ${status.code}` : `signal ${status.signal}`;
 }
 
 export interface NodeProcess {

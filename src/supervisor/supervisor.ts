@@ -19,19 +19,18 @@ import { type Layout, readCurrent } from '../home/layout/index.js';
 import { createSignGuard, type NodeTracker } from '../home/lock/index.js';
 import { createTwinCheck } from '../home/twin/index.js';
 import { ExitCode } from '../shared/errors/index.js';
+import { type Detected, logEvents } from '../shared/event-log.js';
 import { createEventBus, type EventBus } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
 import { Detector, type DetectorWake, type Due } from '../watcher/detector.js';
 import { type PlanWatcher, startPlanWatcher } from '../watcher/plan-watch.js';
-import { UpgradeFollows } from './follow.js';
 import { type LaunchContext, launchNode } from './launch.js';
 import { type ManualPlan, ManualUpgrades } from './manual/index.js';
 import { describeExit, exitCodeOf, type ExitStatus, nodeEnvironment, type NodeProcess } from './node-process.js';
 import { type AfterExitContext, afterNodeExit, RestartPolicy } from './restart/index.js';
-import { abandonSwitch, runUpgrade, type Switched } from './sequence.js';
 import { groupSignalSettleMs, StopSignals } from './signals.js';
 import { Standbys } from './standbys.js';
-import { type Detected, logUpgradeEvents } from './upgrade-log.js';
+import { abandonSwitch, restartsAfterSwitch, runUpgrade, type Switched, UpgradeFollows } from './upgrade/index.js';
 
 export interface SupervisorOptions {
   config: Config;
@@ -79,7 +78,7 @@ export class Supervisor {
   private pruning: Promise<unknown> = Promise.resolve();
   /** The launch point's guards and hooks (launch.ts): the sign guard (#28), the twin check (#32). */
   private readonly launching: LaunchContext;
-  /** The network followed after each upgrade (follow.ts). */
+  /** The network followed after each upgrade (upgrade/8-follow.ts). */
   private readonly follows: UpgradeFollows;
   /** A node has been started (or refused) in this run: CHAINVISOR_TWIN_WAIT is for the first start only. */
   private started = false;
@@ -88,8 +87,8 @@ export class Supervisor {
     this.options = options;
     ({ config: this.config, logger: this.logger } = options);
     this.events = options.events ?? createEventBus();
-    // The upgrade's log lines follow its events (the sequence emits them once each).
-    logUpgradeEvents(this.events, this.logger);
+    // The log lines of the events follow them (each is emitted once, where it happens).
+    logEvents(this.events, this.logger);
     const rpc = () => options.addresses?.rpc ?? resolveChainAddresses({ home: this.config.home, args: options.args }).rpc;
     this.follows = new UpgradeFollows({ events: this.events, logger: this.logger, warnMs: this.config.confirmWarn, rpc });
     this.detector = new Detector({ config: this.config, layout: options.layout, logger: this.logger, args: options.args });
@@ -255,9 +254,8 @@ export class Supervisor {
       if (manual) this.follows.manualApplied();
       if (manual) await this.manual.remove([manual]);
       this.lastUpgrade = { name: due.plan.name, at: Date.now() };
-      if (!this.config.restartAfterUpgrade) {
+      if (!restartsAfterSwitch(this.config, this.logger)) {
         if (!this.config.unsafeSkipBackup) this.prune();
-        this.logger.info('DAEMON_RESTART_AFTER_UPGRADE is false; exiting after the switch');
         return ExitCode.ok;
       }
       if (stop.signal) {
@@ -279,7 +277,7 @@ export class Supervisor {
     return launched.node;
   }
 
-  /** The upgrade sequence (sequence.ts), with what the run loop knows: staging under way, the standbys, the node record. */
+  /** The upgrade sequence (upgrade/compose.ts), with what the run loop knows: staging under way, the standbys, the node record. */
   private upgrade(due: Due, options: { delay: boolean; detectedAt: number; detected: Detected; stopNode?: () => Promise<unknown> }): Promise<Switched> {
     const { config, layout, tracker } = this.options;
     return runUpgrade(due, {

@@ -174,7 +174,6 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
           after === null
             ? `upgrade "${before.name}" at height ${before.height} was cancelled on chain`
             : `upgrade "${before.name}" was replaced on chain by "${after.name}"`;
-        logger.warn({ event: 'plan-cancelled', upgrade: before.name, height: before.height }, text);
         events.emit('plan-cancelled', { upgrade: upgradeOf(before), text });
         await stager.cancelled(before);
       }
@@ -184,7 +183,6 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
     const text = changed
       ? `upgrade "${after.name}" changed on chain: height ${before.height} → ${after.height}${before.info === after.info ? '' : ', new Info'}`
       : `upgrade "${after.name}" scheduled on chain at height ${after.height}`;
-    logger.info({ event: 'upgrade-scheduled', upgrade: after.name, height: after.height, info: after.info }, text);
     events.emit('upgrade-scheduled', { upgrade: upgradeOf(after), text, data: { info: after.info } });
     stager.scheduled(after);
   }

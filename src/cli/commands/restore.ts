@@ -83,19 +83,20 @@ async function confirm(ctx: CommandContext, plan: RestorePlan): Promise<void> {
   }
 }
 
-/** The `data-restored` event, to the webhooks when CHAINVISOR_WEBHOOK_URL is set (`run` is not running: this command sends it). */
+/** The `data-restored` event: logged, and to the webhooks when CHAINVISOR_WEBHOOK_URL is set (`run` is not running: this command sends it). */
 async function announce(config: { webhookUrl: string }, logger: import('../../shared/log.js').Logger, record: RestoreRecord): Promise<void> {
   const text = `data restored from ${record.backup}; the replaced data is in ${record.replaced}; signing state kept: ${record.signing.kept}`;
-  logger.info({ event: 'data-restored', backup: record.backup, replaced: record.replaced, signing: record.signing, current: record.current.to }, text);
-  if (config.webhookUrl === '') return;
-  const [{ createEventBus }, { parseWebhookTargets, startWebhooks }] = await Promise.all([
-    import('../../shared/events/index.js'),
-    import('../../observe/index.js'),
-  ]);
+  const [{ createEventBus }, { logEvents }] = await Promise.all([import('../../shared/events/index.js'), import('../../shared/event-log.js')]);
   const bus = createEventBus();
-  const webhooks = startWebhooks({ targets: parseWebhookTargets(config.webhookUrl), bus, logger });
+  logEvents(bus, logger);
+  const webhooks =
+    config.webhookUrl === ''
+      ? undefined
+      : await import('../../observe/index.js').then(({ parseWebhookTargets, startWebhooks }) =>
+          startWebhooks({ targets: parseWebhookTargets(config.webhookUrl), bus, logger }),
+        );
   bus.emit('data-restored', { text, data: { ...record } });
-  await webhooks.close(5000);
+  await webhooks?.close(5000);
 }
 
 /** As home/lock's describePoint, which this module does not load at start-up (every command's start loads this file). */

@@ -100,7 +100,7 @@ async function supervise(args: string[], options: { loaded: LoadedConfig; layout
     rpc.source,
   );
   // Rehearsals (docs/rehearsal.md): their results become events; CHAINVISOR_REHEARSE runs them in the background.
-  const rehearsals = followRehearsals({ layout, bus: events, logger });
+  const rehearsals = followRehearsals({ layout, bus: events });
   const auto = config.rehearse ? startAutoRehearsal({ config, layout, logger, bus: events }) : undefined;
   try {
     return await new Supervisor({ config, layout, args, logger, events, tracker, addresses }).run();

@@ -86,7 +86,6 @@ export function createStager(options: StagerOptions): Stager {
             result.status === 'downloaded'
               ? `binary for upgrade "${target.name}" staged at ${result.binary} in ${((Date.now() - started) / 1000).toFixed(1)} s, before the halt`
               : `binary for upgrade "${target.name}" already in place at ${result.binary} (${result.status === 'installed' ? 'installed by the operator' : 'staged earlier'})`;
-          logger.info({ event: 'binary-staged', upgrade: target.name, height: target.height, binary: result.binary, status: result.status }, text);
           events.emit('binary-staged', {
             upgrade: upgradeOf(target),
             text,
@@ -98,10 +97,12 @@ export function createStager(options: StagerOptions): Stager {
           state.lastError = error instanceof Error ? error.message : String(error);
           const wait = retryDelay(attempt);
           const text = `staging the binary for upgrade "${target.name}" failed (attempt ${attempt}): ${state.lastError}; retrying in ${Math.round(wait / 1000)} s`;
-          logger.warn({ event: 'staging-failed', upgrade: target.name, height: target.height, attempt }, text);
           if (!state.failedReported) {
             state.failedReported = true;
             events.emit('staging-failed', { upgrade: upgradeOf(target), text, data: { attempt, reason: state.lastError } });
+          } else {
+            // Each retry is logged; only the first failure is an event (its line is the bus's log listener's).
+            logger.warn({ event: 'staging-failed', upgrade: target.name, height: target.height, attempt }, text);
           }
           try {
             await sleep(wait, undefined, { signal: abort.signal });
@@ -158,7 +159,6 @@ export function createStager(options: StagerOptions): Stager {
         logger.warn({ upgrade: target.name, height: target.height, blocksLeft: left }, text);
         return;
       }
-      logger.error({ event: 'staging-failed', upgrade: target.name, height: target.height, blocksLeft: left }, text);
       events.emit('staging-failed', { upgrade: upgradeOf(target), text, data: { blocksLeft: left, reason: job?.lastError ?? 'not installed' } });
     },
     async settle(halted) {

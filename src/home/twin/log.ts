@@ -1,5 +1,5 @@
 /**
- * The twin check's log lines, as a listener of the event bus (the model is supervisor/upgrade-log.ts):
+ * The twin check's log lines, as a listener of the event bus (the model is shared/event-log.ts):
  * the check emits key-in-use, twin-unchecked and twin-checked once each, where it finds them, and the
  * log follows them as status, metrics and webhooks do.
  */

@@ -245,7 +245,6 @@ export class ManualUpgrades {
     for (const plan of next.filter((n) => !this.queue.some((q) => q.name === n.name && q.height === n.height))) {
       const text = `manual upgrade "${plan.name}" queued at height ${plan.height}`;
       this.options.events.emit('upgrade-scheduled', { upgrade: { name: plan.name, height: plan.height }, text, data: { manual: true } });
-      this.options.logger.info({ event: 'upgrade-scheduled', upgrade: plan.name, height: plan.height }, text);
     }
     this.queue = next;
     return true;

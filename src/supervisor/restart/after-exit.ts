@@ -46,19 +46,10 @@ export async function afterNodeExit(exit: NodeExit, ctx: AfterExitContext): Prom
     restarts: decision.restarts,
     restart: decision.restart,
     ...(upgrade ? { afterUpgrade: upgrade.name } : {}),
+    // A crash soon after an upgrade: its log line (src/shared/events/log.ts) is loud and says how soon.
+    ...(upgrade && failed ? { crashedAfterSeconds: Math.round((Date.now() - upgrade.at) / 1000) } : {}),
   };
   ctx.events.emit('node-exited', { text, data });
-  if (upgrade && failed) {
-    ctx.logger.error(
-      { event: 'node-exited', node: exit.described, upgrade: upgrade.name, restarts: decision.restarts },
-      'CRASH AFTER UPGRADE: the node of upgrade "%s" failed %d s after the switch; check the new binary and its logs (%s)',
-      upgrade.name,
-      Math.round((Date.now() - upgrade.at) / 1000),
-      text,
-    );
-  } else {
-    ctx.logger.info({ event: 'node-exited', node: exit.described, restarts: decision.restarts }, text);
-  }
   if (!decision.restart) return 'exit';
   try {
     await delay(decision.delayMs, undefined, { signal: ctx.signal });

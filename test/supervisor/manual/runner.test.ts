@@ -13,6 +13,7 @@ import { pino } from 'pino';
 import type { ChainClient } from '../../../src/chain/index.js';
 import { loadConfig } from '../../../src/config/index.js';
 import { layoutFor } from '../../../src/home/layout/index.js';
+import { logEvents } from '../../../src/shared/event-log.js';
 import { createEventBus } from '../../../src/shared/events/index.js';
 import { type ManualPlan, ManualUpgrades, readQueued, writeQueue } from '../../../src/supervisor/manual/index.js';
 import { waitFor } from '../../support/home.js';
@@ -44,7 +45,10 @@ async function setup(t: TestContext, queue: ManualPlan[]) {
   };
   const lines: string[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
-  const manual = new ManualUpgrades({ config, layout, logger, events: createEventBus(), chain });
+  const events = createEventBus();
+  // The queue's events reach the log through the bus's log listener, as under the supervisor.
+  logEvents(events, logger);
+  const manual = new ManualUpgrades({ config, layout, logger, events, chain });
   t.after(() => manual.close());
   const calls: string[] = [];
   const due: ManualPlan[] = [];

@@ -1,17 +1,17 @@
 /**
- * The follow's decisions (src/supervisor/follow.ts) against a scripted node: the timing rules that the
+ * The follow's decisions (src/supervisor/upgrade/8-follow.ts) against a scripted node: the timing rules that the
  * end-to-end tests on the simulated network (test/e2e/after-upgrade.test.ts) cannot pin down exactly,
  * and what it does with answers a hostile or broken RPC gives (issue #31).
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
 
-import { ChainAnswerRefusedError, type ConsensusReader, type NodeValidator, type RoundState, type VoteShare } from '../../src/chain/index.js';
-import { createEventBus, type SupervisorEvent } from '../../src/shared/events/index.js';
-import { createLogger } from '../../src/shared/log.js';
-import { startFollow } from '../../src/supervisor/follow.js';
-import { memoryLogger } from '../support/download-kit.js';
-import { waitFor } from '../support/home.js';
+import { createEventBus, type SupervisorEvent } from '../../../src/shared/events/index.js';
+import { createLogger } from '../../../src/shared/log.js';
+import { startFollow } from '../../../src/supervisor/upgrade/8-follow.js';
+import { ChainAnswerRefusedError, type ConsensusReader, type NodeValidator, type RoundState, type VoteShare } from '../../../src/chain/index.js';
+import { memoryLogger } from '../../support/download-kit.js';
+import { waitFor } from '../../support/home.js';
 
 const self = 'A'.repeat(40);
 const peer = 'B'.repeat(40);
