@@ -5,8 +5,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+import * as v from 'valibot';
+
 import { ConfigError, type ConfigProblem, isErrno } from '../shared/errors/index.js';
 import { readBoundedSync } from '../shared/fsread/index.js';
+import { checkShape, parseJsonValue } from '../shared/json.js';
 import { redactSecretUrl } from '../shared/redact.js';
 import { parseGrpcAddress, parseRpcAddress } from './addresses.js';
 import { readCosmovisorToml } from './cosmovisor-toml.js';
@@ -167,7 +170,7 @@ function shownValue(spec: SettingSpec, text: string): string {
  * DAEMON_SHUTDOWN_GRACE would mean an immediate SIGKILL. It is every duration's maximum, unless the
  * setting has a lower one.
  */
-export const maxTimerMs = 2 ** 31 - 1;
+const maxTimerMs = 2 ** 31 - 1;
 
 const timerMax = {
   value: maxTimerMs,
@@ -194,7 +197,7 @@ function inRange(parsed: Parsed<number>, spec: SettingSpec, unit: string): Parse
 }
 
 /** PATH_MAX (4096 on Linux) counts the ending NUL: a path may have 4095 bytes. */
-export const maxPathBytes = 4095;
+const maxPathBytes = 4095;
 
 /**
  * The longest path `run` names itself under the home, in bytes: an upgrade's binary while it is copied
@@ -211,6 +214,15 @@ function longestPathBytes(home: string, name: string): number {
 /** Config files are a few KiB; anything over 1 MiB (or not a regular file) is refused, never read whole. */
 export const maxConfigFileBytes = 1024 * 1024;
 
+/**
+ * Only that the file holds one object: its keys are read from the parsed text (fileSettings names each
+ * unknown one, `__proto__` too, which valibot's objects leave out), its values checked setting by setting.
+ */
+const settingsObject = v.pipe(
+  v.looseObject({}),
+  v.check((settings) => !Array.isArray(settings)),
+);
+
 /** Reads the JSON file into raw strings, adding a problem for anything unreadable or unknown. */
 function readConfigFile(file: string, problems: ConfigProblem[]): RawConfig {
   const read = readBoundedSync(file, maxConfigFileBytes);
@@ -219,19 +231,16 @@ function readConfigFile(file: string, problems: ConfigProblem[]): RawConfig {
     problems.push({ setting: 'config file', value: file, message: `cannot be read: ${reason}` });
     return {};
   }
-  const text = read.text;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    problems.push({ setting: 'config file', value: file, message: `is not valid JSON: ${(error as Error).message}` });
+  const parsed = parseJsonValue(read.text, { maxBytes: maxConfigFileBytes });
+  if (!parsed.ok) {
+    problems.push({ setting: 'config file', value: file, message: `is not valid JSON: ${parsed.reason}` });
     return {};
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+  if (!checkShape(parsed.value, settingsObject).ok) {
     problems.push({ setting: 'config file', value: file, message: 'must hold a JSON object of settings' });
     return {};
   }
-  return fileSettings(parsed as Record<string, unknown>, file, problems, (value, kind) => {
+  return fileSettings(parsed.value as Record<string, unknown>, file, problems, (value, kind) => {
     if (typeof value === 'string') return value;
     if (typeof value === 'boolean' && kind === 'bool') return String(value);
     // A bare number for a duration is refused by parseDuration with a hint to add a unit.

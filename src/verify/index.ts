@@ -4,7 +4,7 @@
  * finding the binary, the smoke test, and the final rename into `upgrades/<dir>`. Nothing here touches the network or `current`.
  */
 export { type Detected, detectFormat, detectFromHead, type Format } from './archive/index.js';
-export { assertChecksum, type Checksum, type ChecksumAlgo, createHasher, formatChecksum, parseChecksum, shortChecksum, weakAlgos } from './checksum.js';
+export { assertChecksum, type Checksum, type ChecksumAlgo, formatChecksum, parseChecksum, weakAlgos } from './checksum.js';
 export {
   ArchiveInvalidError,
   ArchiveLimitError,

@@ -9,7 +9,6 @@ import type { NodeFacts } from './node-facts.js';
 
 /** The events the chat channels send: the notable events, the after-upgrade follow's four (issue #26) among them. */
 export const chatEvents = notableEvents;
-export type ChatEvent = (typeof chatEvents)[number];
 
 /** `chainvisor notify --test`: never emitted on the bus. */
 export const testEvent = 'notify-test';
