@@ -5,11 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import * as v from 'valibot';
-
 import { ConfigError, type ConfigProblem, isErrno } from '../shared/errors/index.js';
 import { readBoundedSync } from '../shared/fsread/index.js';
-import { checkShape, parseJsonValue } from '../shared/json.js';
+import { checkShape, jsonObject, parseJsonValue } from '../shared/json.js';
 import { redactSecretUrl } from '../shared/redact.js';
 import { parseGrpcAddress, parseRpcAddress } from './addresses.js';
 import { readCosmovisorToml } from './cosmovisor-toml.js';
@@ -214,15 +212,6 @@ function longestPathBytes(home: string, name: string): number {
 /** Config files are a few KiB; anything over 1 MiB (or not a regular file) is refused, never read whole. */
 export const maxConfigFileBytes = 1024 * 1024;
 
-/**
- * Only that the file holds one object: its keys are read from the parsed text (fileSettings names each
- * unknown one, `__proto__` too, which valibot's objects leave out), its values checked setting by setting.
- */
-const settingsObject = v.pipe(
-  v.looseObject({}),
-  v.check((settings) => !Array.isArray(settings)),
-);
-
 /** Reads the JSON file into raw strings, adding a problem for anything unreadable or unknown. */
 function readConfigFile(file: string, problems: ConfigProblem[]): RawConfig {
   const read = readBoundedSync(file, maxConfigFileBytes);
@@ -231,16 +220,18 @@ function readConfigFile(file: string, problems: ConfigProblem[]): RawConfig {
     problems.push({ setting: 'config file', value: file, message: `cannot be read: ${reason}` });
     return {};
   }
-  const parsed = parseJsonValue(read.text, { maxBytes: maxConfigFileBytes });
-  if (!parsed.ok) {
-    problems.push({ setting: 'config file', value: file, message: `is not valid JSON: ${parsed.reason}` });
+  const raw = parseJsonValue(read.text, { maxBytes: maxConfigFileBytes });
+  if (!raw.ok) {
+    problems.push({ setting: 'config file', value: file, message: `is not valid JSON: ${raw.reason}` });
     return {};
   }
-  if (!checkShape(parsed.value, settingsObject).ok) {
+  // fileSettings names each key that is not a setting (`__proto__` too) and checks each value.
+  const parsed = checkShape(raw.value, jsonObject);
+  if (!parsed.ok) {
     problems.push({ setting: 'config file', value: file, message: 'must hold a JSON object of settings' });
     return {};
   }
-  return fileSettings(parsed.value as Record<string, unknown>, file, problems, (value, kind) => {
+  return fileSettings(parsed.value, file, problems, (value, kind) => {
     if (typeof value === 'string') return value;
     if (typeof value === 'boolean' && kind === 'bool') return String(value);
     // A bare number for a duration is refused by parseDuration with a hint to add a unit.

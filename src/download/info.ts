@@ -10,7 +10,7 @@ import path from 'node:path';
 import * as v from 'valibot';
 
 import { notReadError, readBounded } from '../shared/fsread/index.js';
-import { checkShape, parseJsonValue } from '../shared/json.js';
+import { checkShape, jsonObject, parseJsonValue } from '../shared/json.js';
 import { assertChecksum } from '../verify/index.js';
 import { InfoError, NoPlatformError } from './errors.js';
 import type { Fetcher } from './fetch.js';
@@ -28,16 +28,8 @@ const maxInfoBytes = 1 << 20;
 
 const keyPattern = /^[a-z0-9]+\/[a-z0-9]+$/i;
 const infoHint = 'the Info must be {"binaries": {"<os>/<arch>": "<url>?checksum=sha256:<hex>", …}}';
-/**
- * Only that `binaries` is an object: its keys are read from the parsed text itself, as any string can
- * be one (valibot leaves out `__proto__` and its kin, which must be reported, not dropped).
- */
-const infoSchema = v.object({
-  binaries: v.pipe(
-    v.looseObject({}),
-    v.check((binaries) => !Array.isArray(binaries)),
-  ),
-});
+/** Only that `binaries` is an object: each of its keys (any string, `__proto__` too) is checked below. */
+const infoSchema = v.object({ binaries: jsonObject });
 
 function isInfoUrl(text: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(text.trim());
@@ -46,10 +38,11 @@ function isInfoUrl(text: string): boolean {
 /** Parses a JSON Info, reporting every malformed entry at once. */
 export function parseInfoJson(text: string, origin: string): Info {
   const where = origin === 'inline' ? "the plan's Info" : `the Info document at ${origin}`;
-  const parsed = parseJsonValue(text, { maxBytes: maxInfoBytes });
-  if (!parsed.ok) throw new InfoError(`${where} is not valid JSON: ${parsed.reason}`, infoHint);
-  if (!checkShape(parsed.value, infoSchema).ok) throw new InfoError(`${where} has no "binaries" object`, infoHint);
-  const binaries = (parsed.value as { binaries: Record<string, unknown> }).binaries;
+  const raw = parseJsonValue(text, { maxBytes: maxInfoBytes });
+  if (!raw.ok) throw new InfoError(`${where} is not valid JSON: ${raw.reason}`, infoHint);
+  const parsed = checkShape(raw.value, infoSchema);
+  if (!parsed.ok) throw new InfoError(`${where} has no "binaries" object`, infoHint);
+  const binaries = parsed.value.binaries;
   const problems: string[] = [];
   const out: Record<string, string> = {};
   for (const [key, url] of Object.entries(binaries)) {

@@ -10,7 +10,7 @@ import * as v from 'valibot';
 
 import { type Layout, makeFolders, writeFileAtomic } from '../../home/layout/index.js';
 import { readBounded } from '../../shared/fsread/index.js';
-import { checkShape, parseJsonValue } from '../../shared/json.js';
+import { jsonObject, parseJson } from '../../shared/json.js';
 
 export interface StagedRecord {
   name: string;
@@ -23,11 +23,6 @@ export interface StagedRecord {
 export type StagedRecords = Record<string, StagedRecord>;
 
 const stagedRecordSchema = v.object({ name: v.string(), height: v.number(), info: v.string(), stagedAt: v.string() });
-const mapSchema = v.pipe(
-  v.looseObject({}),
-  v.check((map) => !Array.isArray(map)),
-);
-
 function recordFile(layout: Layout): string {
   return path.join(layout.stateDir, 'staged.json');
 }
@@ -37,12 +32,11 @@ export async function readStagedRecords(layout: Layout): Promise<StagedRecords> 
   const read = await readBounded(recordFile(layout), 16 * 1024 * 1024);
   if (read.status !== 'ok') return {}; // nothing usable: it only costs a re-check of the staged binaries
   // A damaged record only costs a re-check; the binaries themselves are verified files.
-  const parsed = parseJsonValue(read.text, { maxBytes: 16 * 1024 * 1024 });
-  if (!parsed.ok || !checkShape(parsed.value, mapSchema).ok) return {};
-  // Any folder name can be a key, so the keys are read from the parsed text itself, not from what the
-  // schema gives back (valibot leaves out `__proto__` and its kin). An entry of another shape is
-  // dropped: its binary is then one chainvisor did not stage, which it never touches.
-  const records = parsed.value as Record<string, unknown>;
+  const parsed = parseJson(read.text, jsonObject, { maxBytes: 16 * 1024 * 1024 });
+  if (!parsed.ok) return {};
+  // An entry of another shape is dropped: its binary is then one chainvisor did not stage, which it
+  // never touches.
+  const records = parsed.value;
   for (const dir of Object.keys(records)) if (!v.is(stagedRecordSchema, records[dir])) delete records[dir];
   return records as StagedRecords;
 }
