@@ -1,6 +1,6 @@
 // Lint for chainvisor and the simulated node: type-aware rules where a mistake costs an operator (a
 // floating promise in a program whose job is to never lose track of a process), unused code, and
-// import hygiene. `npm test` runs it (and the formatter's check) before the tests.
+// import hygiene. `npm test` runs it (and the formatter's check) beside the tests.
 import js from '@eslint/js';
 import simpleImportSort from 'eslint-plugin-simple-import-sort';
 import tseslint from 'typescript-eslint';

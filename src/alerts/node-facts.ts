@@ -10,8 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { parse } from 'smol-toml';
+import * as v from 'valibot';
 
 import { readBounded } from '../shared/fsread/index.js';
+import { parseJson } from '../shared/json.js';
 
 export interface NodeFacts {
   /** The chain id; undefined when no small file names it. */
@@ -29,11 +31,8 @@ export async function readNodeFacts(home: string, host = os.hostname()): Promise
   if (chainId === undefined) {
     const genesis = await readBounded(path.join(home, 'config', 'genesis.json'), 4 << 20);
     if (genesis.status === 'ok') {
-      try {
-        chainId = nonEmpty((JSON.parse(genesis.text) as Record<string, unknown> | null)?.chain_id);
-      } catch (error) {
-        if (!(error instanceof SyntaxError)) throw error;
-      }
+      const parsed = parseJson(genesis.text, v.looseObject({ chain_id: v.string() }), { maxBytes: 4 << 20 });
+      if (parsed.ok) chainId = nonEmpty(parsed.value.chain_id);
     }
   }
   return { chainId, node: moniker ?? host, home };

@@ -5,7 +5,10 @@
  */
 import { fileURLToPath } from 'node:url';
 
+import * as v from 'valibot';
+
 import { readBoundedSync } from '../shared/fsread/index.js';
+import { parseJson } from '../shared/json.js';
 
 // Replaced by the release bundler with string literals; not defined at all in the tsc build.
 declare const CHAINVISOR_BUILD_VERSION: string | undefined;
@@ -20,5 +23,6 @@ export const commit: string | undefined = typeof CHAINVISOR_BUILD_COMMIT === 'st
 /** chainvisor's own package.json (read by the one bounded reader, as every file); `unknown` when it cannot be read. */
 function packageVersion(): string {
   const read = readBoundedSync(fileURLToPath(new URL('../../../package.json', import.meta.url)), 1024 * 1024);
-  return read.status === 'ok' ? (JSON.parse(read.text) as { version: string }).version : 'unknown';
+  const parsed = read.status === 'ok' ? parseJson(read.text, v.object({ version: v.string() })) : undefined;
+  return parsed?.ok ? parsed.value.version : 'unknown';
 }

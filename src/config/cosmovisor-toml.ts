@@ -13,7 +13,7 @@ import { readBoundedSync } from '../shared/fsread/index.js';
 import { type Config, fileKey, fileSettings, type RawConfig, type SettingKey, settings } from './schema.js';
 
 /** The keys cosmovisor writes, in its order (its Config struct's). */
-export const cosmovisorKeys = [
+const cosmovisorKeys = [
   'home',
   'name',
   'allowDownloadBinaries',

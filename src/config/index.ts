@@ -1,5 +1,5 @@
 export { grpcHostPort, type HostPort, type RpcEndpoint, rpcEndpoint } from './addresses.js';
-export { cosmovisorKeys, readCosmovisorToml, renderCosmovisorToml } from './cosmovisor-toml.js';
+export { readCosmovisorToml, renderCosmovisorToml } from './cosmovisor-toml.js';
 export { loadConfig, type LoadedConfig, type LoadOptions, type Source } from './load.js';
 export { networkRpcUrls } from './network-rpc.js';
 export { formatDuration, formatSettings, renderDocsTable, renderExample } from './render.js';

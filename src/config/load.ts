@@ -7,6 +7,7 @@ import path from 'node:path';
 
 import { ConfigError, type ConfigProblem, isErrno } from '../shared/errors/index.js';
 import { readBoundedSync } from '../shared/fsread/index.js';
+import { checkShape, jsonObject, parseJsonValue } from '../shared/json.js';
 import { redactSecretUrl } from '../shared/redact.js';
 import { parseGrpcAddress, parseRpcAddress } from './addresses.js';
 import { readCosmovisorToml } from './cosmovisor-toml.js';
@@ -167,7 +168,7 @@ function shownValue(spec: SettingSpec, text: string): string {
  * DAEMON_SHUTDOWN_GRACE would mean an immediate SIGKILL. It is every duration's maximum, unless the
  * setting has a lower one.
  */
-export const maxTimerMs = 2 ** 31 - 1;
+const maxTimerMs = 2 ** 31 - 1;
 
 const timerMax = {
   value: maxTimerMs,
@@ -194,7 +195,7 @@ function inRange(parsed: Parsed<number>, spec: SettingSpec, unit: string): Parse
 }
 
 /** PATH_MAX (4096 on Linux) counts the ending NUL: a path may have 4095 bytes. */
-export const maxPathBytes = 4095;
+const maxPathBytes = 4095;
 
 /**
  * The longest path `run` names itself under the home, in bytes: an upgrade's binary while it is copied
@@ -219,19 +220,18 @@ function readConfigFile(file: string, problems: ConfigProblem[]): RawConfig {
     problems.push({ setting: 'config file', value: file, message: `cannot be read: ${reason}` });
     return {};
   }
-  const text = read.text;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    problems.push({ setting: 'config file', value: file, message: `is not valid JSON: ${(error as Error).message}` });
+  const raw = parseJsonValue(read.text, { maxBytes: maxConfigFileBytes });
+  if (!raw.ok) {
+    problems.push({ setting: 'config file', value: file, message: `is not valid JSON: ${raw.reason}` });
     return {};
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+  // fileSettings names each key that is not a setting (`__proto__` too) and checks each value.
+  const parsed = checkShape(raw.value, jsonObject);
+  if (!parsed.ok) {
     problems.push({ setting: 'config file', value: file, message: 'must hold a JSON object of settings' });
     return {};
   }
-  return fileSettings(parsed as Record<string, unknown>, file, problems, (value, kind) => {
+  return fileSettings(parsed.value, file, problems, (value, kind) => {
     if (typeof value === 'string') return value;
     if (typeof value === 'boolean' && kind === 'bool') return String(value);
     // A bare number for a duration is refused by parseDuration with a hint to add a unit.

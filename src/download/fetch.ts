@@ -349,7 +349,7 @@ function contentLength(value: string | string[] | undefined): number | undefined
   return Number(text.trim());
 }
 
-export function parseContentRange(value: string | undefined): { start: number; end: number; total: number | undefined } | undefined {
+function parseContentRange(value: string | undefined): { start: number; end: number; total: number | undefined } | undefined {
   const m = /^bytes\s+(\d+)-(\d+)\/(\d+|\*)$/i.exec(value?.trim() ?? '');
   if (m === null) return undefined;
   return { start: Number(m[1]), end: Number(m[2]), total: m[3] === '*' ? undefined : Number(m[3]) };

@@ -9,7 +9,7 @@ import { redactUrl } from '../shared/redact.js';
 import { RedirectError } from './errors.js';
 import { checkUrlAllowed, type UrlPolicy } from './policy.js';
 
-export const maxRedirects = 5;
+const maxRedirects = 5;
 
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 

@@ -19,7 +19,7 @@ export {
 } from './errors.js';
 export { createFetcher, type DownloadSink, type Fetcher, fetcherFromConfig, type FetcherOptions, type FetchRequest, type FetchResult } from './fetch.js';
 export { fetchAndUnpack, type FetchedBinary, type FetchProgress, type FetchUnpackOptions } from './fetch-unpack.js';
-export { type Info, isInfoUrl, maxInfoBytes, parseInfoJson, pickBinary, resolveInfo } from './info.js';
+export { type Info, parseInfoJson, pickBinary, resolveInfo } from './info.js';
 export { type Downloader, downloadUpgradeBinary, type DownloadUpgradeOptions } from './plan-binary.js';
 export { hostPlatform } from './platform.js';
 export { checkUrlAllowed, isLoopbackHost, type UrlPolicy } from './policy.js';

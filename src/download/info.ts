@@ -7,7 +7,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
+import * as v from 'valibot';
+
 import { notReadError, readBounded } from '../shared/fsread/index.js';
+import { checkShape, jsonObject, parseJsonValue } from '../shared/json.js';
 import { assertChecksum } from '../verify/index.js';
 import { InfoError, NoPlatformError } from './errors.js';
 import type { Fetcher } from './fetch.js';
@@ -21,31 +24,25 @@ export interface Info {
 }
 
 /** Largest Info document read from a URL. */
-export const maxInfoBytes = 1 << 20;
+const maxInfoBytes = 1 << 20;
 
 const keyPattern = /^[a-z0-9]+\/[a-z0-9]+$/i;
+const infoHint = 'the Info must be {"binaries": {"<os>/<arch>": "<url>?checksum=sha256:<hex>", …}}';
+/** Only that `binaries` is an object: each of its keys (any string, `__proto__` too) is checked below. */
+const infoSchema = v.object({ binaries: jsonObject });
 
-export function isInfoUrl(text: string): boolean {
+function isInfoUrl(text: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(text.trim());
 }
 
 /** Parses a JSON Info, reporting every malformed entry at once. */
 export function parseInfoJson(text: string, origin: string): Info {
   const where = origin === 'inline' ? "the plan's Info" : `the Info document at ${origin}`;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new InfoError(
-      `${where} is not valid JSON: ${(error as Error).message}`,
-      'the Info must be {"binaries": {"<os>/<arch>": "<url>?checksum=sha256:<hex>", …}}',
-      error,
-    );
-  }
-  const binaries = (value as { binaries?: unknown } | null)?.binaries;
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || binaries === null || typeof binaries !== 'object' || Array.isArray(binaries)) {
-    throw new InfoError(`${where} has no "binaries" object`, 'the Info must be {"binaries": {"<os>/<arch>": "<url>?checksum=sha256:<hex>", …}}');
-  }
+  const raw = parseJsonValue(text, { maxBytes: maxInfoBytes });
+  if (!raw.ok) throw new InfoError(`${where} is not valid JSON: ${raw.reason}`, infoHint);
+  const parsed = checkShape(raw.value, infoSchema);
+  if (!parsed.ok) throw new InfoError(`${where} has no "binaries" object`, infoHint);
+  const binaries = parsed.value.binaries;
   const problems: string[] = [];
   const out: Record<string, string> = {};
   for (const [key, url] of Object.entries(binaries)) {

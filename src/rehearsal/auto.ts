@@ -21,7 +21,7 @@ import type { Logger } from '../shared/log.js';
 import { readRehearsals } from './record.js';
 
 /** Free disk under which a running rehearsal is given up. */
-export const lowDiskBytes = 1024 * 1024 * 1024;
+const lowDiskBytes = 1024 * 1024 * 1024;
 
 export interface AutoRehearsalOptions {
   config: Config;

@@ -96,7 +96,7 @@ export function scratchAppToml(text: string, ports: ScratchPorts): string {
 }
 
 /** client.toml: the node the CLI talks to is the scratch's. */
-export function scratchClientToml(text: string, ports: ScratchPorts, chainId: string): string {
+function scratchClientToml(text: string, ports: ScratchPorts, chainId: string): string {
   const doc = parse(text) as Table;
   Object.assign(doc, { node: loopback(ports.rpc), 'chain-id': chainId });
   return stringify(doc);

@@ -9,8 +9,11 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
+import * as v from 'valibot';
+
 import { isErrno } from '../shared/errors/index.js';
 import { readBounded } from '../shared/fsread/index.js';
+import { parseJson } from '../shared/json.js';
 import type { Logger } from '../shared/log.js';
 import { isProcessAlive, processStartToken } from '../shared/proc/index.js';
 
@@ -27,6 +30,8 @@ export function scratchOwner(name: string): number | undefined {
 }
 
 const recordName = 'node.json';
+/** What recordScratchNode writes: the node's pid and its start time, so that a reused pid is never signalled. */
+const recordSchema = v.object({ pid: v.pipe(v.number(), v.safeInteger(), v.minValue(1)), start: v.string() });
 
 /** Records the scratch node, so that a later start can stop it when this chainvisor was killed. */
 export async function recordScratchNode(scratch: string, pid: number): Promise<void> {
@@ -35,17 +40,12 @@ export async function recordScratchNode(scratch: string, pid: number): Promise<v
 }
 
 async function stopRecordedNode(scratch: string, logger: Logger): Promise<void> {
-  let record: { pid?: unknown; start?: unknown };
   const read = await readBounded(path.join(scratch, recordName), 64 * 1024);
   if (read.status !== 'ok') return; // none, or not the record chainvisor writes: no node to stop by it
-  try {
-    record = JSON.parse(read.text) as typeof record;
-  } catch (error) {
-    if (error instanceof SyntaxError) return;
-    throw error;
-  }
-  const pid = typeof record.pid === 'number' ? record.pid : undefined;
-  if (pid === undefined || typeof record.start !== 'string' || (await processStartToken(pid)) !== record.start) return;
+  const record = parseJson(read.text, recordSchema, { maxBytes: 64 * 1024 });
+  if (!record.ok) return;
+  const { pid, start } = record.value;
+  if ((await processStartToken(pid)) !== start) return;
   logger.info({ pid, scratch }, `stopping the scratch node (pid ${pid}) left by an interrupted rehearsal`);
   try {
     process.kill(pid, 'SIGKILL');

@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 
 import { readBounded } from '../shared/fsread/index.js';
 
-export const tailLines = 40;
+const tailLines = 40;
 
 export interface Exit {
   code: number | undefined;

@@ -7,7 +7,7 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 
-export const bufferSize = 1 << 20;
+const bufferSize = 1 << 20;
 
 export interface BufferedWriter {
   /** Copies `chunk` in; starts a write whenever the buffer fills (waiting for the one before). */

@@ -52,6 +52,16 @@ export function parseJsonValue(text: string, bounds: JsonBounds = {}): JsonResul
   }
 }
 
+/**
+ * A JSON object, not an array, whose keys the caller reads itself: where any string can be a key (a
+ * folder, a setting, a platform), valibot's objects and records would leave out `__proto__` and its
+ * kin, which must be reported or kept, not dropped. (An object schema also lets an array through.)
+ */
+export const jsonObject = v.custom<Record<string, unknown>>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  (issue) => `expected a JSON object, got ${Array.isArray(issue.input) ? 'an array' : issue.received}`,
+);
+
 /** `value` checked against `schema`; the reason names the first place that does not match. */
 export function checkShape<S extends v.GenericSchema>(value: unknown, schema: S): JsonResult<v.InferOutput<S>> {
   const result = v.safeParse(schema, value, { abortEarly: true });

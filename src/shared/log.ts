@@ -15,7 +15,7 @@ const requireCjs = createRequire(import.meta.url);
 export type { Logger } from 'pino';
 
 /** COSMOVISOR_TIMEFORMAT_LOGS values (Go's time layout names) → pino-pretty time masks. */
-export const timeFormats: Readonly<Record<string, string>> = {
+const timeFormats: Readonly<Record<string, string>> = {
   kitchen: 'h:MMTT',
   layout: "mm/dd hh:MM:ss'TT' yy o",
   ansic: 'ddd mmm d HH:MM:ss yyyy',

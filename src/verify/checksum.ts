@@ -2,8 +2,6 @@
  * `checksum=<algo>:<hex>` as go-getter (and so cosmovisor) writes it. A bare hex value is accepted as
  * go-getter does, the algorithm guessed from its length.
  */
-import { createHash, type Hash } from 'node:crypto';
-
 import { ChecksumFormatError, ChecksumMismatchError, type Subject } from './errors.js';
 
 export type ChecksumAlgo = 'sha256' | 'sha512' | 'sha1' | 'md5';
@@ -47,17 +45,6 @@ export function parseChecksum(value: string): Checksum {
 
 export function formatChecksum(checksum: Checksum): string {
   return `${checksum.algo}:${checksum.hex}`;
-}
-
-/** A shortened form for tables and logs: `sha256:ab12cd34…`. */
-export function shortChecksum(checksum: Checksum): string {
-  return `${checksum.algo}:${checksum.hex.slice(0, 12)}…`;
-}
-
-/** A hasher for the algorithm of `expected` (sha256 when nothing is expected). */
-export function createHasher(expected: Checksum | undefined): { algo: ChecksumAlgo; hash: Hash } {
-  const algo = expected?.algo ?? 'sha256';
-  return { algo, hash: createHash(algo) };
 }
 
 /** Throws ChecksumMismatchError unless `actual` is `expected`. */

@@ -15,7 +15,7 @@ export {
   renderFormatsTable,
   unknownFormatHint,
 } from './archive/index.js';
-export { assertChecksum, type Checksum, type ChecksumAlgo, createHasher, formatChecksum, parseChecksum, shortChecksum, weakAlgos } from './checksum.js';
+export { assertChecksum, type Checksum, type ChecksumAlgo, formatChecksum, parseChecksum, weakAlgos } from './checksum.js';
 export {
   ArchiveInvalidError,
   ArchiveLimitError,

@@ -16,9 +16,9 @@ import { proposeUpgrade, waitFor } from '@chainvisor/simd/testing';
 
 import type { AfterUpgrade } from '../../src/shared/events/index.js';
 import { chainvisorCommand } from '../support/chainvisor-command.js';
+import { type ChainvisorSim, chainvisorSim, heightOf, type Running } from '../support/chainvisor-sim.js';
 import { unusedPort } from '../support/ports.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { type ChainvisorSim, chainvisorSim, heightOf, type Running } from './support/chainvisor-sim.js';
 
 interface Upgraded {
   sim: ChainvisorSim;

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { proposeUpgrade, waitFor, waitForProposal } from '@chainvisor/simd/testing';
 import { execa } from 'execa';
 
-import { chainvisorSim, committedBy, handover, heightOf } from './support/chainvisor-sim.js';
+import { chainvisorSim, committedBy, handover, heightOf } from '../support/chainvisor-sim.js';
 
 const batchOf = async (home: string) =>
   JSON.parse(await readFile(path.join(home, 'data', 'upgrade-info.json.batch'), 'utf8').catch(() => '[]')) as Array<{ name: string; height: number }>;

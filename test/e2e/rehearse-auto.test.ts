@@ -13,9 +13,9 @@ import { test, type TestContext } from 'node:test';
 import { upgradeInfoFor } from '@chainvisor/simd';
 import { proposeUpgrade, waitFor } from '@chainvisor/simd/testing';
 
+import { chainvisorSim, heightOf } from '../support/chainvisor-sim.js';
 import { unusedPort } from '../support/ports.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { chainvisorSim, heightOf } from './support/chainvisor-sim.js';
 
 const variants = { 'v2-panics': { from: 'v2', handlerPanic: 'always' }, 'v2-slow': { from: 'v2', handlerDelay: '30s' } };
 

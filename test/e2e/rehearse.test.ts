@@ -17,8 +17,8 @@ import { cli, proposeUpgrade, waitFor, waitForProposal } from '@chainvisor/simd/
 
 import { isProcessAliveNow } from '../../src/shared/proc/index.js';
 import { chainvisorCommand } from '../support/chainvisor-command.js';
+import { type ChainvisorSim, chainvisorSim, heightOf } from '../support/chainvisor-sim.js';
 import { tryMountTmpfs } from '../support/tmpfs.js';
-import { type ChainvisorSim, chainvisorSim, heightOf } from './support/chainvisor-sim.js';
 
 const variants = {
   'genesis-old': { from: 'genesis', inPlaceTestnet: false },

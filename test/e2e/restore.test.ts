@@ -15,8 +15,8 @@ import { test } from 'node:test';
 
 import { proposeUpgrade, waitFor } from '@chainvisor/simd/testing';
 
-import { snapshot } from '../home/backup/support.js';
-import { chainvisorSim, heightOf } from './support/chainvisor-sim.js';
+import { chainvisorSim, heightOf } from '../support/chainvisor-sim.js';
+import { snapshot } from '../support/data-tree.js';
 
 interface SignState {
   height: string;

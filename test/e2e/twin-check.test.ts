@@ -16,10 +16,10 @@ import { readAddresses } from '@chainvisor/simd';
 import { waitFor } from '@chainvisor/simd/testing';
 
 import { startAlertServices } from '../support/alert-services.js';
+import { type ChainvisorSim, chainvisorSim, heightOf, type Running } from '../support/chainvisor-sim.js';
 import { unusedPort } from '../support/ports.js';
+import { startTwinNetwork, type TwinNetwork } from '../support/twin-network.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { type ChainvisorSim, chainvisorSim, heightOf, type Running } from './support/chainvisor-sim.js';
-import { startTwinNetwork, type TwinNetwork } from './support/twin-network.js';
 
 /** The validator home runs with peers and does not sign: its signing state stays where it was (a node catching up). */
 const quietValidator = ['--sim-peers-power', '3000000', '--sim-not-signing'];

@@ -63,3 +63,12 @@ test('credentials, a query and extra secrets are fragments too; short ones are l
   assert.equal(scrubSecrets('a', secretsOf(new URL('https://a:b@h/x'))), 'a', 'a one-letter password does not eat every "a"');
   assert.equal(scrubSecrets('see https://a:b@h/x', []), 'see https://***@h/x');
 });
+
+test('redaction removes credentials and query strings', () => {
+  assert.equal(
+    redactUrl('https://user:tok@dl.example.com/v2/simd.tar.gz?X-Amz-Signature=abc&checksum=sha256:00'),
+    'https://***@dl.example.com/v2/simd.tar.gz?…',
+  );
+  assert.equal(redactUrl('https://dl.example.com/simd'), 'https://dl.example.com/simd');
+  assert.equal(redactUrl('not a url //user:pw@host/x?sig=1'), 'not a url //***@host/x?…');
+});

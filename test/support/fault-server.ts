@@ -60,7 +60,7 @@ export interface RecordedRequest {
   range: string | undefined;
   ifRange: string | undefined;
   authorization: string | undefined;
-  /** Of a trickled body: the bytes sent so far, and whether the last of them was (the client may hang up first). */
+  /** Of a trickled body or head: the bytes sent so far, and whether the last of them was (the client may hang up first). */
   trickled: { sent: number; whole: boolean };
 }
 
@@ -180,8 +180,10 @@ function serve(req: http.IncomingMessage, res: http.ServerResponse, route: Route
         if (socket.destroyed) return clearInterval(timer);
         const piece = head.subarray(offset, offset + fault.bytes);
         offset += piece.length;
+        record.trickled.sent = offset;
         if (offset >= head.length) {
           clearInterval(timer);
+          record.trickled.whole = true;
           socket.end(Buffer.concat([piece, body]));
         } else {
           socket.write(piece);

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 
 import { binaryPath, layoutFor, readCurrentDir } from '../../home/layout/index.js';
+import { parseJsonValue } from '../../shared/json.js';
 import { defineCommand, loadContextConfig, writeLine } from '../command.js';
 import { commit, version } from '../version.js';
 
@@ -37,12 +38,9 @@ export const versionCommand = defineCommand({
       writeCommit(ctx.stdout);
       return 0;
     }
-    let app: unknown = result.stdout.trim();
-    try {
-      app = JSON.parse(result.stdout);
-    } catch {
-      // Not every binary prints JSON for --output json; keep its text.
-    }
+    // Not every binary prints JSON for --output json; then its text is kept.
+    const parsed = parseJsonValue(result.stdout, { maxBytes: 16 * 1024 * 1024 });
+    const app = parsed.ok ? parsed.value : result.stdout.trim();
     writeLine(ctx.stdout, JSON.stringify({ chainvisor_version: version, chainvisor_commit: commit ?? null, app_version: app }));
     return 0;
   },

@@ -6,8 +6,11 @@
  */
 import path from 'node:path';
 
+import * as v from 'valibot';
+
 import { type Layout, makeFolders, writeFileAtomic } from '../../home/layout/index.js';
 import { readBounded } from '../../shared/fsread/index.js';
+import { jsonObject, parseJson } from '../../shared/json.js';
 
 export interface StagedRecord {
   name: string;
@@ -19,6 +22,7 @@ export interface StagedRecord {
 
 export type StagedRecords = Record<string, StagedRecord>;
 
+const stagedRecordSchema = v.object({ name: v.string(), height: v.number(), info: v.string(), stagedAt: v.string() });
 function recordFile(layout: Layout): string {
   return path.join(layout.stateDir, 'staged.json');
 }
@@ -27,13 +31,14 @@ export async function readStagedRecords(layout: Layout): Promise<StagedRecords> 
   // chainvisor writes this file itself, but it is read with the same care: a FIFO must not hang `run`.
   const read = await readBounded(recordFile(layout), 16 * 1024 * 1024);
   if (read.status !== 'ok') return {}; // nothing usable: it only costs a re-check of the staged binaries
-  const text = read.text;
-  try {
-    const parsed = JSON.parse(text) as unknown;
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as StagedRecords) : {};
-  } catch {
-    return {}; // a damaged record only costs a re-check; the binaries themselves are verified files
-  }
+  // A damaged record only costs a re-check; the binaries themselves are verified files.
+  const parsed = parseJson(read.text, jsonObject, { maxBytes: 16 * 1024 * 1024 });
+  if (!parsed.ok) return {};
+  // An entry of another shape is dropped: its binary is then one chainvisor did not stage, which it
+  // never touches.
+  const records = parsed.value;
+  for (const dir of Object.keys(records)) if (!v.is(stagedRecordSchema, records[dir])) delete records[dir];
+  return records as StagedRecords;
 }
 
 export async function updateStagedRecord(layout: Layout, dir: string, record: StagedRecord | undefined): Promise<void> {

@@ -9,7 +9,7 @@ import fs from 'node:fs/promises';
 import type { TreeEntry } from './tree.js';
 
 /** Files larger than this are streamed (with progress) rather than copied in one call. */
-export const streamAbove = 128 * 1024 * 1024;
+const streamAbove = 128 * 1024 * 1024;
 const chunk = 1024 * 1024;
 
 export async function copyWhole(src: string, dst: string, entry: TreeEntry, onBytes: (n: number) => void): Promise<void> {
@@ -46,7 +46,7 @@ async function streamCopy(src: string, dst: string, mode: number, onBytes: (n: n
 }
 
 /** The file's own permission bits (the umask does not apply to a backup) and its times. */
-export async function keepModeAndTimes(dst: string, entry: TreeEntry): Promise<void> {
+async function keepModeAndTimes(dst: string, entry: TreeEntry): Promise<void> {
   await fs.chmod(dst, entry.mode);
   await fs.utimes(dst, entry.atime, entry.mtime);
 }

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { exists } from '../../shared/fsread/index.js';
 
 /** cosmovisor's name: `data-backup-<year>-<month>-<day>` (Go layout 2006-1-2). */
-export function backupName(now: Date): string {
+function backupName(now: Date): string {
   return `data-backup-${now.getFullYear()}-${now.getMonth() + 1}-${now.getDate()}`;
 }
 

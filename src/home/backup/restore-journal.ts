@@ -71,7 +71,7 @@ export async function writeJournal(layout: Layout, journal: RestoreJournal): Pro
  * #31) stops `restore` and `run`: which phase was under way cannot be told, and a journal is what says
  * which folders to remove or rename — a damaged one named data/ itself.
  */
-export async function readJournal(layout: Layout): Promise<RestoreJournal | undefined> {
+async function readJournal(layout: Layout): Promise<RestoreJournal | undefined> {
   const file = journalPath(layout);
   const read = await readRecord(file, journalSchema);
   if (read.status === 'missing') return undefined;

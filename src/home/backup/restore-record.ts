@@ -46,12 +46,12 @@ export const restoreRecordSchema = v.strictObject({
   current: v.strictObject({ from: recordFields.binaryDir, to: recordFields.binaryDir }),
 });
 
-export function restoresPath(layout: Layout): string {
+function restoresPath(layout: Layout): string {
   return path.join(layout.stateDir, 'restores.json');
 }
 
 /** The restores recorded; a damaged history is set aside, said in the log, and read as none. */
-export async function readRestoreRecords(layout: Layout, logger?: Logger): Promise<RestoreRecord[]> {
+async function readRestoreRecords(layout: Layout, logger?: Logger): Promise<RestoreRecord[]> {
   const file = restoresPath(layout);
   const read = await readRecord(file, v.array(restoreRecordSchema));
   if (read.status === 'missing') return [];

@@ -21,7 +21,7 @@ export function refuseEmptyBinary(file: string, stats: Stats, exitCode: ExitCode
 }
 
 /** Logs a warning when group or others may write `file` (mode & 0o022). Returns true when it warned. */
-export function warnIfWritableByOthers(file: string, stats: Stats, logger: Logger, when: string): boolean {
+function warnIfWritableByOthers(file: string, stats: Stats, logger: Logger, when: string): boolean {
   const mode = stats.mode & 0o7777;
   if ((mode & 0o022) === 0) return false;
   logger.warn(

@@ -1,11 +1,11 @@
 export { copyFileAtomic, fsyncDir, makeFolders, replaceFile, type TempFile, tempSibling, writeFileAtomic, writeTempFile } from './atomic.js';
-export { acceptNodeBinary, checkNodeBinary, refuseEmptyBinary, statBinary, warnIfWritableByOthers } from './binary-check.js';
+export { acceptNodeBinary, checkNodeBinary, refuseEmptyBinary, statBinary } from './binary-check.js';
 export { type Current, type PreparedSwitch, prepareSwitch, readCurrent, readCurrentDir, removeLeftoverSwitchFiles, switchCurrent } from './current.js';
 export { layoutFsError } from './fs-error.js';
 export { checkSourceBinary, installBinary, isFile } from './install.js';
-export { installFolder, type InstallFolderOptions, moveAside, syncTree } from './install-folder.js';
+export { installFolder, type InstallFolderOptions, moveAside } from './install-folder.js';
 export { type BinaryDir, binaryDirPath, binaryPath, genesis, type Layout, layoutFor, planRecordPath, upgradeBinaryDir } from './paths.js';
-export { parseRecord, readRecord, recordFields, recordMaxBytes, type RecordRead } from './record-file.js';
+export { parseRecord, readRecord, recordFields, type RecordRead } from './record-file.js';
 export { checkLayoutShape, customPreUpgradeProblem, ensureCurrentLink, requireHome } from './shape.js';
-export { pathEscape, planBinaryDir, planDir, planTarget, upgradeDirName, type UpgradeTarget } from './upgrade-dir.js';
-export { removeLeftoverWorkFolders, type RemoveOptions, workFolderName, workFolderPrefix } from './work-folders.js';
+export { planBinaryDir, planDir, planTarget, upgradeDirName, type UpgradeTarget } from './upgrade-dir.js';
+export { removeLeftoverWorkFolders, type RemoveOptions, workFolderName } from './work-folders.js';

@@ -85,7 +85,7 @@ async function holdsNoFiles(dir: string): Promise<boolean> {
 }
 
 /** fsync every regular file and folder under `dir` (links need none). */
-export async function syncTree(dir: string): Promise<void> {
+async function syncTree(dir: string): Promise<void> {
   for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) await syncTree(full);

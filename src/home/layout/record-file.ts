@@ -20,7 +20,7 @@ import { checkShape, parseJsonValue } from '../../shared/json.js';
 export type RecordRead<T> = { status: 'missing' } | { status: 'ok'; value: T } | { status: 'damaged'; reason: string };
 
 /** A record is small; more than this is not one chainvisor wrote. */
-export const recordMaxBytes = 1024 * 1024;
+const recordMaxBytes = 1024 * 1024;
 /** The deepest record chainvisor writes has 3 levels. */
 const recordMaxDepth = 16;
 

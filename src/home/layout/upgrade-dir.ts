@@ -9,7 +9,7 @@ import { type BinaryDir, binaryPath, type Layout, upgradeBinaryDir } from './pat
 /** Bytes Go's PathEscape leaves as they are: unreserved characters and `$ & + : = @`. */
 const keep = /[A-Za-z0-9\-_.~$&+:=@]/;
 
-export function pathEscape(segment: string): string {
+function pathEscape(segment: string): string {
   let out = '';
   for (const char of segment) {
     if (keep.test(char)) {

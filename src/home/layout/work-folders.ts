@@ -15,7 +15,7 @@ import type { Logger } from '../../shared/log.js';
 import { isProcessAlive, processStartedAtMs } from '../../shared/proc/index.js';
 import { layoutFsError } from './fs-error.js';
 
-export const workFolderPrefix = '.download-';
+const workFolderPrefix = '.download-';
 
 /** A live process's folder is left alone unless it is this old (whatever its pid says). */
 const staleAfterMs = 24 * 60 * 60 * 1000;

@@ -233,7 +233,7 @@ function lockIoError(where: string, error: unknown): ChainvisorError {
 }
 
 /** A second `run` on a home that a live chainvisor already supervises. */
-export class HomeLockedError extends ChainvisorError {
+class HomeLockedError extends ChainvisorError {
   readonly holder: LockHolder | undefined;
 
   constructor(layout: Layout, holder: LockHolder | undefined) {

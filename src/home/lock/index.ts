@@ -3,9 +3,9 @@
  * the node it starts, and the start-up search for a node a killed chainvisor left behind; the sign
  * guard, with the validator's signing state and chainvisor's record of what it signed.
  */
-export { acquireHomeLock, type AcquireOptions, type HomeLock, HomeLockedError, type LockHolder, type LockMode, lockRecordPath } from './home-lock.js';
+export { acquireHomeLock, type AcquireOptions, type HomeLock, type LockHolder, type LockMode, lockRecordPath } from './home-lock.js';
 export { createNodeTracker, type NodeRecord, nodeRecordPath, type NodeTracker, readNodeRecord, runIdVariable } from './node-record.js';
-export { defaultGraceMs, type OrphanOptions, stopOrphanNode } from './orphan.js';
+export { type OrphanOptions, stopOrphanNode } from './orphan.js';
 export { createSignGuard, type SignGuard, type SignGuardOptions } from './sign-guard.js';
 export { cachedChainId, pointOf, raiseSignRecord, readChainId, readSignRecords, type SignRecord, signRecordPath, type SignRecords } from './sign-record.js';
 export {

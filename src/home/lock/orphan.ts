@@ -25,7 +25,7 @@ export interface OrphanOptions {
 }
 
 /** Used when DAEMON_SHUTDOWN_GRACE is 0, as for a restart of the node. */
-export const defaultGraceMs = 30_000;
+const defaultGraceMs = 30_000;
 /** After SIGKILL the kernel ends a process at once; this bounds the wait for one stuck in the kernel (D state). */
 const killWaitMs = 10_000;
 

@@ -7,10 +7,13 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
+import * as v from 'valibot';
+
 import { readUpgradeInfo } from '../../chain/plan/index.js';
 import { binaryPath, genesis, isFile, type Layout, planBinaryDir, planRecordPath, readCurrent, upgradeBinaryDir } from '../../home/layout/index.js';
 import { isErrno } from '../../shared/errors/index.js';
 import { readBounded } from '../../shared/fsread/index.js';
+import { parseJson } from '../../shared/json.js';
 import { readRehearsals, type RehearsalSummary } from './rehearsals.js';
 import { readLastRestore, type RestoreSummary } from './restores.js';
 
@@ -113,24 +116,25 @@ async function readStaged(layout: Layout, currentDir: string, problems: string[]
   return staged;
 }
 
+/** The batch file as `status` lists it: a JSON array; an entry without a name and a height is left out (`run` says why). */
+const queueSchema = v.array(v.unknown());
+const queuedSchema = v.object({ name: v.string(), height: v.number(), info: v.optional(v.unknown()) });
+
 async function readQueued(layout: Layout, problems: string[]): Promise<HomeFacts['queued']> {
   const read = await readBounded(layout.batchFile, 1024 * 1024);
   if (read.status !== 'ok') {
     if (read.status === 'refused') problems.push(`${layout.batchFile}: ${read.reason}`);
     return [];
   }
-  const text = read.text;
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (!Array.isArray(parsed)) throw new Error('not a JSON array');
-    return parsed
-      .filter((e): e is { name: string; height: number; info?: unknown } => typeof e?.name === 'string' && typeof e?.height === 'number')
-      .map((e) => ({ name: e.name, height: e.height, ...(typeof e.info === 'string' && e.info !== '' ? { info: e.info } : {}) }))
-      .sort((a, b) => a.height - b.height);
-  } catch (error) {
-    problems.push(`${layout.batchFile}: ${(error as Error).message}`);
+  const parsed = parseJson(read.text, queueSchema);
+  if (!parsed.ok) {
+    problems.push(`${layout.batchFile}: ${parsed.reason}`);
     return [];
   }
+  return parsed.value
+    .filter((e) => v.is(queuedSchema, e))
+    .map((e) => ({ name: e.name, height: e.height, ...(typeof e.info === 'string' && e.info !== '' ? { info: e.info } : {}) }))
+    .sort((a, b) => a.height - b.height);
 }
 
 async function readBackups(backupDir: string, problems: string[]): Promise<HomeFacts['backups']> {

@@ -11,7 +11,7 @@ export { type HomeFacts, readHome, upgradeBinaryPresent } from './home.js';
 export { type LastUpgrade, type LiveState, type LiveTracker, type NodeState, trackLive } from './live.js';
 export { readRehearsals, rehearsalsPath, type RehearsalSummary } from './rehearsals.js';
 export { renderStatus } from './render.js';
-export { readStatusFile, statusFilePath, type StatusFileWriter, writeStatusFile } from './state-file.js';
+export { type StatusFileWriter, writeStatusFile } from './state-file.js';
 export { shareBar, watchLine, watchScreen } from './watch.js';
 
 /** For `chainvisor status`: the live state of a running `run` when there is one, the home otherwise. */

@@ -5,8 +5,11 @@
  */
 import path from 'node:path';
 
+import * as v from 'valibot';
+
 import type { Layout } from '../../home/layout/index.js';
 import { readBounded } from '../../shared/fsread/index.js';
+import { parseJson } from '../../shared/json.js';
 
 export interface RehearsalSummary {
   upgrade: string;
@@ -25,6 +28,10 @@ export interface RehearsalSummary {
   kept?: string;
 }
 
+/** The list `rehearse` writes (src/rehearsal/record.ts); an entry that names no upgrade is left out. */
+const listSchema = v.array(v.unknown());
+const entrySchema = v.looseObject({ upgrade: v.string() });
+
 export function rehearsalsPath(layout: Layout): string {
   return path.join(layout.stateDir, 'rehearsals.json');
 }
@@ -38,12 +45,10 @@ export async function readRehearsals(layout: Layout, problems?: string[]): Promi
     problems?.push(`${file}: ${read.reason}`);
     return [];
   }
-  try {
-    const value = JSON.parse(read.text) as unknown;
-    if (Array.isArray(value)) return value.filter((r): r is RehearsalSummary => typeof (r as RehearsalSummary | null)?.upgrade === 'string');
-  } catch {
-    // reported below
+  const parsed = parseJson(read.text, listSchema, { maxBytes: 4 * 1024 * 1024 });
+  if (!parsed.ok) {
+    problems?.push(`${file}: not a JSON list of rehearsals (${parsed.reason})`);
+    return [];
   }
-  problems?.push(`${file}: not a JSON list of rehearsals`);
-  return [];
+  return parsed.value.filter((r): r is RehearsalSummary => v.is(entrySchema, r));
 }

@@ -8,13 +8,19 @@
  */
 import path from 'node:path';
 
+import * as v from 'valibot';
+
 import { type Layout, makeFolders, writeFileAtomic } from '../../home/layout/index.js';
 import { isErrno } from '../../shared/errors/index.js';
 import { readBounded } from '../../shared/fsread/index.js';
+import { parseJson } from '../../shared/json.js';
 import type { Logger } from '../../shared/log.js';
 import type { LiveState, LiveTracker } from './live.js';
 
-export function statusFilePath(layout: Layout): string {
+/** What `status` relies on before it trusts the rest: a live state naming its `run`'s pid. */
+const statusFileSchema = v.object({ live: v.looseObject({ chainvisor: v.looseObject({ pid: v.pipe(v.number(), v.safeInteger()) }) }) });
+
+function statusFilePath(layout: Layout): string {
   return path.join(layout.stateDir, 'status.json');
 }
 
@@ -23,14 +29,10 @@ export async function readStatusFile(layout: Layout): Promise<{ live: LiveState;
   // Only a regular file of at most 1 MiB: anything else at the path says nothing about a live run.
   const read = await readBounded(statusFilePath(layout), 1024 * 1024);
   if (read.status !== 'ok') return undefined;
-  const text = read.text;
-  let live: LiveState;
-  try {
-    live = (JSON.parse(text) as { live: LiveState }).live;
-    if (typeof live?.chainvisor?.pid !== 'number') return undefined;
-  } catch {
-    return undefined; // a torn or foreign file says nothing about a live run
-  }
+  const parsed = parseJson(read.text, statusFileSchema);
+  if (!parsed.ok) return undefined; // a torn or foreign file says nothing about a live run
+  // The rest is as `run` wrote it (writeStatusFile below), read as the document it renders.
+  const live = parsed.value.live as unknown as LiveState;
   return { live, alive: processAlive(live.chainvisor.pid) };
 }
 

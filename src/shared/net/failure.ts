@@ -76,7 +76,7 @@ const networkCodes = new Set(['UND_ERR_CLOSED', 'UND_ERR_DESTROYED', 'UND_ERR_IN
  * An answer llhttp cannot parse. undici 8 names it HTTPParserError; its `code` (HPE_*) is often
  * missing (it looks the number up in a table keyed by name), so the name decides.
  */
-export function isNotHttp(error: unknown): boolean {
+function isNotHttp(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as Error & { code?: unknown }).code;
   return error.name === 'HTTPParserError' || (typeof code === 'string' && code.startsWith('HPE_'));

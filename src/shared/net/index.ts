@@ -7,6 +7,6 @@ export { dropBody, readSome } from './body.js';
 export { createHttpClient, type HttpClient, type HttpClientOptions, type HttpRequest, type HttpResponse, type Route } from './client.js';
 export { basicAuthorization, type Credentials, credentialsProblem, splitCredentials, type SplitUrl } from './credentials.js';
 export { asTransportError, CertificateError, certificateProblem, ProxyAuthError, ProxyStatusError, ProxyUnusableError, TransportTimeout } from './errors.js';
-export { classifyFailure, type Failure, type FailureKind, isNotHttp, retryableStatus } from './failure.js';
+export { classifyFailure, type Failure, type FailureKind, retryableStatus } from './failure.js';
 export { describeProxies, isLoopback, proxyFor, proxyProblems, type ProxySettings, proxySettings, shownProxy } from './proxy.js';
-export { readTrustStore, secureContextFor, systemBundleFiles, systemCertDirs, type TrustStore } from './trust.js';
+export { readTrustStore, secureContextFor, type TrustStore } from './trust.js';

@@ -29,7 +29,7 @@ const tls = (): typeof import('node:tls') => process.getBuiltinModule('node:tls'
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** Go's `certFiles` for Linux, in its order (crypto/x509/root_linux.go). */
-export const systemBundleFiles = [
+const systemBundleFiles = [
   '/etc/ssl/certs/ca-certificates.crt', // Debian, Ubuntu, Gentoo
   '/etc/pki/tls/certs/ca-bundle.crt', // Fedora, RHEL 6
   '/etc/ssl/ca-bundle.pem', // openSUSE
@@ -39,7 +39,7 @@ export const systemBundleFiles = [
 ];
 
 /** Go's `certDirectories` for Linux. */
-export const systemCertDirs = ['/etc/ssl/certs', '/etc/pki/tls/certs'];
+const systemCertDirs = ['/etc/ssl/certs', '/etc/pki/tls/certs'];
 
 export interface TrustStore {
   /** PEM certificates, each once. */
@@ -56,7 +56,7 @@ const pemBlock = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g
  * The most read from one file: a distribution's whole bundle is under 1 MiB. A link to /dev/zero is
  * refused by its type; this bounds a regular file that is not a bundle at all.
  */
-export const maxCertFileBytes = 16 * 1024 * 1024;
+const maxCertFileBytes = 16 * 1024 * 1024;
 
 /** Files of a folder read at once (a distribution's /etc/ssl/certs holds a few hundred). */
 const folderReads = 8;

@@ -12,7 +12,7 @@ import { test, type TestContext } from 'node:test';
 import { readAddresses, upgradeInfoFor } from '@chainvisor/simd';
 import { proposeUpgrade, waitFor, waitForProposal } from '@chainvisor/simd/testing';
 
-import { type Chain, makeChain, runChainvisor, serveFiles } from './support.js';
+import { type Chain, makeChain, runChainvisor, serveFiles } from '../../support/staging-chain.js';
 
 const exists = (file: string) =>
   access(file).then(

@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { upgradeInfoFor } from '@chainvisor/simd';
 import { cli, proposeUpgrade, startNode, waitFor, waitForProposal } from '@chainvisor/simd/testing';
 
-import { makeChain, runChainvisor, serveFiles } from './support.js';
+import { makeChain, runChainvisor, serveFiles } from '../../support/staging-chain.js';
 
 const exists = (file: string) =>
   access(file).then(

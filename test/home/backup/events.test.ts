@@ -15,8 +15,8 @@ import { createMetrics } from '../../../src/observe/metrics.js';
 import { buildStatus, trackLive } from '../../../src/observe/status/index.js';
 import { createEventBus, type SupervisorEvent } from '../../../src/shared/events/index.js';
 import { startProgressView } from '../../../src/shared/progress/index.js';
+import { makeDataTree } from '../../support/data-tree.js';
 import { memoryLogger } from '../../support/download-kit.js';
-import { makeDataTree } from './support.js';
 
 test('a backup emits what the status document and the metrics read', async (t) => {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-backup-events-'));

@@ -12,8 +12,8 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 
 import { backupData, isImmutableTable } from '../../../src/home/backup/index.js';
 import type { ChainvisorError } from '../../../src/shared/errors/index.js';
+import { makeDataTree, snapshot, withoutInodes } from '../../support/data-tree.js';
 import { memoryLogger } from '../../support/download-kit.js';
-import { makeDataTree, snapshot, withoutInodes } from './support.js';
 
 describe('backup modes', () => {
   let root: string;

@@ -11,9 +11,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 
+import { snapshot } from '../../support/data-tree.js';
 import { type CliResult, makeHome, type TestHome } from '../../support/home.js';
-import { stateJson, upgradedHome } from './restore-support.js';
-import { snapshot } from './support.js';
+import { stateJson, upgradedHome } from '../../support/upgraded-home.js';
 
 function assertStopped(r: CliResult, exit: number, code: string, about: RegExp): void {
   assert.equal(r.exitCode, exit, r.stderr);

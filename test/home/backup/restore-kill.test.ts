@@ -11,9 +11,9 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
+import { snapshot, withoutInodes } from '../../support/data-tree.js';
 import { makeHome, type TestHome } from '../../support/home.js';
-import { upgradedHome } from './restore-support.js';
-import { snapshot, withoutInodes } from './support.js';
+import { upgradedHome } from '../../support/upgraded-home.js';
 
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../src');
 

@@ -14,12 +14,12 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { planRestore, restoreData } from '../../../src/home/backup/index.js';
 import { layoutFor } from '../../../src/home/layout/index.js';
 import type { ChainvisorError } from '../../../src/shared/errors/index.js';
+import { snapshot, withoutInodes } from '../../support/data-tree.js';
 import { memoryLogger } from '../../support/download-kit.js';
 import { makeHome, type TestHome, waitFor } from '../../support/home.js';
 import { tryMountTmpfs } from '../../support/tmpfs.js';
+import { stateJson, upgradedHome } from '../../support/upgraded-home.js';
 import { startWebhookReceiver } from '../../support/webhook-receiver.js';
-import { stateJson, upgradedHome } from './restore-support.js';
-import { snapshot, withoutInodes } from './support.js';
 
 describe('chainvisor restore', () => {
   let t: TestHome;

@@ -3,8 +3,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import type { TestHome } from '../../support/home.js';
-import { makeDataTree } from './support.js';
+import { makeDataTree } from './data-tree.js';
+import type { TestHome } from './home.js';
 
 export function stateJson(height: number, round = 0, step = 3): string {
   return JSON.stringify({ height: String(height), round, step, signature: 'c2ln', signbytes: 'ab' });

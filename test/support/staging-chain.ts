@@ -13,11 +13,11 @@ import type { TestContext } from 'node:test';
 import { buildVersions, type BuiltVersions, type NodeAddresses, readAddresses } from '@chainvisor/simd';
 import { cli, waitFor } from '@chainvisor/simd/testing';
 
-import { chainvisorCommand } from '../../support/chainvisor-command.js';
-import { stopRunAndNode } from '../../support/leftover-node.js';
-import { unusedPort } from '../../support/ports.js';
+import { chainvisorCommand } from './chainvisor-command.js';
+import { stopRunAndNode } from './leftover-node.js';
+import { unusedPort } from './ports.js';
 
-export { type FileServer, serveFiles } from '../../support/file-server.js';
+export { type FileServer, serveFiles } from './file-server.js';
 
 export interface Chain {
   dir: string;

@@ -13,9 +13,9 @@ import type { TestContext } from 'node:test';
 import { buildVersions, type BuiltVersions, type NodeAddresses, readAddresses } from '@chainvisor/simd';
 import { cli, type CliResult, waitFor } from '@chainvisor/simd/testing';
 
-import { chainvisorCommand } from '../../support/chainvisor-command.js';
-import { stopRunAndNode } from '../../support/leftover-node.js';
-import { unusedPort } from '../../support/ports.js';
+import { chainvisorCommand } from './chainvisor-command.js';
+import { stopRunAndNode } from './leftover-node.js';
+import { unusedPort } from './ports.js';
 
 export interface ChainvisorSim {
   dir: string;
