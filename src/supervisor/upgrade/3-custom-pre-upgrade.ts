@@ -6,10 +6,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
+import type { Plan } from '../../chain/plan/index.js';
 import type { UpgradeTarget } from '../../home/layout/index.js';
 import { ChainvisorError, isErrno } from '../../shared/errors/index.js';
 import type { Logger } from '../../shared/log.js';
-import type { Plan } from '../../chain/plan/index.js';
 import type { Look, UpgradeContext } from './context.js';
 import { runLogged } from './run-logged.js';
 

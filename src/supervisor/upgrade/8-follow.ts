@@ -27,10 +27,10 @@
  *
  * `UpgradeFollows` starts one for the node the run loop starts right after each upgrade-applied.
  */
+import { ChainAnswerRefusedError, type ConsensusReader, createConsensusReader, type NodeValidator, type RoundState } from '../../chain/index.js';
 import { rpcEndpoint } from '../../config/index.js';
 import { type AfterUpgrade, describeAfterUpgrade, type EventBus, type UpgradeRef } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
-import { ChainAnswerRefusedError, type ConsensusReader, createConsensusReader, type NodeValidator, type RoundState } from '../../chain/index.js';
 
 export interface FollowOptions {
   upgrade: UpgradeRef;

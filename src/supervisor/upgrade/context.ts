@@ -5,6 +5,7 @@
  */
 import type { Stats } from 'node:fs';
 
+import { serializePlan } from '../../chain/plan/index.js';
 import type { Config } from '../../config/index.js';
 import type { Downloader } from '../../download/index.js';
 import {
@@ -20,7 +21,6 @@ import {
 import { ExitCode } from '../../shared/errors/index.js';
 import type { EventBus } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
-import { serializePlan } from '../../chain/plan/index.js';
 
 export interface UpgradeContext {
   config: Config;

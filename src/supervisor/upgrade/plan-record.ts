@@ -3,9 +3,9 @@
  * committed once the binary is known to be in place (4-binary.ts), awaited just before the switch
  * (5-pre-upgrade.ts), its folder flushed beside the switch (6-switch.ts).
  */
+import { type Plan, serializePlan } from '../../chain/plan/index.js';
 import { type TempFile, writeFileAtomic } from '../../home/layout/index.js';
 import { ChainvisorError, isFsError } from '../../shared/errors/index.js';
-import { type Plan, serializePlan } from '../../chain/plan/index.js';
 
 /**
  * The plan record being committed, held in an object so that no `await` of a step waits for it:
