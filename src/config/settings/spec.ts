@@ -1,5 +1,6 @@
 /** What describes one setting: its environment variable, kind, default, limits and meaning. */
-export type SettingKind = 'absPath' | 'fileName' | 'bool' | 'duration' | 'count' | 'bytes' | 'string' | 'enum' | 'grpcAddress' | 'rpcAddress' | 'rpcUrls';
+export type SettingKind =
+  'absPath' | 'fileName' | 'bool' | 'duration' | 'count' | 'bytes' | 'string' | 'enum' | 'grpcAddress' | 'rpcAddress' | 'rpcUrls' | 'sourceList';
 
 interface SettingBase {
   /** Environment variable; the config-file key is its lower-cased form. */

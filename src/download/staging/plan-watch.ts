@@ -15,7 +15,10 @@ import type { Logger } from '../../shared/log.js';
 import { addressesFor, type ChainAddresses, type ChainClient, createChainReader, type ScheduledPlan } from '../../watcher/chain/index.js';
 import type { Plan } from '../../watcher/plan/index.js';
 import type { Downloader } from '../index.js';
+import { ChecksumDisagreementError } from '../sources/index.js';
 import { discardStaged, stagePlan } from './stage.js';
+
+const isDisagreement = (error: unknown): error is ChecksumDisagreementError => error instanceof ChecksumDisagreementError;
 
 export interface PlanWatcherOptions {
   config: Config;
@@ -50,6 +53,7 @@ interface Job {
   staged: boolean;
   lastError: string | undefined;
   failedReported: boolean;
+  disagreementReported: boolean;
 }
 
 const same = (a: ScheduledPlan | null | undefined, b: ScheduledPlan | null | undefined) =>
@@ -206,7 +210,15 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
 
   function startJob(target: ScheduledPlan): Job {
     const abort = new AbortController();
-    const state: Job = { plan: target, abort, done: Promise.resolve(), staged: false, lastError: undefined, failedReported: false };
+    const state: Job = {
+      plan: target,
+      abort,
+      done: Promise.resolve(),
+      staged: false,
+      lastError: undefined,
+      failedReported: false,
+      disagreementReported: false,
+    };
     state.done = (async () => {
       for (let attempt = 1; !abort.signal.aborted; attempt++) {
         const started = Date.now();
@@ -224,11 +236,13 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
             result.status === 'downloaded'
               ? `binary for upgrade "${target.name}" staged at ${result.binary} in ${((Date.now() - started) / 1000).toFixed(1)} s, before the halt`
               : `binary for upgrade "${target.name}" already in place at ${result.binary} (${result.status === 'installed' ? 'installed by the operator' : 'staged earlier'})`;
-          logger.info({ event: 'binary-staged', upgrade: target.name, height: target.height, binary: result.binary, status: result.status }, text);
+          const source = result.source === undefined ? {} : { source: result.source };
+          const said = result.source === undefined ? text : `${text}; from ${result.source}`;
+          logger.info({ event: 'binary-staged', upgrade: target.name, height: target.height, binary: result.binary, status: result.status, ...source }, said);
           events.emit('binary-staged', {
             upgrade: upgradeOf(target),
-            text,
-            data: { binary: result.binary, dir: result.dir, status: result.status, ms: Date.now() - started },
+            text: said,
+            data: { binary: result.binary, dir: result.dir, status: result.status, ms: Date.now() - started, ...source },
           });
           return;
         } catch (error) {
@@ -237,6 +251,18 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
           const wait = retryDelay(attempt);
           const text = `staging the binary for upgrade "${target.name}" failed (attempt ${attempt}): ${state.lastError}; retrying in ${Math.round(wait / 1000)} s`;
           logger.warn({ event: 'staging-failed', upgrade: target.name, height: target.height, attempt }, text);
+          if (isDisagreement(error) && !state.disagreementReported) {
+            // Found days ahead, not at the height: said once per plan, louder as the height nears (issue #34).
+            state.disagreementReported = true;
+            const blocksLeft = height === undefined ? undefined : target.height - height;
+            const near = blocksLeft !== undefined && blocksLeft <= config.stageWarnBlocks;
+            logger.error({ event: 'checksum-disagreement', upgrade: target.name, height: target.height, sources: error.values }, error.message);
+            events.emit('checksum-disagreement', {
+              upgrade: upgradeOf(target),
+              text: error.message,
+              data: { sources: error.values, platform: error.platform, near, ...(blocksLeft === undefined ? {} : { blocksLeft }), hint: error.hint },
+            });
+          }
           if (!state.failedReported) {
             state.failedReported = true;
             events.emit('staging-failed', { upgrade: upgradeOf(target), text, data: { attempt, reason: state.lastError } });
