@@ -66,7 +66,8 @@ export function weighAnswers(answers: readonly SourceAnswer[], options: WeighOpt
     given.some((b) => a.download.checksum?.algo === b.download.checksum?.algo && !same(a.download.checksum, b.download.checksum)),
   );
   if (differ) return { ...weighed, problem: new ChecksumDisagreementError(options.upgrade, options.platform, given.map(valueOf)) };
-  if (agreeing.length < options.quorum)
+  // With no checksum anywhere, a quorum of 1 leaves the decision to DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM, as today.
+  if (agreeing.length < options.quorum && !(options.quorum === 1 && checksum === undefined))
     return { ...weighed, problem: new QuorumNotMetError(options.upgrade, options.platform, options.quorum, agreeing, said) };
   if (checksum === undefined && options.mustHaveChecksum)
     return { ...weighed, problem: new ChecksumRequiredError(`${primary.platform} binary`, primary.download.shown) };
