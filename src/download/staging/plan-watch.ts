@@ -54,6 +54,8 @@ interface Job {
   lastError: string | undefined;
   failedReported: boolean;
   disagreementReported: boolean;
+  /** Ends the wait between failed attempts: chainvisor stopping, or the node halted for this plan. */
+  pause: AbortController;
 }
 
 const same = (a: ScheduledPlan | null | undefined, b: ScheduledPlan | null | undefined) =>
@@ -210,7 +212,10 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
 
   function startJob(target: ScheduledPlan): Job {
     const abort = new AbortController();
+    const pause = new AbortController();
+    abort.signal.addEventListener('abort', () => pause.abort(), { once: true });
     const state: Job = {
+      pause,
       plan: target,
       abort,
       done: Promise.resolve(),
@@ -267,8 +272,10 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
             state.failedReported = true;
             events.emit('staging-failed', { upgrade: upgradeOf(target), text, data: { attempt, reason: state.lastError } });
           }
+          // At the halt the node is down and no height comes: the halt itself downloads (or says why it cannot).
+          if (settled.has(target.name)) return;
           try {
-            await sleep(wait, undefined, { signal: abort.signal });
+            await sleep(wait, undefined, { signal: state.pause.signal });
           } catch {
             return;
           }
@@ -325,6 +332,8 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
       settled.add(halted.name);
       if (job !== undefined && job.plan.name === halted.name) {
         if (!job.staged) logger.info({ upgrade: halted.name }, 'the node halted while its binary was still being staged; waiting for that download');
+        // A staging that keeps failing waits for its next attempt; the halt tries now instead.
+        job.pause.abort();
         await job.done;
       }
     },
