@@ -4,7 +4,7 @@
  *   npm run bench:sources                 # 20 rounds
  *   node dist/bench/sources.js --rounds 40
  *
- * What resolving through three local sources adds to staging: the same 1 MiB tar.gz is staged into a
+ * What resolving through three local sources adds to staging: the same tar.gz (a 1 MiB binary) is staged into a
  * fresh home by `downloadUpgradeBinary` (resolve → fetch → verify → extract → install), once with
  * CHAINVISOR_UPGRADE_SOURCES=plan (today's path) and once with plan,registry,chain-registry (the
  * registry and a chain registry versions.json served by a local HTTP server, a quorum of 3), the two
@@ -108,7 +108,7 @@ try {
       plan.push(await stageOnce(false, round));
     }
   }
-  console.log(`staging a 1 MiB tar.gz (${archive.length} bytes compressed), ${rounds} rounds each, alternating`);
+  console.log(`staging a tar.gz of a 1 MiB binary (${archive.length} bytes), ${rounds} rounds each, alternating`);
   console.log(`  sources=plan                           median ${median(plan).toFixed(1)} ms (${spread(plan)})`);
   console.log(`  sources=plan,registry,chain-registry   median ${median(three).toFixed(1)} ms (${spread(three)})`);
   console.log(`  added by the two documents             ${(median(three) - median(plan)).toFixed(1)} ms (median of each)`);
