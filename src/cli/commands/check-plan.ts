@@ -74,11 +74,11 @@ export const checkPlanCommand = defineCommand({
       env: { ...ctx.env, DAEMON_HOME: ctx.env.DAEMON_HOME || os.tmpdir(), DAEMON_NAME: name },
       ...(ctx.configFile === undefined ? {} : { configFile: ctx.configFile }),
     });
-    if (values.info === undefined && values.upgrade === undefined) throw new UsageError('check-plan needs --info');
-    if (values.height !== undefined && values.upgrade === undefined) throw new UsageError('check-plan --height needs --upgrade');
     const height = values.height === undefined ? undefined : Number(values.height);
     if (height !== undefined && !(Number.isSafeInteger(height) && height > 0 && /^\d+$/.test(values.height ?? '')))
       throw new UsageError(`check-plan --height must be a positive whole number, not ${JSON.stringify(values.height)}`);
+    if (values.height !== undefined && values.upgrade === undefined) throw new UsageError('check-plan --height needs --upgrade');
+    if (values.info === undefined && values.upgrade === undefined) throw new UsageError('check-plan needs --info');
     refuseUnusableProxies(ctx.env);
     const [download, { createLogger }, { weakAlgos }] = await Promise.all([
       import('../../download/index.js'),
