@@ -41,6 +41,11 @@ const titles: Record<string, { title: (name: string) => string; tone: Tone; hint
     tone: 'warning',
     hint: "install the binary by hand with 'chainvisor add-upgrade <name> <path>' before the height, or fix the plan's download URL",
   },
+  'checksum-disagreement': {
+    title: (n) => `Upgrade ${n}: sources disagree on the binary's checksum`,
+    tone: 'bad',
+    hint: "nothing is installed until they agree: find the wrong source ('chainvisor check-plan --upgrade <name>' shows each one's checksum) and correct it, or install a verified binary with 'chainvisor add-upgrade <name> <path>'",
+  },
   'rehearsal-passed': { title: (n) => `Upgrade ${n}: rehearsal passed`, tone: 'good' },
   'rehearsal-failed': {
     title: (n) => `Upgrade ${n}: rehearsal failed`,

@@ -5,6 +5,8 @@
  *   critical  upgrade-failed; node-exited when chainvisor gives up on the node (exits with its status)
  *             or it crash-loops (a third restart in a row); key-in-use (issue #32: another machine
  *             signs with this validator's key; a person must find it)
+ *   critical  checksum-disagreement with the height `CHAINVISOR_STAGE_WARN_BLOCKS` away or nearer (issue #34)
+ *   error     checksum-disagreement earlier: days ahead, time to correct the wrong source
  *   error     staging-failed with the height `CHAINVISOR_STAGE_WARN_BLOCKS` away or nearer;
  *             validator-not-signing, upgrade-stalled (issue #26)
  *   error     twin-unchecked when it kept the node from starting (CHAINVISOR_TWIN_CHECK=require)
@@ -120,6 +122,8 @@ export function pageFor(notice: Notice, facts: NodeFacts): Page | undefined {
     case 'staging-failed':
       // Only the warning at CHAINVISOR_STAGE_WARN_BLOCKS carries blocksLeft; earlier attempts are chat only.
       return data.blocksLeft === undefined ? undefined : { action: 'trigger', severity: 'error', dedupKey: key };
+    case 'checksum-disagreement':
+      return { action: 'trigger', severity: data.near === true ? 'critical' : 'error', dedupKey: key };
     case 'validator-not-signing':
     case 'upgrade-stalled':
       return { action: 'trigger', severity: 'error', dedupKey: key };

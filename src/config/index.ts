@@ -4,4 +4,5 @@ export { loadConfig, type LoadedConfig, type LoadOptions, type Source } from './
 export { networkRpcUrls } from './network-rpc.js';
 export { formatDuration, formatSettings, renderDocsTable, renderExample } from './render.js';
 export { type Config, fileKey, type SettingKey, settingKeys, settings } from './schema.js';
+export { upgradeSourceList, type UpgradeSourceName } from './upgrade-sources.js';
 export { parseDuration } from './values.js';

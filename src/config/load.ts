@@ -13,6 +13,7 @@ import { parseGrpcAddress, parseRpcAddress } from './addresses.js';
 import { readCosmovisorToml } from './cosmovisor-toml.js';
 import { parseNetworkRpc } from './network-rpc.js';
 import { type Config, fileKey, fileSettings, type RawConfig, type SettingKey, settingKeys, settings, type SettingSpec } from './schema.js';
+import { parseUpgradeSources, upgradeSourceProblems } from './upgrade-sources.js';
 import { maxFileNameBytes, parseAbsPath, parseBool, parseBytes, parseCount, type Parsed, parseDuration, parseEnum, parseFileName } from './values.js';
 
 export interface LoadOptions {
@@ -122,6 +123,7 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
     }
   }
 
+  problems.push(...upgradeSourceProblems(values, (key) => labels[key]));
   if (problems.length > 0) throw new ConfigError(problems);
   return { config: values as Config, sources, configFile, cosmovisorConfigFile };
 }
@@ -150,6 +152,8 @@ function parseValue(spec: SettingSpec, text: string): Parsed<unknown> {
       return parseRpcAddress(text);
     case 'rpcUrls':
       return parseNetworkRpc(text);
+    case 'sourceList':
+      return parseUpgradeSources(text);
   }
 }
 

@@ -10,12 +10,21 @@ import { cosmovisorSettings } from './settings/cosmovisor.js';
 import { downloadSettings } from './settings/download.js';
 import { observeSettings } from './settings/observe.js';
 import { restartSettings } from './settings/restart.js';
+import { sourceSettings } from './settings/sources.js';
 import { twinSettings } from './settings/twin.js';
 
 export type { SettingKind, SettingSpec } from '../shared/setting-spec.js';
 
 /** In the order `chainvisor config` and docs/settings.md list them. */
-export const settings = { ...cosmovisorSettings, ...downloadSettings, ...restartSettings, ...observeSettings, ...aheadSettings, ...twinSettings };
+export const settings = {
+  ...cosmovisorSettings,
+  ...downloadSettings,
+  ...sourceSettings,
+  ...restartSettings,
+  ...observeSettings,
+  ...aheadSettings,
+  ...twinSettings,
+};
 
 export type SettingKey = keyof typeof settings;
 
@@ -32,6 +41,7 @@ interface KindValue {
   grpcAddress: string;
   rpcAddress: string;
   rpcUrls: string;
+  sourceList: string;
 }
 
 type ValueOf<S> = S extends { kind: 'enum'; values: readonly (infer V)[] } ? V : S extends { kind: infer K extends SettingKind } ? KindValue[K] : never;

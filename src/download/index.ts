@@ -24,3 +24,13 @@ export { type Downloader, downloadUpgradeBinary, type DownloadUpgradeOptions } f
 export { hostPlatform } from './platform.js';
 export { checkUrlAllowed, isLoopbackHost, type UrlPolicy } from './policy.js';
 export { type DownloadSource, parseSource } from './source.js';
+export {
+  ChecksumDisagreementError,
+  NoSourceBinaryError,
+  QuorumNotMetError,
+  type Resolution,
+  resolveSources,
+  type SourceReport,
+  sourceReport,
+  usesSources,
+} from './sources/index.js';

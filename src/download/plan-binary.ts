@@ -1,10 +1,11 @@
 /**
  * A plan's binary into `upgrades/<dir>`, the one path of the binary step (src/supervisor/upgrade/4-binary.ts),
- * of staging before the halt (staging/) and of `prepare-upgrade`: resolve the plan's Info for this host,
+ * of staging before the halt (staging/) and of `prepare-upgrade`: resolve the plan's Info (and the other sources, ./sources/) for this host,
  * download, verify, unpack, and move the result into `upgrades/<dir>` in one rename. On any failure
  * the work folder is removed and `upgrades/<dir>` is as it was, so the next attempt starts clean.
  * `current` is never touched here.
  */
+import fs from 'node:fs/promises';
 import path from 'node:path';
 
 import type { Config } from '../config/index.js';
@@ -16,9 +17,8 @@ import { progressOnBus } from '../shared/progress/index.js';
 import { DownloadIoError } from './errors.js';
 import { fetcherFromConfig, type FetcherOptions } from './fetch.js';
 import { fetchAndUnpack, type FetchProgress } from './fetch-unpack.js';
-import { pickBinary, resolveInfo } from './info.js';
 import { hostPlatform } from './platform.js';
-import { parseSource } from './source.js';
+import { binaryCandidates, type Candidate, tryMirrorAfter, usesSources } from './sources/index.js';
 import { createWorkspace } from './workspace.js';
 
 export interface DownloadUpgradeOptions {
@@ -39,7 +39,7 @@ export interface DownloadUpgradeOptions {
 }
 
 /** What downloads a plan's binary into `upgrades/<dir>`: downloadUpgradeBinary, or a test's stand-in. */
-export type Downloader = (options: DownloadUpgradeOptions) => Promise<{ binary: string }>;
+export type Downloader = (options: DownloadUpgradeOptions) => Promise<{ binary: string; source?: string }>;
 
 /**
  * Resolves the plan's Info for this host, downloads, verifies, extracts and installs it so that
@@ -47,7 +47,7 @@ export type Downloader = (options: DownloadUpgradeOptions) => Promise<{ binary: 
  * Throws a ChainvisorError (exitCode ExitCode.upgradeFailed) with a clear message + hint otherwise,
  * leaving nothing that blocks the next attempt. Never touches `current`.
  */
-export async function downloadUpgradeBinary(options: DownloadUpgradeOptions): Promise<{ binary: string }> {
+export async function downloadUpgradeBinary(options: DownloadUpgradeOptions): Promise<{ binary: string; source?: string }> {
   const { target, config, layout } = options;
   const { plan, dir, name: dirName } = target;
   const logger = options.logger.child({ upgrade: plan.name });
@@ -57,54 +57,87 @@ export async function downloadUpgradeBinary(options: DownloadUpgradeOptions): Pr
   const fetcher = fetcherFromConfig(config, logger, options.fetch);
   try {
     const signalOption = options.signal ? { signal: options.signal } : {};
-    const info = await resolveInfo(plan.info, { mustHaveChecksum: config.downloadMustHaveChecksum, fetcher, workDir: workspace.path, ...signalOption });
-    const picked = pickBinary(info, options.platform ?? hostPlatform());
-    const source = parseSource(picked.url, { mustHaveChecksum: config.downloadMustHaveChecksum, what: `${picked.platform} binary` });
-    const upgrade = { name: plan.name, height: plan.height };
-    const progress = options.events ? progressOnBus({ events: options.events, event: 'download-progress', what: source.shown, upgrade }) : undefined;
-    let extracting = false;
-    const extraction = options.events ? progressOnBus({ events: options.events, event: 'extract-progress', what: source.shown, upgrade }) : undefined;
-    const reached: FetchProgress = {};
-    const fetched = await fetchAndUnpack({
-      progress: reached,
-      source,
-      platform: picked.platform,
-      name: layout.name,
-      workDir: workspace.path,
+    const candidates = await binaryCandidates({
+      plan: { name: plan.name, height: plan.height, info: plan.info },
+      config,
+      platform: options.platform ?? hostPlatform(),
       fetcher,
-      limits: { maxBytes: config.extractMaxBytes, maxEntries: config.extractMaxEntries },
+      workDir: workspace.path,
       logger,
-      smokeTest: config.smokeTest ? (options.smokeTimeoutMs === undefined ? {} : { timeoutMs: options.smokeTimeoutMs }) : false,
       ...signalOption,
-      ...(progress ? { onProgress: progress.update } : {}),
-      ...(extraction
-        ? {
-            onExtractProgress: (bytes: number, total: number | undefined) => {
-              extracting = true;
-              extraction.update(bytes, total);
-            },
-          }
-        : {}),
-    }).then(
-      (done) => {
-        progress?.finish();
-        // Only archives unpacked after their download (zip) report it; a tar is unpacked as it arrives.
-        if (extracting) extraction?.finish();
-        return done;
-      },
-      (error: unknown) => {
-        // A cancelled download (chainvisor stopping) or a failed one must not read "finished"; one
-        // that arrived whole (and then failed its checksum or its unpacking) did finish.
-        const ended = (complete: boolean) => (complete ? 'complete' : options.signal?.aborted ? 'cancelled' : 'failed');
-        progress?.finish(ended(reached.bytes !== undefined));
-        if (extracting) extraction?.finish(ended(reached.unpacked !== undefined));
-        throw error;
-      },
-    );
+    });
+    const upgrade = { name: plan.name, height: plan.height };
+    const fetchFrom = async (candidate: Candidate, workDir: string) => {
+      const { download: source, platform } = candidate;
+      const progress = options.events ? progressOnBus({ events: options.events, event: 'download-progress', what: source.shown, upgrade }) : undefined;
+      let extracting = false;
+      const extraction = options.events ? progressOnBus({ events: options.events, event: 'extract-progress', what: source.shown, upgrade }) : undefined;
+      const reached: FetchProgress = {};
+      return fetchAndUnpack({
+        progress: reached,
+        source,
+        platform,
+        name: layout.name,
+        workDir,
+        fetcher,
+        limits: { maxBytes: config.extractMaxBytes, maxEntries: config.extractMaxEntries },
+        logger,
+        smokeTest: config.smokeTest ? (options.smokeTimeoutMs === undefined ? {} : { timeoutMs: options.smokeTimeoutMs }) : false,
+        ...signalOption,
+        ...(progress ? { onProgress: progress.update } : {}),
+        ...(extraction
+          ? {
+              onExtractProgress: (bytes: number, total: number | undefined) => {
+                extracting = true;
+                extraction.update(bytes, total);
+              },
+            }
+          : {}),
+      }).then(
+        (done) => {
+          progress?.finish();
+          // Only archives unpacked after their download (zip) report it; a tar is unpacked as it arrives.
+          if (extracting) extraction?.finish();
+          return done;
+        },
+        (error: unknown) => {
+          // A cancelled download (chainvisor stopping) or a failed one must not read "finished"; one
+          // that arrived whole (and then failed its checksum or its unpacking) did finish.
+          const ended = (complete: boolean) => (complete ? 'complete' : options.signal?.aborted ? 'cancelled' : 'failed');
+          progress?.finish(ended(reached.bytes !== undefined));
+          if (extracting) extraction?.finish(ended(reached.unpacked !== undefined));
+          throw error;
+        },
+      );
+    };
+    // The first URL, then its mirrors (other sources' URLs with the same checksum) when its download fails.
+    let fetched: Awaited<ReturnType<typeof fetchFrom>> | undefined;
+    let from = candidates[0] as Candidate;
+    for (const [i, candidate] of candidates.entries()) {
+      from = candidate;
+      const workDir = i === 0 ? workspace.path : path.join(workspace.path, `mirror-${i}`);
+      if (i > 0) await guardIo('create a work folder under', workDir, () => fs.mkdir(workDir));
+      try {
+        fetched = await fetchFrom(candidate, workDir);
+        break;
+      } catch (error) {
+        const next = candidates[i + 1];
+        if (next === undefined || options.signal?.aborted || !tryMirrorAfter(error)) throw error;
+        logger.warn(
+          { source: candidate.source, mirror: next.source, url: next.download.shown, reason: error instanceof Error ? error.message : String(error) },
+          'the download from %s failed; trying the same binary (same checksum) from %s: %s',
+          candidate.source,
+          next.source,
+          next.download.shown,
+        );
+      }
+    }
+    const tree = (fetched as NonNullable<typeof fetched>).tree;
+    const sourced = usesSources(config) ? { source: from.source } : {};
     const folder = binaryDirPath(layout, dir);
-    await guardIo('install the upgrade folder', folder, () => installFolder({ staged: fetched.tree, target: folder, logger }));
-    logger.info({ binary: target.binary }, 'upgrade binary installed');
-    return { binary: target.binary };
+    await guardIo('install the upgrade folder', folder, () => installFolder({ staged: tree, target: folder, logger }));
+    logger.info({ binary: target.binary, ...sourced }, 'upgrade binary installed');
+    return { binary: target.binary, ...sourced };
   } catch (error) {
     throw asUpgradeError(error);
   } finally {

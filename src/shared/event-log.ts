@@ -4,7 +4,7 @@
  * event that is logged has its line here: the upgrade's lifecycle (upgrade-detected, -applied, -failed:
  * the sequence, src/supervisor/upgrade/compose.ts), the follow after it (network-waiting,
  * upgrade-confirmed, validator-not-signing, upgrade-stalled), the plan on chain and its staging
- * (upgrade-scheduled, plan-cancelled, binary-staged, staging-failed), a manual upgrade queued, the node
+ * (upgrade-scheduled, plan-cancelled, binary-staged, staging-failed, checksum-disagreement), a manual upgrade queued, the node
  * started and exited, rehearsals' results and a restore. The twin check's events have their own
  * listener beside their check (src/home/twin/log.ts).
  */
@@ -87,7 +87,10 @@ export function logEvents(events: EventBus, logger: Logger, options: { failures?
         planWatchLogger().warn(fields, e.text);
         return;
       case 'binary-staged':
-        planWatchLogger().info({ ...fields, binary: data.binary, status: data.status }, e.text);
+        planWatchLogger().info({ ...fields, binary: data.binary, status: data.status, ...(data.source === undefined ? {} : { source: data.source }) }, e.text);
+        return;
+      case 'checksum-disagreement':
+        planWatchLogger().error({ ...fields, sources: data.sources }, e.text);
         return;
       // The first failed attempt (later ones are logged where they happen: they are no event), or the binary still missing near the height.
       case 'staging-failed':

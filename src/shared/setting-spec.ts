@@ -3,7 +3,8 @@
  * below config (issue #33) because each alert channel's file (alerts/) declares its own settings with
  * it, and config lists them from the registry.
  */
-export type SettingKind = 'absPath' | 'fileName' | 'bool' | 'duration' | 'count' | 'bytes' | 'string' | 'enum' | 'grpcAddress' | 'rpcAddress' | 'rpcUrls';
+export type SettingKind =
+  'absPath' | 'fileName' | 'bool' | 'duration' | 'count' | 'bytes' | 'string' | 'enum' | 'grpcAddress' | 'rpcAddress' | 'rpcUrls' | 'sourceList';
 
 interface SettingBase {
   /** Environment variable; the config-file key is its lower-cased form. */

@@ -17,6 +17,7 @@ import { type Layout, readCurrent } from '../home/layout/index.js';
 import type { EventBus } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
 
+
 export interface PlanWatcherOptions {
   config: Config;
   layout: Layout;

@@ -25,6 +25,7 @@ const wrongValues: Record<string, string | null> = {
   '<file>': null,
   '<folder>': null,
   '<binary>': null,
+  '<name>': null,
   '<valoper-address>': null,
   "'<json or url>'": null,
 };

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { loadConfig } from '../../config/index.js';
-import type { Fetcher, FetchProgress, Info } from '../../download/index.js';
+import type { Fetcher, FetchProgress, Info, Resolution, SourceReport } from '../../download/index.js';
 import { ChainvisorError, ExitCode, UsageError } from '../../shared/errors/index.js';
 import type { Logger } from '../../shared/log.js';
 
@@ -39,9 +39,14 @@ export const checkPlanCommand = defineCommand({
       info: {
         type: 'string',
         value: "'<json or url>'",
-        required: true,
         help: 'the Info: {"binaries": {"linux/amd64": "https://…?checksum=sha256:…"}} or a URL to it',
       },
+      upgrade: {
+        type: 'string',
+        value: '<name>',
+        help: "resolve the upgrade of this name through CHAINVISOR_UPGRADE_SOURCES (with --info as the plan's Info, if given): one row per source",
+      },
+      height: { type: 'string', value: '<H>', help: "with --upgrade: the plan's height (entries for another height are not used)" },
       'all-platforms': { type: 'boolean', help: "download and check every platform listed, not only this host's" },
       name: { type: 'string', value: '<binary>', help: 'the binary to look for in archives (default: $DAEMON_NAME)' },
       'skip-smoke-test': { type: 'boolean', help: "do not run `<binary> version` on the host's binary" },
@@ -57,6 +62,10 @@ export const checkPlanCommand = defineCommand({
       (await import('../../verify/index.js')).formatsHelp,
       'Download settings (CHAINVISOR_DOWNLOAD_*, CHAINVISOR_EXTRACT_*, CHAINVISOR_ALLOW_*) apply;',
       'DAEMON_HOME is not needed. Exits 0 when every row is fine, 79 otherwise.',
+      '',
+      'With --upgrade <name> [--height H], resolves that upgrade through CHAINVISOR_UPGRADE_SOURCES',
+      '(plan, registry, chain-registry) and prints one row per source: its URL, its checksum and whether',
+      'it agrees; exits 79 when no binary would be installed (a disagreement, a quorum not met, no URL).',
     ].join('\n'),
   async run(ctx, { values }) {
     const name = values.name ?? ctx.env.DAEMON_NAME;
@@ -66,6 +75,11 @@ export const checkPlanCommand = defineCommand({
       env: { ...ctx.env, DAEMON_HOME: ctx.env.DAEMON_HOME || os.tmpdir(), DAEMON_NAME: name },
       ...(ctx.configFile === undefined ? {} : { configFile: ctx.configFile }),
     });
+    const height = values.height === undefined ? undefined : Number(values.height);
+    if (height !== undefined && !(Number.isSafeInteger(height) && height > 0 && /^\d+$/.test(values.height ?? '')))
+      throw new UsageError(`check-plan --height must be a positive whole number, not ${JSON.stringify(values.height)}`);
+    if (values.height !== undefined && values.upgrade === undefined) throw new UsageError('check-plan --height needs --upgrade');
+    if (values.info === undefined && values.upgrade === undefined) throw new UsageError('check-plan needs --info');
     refuseUnusableProxies(ctx.env);
     const [download, { createLogger }, { weakAlgos }] = await Promise.all([
       import('../../download/index.js'),
@@ -77,7 +91,13 @@ export const checkPlanCommand = defineCommand({
     const work = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-check-plan-'));
     const fetcher = lib.fetcherFromConfig(config, logger);
     try {
-      const info = await lib.resolveInfo(values.info, { mustHaveChecksum: config.downloadMustHaveChecksum, fetcher, workDir: work });
+      if (values.upgrade !== undefined) {
+        const plan = { name: values.upgrade, height, info: values.info ?? '' };
+        const resolution = await lib.resolveSources({ plan, config, platform: lib.hostPlatform(), fetcher, workDir: work, logger });
+        printSources(ctx, plan, lib.hostPlatform(), resolution, lib.sourceReport(resolution, config.checksumQuorum));
+        return resolution.weighed.problem === undefined ? ExitCode.ok : ExitCode.upgradeFailed;
+      }
+      const info = await lib.resolveInfo(values.info as string, { mustHaveChecksum: config.downloadMustHaveChecksum, fetcher, workDir: work });
       const host = lib.hostPlatform();
       const notes = infoNotes(lib, info, host);
       const targets = values['all-platforms'] ? Object.keys(info.binaries).sort() : [lib.pickBinary(info, host).platform];
@@ -220,6 +240,35 @@ function printReport(ctx: CommandContext, info: Info, rows: Row[], notes: string
       ? `ok: ${checked} binar${checked === 1 ? 'y' : 'ies'} checked${checked < rows.length ? ` (--all-platforms downloads the other ${rows.length - checked})` : ''}`
       : `FAILED: ${failed.length} of ${rows.length} entries have problems`,
   );
+}
+
+/** check-plan --upgrade: one row per source, then where the binary would come from or why none would be installed. */
+function printSources(
+  ctx: CommandContext,
+  plan: { name: string; height: number | undefined },
+  platform: string,
+  resolution: Resolution,
+  report: SourceReport,
+): void {
+  writeLine(
+    ctx.stdout,
+    `Upgrade ${plan.name}${plan.height === undefined ? '' : ` at height ${plan.height}`}, ${platform}, sources: ${resolution.sources.join(', ')}`,
+  );
+  const header = { source: 'SOURCE', url: 'URL', checksum: 'CHECKSUM', agreement: 'AGREEMENT' };
+  const columns = ['source', 'url', 'checksum', 'agreement'] as const;
+  const all = [header, ...report.rows];
+  const widths = columns.map((c) => Math.max(...all.map((r) => r[c].length)));
+  for (const row of all) writeLine(ctx.stdout, columns.map((c, i) => (i === columns.length - 1 ? row[c] : row[c].padEnd(widths[i] as number))).join('  '));
+  for (const note of report.notes) writeLine(ctx.stdout, `note: ${note}`);
+  const problem = resolution.weighed.problem;
+  if (problem === undefined) {
+    writeLine(ctx.stdout, `ok: ${report.summary}`);
+    return;
+  }
+  writeLine(ctx.stderr, `error: ${problem.message}`);
+  if (problem.hint) writeLine(ctx.stderr, `hint: ${problem.hint}`);
+  writeLine(ctx.stderr, `code: ${problem.code}`);
+  writeLine(ctx.stdout, `FAILED: ${report.summary}`);
 }
 
 async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {

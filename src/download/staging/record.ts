@@ -18,6 +18,8 @@ export interface StagedRecord {
   info: string;
   /** ISO time the binary was installed. */
   stagedAt: string;
+  /** Where the binary came from, when CHAINVISOR_UPGRADE_SOURCES names more than the plan (issue #34). */
+  source?: string;
 }
 
 export type StagedRecords = Record<string, StagedRecord>;

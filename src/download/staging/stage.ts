@@ -18,6 +18,8 @@ export interface StageResult {
   status: 'downloaded' | 'staged' | 'installed';
   dir: string;
   binary: string;
+  /** The source the binary came from (CHAINVISOR_UPGRADE_SOURCES other than `plan` only). */
+  source?: string;
 }
 
 export interface StageOptions {
@@ -39,7 +41,7 @@ export async function stagePlan(options: StageOptions): Promise<StageResult> {
     if (record.info === plan.info) {
       if (record.height !== plan.height || record.name !== plan.name)
         await updateStagedRecord(layout, dir, { ...record, name: plan.name, height: plan.height });
-      return { status: 'staged', dir, binary };
+      return { status: 'staged', dir, binary, ...(record.source === undefined ? {} : { source: record.source }) };
     }
     // Staged by chainvisor for another Info: the plan changed. Never overwrite silently; never the running one.
     if ((await readCurrentDir(layout)) === dir) return { status: 'installed', dir, binary };
@@ -51,9 +53,10 @@ export async function stagePlan(options: StageOptions): Promise<StageResult> {
     await updateStagedRecord(layout, dir, undefined);
   }
   const download = options.download ?? (await import('../index.js')).downloadUpgradeBinary;
-  await download({ target, config, layout, logger, ...(options.signal ? { signal: options.signal } : {}) });
-  await updateStagedRecord(layout, dir, { name: plan.name, height: plan.height, info: plan.info, stagedAt: new Date().toISOString() });
-  return { status: 'downloaded', dir, binary };
+  const done = await download({ target, config, layout, logger, ...(options.signal ? { signal: options.signal } : {}) });
+  const source = done.source === undefined ? {} : { source: done.source };
+  await updateStagedRecord(layout, dir, { name: plan.name, height: plan.height, info: plan.info, stagedAt: new Date().toISOString(), ...source });
+  return { status: 'downloaded', dir, binary, ...source };
 }
 
 /** Removes a binary chainvisor staged for a plan that was cancelled; an operator's binary stays. */

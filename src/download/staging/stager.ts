@@ -14,6 +14,7 @@ import { binaryPath, isFile, type Layout, planDir } from '../../home/layout/inde
 import type { EventBus } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
 import type { Downloader } from '../index.js';
+import { ChecksumDisagreementError } from '../sources/index.js';
 import { discardStaged, stagePlan } from './stage.js';
 
 export interface StagerOptions {
@@ -53,7 +54,12 @@ interface Job {
   staged: boolean;
   lastError: string | undefined;
   failedReported: boolean;
+  disagreementReported: boolean;
+  /** Ends the wait between failed attempts: chainvisor stopping, or the node halted for this plan. */
+  pause: AbortController;
 }
+
+const isDisagreement = (error: unknown): error is ChecksumDisagreementError => error instanceof ChecksumDisagreementError;
 
 const defaultRetryDelay = (attempt: number) => Math.min(60_000, 5000 * 2 ** (attempt - 1));
 
@@ -68,7 +74,18 @@ export function createStager(options: StagerOptions): Stager {
 
   function startJob(target: ScheduledPlan): Job {
     const abort = new AbortController();
-    const state: Job = { plan: target, abort, done: Promise.resolve(), staged: false, lastError: undefined, failedReported: false };
+    const pause = new AbortController();
+    abort.signal.addEventListener('abort', () => pause.abort(), { once: true });
+    const state: Job = {
+      pause,
+      plan: target,
+      abort,
+      done: Promise.resolve(),
+      staged: false,
+      lastError: undefined,
+      failedReported: false,
+      disagreementReported: false,
+    };
     state.done = (async () => {
       for (let attempt = 1; !abort.signal.aborted; attempt++) {
         const started = Date.now();
@@ -86,10 +103,11 @@ export function createStager(options: StagerOptions): Stager {
             result.status === 'downloaded'
               ? `binary for upgrade "${target.name}" staged at ${result.binary} in ${((Date.now() - started) / 1000).toFixed(1)} s, before the halt`
               : `binary for upgrade "${target.name}" already in place at ${result.binary} (${result.status === 'installed' ? 'installed by the operator' : 'staged earlier'})`;
+          const source = result.source === undefined ? {} : { source: result.source };
           events.emit('binary-staged', {
             upgrade: upgradeOf(target),
-            text,
-            data: { binary: result.binary, dir: result.dir, status: result.status, ms: Date.now() - started },
+            text: result.source === undefined ? text : `${text}; from ${result.source}`,
+            data: { binary: result.binary, dir: result.dir, status: result.status, ms: Date.now() - started, ...source },
           });
           return;
         } catch (error) {
@@ -97,6 +115,18 @@ export function createStager(options: StagerOptions): Stager {
           state.lastError = error instanceof Error ? error.message : String(error);
           const wait = retryDelay(attempt);
           const text = `staging the binary for upgrade "${target.name}" failed (attempt ${attempt}): ${state.lastError}; retrying in ${Math.round(wait / 1000)} s`;
+          if (isDisagreement(error) && !state.disagreementReported) {
+            // Found days ahead, not at the height: said once per plan, louder as the height nears (issue #34).
+            state.disagreementReported = true;
+            const now = height();
+            const blocksLeft = now === undefined ? undefined : target.height - now;
+            const near = blocksLeft !== undefined && blocksLeft <= config.stageWarnBlocks;
+            events.emit('checksum-disagreement', {
+              upgrade: upgradeOf(target),
+              text: error.message,
+              data: { sources: error.values, platform: error.platform, near, ...(blocksLeft === undefined ? {} : { blocksLeft }), hint: error.hint },
+            });
+          }
           if (!state.failedReported) {
             state.failedReported = true;
             events.emit('staging-failed', { upgrade: upgradeOf(target), text, data: { attempt, reason: state.lastError } });
@@ -104,8 +134,10 @@ export function createStager(options: StagerOptions): Stager {
             // Each retry is logged; only the first failure is an event (its line is the bus's log listener's).
             logger.warn({ event: 'staging-failed', upgrade: target.name, height: target.height, attempt }, text);
           }
+          // At the halt the node is down and no height comes: the halt itself downloads (or says why it cannot).
+          if (settled.has(target.name)) return;
           try {
-            await sleep(wait, undefined, { signal: abort.signal });
+            await sleep(wait, undefined, { signal: state.pause.signal });
           } catch {
             return;
           }
@@ -165,6 +197,8 @@ export function createStager(options: StagerOptions): Stager {
       settled.add(halted.name);
       if (job !== undefined && job.plan.name === halted.name) {
         if (!job.staged) logger.info({ upgrade: halted.name }, 'the node halted while its binary was still being staged; waiting for that download');
+        // A staging that keeps failing waits for its next attempt; the halt tries now instead.
+        job.pause.abort();
         await job.done;
       }
     },

@@ -10,6 +10,7 @@ import path from 'node:path';
 import * as v from 'valibot';
 
 import { readUpgradeInfo } from '../../chain/plan/index.js';
+import { readStagedRecords } from '../../download/staging/index.js';
 import { binaryPath, genesis, isFile, type Layout, planBinaryDir, planRecordPath, readCurrent, upgradeBinaryDir } from '../../home/layout/index.js';
 import { isErrno } from '../../shared/errors/index.js';
 import { readBounded } from '../../shared/fsread/index.js';
@@ -22,7 +23,8 @@ export interface HomeFacts {
   /** The plan in data/upgrade-info.json when `current` is not its binary yet. */
   haltPlan: { name: string; height: number } | null;
   /** Upgrade folders with a binary that has not been switched to yet (no plan recorded beside it). */
-  staged: { name: string; dir: string; binary: string }[];
+  /** `source`: where the binary came from, when CHAINVISOR_UPGRADE_SOURCES names more than the plan (issue #34). */
+  staged: { name: string; dir: string; binary: string; source?: string }[];
   /** Manual upgrades waiting in data/upgrade-info.json.batch. */
   queued: { name: string; height: number; info?: string }[];
   /** `data-backup-*` folders, newest first. */
@@ -99,6 +101,7 @@ async function readHaltPlan(options: HomeOptions, currentDir: string, problems: 
 async function readStaged(layout: Layout, currentDir: string, problems: string[]): Promise<HomeFacts['staged']> {
   const names = await listDir(layout.upgradesDir, problems);
   const staged: HomeFacts['staged'] = [];
+  const records = names.length === 0 ? {} : await readStagedRecords(layout);
   for (const name of names.sort()) {
     const dir = upgradeBinaryDir(name);
     if (dir === currentDir) continue;
@@ -111,7 +114,8 @@ async function readStaged(layout: Layout, currentDir: string, problems: string[]
       problems.push(`${dir}: ${(error as Error).message}`);
       continue;
     }
-    staged.push({ name, dir, binary });
+    const source = records[dir]?.source;
+    staged.push({ name, dir, binary, ...(typeof source === 'string' ? { source } : {}) });
   }
   return staged;
 }

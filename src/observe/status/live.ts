@@ -149,6 +149,7 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
         return true;
       case 'binary-staged':
       case 'staging-failed':
+      case 'checksum-disagreement':
         return true; // what is staged is read from disk; this only prompts a refresh
       case 'twin-checked':
       case 'key-in-use':

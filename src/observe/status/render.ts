@@ -23,7 +23,7 @@ export function renderStatus(doc: StatusDocument): string {
           `${doc.pending.blocksRemaining === null ? '' : `, ${doc.pending.blocksRemaining} blocks left`}` +
           `, binary ${doc.pending.binaryPresent ? 'installed' : 'NOT installed'}`,
   );
-  add('staged', doc.staged.length === 0 ? 'none' : doc.staged.map((s) => s.name).join(', '));
+  add('staged', doc.staged.length === 0 ? 'none' : doc.staged.map((s) => (s.source === undefined ? s.name : `${s.name} (from ${s.source})`)).join(', '));
   add('queued', doc.queued.length === 0 ? 'none' : doc.queued.map((q) => `${q.name}@${q.height}`).join(', '));
   const last = doc.lastUpgrade;
   add(

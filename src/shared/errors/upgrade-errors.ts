@@ -70,6 +70,21 @@ export const upgradeErrors = {
     when: 'The downloaded bytes are not the ones the checksum names; nothing was installed.',
     hint: "the plan's Info or the server is wrong; nothing was installed — do not switch binaries until it is resolved (install a verified binary with 'chainvisor add-upgrade', or fix the file on the server)",
   },
+  CHAINVISOR_CHECKSUM_DISAGREEMENT: {
+    exit: ExitCode.upgradeFailed,
+    when: "Two of the upgrade's sources (`CHAINVISOR_UPGRADE_SOURCES`: the plan, the registry, the chain registry) give different checksums for this platform's binary; nothing is installed from either, whatever `CHAINVISOR_CHECKSUM_QUORUM`. Found while staging, days ahead (event `checksum-disagreement`).",
+    hint: "find out which source is wrong (check-plan --upgrade <name> shows each source's checksum) and correct it, or install a verified binary with 'chainvisor add-upgrade <name> <path>'",
+  },
+  CHAINVISOR_CHECKSUM_QUORUM_NOT_MET: {
+    exit: ExitCode.upgradeFailed,
+    when: "Fewer sources than `CHAINVISOR_CHECKSUM_QUORUM` give the same checksum for this platform's binary (a source without one does not count), and none disagree.",
+    hint: "publish the binary's checksum in another source (the registry), lower CHAINVISOR_CHECKSUM_QUORUM, or install a verified binary with 'chainvisor add-upgrade <name> <path>'",
+  },
+  CHAINVISOR_NO_SOURCE_BINARY: {
+    exit: ExitCode.upgradeFailed,
+    when: "None of the upgrade's sources (`CHAINVISOR_UPGRADE_SOURCES`) has a usable URL for this host's platform or `any`: no entry, an unreachable or refused document, a malformed URL.",
+    hint: `publish the binary in the registry (CHAINVISOR_REGISTRY_URL), or ${byHand}`,
+  },
   CHAINVISOR_URL_REFUSED: {
     exit: ExitCode.upgradeFailed,
     when: 'The URL policy refuses a URL or a redirect target: plain http to a host other than this machine, file:// not enabled, or an unsupported scheme.',

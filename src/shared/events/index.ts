@@ -10,6 +10,8 @@ export const notableEvents = [
   'upgrade-scheduled',
   'binary-staged',
   'staging-failed',
+  // Two sources of a plan's binary give different checksums (issue #34): data { sources, platform, near, blocksLeft }.
+  'checksum-disagreement',
   'upgrade-detected',
   'upgrade-applied',
   'upgrade-failed',
