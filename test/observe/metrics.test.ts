@@ -72,3 +72,31 @@ test('after an upgrade: the prevote share while waiting, then confirmed, seconds
     metrics.close();
   }
 });
+
+test('the fleet series: node_info from the identity, the ETA and the block time from the snapshot (issue #35)', async () => {
+  const bus = createEventBus();
+  let snap: MetricsSnapshot = { nodeUp: true, current: 'genesis', pending: null, blockTimeSeconds: null };
+  const identity = Promise.resolve({ chainId: 'cosmoshub-4', node: 'val-1', daemonName: 'gaiad' });
+  const metrics = createMetrics({ bus, version: 't', snapshot: async () => snap, identity });
+  try {
+    await identity;
+    let text = await metrics.render();
+    assert.equal(sample(text, 'chainvisor_node_info{chain_id="cosmoshub-4",node="val-1",daemon_name="gaiad"}'), 1);
+    assert.doesNotMatch(text, /^chainvisor_block_time_seconds /m, 'absent while unknown');
+    assert.doesNotMatch(text, /^chainvisor_upgrade_eta_seconds\{/m);
+    snap = {
+      nodeUp: true,
+      current: 'genesis',
+      pending: { name: 'v2', height: 100, blocksRemaining: 7, binaryPresent: true, eta: { seconds: 42 } },
+      blockTimeSeconds: 6,
+    };
+    text = await metrics.render();
+    assert.equal(sample(text, 'chainvisor_upgrade_eta_seconds{name="v2"}'), 42);
+    assert.equal(sample(text, 'chainvisor_block_time_seconds'), 6);
+    snap = { nodeUp: true, current: 'v2', pending: null, blockTimeSeconds: 6 };
+    text = await metrics.render();
+    assert.doesNotMatch(text, /^chainvisor_upgrade_eta_seconds\{/m, 'gone with the plan');
+  } finally {
+    metrics.close();
+  }
+});
