@@ -149,7 +149,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
   );
   const confirmed = gauge(
     'chainvisor_upgrade_confirmed',
-    'After an upgrade: 1 once the network committed the first block at or past the height, 0 while it waits.',
+    'After an upgrade: 1 once the network committed the first block at or past the height (seen by the follow, or a later height read), 0 while it waits.',
     ['upgrade'],
   );
   const confirmSeconds = gauge('chainvisor_upgrade_confirm_seconds', 'Seconds from the switch to the time of the first block at or past the upgrade height.', [
@@ -157,17 +157,21 @@ export function createMetrics(options: MetricsOptions): Metrics {
   ]);
   const signed = gauge(
     'chainvisor_validator_signed',
-    "After an upgrade: 1 when this node's validator signed the first block at the height, 0 when it is not signing; absent for a node with no voting power.",
+    "After an upgrade: 1 when this node's validator signed the first block at the height, or signs again after not signing; 0 while it is not signing; absent for a node with no voting power.",
     ['upgrade'],
   );
 
   // Never two signers (issue #32): the twin check's key-in-use and twin-checked events.
   const keyInUse = new Gauge({
     name: 'chainvisor_key_in_use',
-    help: "1 once the twin check saw this validator's key sign on another machine (the node is stopped, chainvisor exits 84), else 0.",
+    help: "The twin check's last finding: 1 when it saw this validator's key sign on another machine (the node is stopped, chainvisor exits 84), 0 when it found it clear; absent before a check in this run.",
     registers,
   });
-  keyInUse.set(0);
+  // Absent until a check says something: a 0 at start would end the alert before the check has looked.
+  keyInUse.remove({});
+  // The upgrade the after-upgrade series describe, and whether the network still waits for its first block.
+  let applied: { name: string; height: number } | undefined;
+  let waiting = false;
 
   let keyInUseAt: number | undefined;
   let renderedAt = 0;
@@ -188,6 +192,8 @@ export function createMetrics(options: MetricsOptions): Metrics {
         upgrades.inc({ result: 'applied' });
         // The after-upgrade series describe the last upgrade only.
         for (const g of [prevoteRatio, confirmed, confirmSeconds, signed]) g.reset();
+        applied = event.upgrade;
+        waiting = false;
         // The duration ends when the new node starts; the supervisor says how long ago the halt was seen.
         detectedAt = typeof data.ms === 'number' ? event.time - data.ms : event.time;
         break;
@@ -206,12 +212,23 @@ export function createMetrics(options: MetricsOptions): Metrics {
         const labels = { upgrade: String(data.upgrade) };
         if (typeof data.prevoteRatio === 'number') prevoteRatio.set(labels, data.prevoteRatio);
         confirmed.set(labels, 0);
+        waiting = true;
         break;
       }
+      case 'chain-height':
+        // The follow ends with the node (an exit, a restart): a later height read says the network went on
+        // (past the height: a manual upgrade's first block is the height + 1), and the stall is over.
+        if (waiting && applied && typeof data.height === 'number' && data.height > applied.height) {
+          waiting = false;
+          prevoteRatio.remove({ upgrade: applied.name });
+          confirmed.set({ upgrade: applied.name }, 1);
+        }
+        break;
       case 'upgrade-confirmed': {
         const labels = { upgrade: String(data.upgrade) };
         prevoteRatio.remove(labels);
         confirmed.set(labels, 1);
+        waiting = false;
         if (typeof data.seconds === 'number') confirmSeconds.set(labels, data.seconds);
         if (typeof data.signed === 'boolean') signed.set(labels, data.signed ? 1 : 0);
         break;
@@ -226,6 +243,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
       case 'twin-checked':
         if (data.state === 'clear') keyInUse.set(0);
         break;
+      // 'unchecked' and 'off' leave the last finding as it was: nothing new is known.
       default:
     }
   });

@@ -2,7 +2,9 @@
  * The follow (issue #26): an upgrade is over for the operator when the network has committed the
  * first block at or past the height and their validator signed it, not when the new process starts.
  * Started by the run loop right after the node it switched to is launched, it reads that node's
- * CometBFT RPC (watcher/chain consensus.ts) at most once a second and emits what it sees:
+ * CometBFT RPC (watcher/chain consensus.ts) once a second, and at once when the node's websocket says a
+ * block was committed (watcher/chain subscription.ts, open only while the follow lasts; the reading
+ * each second is the fallback, and what shows the round's shares during the wait), and emits what it sees:
  *
  *   waiting      the RPC answers, no block ≥ height yet: `consensus-round` at each change of the round's
  *                shares (status, metrics), `network-waiting` when the wait starts, then at most every
@@ -14,9 +16,11 @@
  *                resumed, which does not depend on how fast chainvisor polls — and `signed`, whether this
  *                node's validator is in that block's commit (null with no voting power);
  *   not-signing  with voting power, absent from the commits of the first 3 blocks ≥ height:
- *                `validator-not-signing`.
- * It ends once confirmed and those 3 blocks are seen, or when stopped (chainvisor stops, the next
- * upgrade, the node exits). Read-only: it never touches the node, never delays a restart, and a
+ *                `validator-not-signing`; the follow goes on reading each new commit, and the first one
+ *                this validator signs is `upgrade-confirmed` again, signed (issue #35: the alert on
+ *                chainvisor_validator_signed resolves when the validator signs, not at the next upgrade).
+ * It ends once confirmed and signed (or with no voting power), or when stopped (chainvisor stops, the
+ * next upgrade, the node exits). Read-only: it never touches the node, never delays a restart, and a
  * failing read is only tried again a second later.
  *
  * What the RPC answers is not trusted (issue #31): an answer of another shape, too large or too deep is
@@ -30,7 +34,15 @@
 import { rpcEndpoint } from '../config/index.js';
 import { type AfterUpgrade, describeAfterUpgrade, type EventBus, type UpgradeRef } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
-import { ChainAnswerRefusedError, type ConsensusReader, createConsensusReader, type NodeValidator, type RoundState } from '../watcher/chain/index.js';
+import {
+  type BlockSubscription,
+  ChainAnswerRefusedError,
+  type ConsensusReader,
+  createConsensusReader,
+  type NodeValidator,
+  type RoundState,
+  subscribeNewBlocks,
+} from '../watcher/chain/index.js';
 
 export interface FollowOptions {
   upgrade: UpgradeRef;
@@ -52,6 +64,8 @@ export interface FollowOptions {
   intervalMs?: number;
   /** Replaces the RPC reader (tests). */
   reader?: ConsensusReader;
+  /** Replaces the NewBlock subscription (tests); `false`: poll only. */
+  subscribe?: typeof subscribeNewBlocks | false;
 }
 
 export interface Follow {
@@ -67,6 +81,8 @@ const waitingEveryMs = 30_000;
 const signingBlocks = 3;
 /** A hostile or broken RPC answers wrongly every second: one warning a minute says it. */
 const warnEveryMs = 60_000;
+/** A websocket that would not open or closed is tried again this much later (the reading each second goes on). */
+const resubscribeMs = 10_000;
 
 export function startFollow(options: FollowOptions): Follow {
   const { upgrade, events, switchedAt, warnMs } = options;
@@ -108,19 +124,41 @@ export function startFollow(options: FollowOptions): Follow {
     options.logger[level]({ upgrade: upgrade.name }, `after-upgrade follow: ${text}`);
   };
 
-  const emit = (event: 'consensus-round' | 'network-waiting' | 'upgrade-confirmed' | 'validator-not-signing' | 'upgrade-stalled', data = {}): void => {
+  const emit = (
+    event: 'consensus-round' | 'network-waiting' | 'upgrade-confirmed' | 'validator-not-signing' | 'upgrade-stalled',
+    data = {},
+    text?: string,
+  ): void => {
     // A reading that ends after a stop says nothing about the next upgrade or node.
     if (stopped) return;
     events.emit(event, {
       upgrade,
-      text: describeAfterUpgrade(state, event === 'upgrade-stalled' ? shownDuration(Date.now() - switchedAt) : undefined),
+      text: text ?? describeAfterUpgrade(state, event === 'upgrade-stalled' ? shownDuration(Date.now() - switchedAt) : undefined),
       data: { ...state, rpcProblem, ...data },
+    });
+  };
+
+  // The NewBlock subscription: a block wakes the reading at once instead of up to a second later.
+  let subscription: BlockSubscription | undefined;
+  let subscribeAfter = 0;
+  const subscribe = (): void => {
+    if (stopped || subscription !== undefined || options.subscribe === false || Date.now() < subscribeAfter) return;
+    subscribeAfter = Date.now() + resubscribeMs;
+    subscription = (options.subscribe ?? subscribeNewBlocks)({
+      address: options.rpcAddress,
+      onBlock: () => void wake(),
+      onEnd: (reason) => {
+        subscription = undefined;
+        options.logger.debug({ upgrade: upgrade.name, reason }, 'after-upgrade follow: no NewBlock subscription; reading each second');
+      },
     });
   };
 
   const end = (): void => {
     stopped = true;
     clearTimeout(timer);
+    subscription?.close();
+    subscription = undefined;
     reader.close();
     finish();
   };
@@ -183,17 +221,31 @@ export function startFollow(options: FollowOptions): Follow {
       rpcProblem = null;
       if (commit.signers.has(validator.address)) return end();
     }
-    if (checked >= signingBlocks) {
+    if (checked === signingBlocks) {
       state = { ...state, state: 'not-signing', since: new Date().toISOString() };
       emit('validator-not-signing');
-      end();
+      checked += 1;
+    }
+    // Not signing: each new commit, the newest only (a follow that fell behind does not read the backlog).
+    if (checked > signingBlocks && validator.latestHeight >= lastRead + 1) {
+      const height = validator.latestHeight;
+      const commit = await reader.commit(height);
+      lastRead = height;
+      if (commit.signers.has(validator.address)) {
+        state = { ...state, state: 'confirmed', height, signed: true, since: new Date().toISOString() };
+        emit('upgrade-confirmed', { signsAgain: true }, `${upgrade.name}: this validator signs again, at height ${height}`);
+        end();
+      }
     }
   };
+  /** The newest height whose commit was read while not signing. */
+  let lastRead = first + signingBlocks - 1;
 
   const read = async (): Promise<void> => {
     try {
       const validator = await reader.validator();
       if (stopped) return;
+      subscribe();
       if (validator.latestHeight < first) await waiting(validator);
       else await afterHeight(validator);
     } catch (error) {
@@ -215,14 +267,32 @@ export function startFollow(options: FollowOptions): Follow {
     }
   };
 
+  // One reading at a time: a block that arrives during one is read right after it.
+  let reading = false;
+  let again = false;
+  const wake = async (): Promise<void> => {
+    if (reading) {
+      again = true;
+      return;
+    }
+    reading = true;
+    try {
+      do {
+        again = false;
+        await read();
+      } while (again && !stopped);
+    } finally {
+      reading = false;
+    }
+  };
   const schedule = (): void => {
     if (stopped) return;
     timer = setTimeout(() => {
-      void read().finally(schedule);
+      void wake().finally(schedule);
     }, interval);
     timer.unref();
   };
-  void read().finally(schedule);
+  void wake().finally(schedule);
 
   return {
     done,
