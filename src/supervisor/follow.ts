@@ -81,8 +81,13 @@ const waitingEveryMs = 30_000;
 const signingBlocks = 3;
 /** A hostile or broken RPC answers wrongly every second: one warning a minute says it. */
 const warnEveryMs = 60_000;
-/** A websocket that would not open or closed is tried again this much later (the reading each second goes on). */
+/**
+ * A websocket that would not open or closed is tried again this much later (the reading each second goes
+ * on); every 200 ms while the new node has not answered yet: it often starts listening only just before
+ * the network resumes, and a reading once a second would see the first block up to a second late.
+ */
 const resubscribeMs = 10_000;
+const startingResubscribeMs = 200;
 
 export function startFollow(options: FollowOptions): Follow {
   const { upgrade, events, switchedAt, warnMs } = options;
@@ -141,15 +146,22 @@ export function startFollow(options: FollowOptions): Follow {
   // The NewBlock subscription: a block wakes the reading at once instead of up to a second later.
   let subscription: BlockSubscription | undefined;
   let subscribeAfter = 0;
+  let retry: NodeJS.Timeout | undefined;
   const subscribe = (): void => {
     if (stopped || subscription !== undefined || options.subscribe === false || Date.now() < subscribeAfter) return;
-    subscribeAfter = Date.now() + resubscribeMs;
+    subscribeAfter = Date.now() + (known === undefined ? startingResubscribeMs : resubscribeMs);
     subscription = (options.subscribe ?? subscribeNewBlocks)({
       address: options.rpcAddress,
-      onBlock: () => void wake(),
+      onBlock: () => void wake(true),
       onEnd: (reason) => {
         subscription = undefined;
         options.logger.debug({ upgrade: upgrade.name, reason }, 'after-upgrade follow: no NewBlock subscription; reading each second');
+        // While the node starts, try again soon; after it answered, at the next reading past the wait.
+        if (known === undefined && !stopped) {
+          clearTimeout(retry);
+          retry = setTimeout(subscribe, Math.max(0, subscribeAfter - Date.now()));
+          retry.unref();
+        }
       },
     });
   };
@@ -157,6 +169,7 @@ export function startFollow(options: FollowOptions): Follow {
   const end = (): void => {
     stopped = true;
     clearTimeout(timer);
+    clearTimeout(retry);
     subscription?.close();
     subscription = undefined;
     reader.close();
@@ -166,6 +179,8 @@ export function startFollow(options: FollowOptions): Follow {
   const waiting = async (validator: NodeValidator): Promise<void> => {
     const round = await reader.roundState();
     if (validator.votingPower > 0 && order === undefined) order = await reader.validatorOrder();
+    // A block's wake-up may have confirmed meanwhile: this round is over.
+    if (confirmed) return;
     const problem = roundProblem(round, validator.votingPower > 0 ? order : undefined);
     if (problem !== null && problem !== rpcProblem) warn('wrong', `${problem}; the node's RPC is wrong or is not this chain's`);
     // The set may have changed since it was read (or was read wrong): read again at the next tick.
@@ -194,6 +209,8 @@ export function startFollow(options: FollowOptions): Follow {
     const hasPower = validator.votingPower > 0;
     if (!confirmed) {
       const commit = await reader.commit(first);
+      // Read twice at once (a block's wake-up beside the reading each second): confirmed once.
+      if (confirmed) return;
       confirmed = true;
       checked = 1;
       rpcProblem = null;
@@ -241,10 +258,25 @@ export function startFollow(options: FollowOptions): Follow {
   /** The newest height whose commit was read while not signing. */
   let lastRead = first + signingBlocks - 1;
 
+  /** This node's validator as last read: a block's wake-up reads the first block's commit straight away with it. */
+  let known: NodeValidator | undefined;
+  /**
+   * Woken by a block while waiting: the block is (almost always) the first one, since the chain waits at
+   * the height; its commit is read at once, without asking /status first. Not there yet: an error, and
+   * the reading goes on.
+   */
+  const readFirstBlock = async (validator: NodeValidator): Promise<void> => {
+    try {
+      await afterHeight({ ...validator, latestHeight: first });
+    } catch (error) {
+      options.logger.debug({ err: error, upgrade: upgrade.name }, 'after-upgrade follow: the first block is not there yet');
+    }
+  };
   const read = async (): Promise<void> => {
     try {
       const validator = await reader.validator();
       if (stopped) return;
+      known = validator;
       subscribe();
       if (validator.latestHeight < first) await waiting(validator);
       else await afterHeight(validator);
@@ -270,7 +302,20 @@ export function startFollow(options: FollowOptions): Follow {
   // One reading at a time: a block that arrives during one is read right after it.
   let reading = false;
   let again = false;
-  const wake = async (): Promise<void> => {
+  // A block does not wait for the reading under way (its /status and /consensus_state can take a while):
+  // the first block's commit is read beside it, one such reading at a time.
+  let blockReading = false;
+  const wake = async (block = false): Promise<void> => {
+    if (block && !confirmed && known !== undefined) {
+      if (blockReading) return;
+      blockReading = true;
+      try {
+        await readFirstBlock(known);
+      } finally {
+        blockReading = false;
+      }
+      if (confirmed || stopped) return;
+    }
     if (reading) {
       again = true;
       return;
@@ -288,6 +333,7 @@ export function startFollow(options: FollowOptions): Follow {
   const schedule = (): void => {
     if (stopped) return;
     timer = setTimeout(() => {
+      subscribe();
       void wake().finally(schedule);
     }, interval);
     timer.unref();

@@ -260,3 +260,34 @@ test('a refused answer after the confirmation is only logged: no consensus-round
   assert.ok(!r.seen.some((e) => e.event === 'consensus-round'), r.seen.map((e) => e.event).join(', '));
   assert.equal(warnings(/it is not JSON/), 1);
 });
+
+test('a NewBlock from the subscription confirms at once: the first block’s commit is read without waiting for the next reading (issue #35)', async () => {
+  const chain = { latest: 99 };
+  const reader = scripted(chain);
+  const r = recorder();
+  let onBlock: (() => void) | undefined;
+  let closed = false;
+  const subscribe = (o: { onBlock: () => void }) => {
+    onBlock = o.onBlock;
+    return { close: () => void (closed = true) };
+  };
+  // A reading once a minute: only the subscription can confirm within the test.
+  const follow = startFollow({
+    upgrade,
+    switchedAt: Date.now(),
+    rpcAddress: 'tcp://127.0.0.1:1',
+    events: r.events,
+    logger,
+    warnMs: 600_000,
+    intervalMs: 60_000,
+    reader,
+    subscribe,
+  });
+  await waitFor(() => onBlock !== undefined, 'subscribed after the first reading');
+  chain.latest = 100;
+  onBlock?.();
+  await follow.done;
+  assert.deepEqual(r.names(), ['network-waiting', 'upgrade-confirmed']);
+  assert.equal(r.seen.at(-1)?.data?.signed, true);
+  assert.ok(closed, 'the subscription ends with the follow');
+});
