@@ -35,13 +35,13 @@ import { rpcEndpoint } from '../config/index.js';
 import { type AfterUpgrade, describeAfterUpgrade, type EventBus, type UpgradeRef } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
 import {
-  type BlockSubscription,
   ChainAnswerRefusedError,
   type ConsensusReader,
   createConsensusReader,
+  keepSubscribed,
   type NodeValidator,
   type RoundState,
-  subscribeNewBlocks,
+  type subscribeNewBlocks,
 } from '../watcher/chain/index.js';
 
 export interface FollowOptions {
@@ -81,13 +81,6 @@ const waitingEveryMs = 30_000;
 const signingBlocks = 3;
 /** A hostile or broken RPC answers wrongly every second: one warning a minute says it. */
 const warnEveryMs = 60_000;
-/**
- * A websocket that would not open or closed is tried again this much later (the reading each second goes
- * on); every 200 ms while the new node has not answered yet: it often starts listening only just before
- * the network resumes, and a reading once a second would see the first block up to a second late.
- */
-const resubscribeMs = 10_000;
-const startingResubscribeMs = 200;
 
 export function startFollow(options: FollowOptions): Follow {
   const { upgrade, events, switchedAt, warnMs } = options;
@@ -144,34 +137,19 @@ export function startFollow(options: FollowOptions): Follow {
   };
 
   // The NewBlock subscription: a block wakes the reading at once instead of up to a second later.
-  let subscription: BlockSubscription | undefined;
-  let subscribeAfter = 0;
-  let retry: NodeJS.Timeout | undefined;
-  const subscribe = (): void => {
-    if (stopped || subscription !== undefined || options.subscribe === false || Date.now() < subscribeAfter) return;
-    subscribeAfter = Date.now() + (known === undefined ? startingResubscribeMs : resubscribeMs);
-    subscription = (options.subscribe ?? subscribeNewBlocks)({
-      address: options.rpcAddress,
-      onBlock: () => void wake(true),
-      onEnd: (reason) => {
-        subscription = undefined;
-        options.logger.debug({ upgrade: upgrade.name, reason }, 'after-upgrade follow: no NewBlock subscription; reading each second');
-        // While the node starts, try again soon; after it answered, at the next reading past the wait.
-        if (known === undefined && !stopped) {
-          clearTimeout(retry);
-          retry = setTimeout(subscribe, Math.max(0, subscribeAfter - Date.now()));
-          retry.unref();
-        }
-      },
-    });
-  };
+  const blocks = keepSubscribed({
+    address: options.rpcAddress,
+    ...(options.subscribe === undefined ? {} : { subscribe: options.subscribe }),
+    onBlock: () => void wake(true),
+    starting: () => known === undefined,
+    onEnd: (reason) => options.logger.debug({ upgrade: upgrade.name, reason }, 'after-upgrade follow: no NewBlock subscription; reading each second'),
+  });
+  const subscribe = (): void => blocks.ensure();
 
   const end = (): void => {
     stopped = true;
     clearTimeout(timer);
-    clearTimeout(retry);
-    subscription?.close();
-    subscription = undefined;
+    blocks.close();
     reader.close();
     finish();
   };
@@ -260,11 +238,8 @@ export function startFollow(options: FollowOptions): Follow {
 
   /** This node's validator as last read: a block's wake-up reads the first block's commit straight away with it. */
   let known: NodeValidator | undefined;
-  /**
-   * Woken by a block while waiting: the block is (almost always) the first one, since the chain waits at
-   * the height; its commit is read at once, without asking /status first. Not there yet: an error, and
-   * the reading goes on.
-   */
+  // Woken by a block while waiting: it is (almost always) the first one, as the chain waits at the height;
+  // its commit is read at once, without /status first. Not there yet: an error, and the reading goes on.
   const readFirstBlock = async (validator: NodeValidator): Promise<void> => {
     try {
       await afterHeight({ ...validator, latestHeight: first });

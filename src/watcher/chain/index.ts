@@ -29,4 +29,4 @@ export { ChainAnswerRefusedError, ChainUnavailableError } from './errors.js';
 export { createNetworkReader, type NetworkCommit, type NetworkReader, NetworkRpcError, type NetworkStatus } from './network.js';
 export { type ChainReader, type ChainReaderOptions, createChainReader } from './reader.js';
 export { createRpcClient, type RpcClientOptions } from './rpc-client.js';
-export { type BlockSubscription, newBlockQuery, subscribeNewBlocks, type SubscriptionOptions } from './subscription.js';
+export { type BlockSubscription, keepSubscribed, newBlockQuery, subscribeNewBlocks, type SubscriptionOptions } from './subscription.js';

@@ -99,3 +99,53 @@ export function subscribeNewBlocks(options: SubscriptionOptions): BlockSubscript
     },
   };
 }
+
+/**
+ * A websocket that would not open or closed is tried again this much later (the follow's reading each
+ * second goes on); every 200 ms while the new node has not answered yet (`starting`): it often starts
+ * listening only just before the network resumes, and a reading once a second would see the first block
+ * up to a second late.
+ */
+const resubscribeMs = 10_000;
+const startingResubscribeMs = 200;
+
+/** A subscription kept open while wanted: `ensure` opens one when none is (at most as often as above). */
+export function keepSubscribed(options: {
+  address: string;
+  /** Replaces subscribeNewBlocks (tests); `false`: never. */
+  subscribe?: typeof subscribeNewBlocks | false;
+  onBlock: () => void;
+  /** True while the node has not answered yet: retried every 200 ms. */
+  starting: () => boolean;
+  onEnd: (reason: string) => void;
+}): { ensure(): void; close(): void } {
+  let subscription: BlockSubscription | undefined;
+  let after = 0;
+  let retry: NodeJS.Timeout | undefined;
+  let closed = false;
+  const ensure = (): void => {
+    if (closed || subscription !== undefined || options.subscribe === false || Date.now() < after) return;
+    after = Date.now() + (options.starting() ? startingResubscribeMs : resubscribeMs);
+    subscription = (options.subscribe ?? subscribeNewBlocks)({
+      address: options.address,
+      onBlock: options.onBlock,
+      onEnd: (reason) => {
+        subscription = undefined;
+        options.onEnd(reason);
+        if (closed || !options.starting()) return;
+        clearTimeout(retry);
+        retry = setTimeout(ensure, Math.max(0, after - Date.now()));
+        retry.unref();
+      },
+    });
+  };
+  return {
+    ensure,
+    close() {
+      closed = true;
+      clearTimeout(retry);
+      subscription?.close();
+      subscription = undefined;
+    },
+  };
+}
