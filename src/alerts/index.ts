@@ -1,7 +1,7 @@
 /** The alert channels: one file each (name, settings, their parsing, the message format), listed by registry.ts. */
 export type { Channel } from './channel.js';
 export { type NodeFacts, readNodeFacts } from './node-facts.js';
-export { chatEvents, noticeOf, testEvent } from './notice.js';
+export { chatEvents, noticeOf, testEvent, whenEvents } from './notice.js';
 export {
   alertChannels,
   alertSettings,

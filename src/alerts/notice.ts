@@ -4,6 +4,7 @@
  * them) renders this one notice, so they never disagree; a new fact for every channel is added here.
  */
 import { errorCatalogue, type ErrorCode, errorSpec } from '../shared/errors/index.js';
+import { describeEta, type Eta } from '../shared/eta.js';
 import { notableEvents, type SupervisorEvent } from '../shared/events/index.js';
 import type { NodeFacts } from './node-facts.js';
 
@@ -81,7 +82,11 @@ const titles: Record<string, { title: (name: string) => string; tone: Tone; hint
   [testEvent]: { title: () => 'Test message from chainvisor', tone: 'info' },
 };
 
-export function noticeOf(event: Pick<SupervisorEvent, 'event' | 'upgrade' | 'text' | 'time' | 'data'>, facts: NodeFacts): Notice {
+/** The events whose message says when the upgrade's height is expected (issue #35). */
+export const whenEvents: readonly string[] = ['upgrade-scheduled', 'binary-staged', 'staging-failed'];
+
+/** `eta`: when the upgrade's height is expected, as estimated when the event happened (whenEvents only). */
+export function noticeOf(event: Pick<SupervisorEvent, 'event' | 'upgrade' | 'text' | 'time' | 'data'>, facts: NodeFacts, eta?: Eta | null): Notice {
   const name = event.upgrade?.name ?? '';
   const known = titles[event.event];
   const data = event.data ?? {};
@@ -97,14 +102,14 @@ export function noticeOf(event: Pick<SupervisorEvent, 'event' | 'upgrade' | 'tex
   return {
     event: event.event,
     title: cut(known ? known.title(name) : `${event.event}${name === '' ? '' : ` ${name}`}`, 200),
-    what: event.text.replace(/\s*\n\s*/g, ' '),
+    what: event.text.replace(/\s*\n\s*/g, ' ') + (eta ? `; ${describeEta(eta)}` : ''),
     hint: cut(hintOf(event.event, data) ?? known?.hint ?? '', 600) || undefined,
     tone,
     chainId: facts.chainId,
     node: facts.node,
     upgrade: event.upgrade ? { name: event.upgrade.name, height: event.upgrade.height } : undefined,
     time: new Date(event.time).toISOString(),
-    data,
+    data: eta ? { ...data, eta } : data,
   };
 }
 

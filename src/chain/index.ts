@@ -31,3 +31,4 @@ export { type ChainClient, createGrpcClient, type GrpcClientOptions, type Schedu
 export { createNetworkReader, type NetworkCommit, type NetworkReader, NetworkRpcError, type NetworkStatus } from './network.js';
 export { type ChainReader, type ChainReaderOptions, createChainReader } from './reader.js';
 export { createRpcClient, type RpcClientOptions } from './rpc-client.js';
+export { type BlockSubscription, keepSubscribed, newBlockQuery, subscribeNewBlocks, type SubscriptionOptions } from './subscription.js';

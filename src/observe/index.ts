@@ -8,12 +8,14 @@
 import { type ChannelSettings, type NotifySettings, parseNotifySettings, readNodeFacts } from '../alerts/index.js';
 import type { Config } from '../config/index.js';
 import type { Layout } from '../home/layout/index.js';
+import { etaOf } from '../shared/eta.js';
 import type { EventBus } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
 import { startProgressView } from '../shared/progress/index.js';
 import { type Notifications, parseWebhookTargets, startNotifications, startWebhooks, type Webhooks, type WebhookTarget } from './delivery/index.js';
 import type { HttpServer, ListenAddress } from './http/index.js';
 import type { Metrics } from './metrics.js';
+import { readNodeIdentity } from './node-identity.js';
 import { buildStatus, type StatusDocument, trackLive, writeStatusFile } from './status/index.js';
 
 export { parseWebhookTargets, sendTestNotices, startWebhooks } from './delivery/index.js';
@@ -82,12 +84,22 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
   if (webhooks) logger.info({ webhooks: targets.map((t) => t.shown) }, 'sending upgrade events to %d webhook receiver(s)', targets.length);
   // The alert channels (issue #27, alerts/): the node's moniker and chain id are read in the background.
   const notifications: Notifications | undefined =
-    notify.channels.length > 0 ? startNotifications({ channels: notify.channels, bus, logger, facts: readNodeFacts(layout.home) }) : undefined;
+    notify.channels.length > 0
+      ? startNotifications({
+          channels: notify.channels,
+          bus,
+          logger,
+          facts: readNodeFacts(layout.home),
+          eta: (height) => etaOf(height, tracker.state().blockTime ?? null),
+        })
+      : undefined;
   if (notifications)
     logger.info({ channels: notify.channels.map((c) => c.name) }, 'sending upgrade events to %s', notify.channels.map((c) => c.name).join(', '));
 
   let metrics: Metrics | undefined;
   let server: HttpServer | undefined;
+  // A genesis of gigabytes is scanned for its chain id in the background; a stop does not wait for it.
+  const identityStop = new AbortController();
   let keyInUse = false;
   const offKeyInUse = bus.on((e) => {
     if (e.event === 'key-in-use') keyInUse = true;
@@ -99,8 +111,15 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
       version: options.version,
       snapshot: async () => {
         const doc = await status();
-        return { nodeUp: doc.node.state === 'running', current: doc.current.name, pending: doc.pending, rehearsals: doc.rehearsals };
+        return {
+          nodeUp: doc.node.state === 'running',
+          current: doc.current.name,
+          pending: doc.pending,
+          blockTimeSeconds: tracker.state().blockTime?.seconds ?? null,
+          rehearsals: doc.rehearsals,
+        };
       },
+      identity: readNodeIdentity(layout.home, config.name, identityStop.signal),
     });
     metrics = created;
     try {
@@ -115,6 +134,7 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
         },
       });
     } catch (error) {
+      identityStop.abort();
       created.close();
       await Promise.all([webhooks?.close(0), notifications?.close(0)]);
       stopProgress();
@@ -137,6 +157,7 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
     httpAddress: server?.address,
     async close(flushMs = 5000) {
       offKeyInUse();
+      identityStop.abort();
       const flushing = Promise.all([webhooks?.close(flushMs), notifications?.close(flushMs)]);
       // A key in use elsewhere stops the node and ends `run` at once: the endpoint stays up until
       // Prometheus has read the alert (at most a minute; a stop signal ends the wait), or it would

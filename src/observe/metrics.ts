@@ -2,7 +2,8 @@
  * The Prometheus metrics behind `GET /metrics`, with prom-client: the default process metrics and the
  * chainvisor_* series named in the documentation (docs/monitoring.md). Counters and histograms follow
  * the event bus; the gauges that describe a state (node up, current, pending, blocks left, binary
- * present) are read from the status document at scrape time, so they can never drift from `/status`.
+ * present, ETA, block time) are read from the status document at scrape time, so they can never drift
+ * from `/status`. `chainvisor_node_info` names the chain and the node, for a fleet to group and join by.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
@@ -12,7 +13,9 @@ import type { EventBus } from '../shared/events/index.js';
 export interface MetricsSnapshot {
   nodeUp: boolean;
   current: string;
-  pending: { name: string; height: number; blocksRemaining: number | null; binaryPresent: boolean } | null;
+  pending: { name: string; height: number; blocksRemaining: number | null; binaryPresent: boolean; eta?: { seconds: number } | null } | null;
+  /** Seconds per block over the recent blocks (shared/eta.ts); null while unknown. */
+  blockTimeSeconds?: number | null;
   /** The last rehearsal of each upgrade (`chainvisor rehearse`). */
   rehearsals?: { upgrade: string; result: 'passed' | 'failed'; migration_seconds: number | null }[];
 }
@@ -21,6 +24,15 @@ export interface MetricsOptions {
   bus: EventBus;
   version: string;
   snapshot: () => Promise<MetricsSnapshot>;
+  /** The genesis chain id, the node's moniker and DAEMON_NAME, read in the background: chainvisor_node_info once known. */
+  identity?: Promise<NodeIdentity>;
+}
+
+export interface NodeIdentity {
+  /** `unknown` when the genesis names none. */
+  chainId: string;
+  node: string;
+  daemonName: string;
 }
 
 export interface Metrics {
@@ -55,6 +67,9 @@ export const metricNames = [
   'chainvisor_upgrade_confirm_seconds',
   'chainvisor_validator_signed',
   'chainvisor_key_in_use',
+  'chainvisor_node_info',
+  'chainvisor_upgrade_eta_seconds',
+  'chainvisor_block_time_seconds',
 ] as const;
 
 export function createMetrics(options: MetricsOptions): Metrics {
@@ -81,6 +96,25 @@ export function createMetrics(options: MetricsOptions): Metrics {
     'chainvisor_upgrade_blocks_remaining',
     'Blocks until the pending upgrade height (present while an upgrade is pending and the chain height is known).',
     ['name', 'height'],
+  );
+  const eta = gauge(
+    'chainvisor_upgrade_eta_seconds',
+    'Estimated seconds until the pending upgrade height, from the block time over the recent blocks (present while it can be estimated).',
+    ['name'],
+  );
+  const blockTime = new Gauge({
+    name: 'chainvisor_block_time_seconds',
+    help: "The chain's mean block time over the last 500 blocks read (fewer after a start); absent until two heights have been read.",
+    registers,
+  });
+  const info = gauge(
+    'chainvisor_node_info',
+    "Always 1: chain_id (the genesis file's), node (the moniker in config.toml, else the host name) and daemon_name (DAEMON_NAME). A fleet groups and joins by it.",
+    ['chain_id', 'node', 'daemon_name'],
+  );
+  options.identity?.then(
+    (id) => info.set({ chain_id: id.chainId, node: id.node, daemon_name: id.daemonName }, 1),
+    () => undefined,
   );
   const present = gauge('chainvisor_upgrade_binary_present', '1 when the pending upgrade binary is installed in upgrades/<name>, else 0.', ['name']);
   const upgrades = new Counter({ name: 'chainvisor_upgrades_total', help: 'Upgrades attempted, by result.', labelNames: ['result'], registers });
@@ -115,7 +149,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
   );
   const confirmed = gauge(
     'chainvisor_upgrade_confirmed',
-    'After an upgrade: 1 once the network committed the first block at or past the height, 0 while it waits.',
+    'After an upgrade: 1 once the network committed the first block at or past the height (seen by the follow, or a later height read), 0 while it waits.',
     ['upgrade'],
   );
   const confirmSeconds = gauge('chainvisor_upgrade_confirm_seconds', 'Seconds from the switch to the time of the first block at or past the upgrade height.', [
@@ -123,17 +157,21 @@ export function createMetrics(options: MetricsOptions): Metrics {
   ]);
   const signed = gauge(
     'chainvisor_validator_signed',
-    "After an upgrade: 1 when this node's validator signed the first block at the height, 0 when it is not signing; absent for a node with no voting power.",
+    "After an upgrade: 1 when this node's validator signed the first block at the height, or signs again after not signing; 0 while it is not signing; absent for a node with no voting power.",
     ['upgrade'],
   );
 
   // Never two signers (issue #32): the twin check's key-in-use and twin-checked events.
   const keyInUse = new Gauge({
     name: 'chainvisor_key_in_use',
-    help: "1 once the twin check saw this validator's key sign on another machine (the node is stopped, chainvisor exits 84), else 0.",
+    help: "The twin check's last finding: 1 when it saw this validator's key sign on another machine (the node is stopped, chainvisor exits 84), 0 when it found it clear; absent before a check in this run.",
     registers,
   });
-  keyInUse.set(0);
+  // Absent until a check says something: a 0 at start would end the alert before the check has looked.
+  keyInUse.remove({});
+  // The upgrade the after-upgrade series describe, and whether the network still waits for its first block.
+  let applied: { name: string; height: number } | undefined;
+  let waiting = false;
 
   let keyInUseAt: number | undefined;
   let renderedAt = 0;
@@ -154,6 +192,8 @@ export function createMetrics(options: MetricsOptions): Metrics {
         upgrades.inc({ result: 'applied' });
         // The after-upgrade series describe the last upgrade only.
         for (const g of [prevoteRatio, confirmed, confirmSeconds, signed]) g.reset();
+        applied = event.upgrade;
+        waiting = false;
         // The duration ends when the new node starts; the supervisor says how long ago the halt was seen.
         detectedAt = typeof data.ms === 'number' ? event.time - data.ms : event.time;
         break;
@@ -172,12 +212,23 @@ export function createMetrics(options: MetricsOptions): Metrics {
         const labels = { upgrade: String(data.upgrade) };
         if (typeof data.prevoteRatio === 'number') prevoteRatio.set(labels, data.prevoteRatio);
         confirmed.set(labels, 0);
+        waiting = true;
         break;
       }
+      case 'chain-height':
+        // The follow ends with the node (an exit, a restart): a later height read says the network went on
+        // (past the height: a manual upgrade's first block is the height + 1), and the stall is over.
+        if (waiting && applied && typeof data.height === 'number' && data.height > applied.height) {
+          waiting = false;
+          prevoteRatio.remove({ upgrade: applied.name });
+          confirmed.set({ upgrade: applied.name }, 1);
+        }
+        break;
       case 'upgrade-confirmed': {
         const labels = { upgrade: String(data.upgrade) };
         prevoteRatio.remove(labels);
         confirmed.set(labels, 1);
+        waiting = false;
         if (typeof data.seconds === 'number') confirmSeconds.set(labels, data.seconds);
         if (typeof data.signed === 'boolean') signed.set(labels, data.signed ? 1 : 0);
         break;
@@ -192,6 +243,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
       case 'twin-checked':
         if (data.state === 'clear') keyInUse.set(0);
         break;
+      // 'unchecked' and 'off' leave the last finding as it was: nothing new is known.
       default:
     }
   });
@@ -204,11 +256,16 @@ export function createMetrics(options: MetricsOptions): Metrics {
     pending.reset();
     remaining.reset();
     present.reset();
+    eta.reset();
+    // Absent, not 0, while unknown (an unlabelled gauge shows 0 unless its one series is removed).
+    if (typeof snap.blockTimeSeconds === 'number') blockTime.set(snap.blockTimeSeconds);
+    else blockTime.remove({});
     if (snap.pending) {
       const labels = { name: snap.pending.name, height: String(snap.pending.height) };
       pending.set(labels, 1);
       if (snap.pending.blocksRemaining !== null) remaining.set(labels, snap.pending.blocksRemaining);
       present.set({ name: snap.pending.name }, snap.pending.binaryPresent ? 1 : 0);
+      if (snap.pending.eta) eta.set({ name: snap.pending.name }, snap.pending.eta.seconds);
     }
     rehearsalResult.reset();
     rehearsalMigration.reset();

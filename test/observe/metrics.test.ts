@@ -72,3 +72,70 @@ test('after an upgrade: the prevote share while waiting, then confirmed, seconds
     metrics.close();
   }
 });
+
+test('the fleet series: node_info from the identity, the ETA and the block time from the snapshot (issue #35)', async () => {
+  const bus = createEventBus();
+  let snap: MetricsSnapshot = { nodeUp: true, current: 'genesis', pending: null, blockTimeSeconds: null };
+  const identity = Promise.resolve({ chainId: 'cosmoshub-4', node: 'val-1', daemonName: 'gaiad' });
+  const metrics = createMetrics({ bus, version: 't', snapshot: async () => snap, identity });
+  try {
+    await identity;
+    let text = await metrics.render();
+    assert.equal(sample(text, 'chainvisor_node_info{chain_id="cosmoshub-4",node="val-1",daemon_name="gaiad"}'), 1);
+    assert.doesNotMatch(text, /^chainvisor_block_time_seconds /m, 'absent while unknown');
+    assert.doesNotMatch(text, /^chainvisor_upgrade_eta_seconds\{/m);
+    snap = {
+      nodeUp: true,
+      current: 'genesis',
+      pending: { name: 'v2', height: 100, blocksRemaining: 7, binaryPresent: true, eta: { seconds: 42 } },
+      blockTimeSeconds: 6,
+    };
+    text = await metrics.render();
+    assert.equal(sample(text, 'chainvisor_upgrade_eta_seconds{name="v2"}'), 42);
+    assert.equal(sample(text, 'chainvisor_block_time_seconds'), 6);
+    snap = { nodeUp: true, current: 'v2', pending: null, blockTimeSeconds: 6 };
+    text = await metrics.render();
+    assert.doesNotMatch(text, /^chainvisor_upgrade_eta_seconds\{/m, 'gone with the plan');
+  } finally {
+    metrics.close();
+  }
+});
+
+test('the after-upgrade gauges end with the situation (issue #35): a stall with a later height, not signing with a signature, a key with a clear check', async () => {
+  const bus = createEventBus();
+  const metrics = createMetrics({ bus, version: 't', snapshot: async () => ({ nodeUp: true, current: 'v2', pending: null }) });
+  try {
+    let text = await metrics.render();
+    assert.match(text, /^# TYPE chainvisor_key_in_use gauge$/m);
+    assert.doesNotMatch(text, /^chainvisor_key_in_use /m, 'absent until a twin check has looked');
+    bus.emit('key-in-use', { text: 'k', data: { state: 'key-in-use' } });
+    bus.emit('twin-checked', { text: 'off', data: { state: 'off' } });
+    assert.equal(sample(await metrics.render(), 'chainvisor_key_in_use'), 1, 'a check that did not look changes nothing');
+    bus.emit('twin-checked', { text: 'clear', data: { state: 'clear' } });
+    assert.equal(sample(await metrics.render(), 'chainvisor_key_in_use'), 0);
+
+    const v2 = { name: 'v2', height: 100 };
+    const base = { upgrade: 'v2', height: 100, round: 3, precommitRatio: 0, ownPrevote: true, signed: null, seconds: null, since: '' };
+    bus.emit('upgrade-applied', { upgrade: v2, text: 'applied', data: { ms: 1 } });
+    bus.emit('upgrade-stalled', { upgrade: v2, text: 's', data: { ...base, state: 'stalled', prevoteRatio: 0.5 } });
+    bus.emit('chain-height', { text: 'h', data: { height: 100 } });
+    text = await metrics.render();
+    assert.equal(sample(text, 'chainvisor_upgrade_confirmed{upgrade="v2"}'), 0, 'the height itself is not past it');
+    // The follow ended with the node; the plan watch reads a height past the upgrade's: the network went on.
+    bus.emit('chain-height', { text: 'h', data: { height: 102 } });
+    text = await metrics.render();
+    assert.equal(sample(text, 'chainvisor_upgrade_confirmed{upgrade="v2"}'), 1);
+    assert.equal(sample(text, 'chainvisor_network_prevote_ratio{upgrade="v2"}'), undefined);
+
+    bus.emit('validator-not-signing', { upgrade: v2, text: 'n', data: { ...base, state: 'not-signing', prevoteRatio: null, signed: false } });
+    assert.equal(sample(await metrics.render(), 'chainvisor_validator_signed{upgrade="v2"}'), 0);
+    bus.emit('upgrade-confirmed', {
+      upgrade: v2,
+      text: 'again',
+      data: { ...base, state: 'confirmed', prevoteRatio: null, signed: true, height: 106, signsAgain: true },
+    });
+    assert.equal(sample(await metrics.render(), 'chainvisor_validator_signed{upgrade="v2"}'), 1);
+  } finally {
+    metrics.close();
+  }
+});

@@ -148,6 +148,6 @@ describe('chainvisor run: metrics, health, status, webhooks, logs', () => {
     assert.equal(failed?.upgrade, 'v2');
     const doc = JSON.parse((await t.cliOk(['status', '--output', 'json'])).stdout);
     assert.equal(doc.lastUpgrade.result, 'failed', 'status remembers the failure after chainvisor exited');
-    assert.deepEqual(doc.pending, { name: 'v2', height: 10, source: 'halt-file', blocksRemaining: null, binaryPresent: false });
+    assert.deepEqual(doc.pending, { name: 'v2', height: 10, source: 'halt-file', blocksRemaining: null, binaryPresent: false, eta: null });
   });
 });

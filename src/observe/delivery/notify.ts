@@ -14,7 +14,8 @@
  */
 import os from 'node:os';
 
-import { type Channel, chatEvents, type NodeFacts, noticeOf, testEvent } from '../../alerts/index.js';
+import { type Channel, chatEvents, type NodeFacts, noticeOf, testEvent, whenEvents } from '../../alerts/index.js';
+import type { Eta } from '../../shared/eta.js';
 import type { EventBus, SupervisorEvent } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
 import { createHttpClient, type HttpClient } from '../../shared/net/index.js';
@@ -28,6 +29,8 @@ export interface NotifyOptions {
   logger: Logger;
   /** Read in the background; each message waits for it. */
   facts: Promise<NodeFacts> | NodeFacts;
+  /** When a height is expected (issue #35): upgrade-scheduled and staging messages say it. */
+  eta?: (height: number) => Eta | null;
   /** Per attempt (default 5 s). */
   timeoutMs?: number;
   /** Attempts per message (default 6). */
@@ -47,7 +50,7 @@ export interface Notifications {
   close(flushMs?: number): Promise<void>;
 }
 
-type Item = { event: SupervisorEvent };
+type Item = { event: SupervisorEvent; eta?: Eta | null };
 
 export function startNotifications(options: NotifyOptions): Notifications {
   const sent = new Set<string>(chatEvents);
@@ -61,7 +64,7 @@ export function startNotifications(options: NotifyOptions): Notifications {
     return createQueue(channel, options, client, stop.signal, async (item) => {
       await gate.passed();
       const { facts: f, render } = await format;
-      return render(noticeOf(item.event, f));
+      return render(noticeOf(item.event, f, item.eta));
     });
   });
   const off = options.bus.on((event) => {
@@ -69,7 +72,9 @@ export function startNotifications(options: NotifyOptions): Notifications {
     if (event.event === 'upgrade-detected') gate.hold();
     else if (event.event === 'node-started' || event.event === 'upgrade-failed' || event.event === 'node-exited') gate.release();
     if (!sent.has(event.event)) return;
-    for (const queue of queues) queue.push({ event });
+    // Estimated now, not when the message is formatted: a queue held up by a slow service sends the same time.
+    const eta = event.upgrade && whenEvents.includes(event.event) ? options.eta?.(event.upgrade.height) : undefined;
+    for (const queue of queues) queue.push({ event, ...(eta ? { eta } : {}) });
   });
   return {
     async close(flushMs = 5000) {

@@ -3,6 +3,7 @@
  * by the one function below from the home (always read fresh) and, when `run` is active, its live
  * state. Field names are a public interface (scripts read them): add, never rename.
  */
+import { type Eta, etaOf } from '../../shared/eta.js';
 import type { AfterUpgrade, TwinCheckReport } from '../../shared/events/index.js';
 import type { HomeFacts, HomeOptions } from './home.js';
 import { readHome, upgradeBinaryPresent } from './home.js';
@@ -21,7 +22,15 @@ export interface StatusDocument {
     restarts: number;
     lastExit: { code: number | null; signal: string | null } | null;
   };
-  pending: { name: string; height: number; source: 'chain' | 'halt-file'; blocksRemaining: number | null; binaryPresent: boolean } | null;
+  pending: {
+    name: string;
+    height: number;
+    source: 'chain' | 'halt-file';
+    blocksRemaining: number | null;
+    binaryPresent: boolean;
+    /** When the height is expected, from the block time over the recent blocks (issue #35); null while unknown. */
+    eta: Eta | null;
+  } | null;
   chain: { height: number | null };
   staged: HomeFacts['staged'];
   queued: HomeFacts['queued'];
@@ -61,6 +70,7 @@ export async function buildStatus(options: BuildOptions): Promise<StatusDocument
         ...pendingRef,
         blocksRemaining: chainHeight === null ? null : Math.max(0, pendingRef.height - chainHeight),
         binaryPresent: await upgradeBinaryPresent(options.layout, pendingRef.name, options.recase),
+        eta: chainHeight === null ? null : etaOf(pendingRef.height, live?.blockTime ?? null),
       }
     : null;
   const known = live?.backups ?? options.history?.backups ?? [];

@@ -4,6 +4,7 @@
  * to date from the event bus. Everything that is on disk (current, staged binaries, the batch file,
  * backup folders) is read from the home instead (./home.ts), so it is never stale.
  */
+import { type BlockTime, createBlockClock } from '../../shared/eta.js';
 import type { AfterUpgrade, EventBus, SupervisorEvent, TwinCheckReport } from '../../shared/events/index.js';
 
 export type NodeState = 'starting' | 'running' | 'stopped' | 'upgrading' | 'exited' | 'unsupervised';
@@ -44,6 +45,8 @@ export interface LiveState {
   node: { pid: number | null; state: NodeState; since: string | null; restarts: number; lastExit: { code: number | null; signal: string | null } | null };
   pending: PendingRef | null;
   chainHeight: number | null;
+  /** The chain's block time over the recent blocks (shared/eta.ts): what `pending.eta` counts with (issue #35). */
+  blockTime?: BlockTime | null;
   lastUpgrade: LastUpgrade | null;
   /** Backups made by this run, newest first. */
   backups: BackupRecord[];
@@ -74,6 +77,7 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
     node: { pid: null, state: 'starting', since: null, restarts: 0, lastExit: null },
     pending: null,
     chainHeight: null,
+    blockTime: null,
     lastUpgrade: null,
     backups: [],
     activity: null,
@@ -84,6 +88,7 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
   };
   const listeners: ((urgent: boolean) => void)[] = [];
   let started = false;
+  const clock = createBlockClock();
   /** When the halt of the last applied upgrade was detected, until the new node starts. */
   let detectedAt: number | undefined;
 
@@ -91,6 +96,9 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
     const data = e.data ?? {};
     switch (e.event) {
       case 'node-started':
+        // A node that was down catches up fast: the heights it reads then are not the chain's pace.
+        clock.reset();
+        state.blockTime = null;
         if (started) state.node.restarts += 1;
         started = true;
         state.node = { ...state.node, pid: num(data.pid), state: 'running', since: iso(e.time) };
@@ -110,6 +118,8 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
         state.node = { ...state.node, state: 'exited', since: iso(e.time), lastExit: { code: num(data.code), signal: str(data.signal) } };
         return true;
       case 'upgrade-detected':
+        clock.reset();
+        state.blockTime = null;
         state.node = { ...state.node, state: 'upgrading', since: iso(e.time) };
         if (e.upgrade) state.pending = { ...e.upgrade, source: 'halt-file' };
         return true;
@@ -159,6 +169,8 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
       case 'chain-height': {
         const height = num(data.height);
         if (height === null || height === state.chainHeight) return false;
+        clock.observe(height, e.time);
+        state.blockTime = clock.blockTime();
         state.chainHeight = height;
         return true;
       }

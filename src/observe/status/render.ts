@@ -1,4 +1,5 @@
 /** The status document for people: `chainvisor status` without `--output json`. */
+import { describeEta } from '../../shared/eta.js';
 import { describeAfterUpgrade, describeTwinCheck } from '../../shared/events/index.js';
 import type { StatusDocument } from './document.js';
 
@@ -23,6 +24,7 @@ export function renderStatus(doc: StatusDocument): string {
           `${doc.pending.blocksRemaining === null ? '' : `, ${doc.pending.blocksRemaining} blocks left`}` +
           `, binary ${doc.pending.binaryPresent ? 'installed' : 'NOT installed'}`,
   );
+  if (doc.pending?.eta) add('eta', `${doc.pending.name} at height ${doc.pending.height}: ${describeEta(doc.pending.eta)}`);
   add('staged', doc.staged.length === 0 ? 'none' : doc.staged.map((s) => (s.source === undefined ? s.name : `${s.name} (from ${s.source})`)).join(', '));
   add('queued', doc.queued.length === 0 ? 'none' : doc.queued.map((q) => `${q.name}@${q.height}`).join(', '));
   const last = doc.lastUpgrade;

@@ -2,7 +2,9 @@
  * The follow (issue #26): an upgrade is over for the operator when the network has committed the
  * first block at or past the height and their validator signed it, not when the new process starts.
  * Started by the run loop right after the node it switched to is launched, it reads that node's
- * CometBFT RPC (src/chain/consensus.ts) at most once a second and emits what it sees:
+ * CometBFT RPC (src/chain/consensus.ts) once a second, and at once when the node's websocket says a
+ * block was committed (src/chain/subscription.ts, open only while the follow lasts; the reading
+ * each second is the fallback, and what shows the round's shares during the wait), and emits what it sees:
  *
  *   waiting      the RPC answers, no block ≥ height yet: `consensus-round` at each change of the round's
  *                shares (status, metrics), `network-waiting` when the wait starts, then at most every
@@ -14,9 +16,11 @@
  *                resumed, which does not depend on how fast chainvisor polls — and `signed`, whether this
  *                node's validator is in that block's commit (null with no voting power);
  *   not-signing  with voting power, absent from the commits of the first 3 blocks ≥ height:
- *                `validator-not-signing`.
- * It ends once confirmed and those 3 blocks are seen, or when stopped (chainvisor stops, the next
- * upgrade, the node exits). Read-only: it never touches the node, never delays a restart, and a
+ *                `validator-not-signing`; the follow goes on reading each new commit, and the first one
+ *                this validator signs is `upgrade-confirmed` again, signed (issue #35: the alert on
+ *                chainvisor_validator_signed resolves when the validator signs, not at the next upgrade).
+ * It ends once confirmed and signed (or with no voting power), or when stopped (chainvisor stops, the
+ * next upgrade, the node exits). Read-only: it never touches the node, never delays a restart, and a
  * failing read is only tried again a second later.
  *
  * What the RPC answers is not trusted (issue #31): an answer of another shape, too large or too deep is
@@ -27,7 +31,15 @@
  *
  * `UpgradeFollows` starts one for the node the run loop starts right after each upgrade-applied.
  */
-import { ChainAnswerRefusedError, type ConsensusReader, createConsensusReader, type NodeValidator, type RoundState } from '../../chain/index.js';
+import {
+  ChainAnswerRefusedError,
+  type ConsensusReader,
+  createConsensusReader,
+  keepSubscribed,
+  type NodeValidator,
+  type RoundState,
+  type subscribeNewBlocks,
+} from '../../chain/index.js';
 import { rpcEndpoint } from '../../config/index.js';
 import { type AfterUpgrade, describeAfterUpgrade, type EventBus, type UpgradeRef } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
@@ -52,6 +64,8 @@ export interface FollowOptions {
   intervalMs?: number;
   /** Replaces the RPC reader (tests). */
   reader?: ConsensusReader;
+  /** Replaces the NewBlock subscription (tests); `false`: poll only. */
+  subscribe?: typeof subscribeNewBlocks | false;
 }
 
 export interface Follow {
@@ -108,19 +122,34 @@ export function startFollow(options: FollowOptions): Follow {
     options.logger[level]({ upgrade: upgrade.name }, `after-upgrade follow: ${text}`);
   };
 
-  const emit = (event: 'consensus-round' | 'network-waiting' | 'upgrade-confirmed' | 'validator-not-signing' | 'upgrade-stalled', data = {}): void => {
+  const emit = (
+    event: 'consensus-round' | 'network-waiting' | 'upgrade-confirmed' | 'validator-not-signing' | 'upgrade-stalled',
+    data = {},
+    text?: string,
+  ): void => {
     // A reading that ends after a stop says nothing about the next upgrade or node.
     if (stopped) return;
     events.emit(event, {
       upgrade,
-      text: describeAfterUpgrade(state, event === 'upgrade-stalled' ? shownDuration(Date.now() - switchedAt) : undefined),
+      text: text ?? describeAfterUpgrade(state, event === 'upgrade-stalled' ? shownDuration(Date.now() - switchedAt) : undefined),
       data: { ...state, rpcProblem, ...data },
     });
   };
 
+  // The NewBlock subscription: a block wakes the reading at once instead of up to a second later.
+  const blocks = keepSubscribed({
+    address: options.rpcAddress,
+    ...(options.subscribe === undefined ? {} : { subscribe: options.subscribe }),
+    onBlock: () => void wake(true),
+    starting: () => known === undefined,
+    onEnd: (reason) => options.logger.debug({ upgrade: upgrade.name, reason }, 'after-upgrade follow: no NewBlock subscription; reading each second'),
+  });
+  const subscribe = (): void => blocks.ensure();
+
   const end = (): void => {
     stopped = true;
     clearTimeout(timer);
+    blocks.close();
     reader.close();
     finish();
   };
@@ -128,6 +157,8 @@ export function startFollow(options: FollowOptions): Follow {
   const waiting = async (validator: NodeValidator): Promise<void> => {
     const round = await reader.roundState();
     if (validator.votingPower > 0 && order === undefined) order = await reader.validatorOrder();
+    // A block's wake-up may have confirmed meanwhile: this round is over.
+    if (confirmed) return;
     const problem = roundProblem(round, validator.votingPower > 0 ? order : undefined);
     if (problem !== null && problem !== rpcProblem) warn('wrong', `${problem}; the node's RPC is wrong or is not this chain's`);
     // The set may have changed since it was read (or was read wrong): read again at the next tick.
@@ -156,6 +187,8 @@ export function startFollow(options: FollowOptions): Follow {
     const hasPower = validator.votingPower > 0;
     if (!confirmed) {
       const commit = await reader.commit(first);
+      // Read twice at once (a block's wake-up beside the reading each second): confirmed once.
+      if (confirmed) return;
       confirmed = true;
       checked = 1;
       rpcProblem = null;
@@ -183,17 +216,43 @@ export function startFollow(options: FollowOptions): Follow {
       rpcProblem = null;
       if (commit.signers.has(validator.address)) return end();
     }
-    if (checked >= signingBlocks) {
+    if (checked === signingBlocks) {
       state = { ...state, state: 'not-signing', since: new Date().toISOString() };
       emit('validator-not-signing');
-      end();
+      checked += 1;
+    }
+    // Not signing: each new commit, the newest only (a follow that fell behind does not read the backlog).
+    if (checked > signingBlocks && validator.latestHeight >= lastRead + 1) {
+      const height = validator.latestHeight;
+      const commit = await reader.commit(height);
+      lastRead = height;
+      if (commit.signers.has(validator.address)) {
+        state = { ...state, state: 'confirmed', height, signed: true, since: new Date().toISOString() };
+        emit('upgrade-confirmed', { signsAgain: true }, `${upgrade.name}: this validator signs again, at height ${height}`);
+        end();
+      }
     }
   };
+  /** The newest height whose commit was read while not signing. */
+  let lastRead = first + signingBlocks - 1;
 
+  /** This node's validator as last read: a block's wake-up reads the first block's commit straight away with it. */
+  let known: NodeValidator | undefined;
+  // Woken by a block while waiting: it is (almost always) the first one, as the chain waits at the height;
+  // its commit is read at once, without /status first. Not there yet: an error, and the reading goes on.
+  const readFirstBlock = async (validator: NodeValidator): Promise<void> => {
+    try {
+      await afterHeight({ ...validator, latestHeight: first });
+    } catch (error) {
+      options.logger.debug({ err: error, upgrade: upgrade.name }, 'after-upgrade follow: the first block is not there yet');
+    }
+  };
   const read = async (): Promise<void> => {
     try {
       const validator = await reader.validator();
       if (stopped) return;
+      known = validator;
+      subscribe();
       if (validator.latestHeight < first) await waiting(validator);
       else await afterHeight(validator);
     } catch (error) {
@@ -215,14 +274,46 @@ export function startFollow(options: FollowOptions): Follow {
     }
   };
 
+  // One reading at a time: a block that arrives during one is read right after it.
+  let reading = false;
+  let again = false;
+  // A block does not wait for the reading under way (its /status and /consensus_state can take a while):
+  // the first block's commit is read beside it, one such reading at a time.
+  let blockReading = false;
+  const wake = async (block = false): Promise<void> => {
+    if (block && !confirmed && known !== undefined) {
+      if (blockReading) return;
+      blockReading = true;
+      try {
+        await readFirstBlock(known);
+      } finally {
+        blockReading = false;
+      }
+      if (confirmed || stopped) return;
+    }
+    if (reading) {
+      again = true;
+      return;
+    }
+    reading = true;
+    try {
+      do {
+        again = false;
+        await read();
+      } while (again && !stopped);
+    } finally {
+      reading = false;
+    }
+  };
   const schedule = (): void => {
     if (stopped) return;
     timer = setTimeout(() => {
-      void read().finally(schedule);
+      subscribe();
+      void wake().finally(schedule);
     }, interval);
     timer.unref();
   };
-  void read().finally(schedule);
+  void wake().finally(schedule);
 
   return {
     done,

@@ -46,6 +46,26 @@ describe('alert channels', () => {
     return { bus, log, notify };
   }
 
+  test('upgrade-scheduled and staging messages say when the height is expected (issue #35)', async () => {
+    const log = memoryLogger();
+    const bus = createEventBus();
+    const at = Date.now();
+    const eta = (height: number) => ({ at: new Date(at + height * 6000).toISOString(), seconds: height * 6, blockTimeSeconds: 6, basedOnBlocks: 500 });
+    const notify = startNotifications({ channels: settingsOf(services.env).channels, bus, logger: log.logger, facts, backoffMs: 10, eta });
+    bus.emit('upgrade-scheduled', { upgrade: { name: 'v2', height: 1920 }, text: 'upgrade "v2" scheduled on chain at height 1920' });
+    bus.emit('staging-failed', { upgrade: { name: 'v2', height: 1920 }, text: 'staging the binary for upgrade "v2" failed' });
+    bus.emit('upgrade-applied', { upgrade: { name: 'v2', height: 1920 }, text: 'upgrade "v2" applied' });
+    await notify.close(10_000);
+    const texts = services.delivered('slack').map((d) => String(d.body.text));
+    assert.equal(texts.length, 3);
+    const when = /; in about 3 h 12 min \(around \d\d:\d\d UTC; block time 6\.0 s over the last 500 blocks\)/;
+    assert.match(texts[0] as string, when);
+    assert.match(texts[1] as string, when);
+    assert.doesNotMatch(texts[2] as string, /in about/, 'an applied upgrade has no "when"');
+    const telegram = services.delivered('telegram').map((d) => String(d.body.text));
+    assert.match(telegram[0] as string, /in about 3 h 12 min/);
+  });
+
   test('each service receives its own API shape on its own path', async () => {
     const { bus, notify } = start();
     bus.emit('upgrade-failed', {

@@ -11,7 +11,7 @@ import { test, type TestContext } from 'node:test';
 
 import { layoutFor } from '../../../src/home/layout/index.js';
 import { buildStatus, renderStatus, trackLive } from '../../../src/observe/status/index.js';
-import { createEventBus } from '../../../src/shared/events/index.js';
+import { createEventBus, type EventBus, type SupervisorEvent } from '../../../src/shared/events/index.js';
 
 test('a plan from the chain, the chain height, staging, backups and progress reach the status document', async (t) => {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-live-'));
@@ -30,7 +30,7 @@ test('a plan from the chain, the chain height, staging, backups and progress rea
   bus.emit('chain-height', { text: 'height', data: { height: 380 } });
   let d = await doc();
   assert.equal(d.health.ok, true);
-  assert.deepEqual(d.pending, { name: 'V3', height: 500, source: 'chain', blocksRemaining: 120, binaryPresent: false });
+  assert.deepEqual(d.pending, { name: 'V3', height: 500, source: 'chain', blocksRemaining: 120, binaryPresent: false, eta: null });
   assert.equal(d.chain.height, 380);
 
   // Staged under its recased folder name: present.
@@ -133,4 +133,43 @@ test('what the follow finds wrong in the RPC is a problem of the status while it
   round('x');
   bus.emit('upgrade-applied', { upgrade: { name: 'v3', height: 50 }, text: 'applied', data: { ms: 10 } });
   assert.deepEqual((await doc()).problems, []);
+});
+
+test('pending.eta: the block time over the heights read, in the JSON and the text (issue #35)', async (t) => {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-eta-'));
+  t.after(() => fs.rm(root, { recursive: true, force: true }));
+  const layout = layoutFor({ home: root, name: 'simd' });
+  // A bus whose events carry the times the test gives: the heights are read 10 blocks of 6 s apart.
+  const listeners = new Set<(e: SupervisorEvent) => void>();
+  let clock = Date.now() - 3_000_000;
+  const bus: EventBus = {
+    on: (l) => (listeners.add(l), () => listeners.delete(l)),
+    emit: (event, fields) => {
+      const record: SupervisorEvent = { event, time: clock, ...fields };
+      for (const l of listeners) l(record);
+      return record;
+    },
+  };
+  const tracker = trackLive({ bus, version: 't' });
+  t.after(() => tracker.close());
+  const doc = () => buildStatus({ layout, backupDir: root, recase: true, version: 't', live: tracker.state() });
+  bus.emit('node-started', { text: 'started', data: { pid: 1 } });
+  bus.emit('upgrade-scheduled', { upgrade: { name: 'v2', height: 2000 }, text: 'scheduled' });
+  bus.emit('chain-height', { text: 'h', data: { height: 1000 } });
+  assert.equal((await doc()).pending?.eta, null, 'one height says nothing of the pace');
+  for (let h = 1010; h <= 1500; h += 10) {
+    clock += 60_000;
+    bus.emit('chain-height', { text: 'h', data: { height: h } });
+  }
+  const d = await doc();
+  const eta = d.pending?.eta;
+  assert.ok(eta);
+  assert.equal(eta.blockTimeSeconds, 6);
+  assert.equal(eta.basedOnBlocks, 500);
+  assert.equal(eta.at, new Date(clock + 500 * 6000).toISOString());
+  assert.ok(eta.seconds > 2900 && eta.seconds <= 3000, `about 500 × 6 s from the last reading (${eta.seconds})`);
+  assert.match(renderStatus(d), /^eta +v2 at height 2000: in about (49|50) min \(around \d\d:\d\d UTC; block time 6\.0 s over the last 500 blocks\)$/m);
+  // The halt of an upgrade is not block time: a new window begins.
+  bus.emit('upgrade-detected', { upgrade: { name: 'v2', height: 2000 }, text: 'halt' });
+  assert.equal(tracker.state().blockTime, null);
 });

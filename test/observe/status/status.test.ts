@@ -42,7 +42,7 @@ describe('chainvisor status', () => {
     assert.equal(doc.current.binary, path.join(t.home, 'cosmovisor', 'genesis', 'bin', 'simd'));
     assert.equal(doc.node.state, 'unsupervised');
     assert.equal(doc.node.pid, null);
-    assert.deepEqual(doc.pending, { name: 'v2', height: 10, source: 'halt-file', blocksRemaining: null, binaryPresent: true });
+    assert.deepEqual(doc.pending, { name: 'v2', height: 10, source: 'halt-file', blocksRemaining: null, binaryPresent: true, eta: null });
     assert.deepEqual(
       doc.staged.map((s: { name: string }) => s.name),
       ['v2', 'v3'],

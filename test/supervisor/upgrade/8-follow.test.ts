@@ -74,12 +74,28 @@ test('waiting, then confirmed and signed: the follow ends and closes its reader'
   assert.ok(reader.closed);
 });
 
-test('absent from the first 3 blocks: confirmed with signed false, then validator-not-signing', async () => {
-  const reader = scripted({ latest: 103, signs: () => false });
+test('absent from the first 3 blocks: confirmed with signed false, then validator-not-signing; the first block it signs after that confirms it signed', async () => {
+  const chain = { latest: 103, signs: (h: number) => h >= 106 };
+  const reader = scripted(chain);
   const r = recorder();
-  await startFollow({ upgrade, switchedAt: Date.now(), rpcAddress: '', events: r.events, logger, warnMs: 60_000, intervalMs: 20, reader }).done;
+  const follow = startFollow({ upgrade, switchedAt: Date.now(), rpcAddress: '', events: r.events, logger, warnMs: 60_000, intervalMs: 20, reader });
+  await waitFor(() => r.names().includes('validator-not-signing'), 'not signing');
   assert.deepEqual(r.names(), ['upgrade-confirmed', 'validator-not-signing']);
   assert.equal(r.seen[0]?.data?.signed, false);
+  // Not signing goes on being watched (issue #35: its alert resolves when it signs, not at the next upgrade).
+  chain.latest = 105;
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.deepEqual(r.names(), ['upgrade-confirmed', 'validator-not-signing'], 'still absent from block 105');
+  assert.equal(reader.closed, false);
+  chain.latest = 106;
+  await follow.done;
+  assert.deepEqual(r.names(), ['upgrade-confirmed', 'validator-not-signing', 'upgrade-confirmed']);
+  const again = r.seen.at(-1);
+  assert.equal(again?.data?.signed, true);
+  assert.equal(again?.data?.signsAgain, true);
+  assert.equal(again?.data?.height, 106);
+  assert.equal(again?.text, 'v2: this validator signs again, at height 106');
+  assert.ok(reader.closed);
 });
 
 test('absent from the first block only: not "not signing"', async () => {
@@ -243,4 +259,35 @@ test('a refused answer after the confirmation is only logged: no consensus-round
   assert.deepEqual(r.names(), ['upgrade-confirmed']);
   assert.ok(!r.seen.some((e) => e.event === 'consensus-round'), r.seen.map((e) => e.event).join(', '));
   assert.equal(warnings(/it is not JSON/), 1);
+});
+
+test('a NewBlock from the subscription confirms at once: the first block’s commit is read without waiting for the next reading (issue #35)', async () => {
+  const chain = { latest: 99 };
+  const reader = scripted(chain);
+  const r = recorder();
+  let onBlock: (() => void) | undefined;
+  let closed = false;
+  const subscribe = (o: { onBlock: () => void }) => {
+    onBlock = o.onBlock;
+    return { close: () => void (closed = true) };
+  };
+  // A reading once a minute: only the subscription can confirm within the test.
+  const follow = startFollow({
+    upgrade,
+    switchedAt: Date.now(),
+    rpcAddress: 'tcp://127.0.0.1:1',
+    events: r.events,
+    logger,
+    warnMs: 600_000,
+    intervalMs: 60_000,
+    reader,
+    subscribe,
+  });
+  await waitFor(() => onBlock !== undefined, 'subscribed after the first reading');
+  chain.latest = 100;
+  onBlock?.();
+  await follow.done;
+  assert.deepEqual(r.names(), ['network-waiting', 'upgrade-confirmed']);
+  assert.equal(r.seen.at(-1)?.data?.signed, true);
+  assert.ok(closed, 'the subscription ends with the follow');
 });

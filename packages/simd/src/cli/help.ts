@@ -51,6 +51,8 @@ Flags:
       --pruning string                 past states kept for queries at a height: default|nothing|everything|custom (default "default")
       --pruning-keep-recent uint       recent states kept (only with --pruning custom; at least 2)
       --pruning-interval uint          prune every this many blocks (only with --pruning custom; at least 10)
+      --sim-block-time-jitter float    each block interval is --block-time times 1 ± up to this fraction,
+                                       uniformly at random: a chain whose block times vary (default 0)
       --sim-peers-power uint           simulate 10 more validators sharing this voting power; a block commits
                                        only when more than 2/3 of the set's power precommitted (default 0)
       --sim-peers-back-after string    at the upgrade height, the binary that runs the upgrade starts without

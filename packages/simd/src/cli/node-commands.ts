@@ -69,6 +69,7 @@ export async function init(ctx: NodeCommandContext, argv: readonly string[]): Pr
 export const startFlags = {
   home: 'string',
   'block-time': 'string',
+  'sim-block-time-jitter': 'string',
   'rpc.laddr': 'string',
   'grpc.enable': 'boolean',
   'grpc.address': 'string',
@@ -131,6 +132,10 @@ export async function nodeOptionsFrom(
   const level = parseLogLevel(strings['log_level'] ?? 'info');
   if (level === undefined) throw new UsageProblem(`invalid --log_level ${JSON.stringify(strings['log_level'])}: expected debug, info or error`);
   const blockTimeMs = parseDuration(wrapDuration(strings['block-time'] ?? '1s', '--block-time'));
+  const jitterText = strings['sim-block-time-jitter'] ?? '0';
+  const blockTimeJitter = /^(0(\.\d+)?|\.\d+)$/.test(jitterText.trim()) ? Number(jitterText) : Number.NaN;
+  if (!(blockTimeJitter >= 0 && blockTimeJitter < 1))
+    throw new UsageProblem(`invalid --sim-block-time-jitter ${JSON.stringify(jitterText)}: expected a fraction from 0 to below 1`);
   const skipHeights = (lists['unsafe-skip-upgrades'] ?? []).map((h) => parseHeight(h, '--unsafe-skip-upgrades height'));
   const home = strings.home ?? defaultHome(ctx.name);
   const pruning = await resolvePruning(home, {
@@ -146,6 +151,7 @@ export async function nodeOptionsFrom(
     name: ctx.name,
     version: ctx.version,
     blockTimeMs,
+    blockTimeJitter,
     rpcLaddr: listen.rpcLaddr,
     grpcAddress: listen.grpc.enable ? listen.grpc.address : undefined,
     apiAddress: listen.api.enable ? listen.api.address : undefined,

@@ -16,6 +16,8 @@ export interface ProducerOptions {
   app: App;
   mempool: Mempool;
   blockTimeMs: number;
+  /** Each interval is blockTimeMs × (1 ± up to this fraction), uniformly: a chain whose block times vary (issue #35's ETA). */
+  blockTimeJitter?: number;
   consensus: Consensus;
   /** Aborted to stop after the block in progress. */
   signal: AbortSignal;
@@ -49,7 +51,9 @@ export async function produceBlocks(options: ProducerOptions): Promise<ChainHalt
     }
     consensus.newHeight(app.nextHeight);
     await onCommit?.(block);
-    const wait = blockTimeMs - (Date.now() - started);
+    const jitter = options.blockTimeJitter ?? 0;
+    const interval = jitter === 0 ? blockTimeMs : blockTimeMs * (1 + jitter * (2 * Math.random() - 1));
+    const wait = interval - (Date.now() - started);
     try {
       await sleep(Math.max(0, wait), undefined, { signal });
     } catch (error) {

@@ -38,6 +38,8 @@ export interface NodeOptions {
   name: string;
   version: SimVersion;
   blockTimeMs: number;
+  /** `--sim-block-time-jitter`: each interval is the block time times 1 ± up to this fraction, uniformly (0: none). */
+  blockTimeJitter?: number;
   /** `tcp://host:port`. */
   rpcLaddr: string;
   /** `host:port`; undefined: gRPC off (`--grpc.enable=false`, app.toml `[grpc] enable = false`), nothing listens. */
@@ -187,7 +189,15 @@ export async function runNode(options: NodeOptions): Promise<number> {
       cache.update(block);
       return rpc.publish(block);
     };
-    halted = await produceBlocks({ app, mempool, blockTimeMs: options.blockTimeMs, consensus, signal: controller.signal, onCommit });
+    halted = await produceBlocks({
+      app,
+      mempool,
+      blockTimeMs: options.blockTimeMs,
+      blockTimeJitter: options.blockTimeJitter ?? 0,
+      consensus,
+      signal: controller.signal,
+      onCommit,
+    });
     if (halted === undefined) return nodeExitCode.ok;
     if (halted.kind === 'halt-height') log.info(`halting node: ${halted.message}`, { module: 'server', last_height: app.lastHeight });
     if (options.haltMode === 'stay' && !controller.signal.aborted) {

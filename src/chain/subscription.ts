@@ -1,0 +1,151 @@
+/**
+ * The node's new blocks as they are committed (issue #35): CometBFT's JSON-RPC `subscribe` with the
+ * query `tm.event='NewBlock'` on the node's `/websocket`. The follow after a switch (supervisor's
+ * follow.ts) opens it while it waits for the first block and closes it when it ends, so nothing of it
+ * is left at rest. A message is only a wake-up: the follow then reads the block and its commit over
+ * the RPC (consensus.ts), whose answers are checked; nothing in the message itself is trusted or even
+ * parsed, so a node that sends something else costs at most a reading. Should the websocket not open
+ * or close (an RPC behind a proxy without websockets, a node restarting), the follow's reading once a
+ * second still sees the block.
+ *
+ * undici's WebSocket (the project's HTTP client; no native code), on its own Agent: a unix socket
+ * address works as over HTTP, and a message larger than `maxMessageBytes` closes the connection
+ * instead of filling memory.
+ */
+import type { Agent, WebSocket } from 'undici';
+
+import { rpcEndpoint } from '../config/index.js';
+
+export interface SubscriptionOptions {
+  /** The node's CometBFT RPC address (`tcp://host:port`, `host:port`, `unix:///path`). */
+  address: string;
+  /** A NewBlock (or anything else the node sends on the subscription) arrived. */
+  onBlock: () => void;
+  /** The websocket closed or could not open; `reason` for the log. */
+  onEnd: (reason: string) => void;
+  /** Deadline of the opening handshake; default 5 s. */
+  timeoutMs?: number;
+}
+
+export interface BlockSubscription {
+  close(): void;
+}
+
+/** A NewBlock of a full block (21 MiB of transactions, base64) is larger: the connection closes, the poll sees it. */
+const maxMessageBytes = 8 * 1024 * 1024;
+
+export const newBlockQuery = "tm.event='NewBlock'";
+
+/** Undefined when the address cannot be dialled (the follow polls). */
+export function subscribeNewBlocks(options: SubscriptionOptions): BlockSubscription | undefined {
+  const endpoint = rpcEndpoint(options.address);
+  if (endpoint === undefined || (endpoint.kind === 'tcp' && endpoint.port === 0)) return undefined;
+  const url =
+    endpoint.kind === 'tcp'
+      ? `ws://${endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host}:${endpoint.port}/websocket`
+      : 'ws://localhost/websocket';
+  const timeoutMs = options.timeoutMs ?? 5000;
+  let closed = false;
+  let ws: WebSocket | undefined;
+  let agent: Agent | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const end = (reason: string): void => {
+    if (closed) return;
+    closed = true;
+    clearTimeout(timer);
+    try {
+      ws?.close();
+    } catch {
+      // Closing a socket that never opened: nothing to close.
+    }
+    void agent?.close().catch(() => undefined);
+    options.onEnd(reason);
+  };
+  // Loaded at the first follow only: `run` at rest never holds the websocket client.
+  void import('undici').then(
+    (undici) => {
+      if (closed) return;
+      agent = new undici.Agent({
+        connect: { timeout: timeoutMs, ...(endpoint.kind === 'unix' ? { socketPath: endpoint.path } : {}) },
+        webSocket: { maxPayloadSize: maxMessageBytes },
+      });
+      const socket = new undici.WebSocket(url, { dispatcher: agent });
+      ws = socket;
+      timer = setTimeout(() => end(`no websocket handshake within ${timeoutMs} ms`), timeoutMs);
+      timer.unref();
+      socket.addEventListener('open', () => {
+        clearTimeout(timer);
+        socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'subscribe', params: { query: newBlockQuery } }));
+      });
+      socket.addEventListener('message', () => {
+        if (!closed) options.onBlock();
+      });
+      socket.addEventListener('error', (event) => end(`websocket error: ${(event as { message?: string }).message ?? 'connection failed'}`));
+      socket.addEventListener('close', (event) => end(`websocket closed (${event.code}${event.reason === '' ? '' : `: ${event.reason}`})`));
+    },
+    (error: unknown) => end(`no websocket client: ${(error as Error).message}`),
+  );
+  return {
+    close() {
+      if (closed) return;
+      closed = true;
+      clearTimeout(timer);
+      try {
+        ws?.close();
+      } catch {
+        // never opened
+      }
+      void agent?.close().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * A websocket that would not open or closed is tried again this much later (the follow's reading each
+ * second goes on); every 200 ms while the new node has not answered yet (`starting`): it often starts
+ * listening only just before the network resumes, and a reading once a second would see the first block
+ * up to a second late.
+ */
+const resubscribeMs = 10_000;
+const startingResubscribeMs = 200;
+
+/** A subscription kept open while wanted: `ensure` opens one when none is (at most as often as above). */
+export function keepSubscribed(options: {
+  address: string;
+  /** Replaces subscribeNewBlocks (tests); `false`: never. */
+  subscribe?: typeof subscribeNewBlocks | false;
+  onBlock: () => void;
+  /** True while the node has not answered yet: retried every 200 ms. */
+  starting: () => boolean;
+  onEnd: (reason: string) => void;
+}): { ensure(): void; close(): void } {
+  let subscription: BlockSubscription | undefined;
+  let after = 0;
+  let retry: NodeJS.Timeout | undefined;
+  let closed = false;
+  const ensure = (): void => {
+    if (closed || subscription !== undefined || options.subscribe === false || Date.now() < after) return;
+    after = Date.now() + (options.starting() ? startingResubscribeMs : resubscribeMs);
+    subscription = (options.subscribe ?? subscribeNewBlocks)({
+      address: options.address,
+      onBlock: options.onBlock,
+      onEnd: (reason) => {
+        subscription = undefined;
+        options.onEnd(reason);
+        if (closed || !options.starting()) return;
+        clearTimeout(retry);
+        retry = setTimeout(ensure, Math.max(0, after - Date.now()));
+        retry.unref();
+      },
+    });
+  };
+  return {
+    ensure,
+    close() {
+      closed = true;
+      clearTimeout(retry);
+      subscription?.close();
+      subscription = undefined;
+    },
+  };
+}
