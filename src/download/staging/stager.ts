@@ -14,7 +14,7 @@ import { binaryPath, isFile, type Layout, planDir } from '../../home/layout/inde
 import type { EventBus } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
 import type { Downloader } from '../index.js';
-import { ChecksumDisagreementError } from '../sources/index.js';
+import type { ChecksumDisagreementError } from '../sources/index.js';
 import { discardStaged, stagePlan } from './stage.js';
 
 export interface StagerOptions {
@@ -59,7 +59,10 @@ interface Job {
   pause: AbortController;
 }
 
-const isDisagreement = (error: unknown): error is ChecksumDisagreementError => error instanceof ChecksumDisagreementError;
+// By its code, not its class: the sources' module brings the verifier and the archive readers with it,
+// which an idle run (this watch included) must not load (test/release/at-rest.test.ts).
+const isDisagreement = (error: unknown): error is ChecksumDisagreementError =>
+  (error as { code?: unknown } | null)?.code === 'CHAINVISOR_CHECKSUM_DISAGREEMENT';
 
 const defaultRetryDelay = (attempt: number) => Math.min(60_000, 5000 * 2 ** (attempt - 1));
 
