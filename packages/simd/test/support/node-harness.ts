@@ -42,7 +42,8 @@ export async function simFixture(
   // their writes (a signing state before every vote) race the removal.
   t.after(async () => {
     await stopNodesIn(dir);
-    await rm(dir, { recursive: true, force: true });
+    // A process that was stopped may still be ending its last write there: retried, as rm -rf is on ENOTEMPTY.
+    await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
   const built = await buildVersions({ out: path.join(dir, 'versions'), baseUrl: options.baseUrl, versions: options.versions, variants: options.variants });
   let homes = 0;
