@@ -13,7 +13,7 @@ import { test, type TestContext } from 'node:test';
 import { parse as parseToml } from 'smol-toml';
 
 import { type NodeAddresses, readAddresses } from '../../src/index.js';
-import { cli, simFixture, waitFor } from '../support/node-harness.js';
+import { cli, simFixture, stopWithFixture, waitFor } from '../support/node-harness.js';
 
 /** A TOML file as plain objects (the parser's tables have no prototype). */
 const readToml = async (file: string): Promise<unknown> => JSON.parse(JSON.stringify(parseToml(await readFile(file, 'utf8'))));
@@ -40,6 +40,7 @@ async function start(t: TestContext, bin: string, home: string, flags: string[])
   let log = '';
   proc.stderr.setEncoding('utf8').on('data', (c: string) => (log += c));
   const exit = new Promise((resolve) => proc.on('exit', resolve));
+  stopWithFixture(proc, home, exit);
   let exited = false;
   void exit.then(() => (exited = true));
   t.after(async () => {

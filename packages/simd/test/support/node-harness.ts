@@ -121,6 +121,15 @@ export const fastFlags = [
 /** Nodes still running, by their home: a fixture stops those in its folder before removing it. */
 const liveNodes = new Map<ChildProcess, { home: string; exit: Promise<unknown> }>();
 
+/**
+ * A node a test spawned itself (not through spawnNode), stopped with the fixture whose folder holds its
+ * home: otherwise its writes race the folder's removal, and a failed removal leaves it running.
+ */
+export function stopWithFixture(proc: ChildProcess, home: string, exit: Promise<unknown>): void {
+  liveNodes.set(proc, { home, exit });
+  void exit.then(() => liveNodes.delete(proc));
+}
+
 async function stopNodesIn(dir: string): Promise<void> {
   const inside = [...liveNodes].filter(([, node]) => !path.relative(dir, node.home).startsWith('..'));
   for (const [proc] of inside) proc.kill('SIGKILL');
