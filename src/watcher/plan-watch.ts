@@ -17,7 +17,6 @@ import { type Layout, readCurrent } from '../home/layout/index.js';
 import type { EventBus } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
 
-
 export interface PlanWatcherOptions {
   config: Config;
   layout: Layout;
