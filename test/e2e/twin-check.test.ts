@@ -126,12 +126,24 @@ test('no twin: the validator is in the set, its key signs nowhere, the node star
   await run.nodeOf('genesis');
   const [clear] = eventsIn(run.output(), 'twin-checked');
   assert.match(String(clear?.msg), /^twin check clear: no signature of this validator above height 0 in blocks 1–\d+ on /);
-  const status = JSON.parse((await sim.cv(['status', '--output', 'json'])).stdout) as { twinCheck: { state: string; rpc: string; localHeight: number } };
-  assert.equal(status.twinCheck.state, 'clear');
-  assert.equal(status.twinCheck.rpc, `${net.rpc}/`);
-  assert.equal(status.twinCheck.localHeight, 0);
+  // The status file and the metrics follow the event a moment later (the status writer, the endpoint's start).
+  const status = await waitFor(async () => {
+    const read = JSON.parse((await sim.cv(['status', '--output', 'json'])).stdout) as {
+      twinCheck?: { state: string; rpc: string; localHeight: number } | null;
+    };
+    return read.twinCheck ? read.twinCheck : undefined;
+  }, 'the status to show the twin check');
+  assert.equal(status.state, 'clear');
+  assert.equal(status.rpc, `${net.rpc}/`);
+  assert.equal(status.localHeight, 0);
   assert.match((await sim.cv(['status'])).stdout, /^twin check +clear: heights 1–\d+ on http:\/\/127\.0\.0\.1:\d+\/ read/m);
-  const metrics = await (await fetch(`http://${httpAddress}/metrics`)).text();
+  const metrics = await waitFor(async () => {
+    const text = await fetch(`http://${httpAddress}/metrics`).then(
+      (r) => r.text(),
+      () => '',
+    );
+    return /^chainvisor_key_in_use /m.test(text) ? text : undefined;
+  }, 'the metrics endpoint to show chainvisor_key_in_use');
   assert.match(metrics, /^chainvisor_key_in_use 0$/m);
   assert.equal(await run.stop(), 0);
 });
