@@ -16,6 +16,7 @@ import { layoutFor } from '../../src/home/layout/index.js';
 import { startAutoRehearsal } from '../../src/rehearsal/index.js';
 import { createEventBus } from '../../src/shared/events/index.js';
 import { silentLogger } from '../../src/shared/log.js';
+import { waitFor } from '../support/home.js';
 
 /** Appends `<upgrade> start|end` to a journal around a 300 ms "rehearsal", then records a passed report for the binary's sha256. */
 const standIn = `
@@ -65,13 +66,16 @@ test('one rehearsal per scheduled upgrade and binary, one at a time, not near th
   await fs.mkdir(path.dirname(binary), { recursive: true });
   await fs.writeFile(binary, 'one', { mode: 0o755 });
   for (let h = 11; h < 20; h++) await tick(h);
-  await sleep(400);
+  // The stand-in is a process of its own: on a loaded machine its start alone can take a second.
+  await waitFor(async () => (await lines()).length >= 2, 'the first rehearsal to end');
   for (let h = 20; h < 25; h++) await tick(h);
+  await sleep(400);
   assert.deepEqual(await lines(), ['v2 start', 'v2 end'], 'once, and only one at a time');
   await fs.writeFile(binary, 'two, a new build', { mode: 0o755 });
   await tick(30);
-  await sleep(500);
+  await waitFor(async () => (await lines()).length >= 4, 'the rehearsal of the new build to end');
   await tick(31);
+  await sleep(400);
   assert.deepEqual(await lines(), ['v2 start', 'v2 end', 'v2 start', 'v2 end'], 'again for a changed binary');
 
   await fs.mkdir(path.join(layout.upgradesDir, 'v3', 'bin'), { recursive: true });
