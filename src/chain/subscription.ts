@@ -49,8 +49,9 @@ export function subscribeNewBlocks(options: SubscriptionOptions): BlockSubscript
   let ws: WebSocket | undefined;
   let agent: Agent | undefined;
   let timer: NodeJS.Timeout | undefined;
-  const end = (reason: string): void => {
-    if (closed) return;
+  /** Closes what is open; false when it was closed already. */
+  const shut = (): boolean => {
+    if (closed) return false;
     closed = true;
     clearTimeout(timer);
     try {
@@ -59,7 +60,10 @@ export function subscribeNewBlocks(options: SubscriptionOptions): BlockSubscript
       // Closing a socket that never opened: nothing to close.
     }
     void agent?.close().catch(() => undefined);
-    options.onEnd(reason);
+    return true;
+  };
+  const end = (reason: string): void => {
+    if (shut()) options.onEnd(reason);
   };
   // Loaded at the first follow only: `run` at rest never holds the websocket client.
   void import('undici').then(
@@ -87,15 +91,7 @@ export function subscribeNewBlocks(options: SubscriptionOptions): BlockSubscript
   );
   return {
     close() {
-      if (closed) return;
-      closed = true;
-      clearTimeout(timer);
-      try {
-        ws?.close();
-      } catch {
-        // never opened
-      }
-      void agent?.close().catch(() => undefined);
+      shut();
     },
   };
 }
