@@ -18,7 +18,7 @@ import type { Readable } from 'node:stream';
 import * as v from 'valibot';
 
 import { checkShape, parseJsonValue } from '../shared/json.js';
-import { type HttpClient, TransportTimeout } from '../shared/net/index.js';
+import { basicAuthorization, type HttpClient, readSome, splitCredentials, TransportTimeout } from '../shared/net/index.js';
 import { redactSecretUrl } from '../shared/redact.js';
 
 export interface NetworkStatus {
@@ -86,13 +86,11 @@ const maxValidatorPages = 10;
 
 export function createNetworkReader(options: { url: URL; client: HttpClient }): NetworkReader {
   const { client } = options;
-  const base = new URL(options.url.href);
-  const authorization =
-    base.username !== '' || base.password !== ''
-      ? `Basic ${Buffer.from(`${decodeURIComponent(base.username)}:${decodeURIComponent(base.password)}`).toString('base64')}`
-      : undefined;
-  base.username = '';
-  base.password = '';
+  // The configuration refused credentials that cannot be decoded (config/network-rpc.ts), so this split holds.
+  const split = splitCredentials(options.url);
+  if (!split.ok) throw new NetworkRpcError(redactSecretUrl(options.url), 'its address', split.problem);
+  const base = split.url;
+  const authorization = split.credentials === undefined ? undefined : basicAuthorization(split.credentials);
   const shown = redactSecretUrl(options.url);
   const headers: Record<string, string> = { accept: 'application/json', ...(authorization === undefined ? {} : { authorization }) };
 
@@ -157,19 +155,11 @@ export function createNetworkReader(options: { url: URL; client: HttpClient }): 
   };
 }
 
-/** The body as text, refused past `maxBytes` (the stream is destroyed, not drained). */
+/** The body as text, refused past `maxBytes` (read no further: the rest is never read). */
 async function readText(body: Readable, maxBytes: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) {
-      body.destroy();
-      throw new Error(`the answer is larger than ${maxBytes} bytes`);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
+  const read = await readSome(body, maxBytes + 1);
+  if (read.length > maxBytes) throw new Error(`the answer is larger than ${maxBytes} bytes`);
+  return read.toString('utf8');
 }
 
 /** A transport failure in a few words, with its code: `connect ECONNREFUSED 127.0.0.1:26657 (ECONNREFUSED)`. */

@@ -6,6 +6,7 @@
  * with every request (providers put an API key there). Credentials in a URL are sent as Basic
  * authorization and never shown: every message names an entry by its redacted form.
  */
+import { splitCredentials } from '../shared/net/index.js';
 import { redactSecretUrl } from '../shared/redact.js';
 import type { Parsed } from './values.js';
 
@@ -33,6 +34,8 @@ export function networkRpcUrls(text: string): Parsed<URL[]> {
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       return { ok: false, message: `${which}(${redactSecretUrl(url)}) uses ${url.protocol}; expected http://, https:// or tcp:// (a CometBFT RPC)` };
     if (url.hostname === '') return { ok: false, message: `${which}(${redactSecretUrl(url)}) names no host` };
+    const split = splitCredentials(url);
+    if (!split.ok) return { ok: false, message: `${which}(${redactSecretUrl(url)}): ${split.problem}` };
     if (url.hash !== '') url.hash = '';
     urls.push(url);
   }

@@ -21,6 +21,8 @@ test('an entry that is not an RPC URL is refused, named by its place and redacte
     ['https://ok.example.com, not a url', /^entry 2 \(not a url\) is not a URL/],
     ['ftp://user:pa55@host/x', /^\(ftp:\/\/\*\*\*@host\/…\) uses ftp:/],
     ['unix:///var/run/rpc.sock', /uses unix:/],
+    // A password whose % starts no escape: refused here (78), not a URIError at the first reading.
+    ['http://ops:pa55%zz@127.0.0.1:26657', /^\(http:\/\/\*\*\*@127\.0\.0\.1:26657\/\): the user or password in the URL has a % that does not start an escape/],
   ];
   for (const [text, message] of cases) {
     const parsed = networkRpcUrls(text);
