@@ -13,9 +13,11 @@
  *           moving at 1 s blocks (a commit or two more).
  *   idle    CPU of `run` beside the simulated chain (5 s blocks, gRPC on), from /proc: without the RPC,
  *           with a network RPC of that chain (5 s blocks: a reading every 5 s), and with one at 1 s blocks
- *           (a reading every second: the most the watch ever does).
+ *           (a reading every second: the most the watch ever does). Every mode at once, each on its own home, over the same window; with --compare, another
+ *           build's (its bin/chainvisor.js or a release executable) beside them, for a ratio taken in the
+ *           same minutes (idle only).
  *
- *   npm run bench:twin -- [--runs 15] [--seconds 60] [--warmup 20] [--only start,switch,idle]
+ *   npm run bench:twin -- [--runs 15] [--seconds 60] [--warmup 20] [--only start,switch,idle] [--compare <chainvisor>]
  *
  * Goals: at most 20 ms added at the switch; a start never delayed by more than CHAINVISOR_TWIN_TIMEOUT;
  * idle CPU at most 0.1 %.
@@ -40,6 +42,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '60' },
     warmup: { type: 'string', default: '20' },
     only: { type: 'string', default: 'start,switch,idle' },
+    compare: { type: 'string' },
   },
 });
 const runs = Number(values.runs);
@@ -50,6 +53,17 @@ const median = (xs: number[]): number => {
   const mid = Math.floor(s.length / 2);
   return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 };
+/** How to run `bin` (a .js entry through this Node, or an executable) with `args`. */
+const command = (bin: string, args: string[]): [string, string[]] => (bin.endsWith('.js') ? [process.execPath, [bin, ...args]] : [bin, args]);
+/** A loopback port free a moment ago. */
+const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 const range = (xs: number[]): string => `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`;
 /** bash's $EPOCHREALTIME ("seconds.microseconds") in ms. */
 const epochMs = (stamp: string): number => Number(stamp) * 1000;
@@ -231,48 +245,68 @@ try {
   }
 
   if (only.has('idle')) {
+    // Every mode of every build at once, each `run` on its own copy of the validator's home, and all
+    // measured over the same window: the machine's load falls on all of them alike.
     const seconds = Number(values.seconds);
     const warmupMs = Number(values.warmup) * 1000;
-    await execa(process.execPath, [chainvisor, 'init', simd], { env: baseEnv(validator), extendEnv: false });
-    const nodeArgs = ['start', '--home', validator, '--block-time', '5s', '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0'];
-    const cpu = new Map<string, number>();
-    for (const [mode, env] of [
+    const builds: [string, string][] = [
+      ['this build', chainvisor],
+      ...(values.compare === undefined ? [] : [['--compare', path.resolve(values.compare)] as [string, string]]),
+    ];
+    const modes = [
       ['without CHAINVISOR_NETWORK_RPC', {}],
       ['network RPC, 5 s blocks (the chain)', { CHAINVISOR_NETWORK_RPC: sameChain.rpc }],
       ['network RPC, 1 s blocks (a reading/s)', { CHAINVISOR_NETWORK_RPC: moving.rpc }],
-    ] as const) {
-      const grpc = await new Promise<number>((resolve) => {
-        const probe = net.createServer();
-        probe.listen(0, '127.0.0.1', () => {
-          const port = (probe.address() as net.AddressInfo).port;
-          probe.close(() => resolve(port));
-        });
-      });
-      const run = execa(
-        process.execPath,
-        [chainvisor, 'run', ...nodeArgs, '--grpc.address', `127.0.0.1:${grpc}`, '--sim-peers-power', '3000000', '--sim-not-signing'],
-        {
-          env: { ...baseEnv(validator), CHAINVISOR_PLAN_POLL_INTERVAL: '10s', DAEMON_GRPC_ADDRESS: `127.0.0.1:${grpc}`, ...env },
-          extendEnv: false,
-          reject: false,
-          stdio: 'ignore',
-        },
-      );
-      try {
-        await sleep(warmupMs);
-        const pid = run.pid as number;
-        const before = await cpuNs(pid);
+    ] as const;
+    const runsOf: { build: string; mode: string; run: ResultPromise }[] = [];
+    for (const [build, bin] of builds) {
+      for (const [mode, env] of modes) {
+        const home = path.join(root, `idle-${runsOf.length}`);
+        await fs.cp(validator, home, { recursive: true });
+        const envOf = { ...baseEnv(home), CHAINVISOR_PLAN_POLL_INTERVAL: '10s', ...env };
+        await execa(...command(bin, ['init', simd]), { env: envOf, extendEnv: false });
+        const grpc = await freePort();
+        const nodeArgs = ['start', '--home', home, '--block-time', '5s', '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0'];
+        const [file, args] = command(bin, ['run', ...nodeArgs, '--grpc.address', `127.0.0.1:${grpc}`, '--sim-peers-power', '3000000', '--sim-not-signing']);
+        const run = execa(file, args, { env: { ...envOf, DAEMON_GRPC_ADDRESS: `127.0.0.1:${grpc}` }, extendEnv: false, reject: false, stdio: 'ignore' });
+        runsOf.push({ build, mode, run });
+      }
+    }
+    try {
+      await sleep(warmupMs);
+      // The window in slices of 30 s: the whole window's mean, and the median slice, which leaves out a
+      // slice holding a one-off (a collection that V8 makes once after the start's allocations, say).
+      const slices = Math.max(1, Math.round(seconds / 30));
+      const percents: number[][] = runsOf.map(() => []);
+      let totals = runsOf.map(() => 0);
+      let elapsed = 0;
+      for (let slice = 0; slice < slices; slice++) {
+        const before = await Promise.all(runsOf.map(({ run }) => cpuNs(run.pid as number)));
         const started = process.hrtime.bigint();
-        await sleep(seconds * 1000);
-        cpu.set(mode, (((await cpuNs(pid)) - before) / Number(process.hrtime.bigint() - started)) * 100);
-      } finally {
-        run.kill('SIGTERM');
+        await sleep((seconds * 1000) / slices);
+        const after = await Promise.all(runsOf.map(({ run }) => cpuNs(run.pid as number)));
+        const ns = Number(process.hrtime.bigint() - started);
+        elapsed += ns;
+        totals = totals.map((total, i) => total + (after[i] as number) - (before[i] as number));
+        runsOf.forEach((_, i) => percents[i]?.push((((after[i] as number) - (before[i] as number)) / ns) * 100));
+      }
+      console.log(
+        `\nidle: CPU of run beside the simulated chain (5 s blocks, gRPC on), ${seconds} s after ${values.warmup} s, all at once (load ${os.loadavg()[0]?.toFixed(1)}): the window's mean (median of its ${slices} slices)`,
+      );
+      for (const [mode] of modes) {
+        const cells = builds.map(([build]) => {
+          const i = runsOf.findIndex((r) => r.build === build && r.mode === mode);
+          return `${build} ${(((totals[i] as number) / elapsed) * 100).toFixed(3)} % (${median(percents[i] as number[]).toFixed(3)} %)`;
+        });
+        console.log(`  ${mode.padEnd(38)} ${cells.join('   ')}`);
+      }
+    } finally {
+      for (const { run } of runsOf) run.kill('SIGTERM');
+      for (const { run } of runsOf) {
         const ended = await run;
         if (ended.exitCode !== 0 && ended.exitCode !== 143) console.error(`run exited ${ended.exitCode}`);
       }
     }
-    console.log(`\nidle: CPU of run beside the simulated chain (5 s blocks, gRPC on), ${seconds} s after ${values.warmup} s`);
-    for (const [mode, percent] of cpu) console.log(`  ${mode.padEnd(38)} ${percent.toFixed(3)} %`);
   }
 } finally {
   for (const child of children) child.kill('SIGTERM');

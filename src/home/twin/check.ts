@@ -33,6 +33,13 @@ import { TwinScan } from './scan.js';
 import { readValidatorAddress } from './validator-key.js';
 import { waitBlocks, watchWhileRunning } from './watch.js';
 
+/**
+ * The connection to the network RPC is kept between readings (one every block, 1–10 s): opening one per
+ * reading cost more CPU than the reading. Less than CometBFT's own idle limit (its read timeout, 10 s),
+ * so the server does not close a connection as it is used; a server that says less is believed.
+ */
+const keepAliveMs = 9000;
+
 export interface TwinCheckOptions {
   layout: Layout;
   logger: Logger;
@@ -82,7 +89,7 @@ export function createTwinCheck(options: TwinCheckOptions): TwinCheck {
   const contextFor = (signing: NodeSigning, address: string, chainId: string): TwinContext => {
     let scan = context?.address === address && context.scan.chainId === chainId ? context.scan : undefined;
     if (scan === undefined) {
-      client ??= createHttpClient({ timeoutMs: config.twinTimeout, ...(options.env === undefined ? {} : { env: options.env }) });
+      client ??= createHttpClient({ timeoutMs: config.twinTimeout, keepAliveMs, ...(options.env === undefined ? {} : { env: options.env }) });
       const readers = urls.map((url) => createNetworkReader({ url, client: client as HttpClient }));
       scan = new TwinScan({ readers, address, chainId, blocks: config.twinBlocks });
     }

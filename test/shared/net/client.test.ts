@@ -2,10 +2,14 @@
  * What the HTTP client itself does with the proxy the environment names (issue #31): a SOCKS5 proxy
  * with and without a login (offered, and refused with its own error), the time limits through it, no
  * word from Node about SOCKS5 being experimental, an https proxy's certificate blamed on the proxy,
- * and a proxy variable that cannot be used failing the request instead of being skipped.
+ * and a proxy variable that cannot be used failing the request instead of being skipped. And how long
+ * an idle connection is kept for the next request (the network RPC's readings, issue #32).
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { CertificateError, createHttpClient, type HttpClient, type ProxyAuthError, ProxyUnusableError } from '../../../src/shared/net/index.js';
 import { type FaultServer, startFaultServer } from '../../support/fault-server.js';
@@ -121,4 +125,27 @@ test('a proxy variable that cannot be used fails the request, which never goes d
     return true;
   });
   assert.equal(await get(c, s.url('/simd')), 'the binary', 'loopback is never proxied: the variable does not matter');
+});
+
+test('keepAliveMs: an idle connection is kept that long for the next request, where the server names no limit', async (t) => {
+  // Node's server sends no Keep-Alive limit and closes no idle connection when its keepAliveTimeout is 0
+  // (as Go's, which says nothing): the client's own setting decides.
+  const connections: number[] = [];
+  const server = http.createServer((req, res) => res.end('ok'));
+  server.keepAliveTimeout = 0;
+  server.on('connection', (socket) => connections.push(socket.remotePort ?? 0));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const twoRequests = async (keepAliveMs: number): Promise<number> => {
+    const c = createHttpClient({ timeoutMs: 2000, env: {}, keepAliveMs });
+    const before = connections.length;
+    assert.equal(await get(c, url), 'ok');
+    await sleep(600);
+    assert.equal(await get(c, url), 'ok');
+    await c.close();
+    return connections.length - before;
+  };
+  assert.equal(await twoRequests(5000), 1, 'kept for 5 s: the second request goes on the first connection');
+  assert.equal(await twoRequests(200), 2, 'kept for 200 ms: the second request, 600 ms later, opens another');
 });

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import http from 'node:http';
 import { test } from 'node:test';
 
 import { StargateClient } from '@cosmjs/stargate';
@@ -266,4 +267,25 @@ test('RPC errors: unknown methods, websocket-only methods over HTTP, bad heights
   });
 
   assert.equal((await node.stop()).code, 0);
+});
+
+test('as CometBFT (Go) does, an answer names no Keep-Alive limit, and the connection stays open for the next request', async (t) => {
+  const fx = await simFixture(t);
+  const home = await fx.initHome();
+  const node = await startNode(t, fx.bin('genesis'), home);
+  const agent = new http.Agent({ keepAlive: true });
+  t.after(() => agent.destroy());
+  const ports: number[] = [];
+  for (let i = 0; i < 2; i++) {
+    const headers = await new Promise<http.IncomingHttpHeaders>((resolve, reject) => {
+      const request = http.get(`${node.addresses.rpc.replace(/^tcp:/, 'http:')}/status`, { agent }, (response) => {
+        ports.push(request.socket?.localPort ?? -1);
+        response.resume().on('end', () => resolve(response.headers));
+      });
+      request.on('error', reject);
+    });
+    assert.equal(headers['keep-alive'], undefined, 'no Keep-Alive header: a client keeps the connection as its own setting says');
+    assert.equal(headers.connection, 'keep-alive');
+  }
+  assert.equal(ports[0], ports[1], 'the second request went on the first connection');
 });

@@ -92,10 +92,16 @@ export function createRpcServer(backend: RpcBackend): RpcServer {
   // CometBFT's rpc.max_body_bytes (1 MB) also limits a websocket message.
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 1_000_000 });
   const server = http.createServer((req, res) => {
+    if (!/\bclose\b/i.test(req.headers.connection ?? '')) res.setHeader('connection', 'keep-alive');
     handleHttp(req, res, backend).catch((error: unknown) => {
       if (!res.headersSent) sendJson(res, 500, failure(-1, asRpcError(error)));
     });
   });
+  // CometBFT's server (Go's http.Server) lets an idle connection live for its read timeout, 10 s, where
+  // Node's default is 5 s, and does not say so: no `Keep-Alive: timeout` header, which Node leaves out
+  // when the response names its connection itself. A client then keeps its connection as long as its
+  // own setting says, as it would there.
+  server.keepAliveTimeout = 10_000;
   server.on('upgrade', (req: http.IncomingMessage, socket, head) => {
     if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/websocket') {
       socket.end('HTTP/1.1 404 Not Found\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n404 page not found\n');
