@@ -172,6 +172,12 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 }
 
+/**
+ * The differences of runs made side by side (the i-th of each, in the same minute): on a shared machine
+ * whose speed drifts, their median says more than the difference of two medians.
+ */
+const pairedWith = (a: number[], b: number[]) => a.map((value, i) => value - (b[i] as number));
+
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`.padStart(10);
 
 const base = baseline(50);
@@ -205,11 +211,14 @@ for (const env of services ? [{}, services.env] : [{}]) {
     if (floor.length > 0) {
       const floorP50 = row(`floor: least-switch, cold, up ${values.idle}`, floor);
       console.log(`  chainvisor's own cost, cold: p50 ${(coldP50 - floorP50).toFixed(1)} ms over the floor (ratio ${(coldP50 / floorP50).toFixed(2)})`);
+      console.log(`  paired (each cold switch minus the floor run beside it): p50 ${percentile(pairedWith(cold, floor), 50).toFixed(1)} ms`);
       if (compared.length > 0) {
         const comparedP50 = row(`--compare, cold ×${coldRuns}, up ${values.idle}${suffix}`, compared);
         console.log(
           `  --compare's own cost, cold: p50 ${(comparedP50 - floorP50).toFixed(1)} ms over the floor (ratio ${(comparedP50 / floorP50).toFixed(2)})`,
         );
+        const paired = [pairedWith(compared, floor), pairedWith(cold, compared)].map((d) => percentile(d, 50).toFixed(1));
+        console.log(`  paired: --compare minus the floor p50 ${paired[0]} ms; this build minus --compare p50 ${paired[1]} ms`);
       }
     }
   }
