@@ -282,7 +282,7 @@ export class Supervisor {
     if (launched === undefined) return undefined;
     this.node = launched.node;
     this.detector.nodeStarted(launched.current);
-    this.warming.nodeStarted(launched.current);
+    void this.warming.nodeStarted(launched.current);
     return launched.node;
   }
 

@@ -17,14 +17,13 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
-import { readUpgradeInfo } from '../chain/plan/index.js';
 import type { Config } from '../config/index.js';
-import { binaryPath, genesis, layoutFor, readCurrent } from '../home/layout/index.js';
+import { binaryPath, genesis, layoutFor } from '../home/layout/index.js';
 import { logEvents } from '../shared/event-log.js';
 import { createEventBus } from '../shared/events/index.js';
 import { createLogger } from '../shared/log.js';
 import { type Standby, type StandbyOptions, startStandby } from '../shared/proc/index.js';
-import { upgradeDue } from '../watcher/due.js';
+import { Detector } from '../watcher/detector.js';
 import { type NodeProcess, startNode } from './node-process.js';
 import { runUpgrade } from './upgrade/index.js';
 
@@ -60,12 +59,6 @@ export async function warmSwitch(config: Config, signal: AbortSignal): Promise<b
     };
     const old = startNode(oldBinary, ['start'], logger);
     nodes.push(old);
-    // Detection: the file read and judged, as the halt-file watch and the detector do.
-    const read = await readUpgradeInfo(layout.upgradeInfoFile);
-    if (read.status !== 'valid') return false;
-    const verdict = upgradeDue(read.plan, await readCurrent(layout), { layout, skipHeights: new Set() });
-    if (!verdict.due) return false;
-    signal.throwIfAborted();
     const settings: Config = {
       ...config,
       home: scratch,
@@ -75,9 +68,13 @@ export async function warmSwitch(config: Config, signal: AbortSignal): Promise<b
       allowDownloadBinaries: false,
       preUpgradeMaxRetries: 0,
     };
+    // Detection: the file read and judged against `current` by the detector's own code.
+    const due = await new Detector({ config: settings, layout, logger, args: [] }).dueFromFile();
+    if (due === undefined) return false;
+    signal.throwIfAborted();
     const events = createEventBus();
     logEvents(events, logger);
-    const switched = await runUpgrade(verdict.target, {
+    const switched = await runUpgrade(due, {
       ctx: { config: settings, layout, logger, signal, events },
       delay: false,
       detected: { how: 'due' },

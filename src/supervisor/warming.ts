@@ -132,7 +132,8 @@ export class SwitchWarming {
         for (const reason of reasons) (abort.signal.aborted && !ok ? this.pending : this.done).add(reason);
         this.options.logger.debug({ reasons, ok }, ok ? 'switch rehearsed ahead on a scratch home' : 'switch not rehearsed ahead');
         this.schedule();
-      });
+      })
+      .catch(() => undefined); // only a speed-up: never a reason to disturb the run
     this.current = { abort, done };
   }
 
