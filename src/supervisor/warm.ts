@@ -57,8 +57,14 @@ export async function warmSwitch(config: Config, signal: AbortSignal): Promise<b
       standbys.push(started);
       return started;
     };
-    const old = startNode(oldBinary, ['start'], logger);
-    nodes.push(old);
+    // A stand-in that cannot start (no /bin/sh in an image, a noexec temp folder) fails the rehearsal, never chainvisor.
+    const track = (node: NodeProcess) => {
+      node.exited.catch(() => undefined);
+      nodes.push(node);
+      return node;
+    };
+    const old = track(startNode(oldBinary, ['start'], logger));
+    if (old.pid === undefined) return false;
     const settings: Config = {
       ...config,
       home: scratch,
@@ -78,12 +84,11 @@ export async function warmSwitch(config: Config, signal: AbortSignal): Promise<b
       ctx: { config: settings, layout, logger, signal, events },
       delay: false,
       detected: { how: 'due' },
-      stopNode: () => old.stop({ graceMs: 0, killAtZero: true }),
+      stopNode: () => old.stop({ graceMs: 0, killAtZero: true }).catch(() => undefined),
       preUpgradeStandby: standby('pipe-output'),
     });
     // The new node's start, through a standby as after a real switch; stopped at once.
-    const next = startNode(binaryPath(layout, switched.current.dir), ['start'], logger, undefined, standby('inherit'));
-    nodes.push(next);
+    const next = track(startNode(binaryPath(layout, switched.current.dir), ['start'], logger, undefined, standby('inherit')));
     await next.stop({ graceMs: 0, killAtZero: true });
     return true;
   } catch {

@@ -4,6 +4,7 @@
  * there, none of its binaries run.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import { test } from 'node:test';
 
 import { loadConfig } from '../../src/config/index.js';
 import { warmSwitch } from '../../src/supervisor/warm.js';
+import { tryMountTmpfs } from '../support/tmpfs.js';
 
 /** This process's children that have not ended (zombies are ended). */
 async function liveChildren(): Promise<number[]> {
@@ -96,4 +98,23 @@ test('no temp folder to write in: not rehearsed, nothing thrown', async (t) => {
   process.env.TMPDIR = path.join(live.tmp, 'missing');
   assert.equal(await warmSwitch(live.config, new AbortController().signal), false);
   assert.deepEqual(await liveChildren(), []);
+});
+
+test('a temp folder whose programs cannot run (noexec, as no /bin/sh in an image): not rehearsed, nothing thrown, nothing left', async (t) => {
+  const live = await liveHome(t);
+  const mount = path.join(live.tmp, 'noexec');
+  await fs.mkdir(mount);
+  if (!tryMountTmpfs(mount, '4m', undefined, ['noexec'])) {
+    t.skip('cannot mount a tmpfs here (needs root and a host that allows mounts)');
+    return;
+  }
+  try {
+    process.env.TMPDIR = mount;
+    // The stand-ins fail to start (EACCES): a spawn error, never an unhandled rejection.
+    assert.equal(await warmSwitch(live.config, new AbortController().signal), false);
+    assert.deepEqual(await fs.readdir(mount), []);
+    assert.deepEqual(await liveChildren(), []);
+  } finally {
+    execFileSync('umount', [mount]);
+  }
 });
