@@ -22,7 +22,11 @@
  * pre-upgrade, a rename, the spawn), measured cold beside chainvisor's cold switches: what chainvisor
  * adds over it is chainvisor's own cost; the rest is Node.js's and the machine's.
  *
- *   npm run bench:switch -- [--upgrades 20] [--poll-interval 300ms] [--cold 20] [--idle 200ms] [--bin path/to/bin/chainvisor.js] [--channels slow]
+ *   npm run bench:switch -- [--upgrades 20] [--poll-interval 300ms] [--cold 20] [--idle 200ms] [--bin path/to/bin/chainvisor.js] [--compare path/to/other/bin/chainvisor.js] [--channels slow]
+ *
+ * `--bin` and `--compare` take a build's bin/chainvisor.js, or the release executable. `--compare`
+ * measures that other build's cold switches too, alternating with this one's and the floor's in the same
+ * minutes: a before and after on a shared, noisy machine.
  *
  * `--channels slow` measures each mode again with Slack, Discord, Telegram and PagerDuty configured
  * against a local fake that answers each request after 2 s (issue #27): the switch must not notice.
@@ -45,6 +49,7 @@ const { values } = parseArgs({
     cold: { type: 'string', default: '20' },
     idle: { type: 'string', default: '200ms' },
     bin: { type: 'string' },
+    compare: { type: 'string' },
     channels: { type: 'string' },
   },
 });
@@ -52,6 +57,10 @@ const upgrades = Number(values.upgrades);
 const coldRuns = Number(values.cold);
 /** The chainvisor measured: this checkout's, or another build's (`--bin`) to compare two versions on one machine. */
 const chainvisor = values.bin === undefined ? path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js') : path.resolve(values.bin);
+/** Another build, measured cold beside it (`--compare`). */
+const compare = values.compare === undefined ? undefined : path.resolve(values.compare);
+/** A build's command line: Node with its bin/chainvisor.js, or the release executable itself. */
+const commandOf = (bin: string, args: string[]): [string, string[]] => (bin.endsWith('.js') ? [process.execPath, [bin, ...args]] : [bin, args]);
 const pollInterval = values['poll-interval'];
 const parsedPoll = parseDuration(pollInterval);
 if (!parsedPoll.ok) throw new Error(`--poll-interval: ${parsedPoll.message}`);
@@ -88,11 +97,14 @@ interface ChainOptions {
   firstDelayMs?: number;
   /** The least-switch floor instead of chainvisor (one upgrade). */
   least?: boolean;
+  /** Another chainvisor than the one measured (`--compare`). */
+  bin?: string;
 }
 
 /** One `run` walking `length` upgrades; the latency of each switch, in ms. */
 async function runChain(mode: 'auto' | 'poll', length: number, options: ChainOptions = {}): Promise<number[]> {
   const extraEnv = options.extraEnv ?? {};
+  const bin = options.bin ?? chainvisor;
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-bench-'));
   try {
     const home = path.join(root, 'home');
@@ -120,10 +132,12 @@ async function runChain(mode: 'auto' | 'poll', length: number, options: ChainOpt
       await fs.writeFile(script, nodeScript(name, journal, names[i + 1], 100 * (i + 1), delayMs), { mode: 0o755 });
       if (options.least) continue;
       const args = name === 'genesis' ? ['init', script] : ['add-upgrade', name, script];
-      await execa(process.execPath, [chainvisor, ...args], { env });
+      await execa(...commandOf(bin, args), { env });
     }
-    const command = options.least ? [leastSwitch, home, ...names.slice(0, 2).map((name) => path.join(root, name))] : [chainvisor, 'run', 'start'];
-    const run = await execa(process.execPath, command, { env, reject: false, timeout: 120_000 });
+    const [file, command] = options.least
+      ? [process.execPath, [leastSwitch, home, ...names.slice(0, 2).map((name) => path.join(root, name))]]
+      : commandOf(bin, ['run', 'start']);
+    const run = await execa(file, command, { env, reject: false, timeout: 120_000 });
     if (run.exitCode !== 0) throw new Error(`${options.least ? 'least-switch' : 'chainvisor'} exited ${run.exitCode}: ${run.stderr}`);
     const stamps = new Map<string, number>();
     for (const line of (await fs.readFile(journal, 'utf8')).trim().split('\n')) {
@@ -158,6 +172,12 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 }
 
+/**
+ * The differences of runs made side by side (the i-th of each, in the same minute): on a shared machine
+ * whose speed drifts, their median says more than the difference of two medians.
+ */
+const pairedWith = (a: number[], b: number[]) => a.map((value, i) => value - (b[i] as number));
+
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`.padStart(10);
 
 const base = baseline(50);
@@ -179,9 +199,11 @@ for (const env of services ? [{}, services.env] : [{}]) {
   // Cold: one `run` per upgrade, so that each switch is its process's first; the floor alternating with it.
   const cold: number[] = [];
   const floor: number[] = [];
+  const compared: number[] = [];
   for (let i = 0; i < coldRuns; i++) {
     cold.push(...(await runChain('auto', 1, { extraEnv: env, firstDelayMs: idleMs })));
     if (plain) floor.push(...(await runChain('auto', 1, { firstDelayMs: idleMs, least: true })));
+    if (compare) compared.push(...(await runChain('auto', 1, { extraEnv: env, firstDelayMs: idleMs, bin: compare })));
   }
   row(`events (auto), warm${suffix}`, await runChain('auto', upgrades, { extraEnv: env }));
   if (coldRuns > 0) {
@@ -189,6 +211,15 @@ for (const env of services ? [{}, services.env] : [{}]) {
     if (floor.length > 0) {
       const floorP50 = row(`floor: least-switch, cold, up ${values.idle}`, floor);
       console.log(`  chainvisor's own cost, cold: p50 ${(coldP50 - floorP50).toFixed(1)} ms over the floor (ratio ${(coldP50 / floorP50).toFixed(2)})`);
+      console.log(`  paired (each cold switch minus the floor run beside it): p50 ${percentile(pairedWith(cold, floor), 50).toFixed(1)} ms`);
+      if (compared.length > 0) {
+        const comparedP50 = row(`--compare, cold ×${coldRuns}, up ${values.idle}${suffix}`, compared);
+        console.log(
+          `  --compare's own cost, cold: p50 ${(comparedP50 - floorP50).toFixed(1)} ms over the floor (ratio ${(comparedP50 / floorP50).toFixed(2)})`,
+        );
+        const paired = [pairedWith(compared, floor), pairedWith(cold, compared)].map((d) => percentile(d, 50).toFixed(1));
+        console.log(`  paired: --compare minus the floor p50 ${paired[0]} ms; this build minus --compare p50 ${paired[1]} ms`);
+      }
     }
   }
   row(`poll ${pollInterval}, warm${suffix}`, await runChain('poll', upgrades, { extraEnv: env }));

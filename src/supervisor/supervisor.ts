@@ -31,6 +31,7 @@ import { type AfterExitContext, afterNodeExit, RestartPolicy } from './restart/i
 import { groupSignalSettleMs, StopSignals } from './signals.js';
 import { Standbys } from './standbys.js';
 import { abandonSwitch, restartsAfterSwitch, runUpgrade, type Switched, UpgradeFollows } from './upgrade/index.js';
+import { SwitchWarming } from './warming.js';
 
 export interface SupervisorOptions {
   config: Config;
@@ -82,6 +83,8 @@ export class Supervisor {
   private readonly follows: UpgradeFollows;
   /** A node has been started (or refused) in this run: CHAINVISOR_TWIN_WAIT is for the first start only. */
   private started = false;
+  /** The switch rehearsed ahead when an upgrade is coming (warming.ts). */
+  private readonly warming: SwitchWarming;
 
   constructor(options: SupervisorOptions) {
     this.options = options;
@@ -97,6 +100,7 @@ export class Supervisor {
     const { restartMax } = this.config;
     this.restarts = { policy: new RestartPolicy(this.config), restartMax, events: this.events, logger: this.logger, signal: this.abort.signal };
     this.standbys = new Standbys(this.logger);
+    this.warming = new SwitchWarming({ config: this.config, layout: options.layout, logger: this.logger, events: this.events });
     this.downloader = options.download ? { download: options.download } : {};
     const { layout, tracker } = options;
     this.launching = {
@@ -133,6 +137,7 @@ export class Supervisor {
       let switched: Switched | undefined;
       if (startup) {
         switched = await this.upgrade(startup, { delay: false, detectedAt: Date.now(), detected: { how: 'start-up' } });
+        this.warming.switched();
       }
       if (stop.signal) {
         await abandonSwitch(switched, this.options.tracker);
@@ -164,6 +169,7 @@ export class Supervisor {
       this.standbys.dismiss();
       this.manual.close();
       await this.pruning;
+      await this.warming.close();
       await this.detector.close();
       await this.planWatcher?.stop();
       await this.launching.signGuard.close();
@@ -195,6 +201,7 @@ export class Supervisor {
       });
       this.wake = undefined;
       this.standbys.cancel();
+      this.warming.pause();
       // The follow ends with the node it follows (an exit, a stop, the next upgrade); a restart for a new
       // halt height brings the same node back on the same RPC.
       if (event.kind !== 'restart') this.follows.stop();
@@ -254,6 +261,7 @@ export class Supervisor {
       if (manual) this.follows.manualApplied();
       if (manual) await this.manual.remove([manual]);
       this.lastUpgrade = { name: due.plan.name, at: Date.now() };
+      this.warming.switched();
       if (!restartsAfterSwitch(this.config, this.logger)) {
         if (!this.config.unsafeSkipBackup) this.prune();
         return ExitCode.ok;
@@ -274,6 +282,7 @@ export class Supervisor {
     if (launched === undefined) return undefined;
     this.node = launched.node;
     this.detector.nodeStarted(launched.current);
+    void this.warming.nodeStarted(launched.current);
     return launched.node;
   }
 

@@ -32,14 +32,16 @@ const script = [
   'while [ "$#" -lt "$n" ]; do IFS= read -r arg <&3 || exit 125; set -- "$@" "$arg"; done',
   'exec 3<&-',
 ].join('\n');
-/** What `ps` shows as the shell's $0. */
-const title = 'chainvisor-standby';
+/** What `ps` shows as the shell's $0, unless told otherwise. */
+const defaultTitle = 'chainvisor-standby';
 
 export interface StandbyOptions {
   /** The program's stdin, stdout and stderr: chainvisor's own, or stdout and stderr piped to it. */
   stdio: 'inherit' | 'pipe-output';
   /** The program's whole environment (chainvisor's when absent). Compared by identity at take(). */
   env?: NodeJS.ProcessEnv | undefined;
+  /** What `ps` shows while it waits (`chainvisor-standby` by default). */
+  title?: string;
 }
 
 export interface Standby {
@@ -65,7 +67,10 @@ export function startStandby(options: StandbyOptions): Standby {
   if (shell !== undefined) {
     try {
       const stdio = options.stdio === 'inherit' ? ['inherit', 'inherit', 'inherit', 'pipe'] : ['ignore', 'pipe', 'pipe', 'pipe'];
-      child = spawn('/bin/sh', ['-c', shell, title], { stdio: stdio as ['inherit', 'inherit', 'inherit', 'pipe'], ...(env ? { env } : {}) });
+      child = spawn('/bin/sh', ['-c', shell, options.title ?? defaultTitle], {
+        stdio: stdio as ['inherit', 'inherit', 'inherit', 'pipe'],
+        ...(env ? { env } : {}),
+      });
     } catch {
       // Out of memory or of process slots: spawn throws. The program will be spawned when needed (and
       // report the same trouble there, where it has a caller).
