@@ -176,7 +176,9 @@ test('a node that does not answer yet is asked again, and can still stall', asyn
   };
   const r = recorder();
   const follow = startFollow({ upgrade, switchedAt: Date.now(), rpcAddress: '', events: r.events, logger, warnMs: 60, intervalMs: 20, reader });
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  // Until the stall is said (60 ms, later on a loaded machine), not a fixed time: the node never answered
+  // in between, so nothing else was said.
+  await waitFor(() => r.names().includes('upgrade-stalled'), 'the stall reported');
   follow.stop();
   assert.deepEqual(r.names(), ['upgrade-stalled']);
 });
