@@ -67,7 +67,8 @@ if (files.length === 0) {
 // the chainvisor command, the simulated node's binaries. Those are started thousands of times, and each
 // start otherwise compiles the same few hundred modules again. Kept between runs in .tmp/: Node keys it by
 // its own version and checks each file's content, so a changed file is compiled afresh, never run stale.
-// Made here first: Node 22 given a folder it cannot create spins instead of going on without a cache.
+// Made here first, so that a folder that cannot be made means no cache, never a stuck run (Node 22.23,
+// given one under /proc, loops at full CPU trying to create it).
 if (process.env.NODE_COMPILE_CACHE === undefined) {
   const cache = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '.tmp', 'compile-cache');
   try {
