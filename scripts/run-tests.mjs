@@ -71,11 +71,11 @@ if (files.length === 0) {
   process.exit(1);
 }
 // Node's on-disk compile cache (Node 22.1+), inherited by every Node process of the run: the test files,
-// the chainvisor command, the simulated node's binaries. Those are started thousands of times, and each
-// start otherwise compiles the same few hundred modules again. A fresh folder for each run, removed at
-// its end: the simulated node's launchers live in new temporary folders every run, so a kept cache
-// would only grow (19 MB after one run). Made here first, so that a folder that cannot be made means no
-// cache, never a stuck run (Node 22.23, given one under /proc, loops at full CPU trying to create it).
+// the chainvisor command, the simulated node's binaries. Those start well over a thousand times in a
+// run, and each start otherwise compiles the same few hundred modules again. A fresh folder for each
+// run, removed at its end: the simulated node's launchers live in new temporary folders every run, so
+// a kept cache would only grow (19 MB after one run). Made here first, so that a folder that cannot be
+// made means no cache, never a stuck run (Node 22.23, given one under /proc, loops at full CPU).
 if (process.env.NODE_COMPILE_CACHE === undefined) {
   try {
     const cache = mkdtempSync(path.join(os.tmpdir(), 'chainvisor-test-compile-cache-'));

@@ -21,9 +21,9 @@ export interface RunSimdOptions {
 }
 
 /**
- * Each command's module is loaded when that command runs: the tests start these binaries a few thousand
- * times, and loading every command's code (the node's servers above all) for each was most of their
- * CPU time.
+ * Each command's module is loaded when that command runs: the tests start these binaries hundreds of
+ * times for init, pre-upgrade, queries and transactions, and loading every command's code (the node's
+ * servers above all) took most of the CPU of each such start.
  */
 const nodeCommands = () => import('./cli/node-commands.js');
 
