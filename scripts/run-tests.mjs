@@ -23,7 +23,10 @@
 //
 // Files run one per core at a time (at least two). Four at a time on 2 cores was
 // tried: the end-to-end files that wait on a simulated chain's blocks and halts then missed their
-// windows (the after-upgrade follow, the background rehearsal), which each pass alone.
+// windows (the after-upgrade follow, the background rehearsal), which each pass alone. Three at a time,
+// tried once the simulated node's commands and the compile cache had cut the run's CPU by a fifth,
+// failed the same way on a loaded machine (the after-upgrade waiting window, the twin check's 1 s read
+// of the network RPC): the run is bound by CPU, so a third file adds waiting, not speed.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
