@@ -3,8 +3,11 @@
 // packages/simd/dist/test/**/*.test.js) with node's test runner, on whichever node
 // runs this script. Node 22+ no longer accepts a folder as `node --test dist/test/`, and glob
 // support differs between versions, so the file list is built here: the same files on 22, 24, 26.
-// Arguments are passed to `node --test` before the files (for example --test-concurrency=1), and
-// folders or files given after `--` narrow the run: `node scripts/run-tests.mjs -- dist/test/cli`.
+// The files run through node:test's run(), the slowest first (the list `slowFirst` below), then the
+// others alphabetically; `--test-concurrency=N` sets how many at a time. Any other argument before `--`
+// (--test-name-pattern=…, --test-reporter=…) is passed to `node --test` before the files instead, which
+// then runs them in its own, alphabetical order. Folders or files given after `--` narrow the run:
+// `node scripts/run-tests.mjs -- dist/test/cli`.
 // With CHAINVISOR_TEST_EXECUTABLE=<file> (the release executable), the tests run that file as the
 // `chainvisor` command instead of bin/chainvisor.js, and only the tests that run the command are run:
 // those that import test/support/chainvisor-command.ts, directly or through other test files.
@@ -14,14 +17,25 @@
 // on the processes and servers they start. Its output is printed after the tests', and either failing
 // fails the run.
 //
-// Files run one per core at a time (at least two) (--test-concurrency=N to change). Four at a time on 2 cores was
+// Every Node process of the run (test files, the chainvisor command, the simulated node's binaries)
+// shares Node's on-disk compile cache, in a temporary folder made for the run and removed at its end
+// (NODE_COMPILE_CACHE, unless set already).
+//
+// Files run one per core at a time (at least two). Four at a time on 2 cores was
 // tried: the end-to-end files that wait on a simulated chain's blocks and halts then missed their
-// windows (the after-upgrade follow, the background rehearsal), which each pass alone.
+// windows (the after-upgrade follow, the background rehearsal), which each pass alone. Three at a time,
+// tried once the simulated node's commands and the compile cache had cut the run's CPU by a fifth,
+// failed the same way on a loaded machine (the after-upgrade waiting window, the twin check's 1 s read
+// of the network RPC): the run is bound by CPU, so a third file adds waiting, not speed.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { run as runFiles } from 'node:test';
+import { spec, tap } from 'node:test/reporters';
+import { fileURLToPath } from 'node:url';
 
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
 const split = argv.indexOf('--');
 const ownFlags = ['--lint'];
@@ -50,7 +64,7 @@ function runsCommand(file, seen = new Set()) {
 }
 
 const executable = process.env.CHAINVISOR_TEST_EXECUTABLE;
-let files = roots.flatMap((root) => collect(root, []));
+let files = roots.flatMap((folder) => collect(folder, []));
 if (executable) {
   files = files.filter((file) => runsCommand(file));
   console.error(`run-tests: chainvisor is ${path.resolve(executable)}: the ${files.length} test files that run the command`);
@@ -59,8 +73,58 @@ if (files.length === 0) {
   console.error(`no test files under ${roots.join(', ')}: run 'npm run build' first`);
   process.exit(1);
 }
-const hasConcurrency = flags.some((f) => f.startsWith('--test-concurrency'));
+// Node's on-disk compile cache (Node 22.1+), inherited by every Node process of the run: the test files,
+// the chainvisor command, the simulated node's binaries. Those start well over a thousand times in a
+// run, and each start otherwise compiles the same few hundred modules again. A fresh folder for each
+// run, removed at its end: the simulated node's launchers live in new temporary folders every run, so
+// a kept cache would only grow (19 MB after one run). Made here first, so that a folder that cannot be
+// made means no cache, never a stuck run (Node 22.23, given one under /proc, loops at full CPU).
+if (process.env.NODE_COMPILE_CACHE === undefined) {
+  try {
+    const cache = mkdtempSync(path.join(os.tmpdir(), 'chainvisor-test-compile-cache-'));
+    process.env.NODE_COMPILE_CACHE = cache;
+    process.on('exit', () => rmSync(cache, { recursive: true, force: true }));
+  } catch {
+    // No cache: the same run, only slower.
+  }
+}
+/**
+ * The files that took 30 s or more alone (wall time, on a loaded 2-core machine), slowest first: they
+ * start first, and the rest follow in alphabetical order. Alphabetically the end-to-end files came in
+ * the middle, and a long one was often the last to end, on one core while the other stood idle. A file
+ * not named here (a new one) runs in its alphabetical place; a name no file has any more is ignored.
+ */
+const slowFirst = [
+  'dist/test/e2e/rehearse.test.js',
+  'dist/test/e2e/after-upgrade.test.js',
+  'dist/test/e2e/manual-upgrade.test.js',
+  'dist/test/download/staging/staging.test.js',
+  'dist/test/e2e/twin-check.test.js',
+  'dist/test/e2e/download-bombs.test.js',
+  'dist/test/e2e/rehearse-auto.test.js',
+  'dist/test/cli/exit-codes.test.js',
+  'dist/test/home/lock/sign-guard-damaged.test.js',
+  'dist/test/cli/check-plan-streams.test.js',
+  'dist/test/download/staging/sources.test.js',
+  'dist/test/cli/usage-errors.test.js',
+  'dist/test/cli/network-errors.test.js',
+  'dist/test/e2e/sim-upgrade.test.js',
+  'dist/test/download/staging/rpc-only.test.js',
+  'dist/test/home/backup/restore-damaged.test.js',
+  'dist/test/supervisor/group-signal.test.js',
+  'dist/test/cli/cosmovisor-parity.test.js',
+  'dist/test/e2e/upgrade-sources.test.js',
+];
+const rank = (file) => {
+  const at = slowFirst.indexOf(path.relative(root, path.resolve(file)).split(path.sep).join('/'));
+  return at === -1 ? slowFirst.length : at;
+};
+files = files.map((file, i) => ({ file, i })).sort((a, b) => rank(a.file) - rank(b.file) || a.i - b.i).map(({ file }) => file);
+
+const concurrencyFlag = flags.find((f) => /^--test-concurrency=\d+$/.test(f));
+const concurrency = concurrencyFlag === undefined ? Math.max(2, os.availableParallelism()) : Number(concurrencyFlag.split('=')[1]);
 const children = [];
+const aborted = new AbortController();
 
 /** Runs a command; resolves to its exit code (1 when killed), with what it printed when `capture`. */
 function run(command, args, capture, niceness = 0) {
@@ -75,13 +139,34 @@ function run(command, args, capture, niceness = 0) {
   });
 }
 
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => children.forEach((child) => child.kill(signal)));
+/**
+ * The files through node:test's run(), which starts them in the order given (`node --test` sorts its
+ * files by name), with the reporter `node --test` would use here: spec on a terminal, and from Node 23
+ * on everywhere; TAP otherwise. Resolves to 1 when any test failed (or a file did not load), else 0.
+ */
+function runInOrder() {
+  let failed = false;
+  const stream = runFiles({ files, concurrency, signal: aborted.signal });
+  stream.on('test:fail', () => (failed = true));
+  const reporter = process.stdout.isTTY || Number(process.versions.node.split('.')[0]) >= 23 ? new spec() : tap;
+  const out = stream.compose(reporter);
+  out.pipe(process.stdout);
+  return new Promise((resolve) => out.on('end', () => resolve({ code: failed || aborted.signal.aborted ? 1 : 0 })));
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.on(signal, () => {
+    aborted.abort();
+    children.forEach((child) => child.kill(signal));
+  });
 // npm's own npm when run by `npm test` (npm_execpath), else the one on PATH.
 const npm = process.env.npm_execpath ? [process.execPath, [process.env.npm_execpath]] : ['npm', []];
 // At a lower priority (its processes inherit it), so that it takes the cores the tests leave idle and
 // never delays a test waiting on its timers.
 const linted = lint ? run(npm[0], [...npm[1], 'run', '--silent', 'lint'], true, 10) : Promise.resolve({ code: 0, output: [] });
-const tested = run(process.execPath, ['--test', ...(hasConcurrency ? [] : [`--test-concurrency=${Math.max(2, os.availableParallelism())}`]), ...flags, ...files], false);
+// Other flags than --test-concurrency go to `node --test` itself, which then runs the files in its own order.
+const others = flags.filter((f) => f !== concurrencyFlag);
+const tested = others.length === 0 ? runInOrder() : run(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...others, ...files], false);
 const [tests, lintResult] = await Promise.all([tested, linted]);
 if (lint) {
   const text = Buffer.concat(lintResult.output).toString();

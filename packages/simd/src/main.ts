@@ -5,12 +5,7 @@
  */
 import { UsageProblem } from './cli/args.js';
 import { helpFor } from './cli/help.js';
-import { inPlaceTestnet } from './cli/in-place-testnet.js';
 import { type CliIO, processIO } from './cli/io.js';
-import { init, keys, start, status, version as versionCommand } from './cli/node-commands.js';
-import { preUpgrade } from './cli/pre-upgrade.js';
-import { runQuery } from './cli/query.js';
-import { txCommands } from './cli/tx.js';
 import { GoPanic, SimError } from './util/errors.js';
 import { simVersions, type VersionOptions, withOptions } from './versions.js';
 
@@ -24,6 +19,13 @@ export interface RunSimdOptions {
   argv: readonly string[];
   io?: CliIO;
 }
+
+/**
+ * Each command's module is loaded when that command runs: the tests start these binaries hundreds of
+ * times for init, pre-upgrade, queries and transactions, and loading every command's code (the node's
+ * servers above all) took most of the CPU of each such start.
+ */
+const nodeCommands = () => import('./cli/node-commands.js');
 
 function unknownCommand(command: string, name: string): UsageProblem {
   return new UsageProblem(`unknown command "${command}" for "${name}"`, `run '${name} --help' for the commands`);
@@ -55,27 +57,28 @@ export async function runSimd(options: RunSimdOptions): Promise<number> {
   try {
     switch (command) {
       case 'init':
-        return await init(ctx, rest(1));
+        return await (await nodeCommands()).init(ctx, rest(1));
       case 'start':
-        return await start(ctx, rest(1));
+        return await (await nodeCommands()).start(ctx, rest(1));
       case 'in-place-testnet':
         // A version built without it (an SDK before v0.50.4) answers as cobra does for any unknown command.
         if (!version.inPlaceTestnet) throw unknownCommand(command, name);
-        return await inPlaceTestnet(ctx, rest(1));
+        return await (await import('./cli/in-place-testnet.js')).inPlaceTestnet(ctx, rest(1));
       case 'status':
-        return await status(ctx, rest(1));
+        return await (await nodeCommands()).status(ctx, rest(1));
       case 'version':
-        return await versionCommand(ctx, rest(1));
+        return await (await nodeCommands()).version(ctx, rest(1));
       case 'keys':
-        return await keys(ctx, rest(1));
+        return await (await nodeCommands()).keys(ctx, rest(1));
       case 'pre-upgrade':
-        return await preUpgrade(io, version.name);
+        return await (await import('./cli/pre-upgrade.js')).preUpgrade(io, version.name);
       case 'query':
       case 'q':
-        if (sub === 'stores') return await runQuery(ctx, 'stores', undefined, rest(2));
+        if (sub === 'stores') return await (await import('./cli/query.js')).runQuery(ctx, 'stores', undefined, rest(2));
         if (sub === undefined || (sub !== 'upgrade' && sub !== 'gov')) throw new UsageProblem(`unknown command "${sub ?? ''}" for "query"`);
-        return await runQuery(ctx, sub, leaf, rest(3));
+        return await (await import('./cli/query.js')).runQuery(ctx, sub, leaf, rest(3));
       case 'tx': {
+        const { txCommands } = await import('./cli/tx.js');
         const run = sub === undefined || leaf === undefined ? undefined : txCommands[sub]?.[leaf];
         if (run === undefined) throw new UsageProblem(`unknown command "${[sub, leaf].filter(Boolean).join(' ')}" for "tx"`);
         return await run(ctx, rest(3));

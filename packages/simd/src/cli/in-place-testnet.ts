@@ -9,7 +9,6 @@
  */
 import { chainIdProblem, operatorAccountOf, testnetify } from '../chain/testnet.js';
 import { loadOrGenValidatorKey } from '../node/node-config.js';
-import { runNode } from '../node/run-node.js';
 import { SimError } from '../util/errors.js';
 import { parseArgs, UsageProblem } from './args.js';
 import { type NodeCommandContext, nodeOptionsFrom, startFlags } from './node-commands.js';
@@ -58,5 +57,7 @@ export async function inPlaceTestnet(ctx: NodeCommandContext, argv: readonly str
     height: result.height,
     ...(trigger === '' ? {} : { trigger_upgrade: trigger }),
   });
+  // Loaded only now, as by `start` (node-commands.ts): a refused command never pays for the node's servers.
+  const { runNode } = await import('../node/run-node.js');
   return runNode(node);
 }

@@ -4,7 +4,7 @@ import { resolvePruning } from '../node/app-config.js';
 import { initAppListenConfig, resolveListenConfig } from '../node/listen-config.js';
 import { initNodeConfig, loadOrGenValidatorKey } from '../node/node-config.js';
 import { readPeerPublicKey } from '../node/peer-key.js';
-import { type NetworkOptions, type NodeOptions, runNode } from '../node/run-node.js';
+import type { NetworkOptions, NodeOptions } from '../node/run-node.js';
 import { ensureSignState } from '../node/sign-state.js';
 import { parseDuration } from '../util/duration.js';
 import { SimError } from '../util/errors.js';
@@ -172,7 +172,11 @@ export async function nodeOptionsFrom(
 export async function start(ctx: NodeCommandContext, argv: readonly string[]): Promise<number> {
   const { strings, booleans, lists, positionals } = parseArgs(argv, { flags: startFlags });
   if (positionals.length > 0) throw new UsageProblem(`start takes no arguments, got ${JSON.stringify(positionals.join(' '))}`);
-  return runNode(await nodeOptionsFrom(ctx, { strings, booleans, lists }));
+  const options = await nodeOptionsFrom(ctx, { strings, booleans, lists });
+  // Loaded here, not above: the node's servers (gRPC, protobuf, websockets, the store) take about half a
+  // CPU-second to load, and every other command (init, keys, status, version) never needs them.
+  const { runNode } = await import('../node/run-node.js');
+  return runNode(options);
 }
 
 interface RpcStatus {
