@@ -85,10 +85,14 @@ async function watchStatus(u: Upgraded, until: (a: AfterUpgrade) => boolean, wha
 const webhooks = (u: Upgraded, event: string) => u.receiver.received.map((r) => r.body).filter((b) => b.event === event);
 
 test('after the switch: waiting with the prevote share, then confirmed and signed, in status, metrics, webhooks and logs', async (t) => {
-  const u = await governanceUpgrade(t, ['--sim-peers-power', '9000000', '--sim-peers-back-after', '4s']);
+  const u = await governanceUpgrade(t, ['--sim-peers-power', '9000000', '--sim-peers-back-after', '6s']);
   const waiting = await watchStatus(u, (a) => a.state === 'waiting' && a.prevoteRatio !== null, 'status: waiting with a share');
-  // The command shows the same state (it reads the status file `run` keeps).
-  assert.equal((await afterUpgradeOf(u.sim))?.upgrade, 'v2');
+  // The command shows the same state: it reads the status file, which `run` rewrites within a second.
+  const byCommand = await waitFor(async () => {
+    const a = await afterUpgradeOf(u.sim);
+    return a?.state === 'waiting' ? a : undefined;
+  }, 'chainvisor status showing the wait');
+  assert.equal(byCommand.upgrade, 'v2');
   assert.equal(waiting.upgrade, 'v2');
   assert.equal(waiting.height, u.height);
   assert.ok(waiting.prevoteRatio !== null && waiting.prevoteRatio < 2 / 3, JSON.stringify(waiting));
