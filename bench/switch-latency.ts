@@ -41,6 +41,7 @@ import { execa, execaSync } from 'execa';
 
 import { parseDuration } from '../src/config/index.js';
 import { startAlertServices } from '../test/support/alert-services.js';
+import { commandOf } from './support/build-command.js';
 
 const { values } = parseArgs({
   options: {
@@ -59,8 +60,6 @@ const coldRuns = Number(values.cold);
 const chainvisor = values.bin === undefined ? path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js') : path.resolve(values.bin);
 /** Another build, measured cold beside it (`--compare`). */
 const compare = values.compare === undefined ? undefined : path.resolve(values.compare);
-/** A build's command line: Node with its bin/chainvisor.js, or the release executable itself. */
-const commandOf = (bin: string, args: string[]): [string, string[]] => (bin.endsWith('.js') ? [process.execPath, [bin, ...args]] : [bin, args]);
 const pollInterval = values['poll-interval'];
 const parsedPoll = parseDuration(pollInterval);
 if (!parsedPoll.ok) throw new Error(`--poll-interval: ${parsedPoll.message}`);

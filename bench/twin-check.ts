@@ -33,6 +33,8 @@ import { parseArgs } from 'node:util';
 import { buildVersions, readAddresses } from '@chainvisor/simd';
 import { execa, type ResultPromise } from 'execa';
 
+import { unusedPort } from '../test/support/ports.js';
+import { commandOf } from './support/build-command.js';
 import { cpuNs } from './support/proc-stats.js';
 
 const chainvisor = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
@@ -53,17 +55,6 @@ const median = (xs: number[]): number => {
   const mid = Math.floor(s.length / 2);
   return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 };
-/** How to run `bin` (a .js entry through this Node, or an executable) with `args`. */
-const command = (bin: string, args: string[]): [string, string[]] => (bin.endsWith('.js') ? [process.execPath, [bin, ...args]] : [bin, args]);
-/** A loopback port free a moment ago. */
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const probe = net.createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 const range = (xs: number[]): string => `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`;
 /** bash's $EPOCHREALTIME ("seconds.microseconds") in ms. */
 const epochMs = (stamp: string): number => Number(stamp) * 1000;
@@ -264,10 +255,10 @@ try {
         const home = path.join(root, `idle-${runsOf.length}`);
         await fs.cp(validator, home, { recursive: true });
         const envOf = { ...baseEnv(home), CHAINVISOR_PLAN_POLL_INTERVAL: '10s', ...env };
-        await execa(...command(bin, ['init', simd]), { env: envOf, extendEnv: false });
-        const grpc = await freePort();
+        await execa(...commandOf(bin, ['init', simd]), { env: envOf, extendEnv: false });
+        const grpc = await unusedPort();
         const nodeArgs = ['start', '--home', home, '--block-time', '5s', '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0'];
-        const [file, args] = command(bin, ['run', ...nodeArgs, '--grpc.address', `127.0.0.1:${grpc}`, '--sim-peers-power', '3000000', '--sim-not-signing']);
+        const [file, args] = commandOf(bin, ['run', ...nodeArgs, '--grpc.address', `127.0.0.1:${grpc}`, '--sim-peers-power', '3000000', '--sim-not-signing']);
         const run = execa(file, args, { env: { ...envOf, DAEMON_GRPC_ADDRESS: `127.0.0.1:${grpc}` }, extendEnv: false, reject: false, stdio: 'ignore' });
         runsOf.push({ build, mode, run });
       }

@@ -48,7 +48,8 @@ export interface HttpClientOptions {
   /**
    * How long a connection stays open for the next request when the server does not say (undici's
    * default: 4 s). A client that asks every few seconds keeps one connection instead of opening one per
-   * request; a server's own `Keep-Alive: timeout` still wins, less undici's margin of 2 s.
+   * request; a server's own `Keep-Alive: timeout` still wins, less undici's margin of 2 s. Not through
+   * a SOCKS5 proxy, whose pools undici makes with its own defaults.
    */
   keepAliveMs?: number;
 }
