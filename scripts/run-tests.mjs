@@ -17,16 +17,20 @@
 // on the processes and servers they start. Its output is printed after the tests', and either failing
 // fails the run.
 //
+// The chainvisor command and the simulated node's binaries run from bundles of the compiled code, made
+// at the start (scripts/test-bundles.mjs): a start then reads a few files instead of a few hundred.
+//
 // Every Node process of the run (test files, the chainvisor command, the simulated node's binaries)
 // shares Node's on-disk compile cache, in a temporary folder made for the run and removed at its end
 // (NODE_COMPILE_CACHE, unless set already).
 //
-// Files run one per core at a time (at least two). Four at a time on 2 cores was
-// tried: the end-to-end files that wait on a simulated chain's blocks and halts then missed their
-// windows (the after-upgrade follow, the background rehearsal), which each pass alone. Three at a time,
-// tried once the simulated node's commands and the compile cache had cut the run's CPU by a fifth,
-// failed the same way on a loaded machine (the after-upgrade waiting window, the twin check's 1 s read
-// of the network RPC): the run is bound by CPU, so a third file adds waiting, not speed.
+// Files run one more than there are cores at a time (at least three): about a third of a file's time
+// is spent waiting on the processes, servers and blocks it starts, so with one per core a core stood
+// idle that long (2 cores: 583 s for 808 CPU-s; three at a time, 445 s). Four at a time on 2 cores
+// was tried: the end-to-end files that wait on a simulated chain's blocks and halts then missed their
+// windows (the after-upgrade follow, the background rehearsal). Three at a time failed the same way
+// before the bundles and the simulated node's lazy reflection cut the run's CPU, on a machine running
+// a second suite beside it.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
@@ -88,6 +92,15 @@ if (process.env.NODE_COMPILE_CACHE === undefined) {
     // No cache: the same run, only slower.
   }
 }
+// The chainvisor command and the simulated node started from bundles of dist/ (scripts/test-bundles.mjs):
+// the same compiled code in a few files, which starts in half the CPU or less. The command under
+// CHAINVISOR_TEST_EXECUTABLE is that file still. CHAINVISOR_TEST_BUNDLE=off runs dist/ as it is.
+if (process.env.CHAINVISOR_TEST_BUNDLE !== 'off') {
+  const { buildTestBundles } = await import('./test-bundles.mjs');
+  const bundles = await buildTestBundles(root);
+  process.env.CHAINVISOR_TEST_BUNDLE = bundles.chainvisor;
+  process.env.SIMD_MAIN = bundles.simd;
+}
 /**
  * The files that took 30 s or more alone (wall time, on a loaded 2-core machine), slowest first: they
  * start first, and the rest follow in alphabetical order. Alphabetically the end-to-end files came in
@@ -119,10 +132,13 @@ const rank = (file) => {
   const at = slowFirst.indexOf(path.relative(root, path.resolve(file)).split(path.sep).join('/'));
   return at === -1 ? slowFirst.length : at;
 };
-files = files.map((file, i) => ({ file, i })).sort((a, b) => rank(a.file) - rank(b.file) || a.i - b.i).map(({ file }) => file);
+files = files
+  .map((file, i) => ({ file, i }))
+  .sort((a, b) => rank(a.file) - rank(b.file) || a.i - b.i)
+  .map(({ file }) => file);
 
 const concurrencyFlag = flags.find((f) => /^--test-concurrency=\d+$/.test(f));
-const concurrency = concurrencyFlag === undefined ? Math.max(2, os.availableParallelism()) : Number(concurrencyFlag.split('=')[1]);
+const concurrency = concurrencyFlag === undefined ? Math.max(3, os.availableParallelism() + 1) : Number(concurrencyFlag.split('=')[1]);
 const children = [];
 const aborted = new AbortController();
 

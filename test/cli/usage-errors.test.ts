@@ -62,7 +62,7 @@ describe('every command answers a misuse with its usage: exit 64, never a stack 
   let t: TestHome;
   let shapes: CommandShape[];
   before(async () => {
-    t = await makeHome();
+    t = await makeHome({}, { bin: true });
     const top = await t.cliOk(['--help']);
     const list = top.stdout.split(/^Commands:$/m)[1]?.split(/\n\n/)[0] ?? '';
     const names = [...list.matchAll(/^ {2}([a-z][\w-]*) /gm)].map((m) => m[1] as string).filter((n) => n !== 'run');

@@ -1,8 +1,10 @@
 /**
  * The `chainvisor` command the tests run, as a program and its arguments. By default the repository's
- * `bin/chainvisor.js` on the Node.js running the tests; with CHAINVISOR_TEST_EXECUTABLE set, that file
- * instead (the release executable, `release/chainvisor-linux-x64`): CI runs the command-line and
- * end-to-end tests both ways, so the executable is tested as the product.
+ * `bin/chainvisor.js` on the Node.js running the tests, or, under scripts/run-tests.mjs, the same code
+ * bundled (CHAINVISOR_TEST_BUNDLE, see scripts/test-bundles.mjs), which starts in half the CPU. With
+ * CHAINVISOR_TEST_EXECUTABLE set, that file instead (the release executable,
+ * `release/chainvisor-linux-x64`): CI runs the command-line and end-to-end tests both ways, so the
+ * executable is tested as the product.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +17,17 @@ export const chainvisorExecutable: string | undefined = process.env.CHAINVISOR_T
   ? path.resolve(process.env.CHAINVISOR_TEST_EXECUTABLE)
   : undefined;
 
+/** bin/chainvisor.js bundled with what it imports, absolute; undefined when the tests run bin/chainvisor.js itself. */
+const chainvisorBundle: string | undefined =
+  process.env.CHAINVISOR_TEST_BUNDLE && process.env.CHAINVISOR_TEST_BUNDLE !== 'off' ? path.resolve(process.env.CHAINVISOR_TEST_BUNDLE) : undefined;
+
 /** `[file, args]` that run `chainvisor <args>`, for execa or spawn. */
 export function chainvisorCommand(args: readonly string[]): [string, string[]] {
+  if (chainvisorExecutable !== undefined) return [chainvisorExecutable, [...args]];
+  return [process.execPath, [chainvisorBundle ?? chainvisorBin, ...args]];
+}
+
+/** `[file, args]` that run `chainvisor <args>` as npm installs it, bin/chainvisor.js, never the bundle (the executable when under test). */
+export function chainvisorBinCommand(args: readonly string[]): [string, string[]] {
   return chainvisorExecutable === undefined ? [process.execPath, [chainvisorBin, ...args]] : [chainvisorExecutable, [...args]];
 }

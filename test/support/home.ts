@@ -7,10 +7,10 @@ import path from 'node:path';
 
 import { execa } from 'execa';
 
-import { chainvisorCommand } from './chainvisor-command.js';
+import { chainvisorBinCommand, chainvisorCommand } from './chainvisor-command.js';
 import { type FakeNodeOptions, writeFakeNode } from './fake-node.js';
 
-export { chainvisorBin, chainvisorCommand } from './chainvisor-command.js';
+export { chainvisorBin, chainvisorBinCommand, chainvisorCommand } from './chainvisor-command.js';
 
 export interface TestHome {
   root: string;
@@ -38,7 +38,12 @@ export interface CliResult {
   stderr: string;
 }
 
-export async function makeHome(env: Record<string, string> = {}): Promise<TestHome> {
+/**
+ * `options.bin`: `cli` runs bin/chainvisor.js itself, as npm installs it, instead of the test run's
+ * bundle of it (see chainvisor-command.ts).
+ */
+export async function makeHome(env: Record<string, string> = {}, options: { bin?: boolean } = {}): Promise<TestHome> {
+  const command = options.bin ? chainvisorBinCommand : chainvisorCommand;
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-test-'));
   const home = path.join(root, 'home');
   const binDir = path.join(root, 'bins');
@@ -69,7 +74,7 @@ export async function makeHome(env: Record<string, string> = {}): Promise<TestHo
     env: baseEnv,
     fakeNode: (options) => writeFakeNode(binDir, { ...options, journal }),
     async cli(args, extra = {}) {
-      const r = await execa(...chainvisorCommand(args), {
+      const r = await execa(...command(args), {
         env: { ...cleanEnv(), ...t.env, ...extra },
         extendEnv: false,
         reject: false,

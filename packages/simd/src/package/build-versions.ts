@@ -65,7 +65,11 @@ export interface BuiltVersions {
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 const fixedTime = new Date('2024-01-01T00:00:00Z');
-const mainUrl = new URL('../main.js', import.meta.url).href;
+/**
+ * The code the launchers load: this build's main.js, or SIMD_MAIN, a file holding the same code (the
+ * test run's bundle of it, which starts in a third of the CPU; see scripts/test-bundles.mjs).
+ */
+const mainUrl = process.env.SIMD_MAIN ? pathToFileURL(path.resolve(process.env.SIMD_MAIN)).href : new URL('../main.js', import.meta.url).href;
 
 function slashed(base: string): string {
   return base.endsWith('/') ? base : `${base}/`;

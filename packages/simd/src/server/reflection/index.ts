@@ -4,7 +4,7 @@
  * every file it imports (gogoproto, cosmos_proto, amino, google/api, tendermint types…), in the
  * order and with the per-stream de-duplication of the SDK's reflection server (file-imports.ts).
  */
-import type { Server } from '@grpc/grpc-js';
+import type { MethodDefinition, Server, ServiceDefinition } from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 
 import { SimError } from '../../util/errors.js';
@@ -71,14 +71,53 @@ export function protoTypes(): ProtoSources['root'] {
   return allTypes;
 }
 
-/** Adds both reflection services to `server`, describing `served` and themselves. */
+/**
+ * Adds both reflection services to `server`, describing `served` and themselves. The descriptors are
+ * built at the first reflection call, not at start: reading and resolving the .proto files is about a
+ * third of a start's CPU, and most runs of the node never get a reflection call.
+ */
 export function addReflection(server: Pick<Server, 'addService'>, served: readonly string[]): void {
   const services = [...served, ...reflectionServices];
+  for (const service of services) if (serviceFiles[service] === undefined) throw missingDescriptor(service);
+  let registered: Map<string, Registered> | undefined;
+  const built = (name: string): Registered => {
+    registered ??= registerReflection(services);
+    const found = registered.get(name);
+    if (found === undefined) throw new SimError('SIM_NO_DESCRIPTOR', `@grpc/reflection registered no ${name}`);
+    return found;
+  };
+  for (const name of reflectionServices) {
+    const method = (): MethodDefinition<unknown, unknown> => built(name).definition[reflectionMethod] as MethodDefinition<unknown, unknown>;
+    const definition: ServiceDefinition = {
+      [reflectionMethod]: {
+        path: `/${name}/${reflectionMethod}`,
+        requestStream: true,
+        responseStream: true,
+        originalName: 'serverReflectionInfo',
+        requestSerialize: (value: unknown) => method().requestSerialize(value),
+        requestDeserialize: (bytes: Buffer) => method().requestDeserialize(bytes),
+        responseSerialize: (value: unknown) => method().responseSerialize(value),
+        responseDeserialize: (bytes: Buffer) => method().responseDeserialize(bytes),
+      },
+    };
+    server.addService(definition, { [reflectionMethod]: (stream: unknown) => built(name).handler(stream) });
+  }
+}
+
+const reflectionMethod = 'ServerReflectionInfo';
+
+interface Registered {
+  definition: ServiceDefinition;
+  handler: (stream: unknown) => void;
+}
+
+/** @grpc/reflection's two services for `services`, as it would add them to a server, by service name. */
+function registerReflection(services: readonly string[]): Map<string, Registered> {
   const built = describeServices(services);
   // @grpc/reflection reads only the fileDescriptorProtos of a proto-loader package definition.
   const files = [...built.values()].map((bytes) => Buffer.from(bytes));
   const definition = { files: { format: 'Protocol Buffer 3 DescriptorProto', type: {}, fileDescriptorProtos: files } };
-  const reflection = new ReflectionService(definition as unknown as ConstructorParameters<typeof ReflectionService>[0], { services });
+  const reflection = new ReflectionService(definition as unknown as ConstructorParameters<typeof ReflectionService>[0], { services: [...services] });
   // It re-encodes each file with protobufjs's descriptor types, which drop the options' extensions
   // (gogoproto, google.api.http…): serve the files as built. Were its internals to change, the files
   // would go out without those options, still complete for resolving every type.
@@ -93,5 +132,15 @@ export function addReflection(server: Pick<Server, 'addService'>, served: readon
     }
   }
   const names = new Map([...built].map(([name, bytes]) => [bytes, name]));
-  reflection.addToServer(perStreamFiles(server, names));
+  const registered = new Map<string, Registered>();
+  const capture: Pick<Server, 'addService'> = {
+    addService(service, implementation) {
+      const method = service[reflectionMethod];
+      const handler = (implementation as Record<string, ((stream: unknown) => void) | undefined>)[reflectionMethod];
+      if (method === undefined || handler === undefined) return;
+      registered.set(method.path.split('/')[1] as string, { definition: service, handler });
+    },
+  };
+  reflection.addToServer(perStreamFiles(capture, names));
+  return registered;
 }
