@@ -23,7 +23,12 @@ async function tempDir(t: TestContext): Promise<string> {
   return dir;
 }
 
-/** A database written in one batch per "block" (the key `last` and `k<n>` together), with small memtables: flushes and compactions all along. */
+/**
+ * A database written in one batch per "block" (the key `last` and `k<n>` together), with small memtables:
+ * flushes and compactions all along. A batch every 2 ms or so (hundreds a second, where a node writes a
+ * block every few seconds): as fast as the disk would go, the writes changed the MANIFEST during every
+ * one of the copy's passes whenever the machine was busy enough to slow the copy.
+ */
 async function busyDatabase(dir: string) {
   const db = new ClassicLevel<string, string>(dir, { writeBufferSize: 64 * 1024 });
   await db.open();
@@ -40,6 +45,7 @@ async function busyDatabase(dir: string) {
         ],
         { sync: false },
       );
+      await new Promise((r) => setTimeout(r, 2));
     }
   })();
   return {
