@@ -29,7 +29,8 @@ const ownDirname = {
   setup(build) {
     build.onLoad({ filter: /[\\/]node_modules[\\/].*\.c?js$/ }, (args) => {
       const source = readFileSync(args.path, 'utf8');
-      if (!/\b__(dirname|filename)\b/.test(source)) return undefined;
+      // Not where the module has none to find, or declares its own (an ES module's `const __dirname = …`).
+      if (!/\b__(dirname|filename)\b/.test(source) || /\b(var|let|const)\s+__(dirname|filename)\b/.test(source)) return undefined;
       const own = `var __dirname = ${JSON.stringify(path.dirname(args.path))}, __filename = ${JSON.stringify(args.path)};\n`;
       return { contents: own + source, loader: 'js' };
     });
