@@ -13,7 +13,7 @@
 // those that import test/support/chainvisor-command.ts, directly or through other test files.
 //
 // `--lint` (what `npm test` gives) runs `npm run lint` beside the tests instead of before them: the
-// type-aware lint takes a core for about two minutes, while most test files spend their time waiting
+// type-aware lint takes a core for about a minute, while most test files spend their time waiting
 // on the processes and servers they start. Its output is printed after the tests', and either failing
 // fails the run.
 //
@@ -95,9 +95,16 @@ if (process.env.NODE_COMPILE_CACHE === undefined) {
 // The chainvisor command and the simulated node started from bundles of dist/ (scripts/test-bundles.mjs):
 // the same compiled code in a few files, which starts in half the CPU or less. The command under
 // CHAINVISOR_TEST_EXECUTABLE is that file still. CHAINVISOR_TEST_BUNDLE=off runs dist/ as it is.
-if (process.env.CHAINVISOR_TEST_BUNDLE !== 'off') {
+// Read here only: the tests see a bundle's path, or no variable.
+if (process.env.CHAINVISOR_TEST_BUNDLE === 'off') {
+  delete process.env.CHAINVISOR_TEST_BUNDLE;
+} else {
   const { buildTestBundles } = await import('./test-bundles.mjs');
-  const bundles = await buildTestBundles(root);
+  const bundles = await buildTestBundles(root).catch((error) => {
+    console.error(`run-tests: could not bundle the command and the simulated node: ${error.message}`);
+    console.error('run-tests: CHAINVISOR_TEST_BUNDLE=off runs dist/ as it is');
+    process.exit(1);
+  });
   process.env.CHAINVISOR_TEST_BUNDLE = bundles.chainvisor;
   process.env.SIMD_MAIN = bundles.simd;
 }

@@ -25,7 +25,7 @@ interface Upgraded {
   run: Running;
   receiver: WebhookReceiver;
   /** `run`'s HTTP endpoint (none in the manual-upgrade case). */
-  http: string;
+  http?: string;
   height: number;
   v2: NodeAddresses;
   /** Every distinct `afterUpgrade` that `chainvisor status --output json` showed meanwhile. */
@@ -73,7 +73,7 @@ async function afterUpgradeOverHttp(http: string): Promise<AfterUpgrade | null> 
 async function watchStatus(u: Upgraded, until: (a: AfterUpgrade) => boolean, what: string, ms = 60_000): Promise<AfterUpgrade> {
   return waitFor(
     async () => {
-      const a = u.http ? await afterUpgradeOverHttp(u.http) : await afterUpgradeOf(u.sim);
+      const a = u.http === undefined ? await afterUpgradeOf(u.sim) : await afterUpgradeOverHttp(u.http);
       if (a !== null && JSON.stringify(a) !== JSON.stringify(u.seen.at(-1))) u.seen.push(a);
       return a !== null && until(a) ? a : undefined;
     },
@@ -224,7 +224,7 @@ test('a manual upgrade at an exact height: the first block of the new binary is 
   const add = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', String(h)]);
   assert.equal(add.code, 0, add.stderr);
   await run.nodeOf('v2');
-  const u = { sim, run, http: '', seen: [] } as unknown as Upgraded;
+  const u = { sim, run, seen: [] } as unknown as Upgraded;
   const a = await watchStatus(u, (s) => s.state === 'confirmed', 'status: confirmed');
   assert.equal(a.height, h + 1, 'the old binary committed the halt height; the new one the next');
   assert.equal(a.signed, true);

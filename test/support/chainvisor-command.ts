@@ -17,17 +17,20 @@ export const chainvisorExecutable: string | undefined = process.env.CHAINVISOR_T
   ? path.resolve(process.env.CHAINVISOR_TEST_EXECUTABLE)
   : undefined;
 
-/** bin/chainvisor.js bundled with what it imports, absolute; undefined when the tests run bin/chainvisor.js itself. */
-const chainvisorBundle: string | undefined =
-  process.env.CHAINVISOR_TEST_BUNDLE && process.env.CHAINVISOR_TEST_BUNDLE !== 'off' ? path.resolve(process.env.CHAINVISOR_TEST_BUNDLE) : undefined;
+/** bin/chainvisor.js bundled with what it imports (set by scripts/run-tests.mjs), absolute; undefined when the tests run bin/chainvisor.js itself. */
+const chainvisorBundle: string | undefined = process.env.CHAINVISOR_TEST_BUNDLE ? path.resolve(process.env.CHAINVISOR_TEST_BUNDLE) : undefined;
+
+/** The executable under test, else `entry` on this Node. */
+function commandOf(entry: string, args: readonly string[]): [string, string[]] {
+  return chainvisorExecutable === undefined ? [process.execPath, [entry, ...args]] : [chainvisorExecutable, [...args]];
+}
 
 /** `[file, args]` that run `chainvisor <args>`, for execa or spawn. */
 export function chainvisorCommand(args: readonly string[]): [string, string[]] {
-  if (chainvisorExecutable !== undefined) return [chainvisorExecutable, [...args]];
-  return [process.execPath, [chainvisorBundle ?? chainvisorBin, ...args]];
+  return commandOf(chainvisorBundle ?? chainvisorBin, args);
 }
 
 /** `[file, args]` that run `chainvisor <args>` as npm installs it, bin/chainvisor.js, never the bundle (the executable when under test). */
 export function chainvisorBinCommand(args: readonly string[]): [string, string[]] {
-  return chainvisorExecutable === undefined ? [process.execPath, [chainvisorBin, ...args]] : [chainvisorExecutable, [...args]];
+  return commandOf(chainvisorBin, args);
 }
