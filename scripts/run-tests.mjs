@@ -12,9 +12,10 @@
 // `chainvisor` command instead of bin/chainvisor.js, and only the tests that run the command are run:
 // those that import test/support/chainvisor-command.ts, directly or through other test files.
 //
-// `--lint` (what `npm test` gives) runs `npm run lint` beside the tests instead of before them: the
-// type-aware lint takes a core for about a minute, while most test files spend their time waiting
-// on the processes and servers they start. Its output is printed after the tests', and either failing
+// `--build --lint` (what `npm test` gives) runs `npm run build`, then the tests, with `npm run lint`
+// beside both instead of before them: the type-aware lint and the formatter's check take a core for
+// about a minute, while the compiler uses one core and most test files spend their time waiting on the
+// processes and servers they start. The lint's output is printed after the tests', and either failing
 // fails the run.
 //
 // The chainvisor command and the simulated node's binaries run from bundles of the compiled code, made
@@ -22,17 +23,19 @@
 //
 // Every Node process of the run (test files, the chainvisor command, the simulated node's binaries)
 // shares Node's on-disk compile cache, in a temporary folder made for the run and removed at its end
-// (NODE_COMPILE_CACHE, unless set already).
+// (NODE_COMPILE_CACHE, unless set already); the test files share the data that takes seconds to build
+// the same way (CHAINVISOR_TEST_FIXTURE_CACHE).
 //
-// Files run one more than there are cores at a time (at least three): about a third of a file's time
-// is spent waiting on the processes, servers and blocks it starts, so with one per core a core stood
-// idle that long (2 cores: 583 s for 808 CPU-s; three at a time, 445 s). Four at a time on 2 cores
-// was tried: the end-to-end files that wait on a simulated chain's blocks and halts then missed their
-// windows (the after-upgrade follow, the background rehearsal). Three at a time failed the same way
-// before the bundles and the simulated node's lazy reflection cut the run's CPU, on a machine running
-// a second suite beside it.
+// Files run two more than there are cores at a time (at least four): a good part of a file's time is
+// spent waiting on the processes, servers and blocks it starts, so with one per core a core stood idle
+// that long (2 cores: 583 s for 808 CPU-s; three at a time, 445 s). Four at a time on 2 cores first
+// made the end-to-end files that wait on a simulated chain's blocks and halts miss their windows (the
+// after-upgrade follow, the background rehearsal); since set-up steps run in the test's own process,
+// the gRPC client loads only when the node listens and the temporary files are in memory, the run takes
+// 580 CPU-s instead of 810 and four at a time passed every run (tests alone: 366 s at three, 319 s at
+// four).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statfsSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { run as runFiles } from 'node:test';
@@ -42,11 +45,63 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
 const split = argv.indexOf('--');
-const ownFlags = ['--lint'];
+const ownFlags = ['--lint', '--build'];
 const before = split === -1 ? argv : argv.slice(0, split);
 const lint = before.includes('--lint');
+const build = before.includes('--build');
 const flags = before.filter((f) => !ownFlags.includes(f));
 const roots = split === -1 ? ['dist/test', 'packages/simd/dist/test'] : argv.slice(split + 1);
+
+const children = [];
+const aborted = new AbortController();
+
+/** Runs a command; resolves to its exit code (1 when killed), with what it printed when `capture`. */
+function run(command, args, capture, niceness = 0) {
+  const child = spawn(command, args, { stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+  children.push(child);
+  if (niceness !== 0 && child.pid !== undefined) os.setPriority(child.pid, niceness);
+  const output = [];
+  if (capture) for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk) => output.push(chunk));
+  return new Promise((resolve) => {
+    child.on('error', (error) => resolve({ code: 1, output: [Buffer.from(`${command}: ${error.message}\n`)] }));
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
+  });
+}
+
+/**
+ * The files through node:test's run(), which starts them in the order given (`node --test` sorts its
+ * files by name), with the reporter `node --test` would use here: spec on a terminal, and from Node 23
+ * on everywhere; TAP otherwise. Resolves to 1 when any test failed (or a file did not load), else 0.
+ */
+function runInOrder() {
+  let failed = false;
+  const stream = runFiles({ files, concurrency, signal: aborted.signal });
+  stream.on('test:fail', () => (failed = true));
+  const reporter = process.stdout.isTTY || Number(process.versions.node.split('.')[0]) >= 23 ? new spec() : tap;
+  const out = stream.compose(reporter);
+  out.pipe(process.stdout);
+  return new Promise((resolve) => out.on('end', () => resolve({ code: failed || aborted.signal.aborted ? 1 : 0 })));
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.on(signal, () => {
+    aborted.abort();
+    children.forEach((child) => child.kill(signal));
+  });
+// npm's own npm when run by `npm test` (npm_execpath), else the one on PATH.
+const npm = process.env.npm_execpath ? [process.execPath, [process.env.npm_execpath]] : ['npm', []];
+// At a lower priority (its processes inherit it), so that it takes the cores the build and the tests
+// leave idle and never delays a test waiting on its timers. Started first: the compiler uses one core.
+const linted = lint ? run(npm[0], [...npm[1], 'run', '--silent', 'lint'], true, 10) : Promise.resolve({ code: 0, output: [] });
+// `--build` (what `npm test` gives): `npm run build` first, beside the lint, before the test files are listed.
+if (build) {
+  const built = await run(npm[0], [...npm[1], 'run', '--silent', 'build'], false);
+  if (built.code !== 0) {
+    console.error(`run-tests: the build failed (exit code ${built.code})`);
+    children.forEach((child) => child.kill('SIGTERM'));
+    process.exit(built.code);
+  }
+}
 
 function collect(entry, out) {
   if (statSync(entry).isDirectory()) {
@@ -77,6 +132,23 @@ if (files.length === 0) {
   console.error(`no test files under ${roots.join(', ')}: run 'npm run build' first`);
   process.exit(1);
 }
+// The run's temporary files (every test's homes, chains, downloads and backups) in memory, where the
+// host has a tmpfs at /dev/shm with room to spare (4 GiB): chainvisor syncs what it writes to disk, and
+// on a disk each of those syncs waits on the journal (the supervisor and backup tests: 63 -> 53 s, a
+// third less system CPU). A folder made for the run (TMPDIR, unless set already), removed at its end.
+const inMemory = { path: '/dev/shm', tmpfsMagic: 0x01021994, room: 4 * 1024 ** 3 };
+if (process.env.TMPDIR === undefined) {
+  try {
+    const fs = statfsSync(inMemory.path);
+    if (fs.type === inMemory.tmpfsMagic && fs.bavail * fs.bsize >= inMemory.room) {
+      const tmp = mkdtempSync(path.join(inMemory.path, 'chainvisor-tests-'));
+      process.env.TMPDIR = tmp;
+      process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
+    }
+  } catch {
+    // On disk, as the host's temporary folder is.
+  }
+}
 // Node's on-disk compile cache (Node 22.1+), inherited by every Node process of the run: the test files,
 // the chainvisor command, the simulated node's binaries. Those start well over a thousand times in a
 // run, and each start otherwise compiles the same few hundred modules again. A fresh folder for each
@@ -90,6 +162,17 @@ if (process.env.NODE_COMPILE_CACHE === undefined) {
     process.on('exit', () => rmSync(cache, { recursive: true, force: true }));
   } catch {
     // No cache: the same run, only slower.
+  }
+}
+// Test data that takes seconds to build and that several test files use alike (the compressed bombs of
+// scripts/make-compressed-archives.ts): built once in the run, in a temporary folder removed at its end.
+if (process.env.CHAINVISOR_TEST_FIXTURE_CACHE === undefined) {
+  try {
+    const fixtures = mkdtempSync(path.join(os.tmpdir(), 'chainvisor-test-fixtures-'));
+    process.env.CHAINVISOR_TEST_FIXTURE_CACHE = fixtures;
+    process.on('exit', () => rmSync(fixtures, { recursive: true, force: true }));
+  } catch {
+    // Each file builds its own.
   }
 }
 // The chainvisor command and the simulated node started from bundles of dist/ (scripts/test-bundles.mjs):
@@ -145,48 +228,7 @@ files = files
   .map(({ file }) => file);
 
 const concurrencyFlag = flags.find((f) => /^--test-concurrency=\d+$/.test(f));
-const concurrency = concurrencyFlag === undefined ? Math.max(3, os.availableParallelism() + 1) : Number(concurrencyFlag.split('=')[1]);
-const children = [];
-const aborted = new AbortController();
-
-/** Runs a command; resolves to its exit code (1 when killed), with what it printed when `capture`. */
-function run(command, args, capture, niceness = 0) {
-  const child = spawn(command, args, { stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
-  children.push(child);
-  if (niceness !== 0 && child.pid !== undefined) os.setPriority(child.pid, niceness);
-  const output = [];
-  if (capture) for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk) => output.push(chunk));
-  return new Promise((resolve) => {
-    child.on('error', (error) => resolve({ code: 1, output: [Buffer.from(`${command}: ${error.message}\n`)] }));
-    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
-  });
-}
-
-/**
- * The files through node:test's run(), which starts them in the order given (`node --test` sorts its
- * files by name), with the reporter `node --test` would use here: spec on a terminal, and from Node 23
- * on everywhere; TAP otherwise. Resolves to 1 when any test failed (or a file did not load), else 0.
- */
-function runInOrder() {
-  let failed = false;
-  const stream = runFiles({ files, concurrency, signal: aborted.signal });
-  stream.on('test:fail', () => (failed = true));
-  const reporter = process.stdout.isTTY || Number(process.versions.node.split('.')[0]) >= 23 ? new spec() : tap;
-  const out = stream.compose(reporter);
-  out.pipe(process.stdout);
-  return new Promise((resolve) => out.on('end', () => resolve({ code: failed || aborted.signal.aborted ? 1 : 0 })));
-}
-
-for (const signal of ['SIGINT', 'SIGTERM'])
-  process.on(signal, () => {
-    aborted.abort();
-    children.forEach((child) => child.kill(signal));
-  });
-// npm's own npm when run by `npm test` (npm_execpath), else the one on PATH.
-const npm = process.env.npm_execpath ? [process.execPath, [process.env.npm_execpath]] : ['npm', []];
-// At a lower priority (its processes inherit it), so that it takes the cores the tests leave idle and
-// never delays a test waiting on its timers.
-const linted = lint ? run(npm[0], [...npm[1], 'run', '--silent', 'lint'], true, 10) : Promise.resolve({ code: 0, output: [] });
+const concurrency = concurrencyFlag === undefined ? Math.max(4, os.availableParallelism() + 2) : Number(concurrencyFlag.split('=')[1]);
 // Other flags than --test-concurrency go to `node --test` itself, which then runs the files in its own order.
 const others = flags.filter((f) => f !== concurrencyFlag);
 const tested = others.length === 0 ? runInOrder() : run(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...others, ...files], false);

@@ -5,7 +5,7 @@
  * Messages are cosmjs-types' generated codecs; the channel is plaintext, as a node's gRPC port is.
  * Every call has a deadline, so a node that accepts the connection and never answers cannot hang us.
  */
-import { Client, credentials, type ServiceError, status } from '@grpc/grpc-js';
+import type { Client, ServiceError } from '@grpc/grpc-js';
 import { GetLatestBlockRequest, GetLatestBlockResponse } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
 import { QueryCurrentPlanRequest, QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
 import type { Plan } from 'cosmjs-types/cosmos/upgrade/v1beta1/upgrade.js';
@@ -48,17 +48,24 @@ export function createGrpcClient(options: GrpcClientOptions): ChainClient {
   // with no gRPC reconnects in the background every 2 s for ever, which an idle `run` paid for (issue:
   // quiet at rest). The callers' own schedule decides when to try again.
   let client: Client | undefined;
-  // After a refusal, the next call first knocks on the port with a bare TCP connect (a tenth of the CPU of
-  // a new channel's attempt): a node that runs with no gRPC at all is asked at every plan poll for ever.
-  let refused = false;
+  // Until the node has answered, and after a refusal, a call first knocks on the port with a bare TCP
+  // connect (a tenth of the CPU of a new channel's attempt): a node that runs with no gRPC at all is asked
+  // at every plan poll for ever, and a node just started opens its gRPC seconds after its process.
+  let refused = true;
   const target = hostPort(address);
-  const open = (): Client =>
-    (client ??= new Client(address, credentials.createInsecure(), {
+  // grpc-js itself is loaded when something listens there: 30-40 ms of CPU and a few MiB that a node
+  // with gRPC off, or not listening yet, never needs.
+  let grpc: typeof import('@grpc/grpc-js') | undefined;
+  const open = async (): Promise<{ used: Client; grpc: typeof import('@grpc/grpc-js') }> => {
+    grpc ??= await import('@grpc/grpc-js');
+    client ??= new grpc.Client(address, grpc.credentials.createInsecure(), {
       // Fail fast while the node is down instead of queueing calls until it comes back.
       'grpc.enable_retries': 0,
       'grpc.initial_reconnect_backoff_ms': 200,
       'grpc.max_reconnect_backoff_ms': 2000,
-    }));
+    });
+    return { used: client, grpc };
+  };
 
   /** One query with an empty request (both of ours take none). */
   async function call<Req, Res>(method: string, requestCodec: Codec<Req>, responseCodec: Codec<Res>, what: string): Promise<Res> {
@@ -68,7 +75,8 @@ export function createGrpcClient(options: GrpcClientOptions): ChainClient {
       if (knock !== undefined) throw new ChainUnavailableError(address, what, knock);
       refused = false;
     }
-    const used = open();
+    const { used, grpc } = await open();
+    const { status } = grpc;
     return new Promise((resolve, reject) => {
       used.makeUnaryRequest<Req, Res>(
         method,

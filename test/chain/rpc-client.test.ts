@@ -96,7 +96,8 @@ test('a node that accepts and never answers: the call ends at its deadline', asy
   const started = Date.now();
   await assert.rejects(client.currentPlan(), (error: unknown) => error instanceof ChainUnavailableError && /no answer within 700 ms/.test(error.message));
   const took = Date.now() - started;
-  assert.ok(took >= 650 && took < 2500, `${took} ms`);
+  // Under the 5 s default by far, with room for loading the HTTP client on a loaded machine.
+  assert.ok(took >= 650 && took < 4500, `${took} ms`);
   assert.ok(held.length >= 1, 'the client did connect');
 });
 

@@ -9,6 +9,7 @@ import { execa } from 'execa';
 
 import { chainvisorBinCommand, chainvisorCommand } from './chainvisor-command.js';
 import { type FakeNodeOptions, writeFakeNode } from './fake-node.js';
+import { runInProcess, setsUpInProcess } from './set-up.js';
 
 export { chainvisorBin, chainvisorBinCommand, chainvisorCommand } from './chainvisor-command.js';
 
@@ -22,7 +23,7 @@ export interface TestHome {
   fakeNode(options: Omit<FakeNodeOptions, 'journal'>): Promise<string>;
   /** Runs `chainvisor <args>` to completion. */
   cli(args: string[], env?: Record<string, string>): Promise<CliResult>;
-  /** Runs a set-up step (`init`, `add-upgrade`, …) that must succeed. */
+  /** Runs a set-up step (`init`, `add-upgrade`, …) that must succeed; `init` and `add-upgrade` in this process (./set-up.ts). */
   cliOk(args: string[], env?: Record<string, string>): Promise<CliResult>;
   /** Starts `chainvisor <args>` and returns the running process. */
   spawn(args: string[], env?: Record<string, string>): ReturnType<typeof spawnChainvisor>;
@@ -84,7 +85,10 @@ export async function makeHome(env: Record<string, string> = {}, options: { bin?
       return { exitCode: r.exitCode, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
     },
     async cliOk(args, extra = {}) {
-      const r = await t.cli(args, extra);
+      const r =
+        !options.bin && setsUpInProcess(args)
+          ? { ...(await runInProcess(args, { ...cleanEnv(), ...t.env, ...extra })), signal: undefined }
+          : await t.cli(args, extra);
       if (r.exitCode !== 0) throw new Error(`chainvisor ${args.join(' ')} exited ${r.exitCode}:\n${r.stderr}`);
       return r;
     },

@@ -16,6 +16,7 @@ import { cli, waitFor } from '@chainvisor/simd/testing';
 import { chainvisorCommand } from './chainvisor-command.js';
 import { stopRunAndNode } from './leftover-node.js';
 import { unusedPort } from './ports.js';
+import { runInProcess, setsUpInProcess } from './set-up.js';
 
 export { type FileServer, serveFiles } from './file-server.js';
 
@@ -81,8 +82,9 @@ export async function makeChain(t: TestContext, options: ChainOptions = {}): Pro
     stops,
     chainvisor: (args, extra = {}) => cli(...chainvisorCommand(args), { ...process.env, ...env, ...extra }),
   };
-  const r = await chain.chainvisor(['init', genesis]);
-  if (r.code !== 0) throw new Error(r.stderr);
+  const initArgs = ['init', genesis];
+  const r = setsUpInProcess(initArgs) ? await runInProcess(initArgs, { ...process.env, ...env }) : await chain.chainvisor(initArgs);
+  if (('exitCode' in r ? r.exitCode : r.code) !== 0) throw new Error(r.stderr);
   return chain;
 }
 

@@ -87,10 +87,9 @@ describe('backup modes', () => {
   });
 
   test('a backup folder on another filesystem: link mode copies instead and says so once', async (t) => {
-    const other = await fs.mkdtemp('/dev/shm/chainvisor-backup-').catch(() => undefined);
-    if (other === undefined || (await fs.stat(other)).dev === (await fs.stat(data)).dev) {
-      if (other) await fs.rm(other, { recursive: true, force: true });
-      t.skip('no second filesystem (/dev/shm) here');
+    const other = await folderElsewhere(data);
+    if (other === undefined) {
+      t.skip('no second filesystem (/dev/shm, /var/tmp or /tmp) here');
       return;
     }
     t.after(() => fs.rm(other, { recursive: true, force: true }));
@@ -192,3 +191,18 @@ describe('backup modes', () => {
     assert.deepEqual(await fs.readdir(backups), []);
   });
 });
+
+/**
+ * A new folder on another filesystem than `than`: /dev/shm, or the disk's /var/tmp or /tmp when the
+ * tests' own temporary folder is in memory (scripts/run-tests.mjs puts it there when it can).
+ */
+async function folderElsewhere(than: string): Promise<string | undefined> {
+  const dev = (await fs.stat(than)).dev;
+  for (const base of ['/dev/shm', '/var/tmp', '/tmp']) {
+    const dir = await fs.mkdtemp(path.join(base, 'chainvisor-backup-')).catch(() => undefined);
+    if (dir === undefined) continue;
+    if ((await fs.stat(dir)).dev !== dev) return dir;
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+  return undefined;
+}
