@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { buildVersions } from '@chainvisor/simd';
-import { execa, type ResultPromise } from 'execa';
+import { execa } from 'execa';
 
 import { unusedPort } from '../test/support/ports.js';
 import { cpuNs, memory } from './support/proc-stats.js';
@@ -104,7 +104,7 @@ try {
       ];
     }
     await execa(process.execPath, [bin, 'init', which === 'grpc' ? simd : sleeper], { env, extendEnv: false });
-    const child: ResultPromise = execa(process.execPath, [bin, 'run', ...nodeArgs], { env, extendEnv: false, reject: false, stdio: 'ignore' });
+    const child = execa(process.execPath, [bin, 'run', ...nodeArgs], { env, extendEnv: false, reject: false, stdio: 'ignore' });
     const pid = child.pid as number;
     try {
       await sleep(warmupMs);
