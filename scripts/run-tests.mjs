@@ -149,32 +149,27 @@ if (process.env.TMPDIR === undefined) {
     // On disk, as the host's temporary folder is.
   }
 }
+/** A temporary folder for the whole run, named in `variable` (unless set already), removed at the run's end. */
+function runFolder(variable, prefix) {
+  if (process.env[variable] !== undefined) return;
+  try {
+    const folder = mkdtempSync(path.join(os.tmpdir(), prefix));
+    process.env[variable] = folder;
+    process.on('exit', () => rmSync(folder, { recursive: true, force: true }));
+  } catch {
+    // None: the caller's comment says what that costs.
+  }
+}
 // Node's on-disk compile cache (Node 22.1+), inherited by every Node process of the run: the test files,
 // the chainvisor command, the simulated node's binaries. Those start well over a thousand times in a
 // run, and each start otherwise compiles the same few hundred modules again. A fresh folder for each
 // run, removed at its end: the simulated node's launchers live in new temporary folders every run, so
 // a kept cache would only grow (19 MB after one run). Made here first, so that a folder that cannot be
 // made means no cache, never a stuck run (Node 22.23, given one under /proc, loops at full CPU).
-if (process.env.NODE_COMPILE_CACHE === undefined) {
-  try {
-    const cache = mkdtempSync(path.join(os.tmpdir(), 'chainvisor-test-compile-cache-'));
-    process.env.NODE_COMPILE_CACHE = cache;
-    process.on('exit', () => rmSync(cache, { recursive: true, force: true }));
-  } catch {
-    // No cache: the same run, only slower.
-  }
-}
+runFolder('NODE_COMPILE_CACHE', 'chainvisor-test-compile-cache-'); // without it: the same run, only slower
 // Test data that takes seconds to build and that several test files use alike (the compressed bombs of
 // scripts/make-compressed-archives.ts): built once in the run, in a temporary folder removed at its end.
-if (process.env.CHAINVISOR_TEST_FIXTURE_CACHE === undefined) {
-  try {
-    const fixtures = mkdtempSync(path.join(os.tmpdir(), 'chainvisor-test-fixtures-'));
-    process.env.CHAINVISOR_TEST_FIXTURE_CACHE = fixtures;
-    process.on('exit', () => rmSync(fixtures, { recursive: true, force: true }));
-  } catch {
-    // Each file builds its own.
-  }
-}
+runFolder('CHAINVISOR_TEST_FIXTURE_CACHE', 'chainvisor-test-fixtures-'); // without it: each file builds its own
 // The chainvisor command and the simulated node started from bundles of dist/ (scripts/test-bundles.mjs):
 // the same compiled code in a few files, which starts in half the CPU or less. The command under
 // CHAINVISOR_TEST_EXECUTABLE is that file still. CHAINVISOR_TEST_BUNDLE=off runs dist/ as it is.
