@@ -11,6 +11,7 @@ import { QueryCurrentPlanRequest, QueryCurrentPlanResponse } from 'cosmjs-types/
 import type { Plan } from 'cosmjs-types/cosmos/upgrade/v1beta1/upgrade.js';
 
 import { shownText } from '../shared/json.js';
+import { isLoopback } from '../shared/net/index.js';
 import { ChainAnswerRefusedError, ChainUnavailableError } from './errors.js';
 import { knockOn } from './knock.js';
 
@@ -63,6 +64,10 @@ export function createGrpcClient(options: GrpcClientOptions): ChainClient {
       'grpc.enable_retries': 0,
       'grpc.initial_reconnect_backoff_ms': 200,
       'grpc.max_reconnect_backoff_ms': 2000,
+      // A node on localhost or a loopback address is never reached through a proxy, as with Go's gRPC
+      // (cosmovisor): grpc-js would send it through the http_proxy, https_proxy or grpc_proxy that an
+      // operator sets for downloads, and the proxy cannot reach this host's loopback.
+      ...(target !== undefined && isLoopback(target.host) ? { 'grpc.enable_http_proxy': 0 } : {}),
     });
     return { used: client, grpc };
   };

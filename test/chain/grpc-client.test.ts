@@ -33,6 +33,30 @@ test('reads the scheduled plan and the latest height from a running node', async
   assert.deepEqual(await client.currentPlan(), { name: 'v2', height: first + 10_000, info });
 });
 
+test('a node on a loopback address is read directly, whatever proxy the environment names (as Go does)', async (t) => {
+  const sim = await simFixture(t);
+  const home = await sim.initHome();
+  const node = await startNode(t, sim.bin('genesis'), home);
+  // A proxy nothing listens on, named in every variable grpc-js reads, and nothing exempted from it.
+  const names = ['grpc_proxy', 'https_proxy', 'http_proxy', 'no_grpc_proxy', 'no_proxy'];
+  const saved = new Map(names.map((name) => [name, process.env[name]]));
+  t.after(() => {
+    for (const [name, value] of saved)
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+  });
+  const deadProxy = `http://127.0.0.1:${await unusedPort()}`;
+  for (const name of names) {
+    if (name.startsWith('no_')) delete process.env[name];
+    else process.env[name] = deadProxy;
+  }
+  assert.match(node.addresses.grpc, /^(127\.0\.0\.1|localhost):\d+$/);
+  const client = createGrpcClient({ address: node.addresses.grpc });
+  t.after(() => client.close());
+  await waitFor(async () => (await client.latestHeight().catch(() => 0)) >= 1, 'the first block, read past the proxy');
+  assert.equal(await client.currentPlan(), null);
+});
+
 test('a node that is not listening is a ChainUnavailableError naming the address, not a hang', async (t) => {
   // A port that was free a moment ago: nothing listens on it.
   const server = net.createServer();
