@@ -8,7 +8,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { constants, crc32, createZstdCompress, gzipSync, zstdCompressSync } from 'node:zlib';
 
@@ -30,12 +30,7 @@ export const extensions: Record<Compressor, { tar: string; bare: string }> = {
 export function compress(compressor: Compressor, data: Buffer, xzOptions: readonly string[] = ['-6']): Buffer {
   if (compressor === 'zstd') return zstdCompressSync(data);
   if (compressor === 'gzip') return gzipSync(data, { level: 9 });
-  return compressWith(compressor, data, compressor === 'xz' ? xzOptions : ['-9']);
-}
-
-/** `data` through Debian's `xz` or `bzip2` command with `options`. */
-function compressWith(compressor: 'bzip2' | 'xz', data: Buffer, options: readonly string[]): Buffer {
-  const run = spawnSync(compressor, ['-c', ...options], { input: data, maxBuffer: 1 << 30 });
+  const run = spawnSync(compressor, ['-c', ...(compressor === 'xz' ? xzOptions : ['-9'])], { input: data, maxBuffer: 1 << 30 });
   if (run.error !== undefined) throw new Error(`${compressor} could not run (install ${compressor === 'xz' ? 'xz-utils' : 'bzip2'}): ${run.error.message}`);
   if (run.status !== 0) throw new Error(`${compressor} failed: ${run.stderr.toString()}`);
   return run.stdout;
@@ -49,17 +44,20 @@ function bombBody(zeros: number): Buffer {
 /** Size of the bombs once inflated: far past the tests' 4 MiB CHAINVISOR_EXTRACT_MAX_BYTES. */
 export const bombBytes = 256 << 20;
 
+/** xz's options for the bombs: its fastest preset, twice as fast on 256 MiB of zeros, still a ratio of 6 850. */
+const bombXzOptions = ['-0'];
+
 /**
- * A bare compressed "executable" inflating to `bombBytes`. Compressing 256 MiB takes 0.6 (zstd) to 2 s
- * (gzip -9, bzip2, xz): xz at its fastest preset and bzip2 at its smallest blocks, which on zeros still
- * reach ratios of 6 850 and 162 000 (gzip's -9 is needed for its 1 030; the inflate guard stops at 1 000).
- * Under scripts/run-tests.mjs, each bomb is built once per test run and kept in the run's
- * CHAINVISOR_TEST_FIXTURE_CACHE folder for the other test files that need it.
+ * A bare compressed "executable" inflating to `bombBytes`: 0.6 (zstd) to 2 s (gzip -9, bzip2, xz) to
+ * build. Under scripts/run-tests.mjs, each bomb is built once per test run and kept in the run's
+ * CHAINVISOR_TEST_FIXTURE_CACHE folder for the other test files that need it (named by what makes it,
+ * so a folder kept longer never serves another bomb).
  */
 export function compressedBomb(compressor: Compressor): Built {
   const file = `bomb.${extensions[compressor].bare}`;
   const cache = process.env.CHAINVISOR_TEST_FIXTURE_CACHE;
-  const cached = cache === undefined || cache === '' ? undefined : path.join(cache, `${bombBytes}-${file}`);
+  const made = `${bombBytes}${compressor === 'xz' ? bombXzOptions.join('') : ''}-${fakeBinary().length}`;
+  const cached = cache === undefined || cache === '' ? undefined : path.join(cache, `${made}-${file}`);
   if (cached !== undefined) {
     try {
       return { file, data: readFileSync(cached) };
@@ -67,15 +65,17 @@ export function compressedBomb(compressor: Compressor): Built {
       // Not built yet in this run.
     }
   }
-  const data =
-    compressor === 'bzip2' || compressor === 'xz'
-      ? compressWith(compressor, bombBody(bombBytes), compressor === 'xz' ? ['-0'] : ['-1'])
-      : compress(compressor, bombBody(bombBytes));
+  const data = compress(compressor, bombBody(bombBytes), bombXzOptions);
   if (cached !== undefined) {
-    // Whole or not at all: another test file may read it at any moment.
+    // Whole or not at all: another test file may read it at any moment. A cache that cannot be written
+    // only means the next file builds its own.
     const partial = `${cached}.${process.pid}.tmp`;
-    writeFileSync(partial, data);
-    renameSync(partial, cached);
+    try {
+      writeFileSync(partial, data);
+      renameSync(partial, cached);
+    } catch {
+      rmSync(partial, { force: true });
+    }
   }
   return { file, data };
 }

@@ -35,7 +35,7 @@
 // 580 CPU-s instead of 810 and four at a time passed every run (tests alone: 366 s at three, 319 s at
 // four).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statfsSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { run as runFiles } from 'node:test';
@@ -53,12 +53,19 @@ const flags = before.filter((f) => !ownFlags.includes(f));
 const roots = split === -1 ? ['dist/test', 'packages/simd/dist/test'] : argv.slice(split + 1);
 
 const children = [];
+/** The children that lead a process group of their own (the captured ones). */
+const groups = new Set();
 const aborted = new AbortController();
 
-/** Runs a command; resolves to its exit code (1 when killed), with what it printed when `capture`. */
+/**
+ * Runs a command; resolves to its exit code (1 when killed), with what it printed when `capture`. A
+ * captured command runs in its own process group, so that stopping it stops what it started (npm's
+ * `sh` would leave eslint running).
+ */
 function run(command, args, capture, niceness = 0) {
-  const child = spawn(command, args, { stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+  const child = spawn(command, args, { stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit', detached: capture });
   children.push(child);
+  if (capture) groups.add(child);
   if (niceness !== 0 && child.pid !== undefined) os.setPriority(child.pid, niceness);
   const output = [];
   if (capture) for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk) => output.push(chunk));
@@ -83,25 +90,43 @@ function runInOrder() {
   return new Promise((resolve) => out.on('end', () => resolve({ code: failed || aborted.signal.aborted ? 1 : 0 })));
 }
 
+/** Stops every command still running, each with what it started. */
+function stopChildren(signal) {
+  for (const child of children) {
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) continue;
+    try {
+      if (groups.has(child)) process.kill(-child.pid, signal);
+      else child.kill(signal);
+    } catch {
+      // Gone already.
+    }
+  }
+}
 for (const signal of ['SIGINT', 'SIGTERM'])
   process.on(signal, () => {
     aborted.abort();
-    children.forEach((child) => child.kill(signal));
+    stopChildren(signal);
   });
+// Whatever ends the run (a failed build, no test files, a bundle that cannot be made), the lint ends with it.
+process.on('exit', () => stopChildren('SIGTERM'));
 // npm's own npm when run by `npm test` (npm_execpath), else the one on PATH.
 const npm = process.env.npm_execpath ? [process.execPath, [process.env.npm_execpath]] : ['npm', []];
-// At a lower priority (its processes inherit it), so that it takes the cores the build and the tests
-// leave idle and never delays a test waiting on its timers. Started first: the compiler uses one core.
-const linted = lint ? run(npm[0], [...npm[1], 'run', '--silent', 'lint'], true, 10) : Promise.resolve({ code: 0, output: [] });
-// `--build` (what `npm test` gives): `npm run build` first, beside the lint, before the test files are listed.
-if (build) {
-  const built = await run(npm[0], [...npm[1], 'run', '--silent', 'build'], false);
+/** `npm run <script>`, stopping the run when it fails. */
+async function buildStep(script) {
+  const built = await run(npm[0], [...npm[1], 'run', '--silent', script], false);
   if (built.code !== 0) {
-    console.error(`run-tests: the build failed (exit code ${built.code})`);
-    children.forEach((child) => child.kill('SIGTERM'));
+    console.error(`run-tests: npm run ${script} failed (exit code ${built.code})`);
     process.exit(built.code);
   }
 }
+// `--build` (what `npm test` gives): `npm run build`'s two steps before the test files are listed. The
+// lint starts between them: it reads the simulated node's compiled types (@chainvisor/simd), which the
+// first step writes, and not chainvisor's, which the second writes beside it on the other core.
+if (build) await buildStep('build:simd');
+// At a lower priority (its processes inherit it), so that it takes the cores the build and the tests
+// leave idle and never delays a test waiting on its timers.
+const linted = lint ? run(npm[0], [...npm[1], 'run', '--silent', 'lint'], true, 10) : Promise.resolve({ code: 0, output: [] });
+if (build) await buildStep('build:main');
 
 function collect(entry, out) {
   if (statSync(entry).isDirectory()) {
@@ -136,17 +161,44 @@ if (files.length === 0) {
 // host has a tmpfs at /dev/shm with room to spare (4 GiB): chainvisor syncs what it writes to disk, and
 // on a disk each of those syncs waits on the journal (the supervisor and backup tests: 63 -> 53 s, a
 // third less system CPU). A folder made for the run (TMPDIR, unless set already), removed at its end.
-const inMemory = { path: '/dev/shm', tmpfsMagic: 0x01021994, room: 4 * 1024 ** 3 };
+const inMemory = { path: '/dev/shm', tmpfsMagic: 0x01021994, room: 4 * 1024 ** 3, prefix: 'chainvisor-tests-' };
+/** Removes `folder` and what is in it, if it can: a run's end never fails on its cleaning. */
+function removeQuietly(folder) {
+  try {
+    rmSync(folder, { recursive: true, force: true });
+  } catch {
+    // Busy (a mount a killed test left), or gone.
+  }
+}
 if (process.env.TMPDIR === undefined) {
   try {
     const fs = statfsSync(inMemory.path);
     if (fs.type === inMemory.tmpfsMagic && fs.bavail * fs.bsize >= inMemory.room) {
-      const tmp = mkdtempSync(path.join(inMemory.path, 'chainvisor-tests-'));
+      // The folders of runs that were killed (their runner's pid is in the name) hold memory until a reboot.
+      for (const name of readdirSync(inMemory.path)) {
+        const pid = new RegExp(`^${inMemory.prefix}(\\d+)-`).exec(name)?.[1];
+        if (pid !== undefined && !isAlive(Number(pid))) removeQuietly(path.join(inMemory.path, name));
+      }
+      const tmp = mkdtempSync(path.join(inMemory.path, `${inMemory.prefix}${process.pid}-`));
+      process.on('exit', () => removeQuietly(tmp));
+      // A tmpfs mounted noexec (a hardened host) cannot run the tests' fake nodes and launchers.
+      const probe = path.join(tmp, 'probe');
+      writeFileSync(probe, '#!/bin/sh\n', { mode: 0o755 });
+      accessSync(probe, constants.X_OK);
+      rmSync(probe);
       process.env.TMPDIR = tmp;
-      process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
     }
   } catch {
     // On disk, as the host's temporary folder is.
+  }
+}
+/** Whether a process of this pid runs (or is another user's). */
+function isAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
   }
 }
 /** A temporary folder for the whole run, named in `variable` (unless set already), removed at the run's end. */
@@ -155,7 +207,7 @@ function runFolder(variable, prefix) {
   try {
     const folder = mkdtempSync(path.join(os.tmpdir(), prefix));
     process.env[variable] = folder;
-    process.on('exit', () => rmSync(folder, { recursive: true, force: true }));
+    process.on('exit', () => removeQuietly(folder));
   } catch {
     // None: the caller's comment says what that costs.
   }

@@ -49,11 +49,14 @@ export function createGrpcClient(options: GrpcClientOptions): ChainClient {
   // with no gRPC reconnects in the background every 2 s for ever, which an idle `run` paid for (issue:
   // quiet at rest). The callers' own schedule decides when to try again.
   let client: Client | undefined;
-  // Until the node has answered, and after a refusal, a call first knocks on the port with a bare TCP
-  // connect (a tenth of the CPU of a new channel's attempt): a node that runs with no gRPC at all is asked
-  // at every plan poll for ever, and a node just started opens its gRPC seconds after its process.
-  let refused = true;
   const target = hostPort(address);
+  // Before the first call and after a refusal, a call first knocks on the port with a bare TCP connect
+  // (a tenth of the CPU of a new channel's attempt): a node that runs with no gRPC at all is asked at
+  // every plan poll for ever, and a node just started opens its gRPC seconds after its process. Only
+  // where the channel connects directly as well: a node on loopback, or no proxy variable of grpc-js set.
+  const loopback = target !== undefined && isLoopback(target.host);
+  const knocks = target !== undefined && (loopback || !grpcProxySet());
+  let knock = knocks;
   // grpc-js itself is loaded when something listens there: 30-40 ms of CPU and a few MiB that a node
   // with gRPC off, or not listening yet, never needs.
   let grpc: typeof import('@grpc/grpc-js') | undefined;
@@ -67,7 +70,7 @@ export function createGrpcClient(options: GrpcClientOptions): ChainClient {
       // A node on localhost or a loopback address is never reached through a proxy, as with Go's gRPC
       // (cosmovisor): grpc-js would send it through the http_proxy, https_proxy or grpc_proxy that an
       // operator sets for downloads, and the proxy cannot reach this host's loopback.
-      ...(target !== undefined && isLoopback(target.host) ? { 'grpc.enable_http_proxy': 0 } : {}),
+      ...(loopback ? { 'grpc.enable_http_proxy': 0 } : {}),
     });
     return { used: client, grpc };
   };
@@ -75,10 +78,10 @@ export function createGrpcClient(options: GrpcClientOptions): ChainClient {
   /** One query with an empty request (both of ours take none). */
   async function call<Req, Res>(method: string, requestCodec: Codec<Req>, responseCodec: Codec<Res>, what: string): Promise<Res> {
     const request = requestCodec.fromPartial({});
-    if (refused && client === undefined && target !== undefined) {
-      const knock = await knockOn(target, timeoutMs);
-      if (knock !== undefined) throw new ChainUnavailableError(address, what, knock);
-      refused = false;
+    if (knock && client === undefined && target !== undefined) {
+      const refusal = await knockOn(target, timeoutMs);
+      if (refusal !== undefined) throw new ChainUnavailableError(address, what, refusal);
+      knock = false;
     }
     const { used, grpc } = await open();
     const { status } = grpc;
@@ -94,7 +97,7 @@ export function createGrpcClient(options: GrpcClientOptions): ChainClient {
           if ((error?.code === status.UNAVAILABLE || error?.code === status.DEADLINE_EXCEEDED) && client === used) {
             used.close();
             client = undefined;
-            refused = true;
+            knock = knocks;
           }
           if (error !== null || response === undefined) reject(new ChainUnavailableError(address, what, error ?? new Error('empty answer')));
           else resolve(response);
@@ -126,6 +129,11 @@ export function createGrpcClient(options: GrpcClientOptions): ChainClient {
       client = undefined;
     },
   };
+}
+
+/** Whether grpc-js may send a channel through a proxy: it reads these lower-case variables only. */
+function grpcProxySet(): boolean {
+  return ['grpc_proxy', 'https_proxy', 'http_proxy'].some((name) => (process.env[name] ?? '') !== '');
 }
 
 /** `host:port` or `[v6]:port` as net.connect takes it; undefined for anything else (no knock then). */

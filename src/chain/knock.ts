@@ -17,6 +17,20 @@ export function knockOn(target: KnockTarget, timeoutMs: number): Promise<Error |
     };
     socket.once('connect', () => done(undefined));
     socket.once('timeout', () => done(new Error(`no answer to a connection within ${timeoutMs} ms`)));
-    socket.once('error', (error) => done(error));
+    socket.once('error', (error) => done(described(error)));
+  });
+}
+
+/**
+ * A name with several addresses that all refuse (`localhost`: ::1 and 127.0.0.1) fails with an
+ * AggregateError whose message is empty: its attempts' messages are said instead.
+ */
+function described(error: Error): Error {
+  if (error.message !== '' || !(error instanceof AggregateError)) return error;
+  const attempts = [...new Set(error.errors.map((e: unknown) => (e instanceof Error ? e.message : String(e))))];
+  const code = (error as { code?: unknown }).code;
+  return Object.assign(new Error(attempts.length > 0 ? attempts.join('; ') : `connection failed (${String(code ?? 'no reason given')})`), {
+    code,
+    cause: error,
   });
 }
