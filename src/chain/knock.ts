@@ -5,6 +5,8 @@
  */
 import net from 'node:net';
 
+import { asTransportError } from '../shared/net/index.js';
+
 export type KnockTarget = { host: string; port: number } | { path: string };
 
 /** Undefined when something listens, else why not (refused, no answer within `timeoutMs`). */
@@ -17,20 +19,7 @@ export function knockOn(target: KnockTarget, timeoutMs: number): Promise<Error |
     };
     socket.once('connect', () => done(undefined));
     socket.once('timeout', () => done(new Error(`no answer to a connection within ${timeoutMs} ms`)));
-    socket.once('error', (error) => done(described(error)));
-  });
-}
-
-/**
- * A name with several addresses that all refuse (`localhost`: ::1 and 127.0.0.1) fails with an
- * AggregateError whose message is empty: its attempts' messages are said instead.
- */
-function described(error: Error): Error {
-  if (error.message !== '' || !(error instanceof AggregateError)) return error;
-  const attempts = [...new Set(error.errors.map((e: unknown) => (e instanceof Error ? e.message : String(e))))];
-  const code = (error as { code?: unknown }).code;
-  return Object.assign(new Error(attempts.length > 0 ? attempts.join('; ') : `connection failed (${String(code ?? 'no reason given')})`), {
-    code,
-    cause: error,
+    // A name whose every address refuses gives an error with no message: asTransportError says each refusal.
+    socket.once('error', (error) => done(asTransportError(error, timeoutMs) as Error));
   });
 }

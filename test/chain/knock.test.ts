@@ -1,7 +1,7 @@
 /**
  * The TCP knock: something listening, nothing listening, and a name whose every address refuses
  * (`localhost`: ::1 and 127.0.0.1 where both are in /etc/hosts), which Node reports as an
- * AggregateError with an empty message.
+ * AggregateError with an empty message (said through the shared asTransportError).
  */
 import assert from 'node:assert/strict';
 import net from 'node:net';

@@ -104,11 +104,25 @@ const timeoutPhases: Record<string, TransportTimeout['phase']> = {
   UND_ERR_BODY_TIMEOUT: 'body',
 };
 
-/** An undici timeout as a TransportTimeout naming the phase; any other error as it is. */
+/**
+ * An undici timeout as a TransportTimeout naming the phase; a connection that every address of a name
+ * refused as one error saying each refusal; any other error as it is.
+ */
 export function asTransportError(error: unknown, timeoutMs: number): unknown {
   const code = (error as { code?: unknown } | null)?.code;
   const phase = typeof code === 'string' ? timeoutPhases[code] : undefined;
-  return phase === undefined ? error : new TransportTimeout(phase, timeoutMs);
+  if (phase !== undefined) return new TransportTimeout(phase, timeoutMs);
+  return error instanceof AggregateError && error.message === '' ? attemptsSaid(error, code) : error;
+}
+
+/**
+ * Node tries each address of a name in turn (`localhost`: ::1, then 127.0.0.1) and, when all fail,
+ * throws an AggregateError whose message is empty: what each attempt met is said instead, the code kept.
+ */
+function attemptsSaid(error: AggregateError, code: unknown): Error {
+  const attempts = [...new Set(error.errors.map((e: unknown) => (e instanceof Error ? e.message : String(e))))].filter((m) => m !== '');
+  const said = attempts.length > 0 ? attempts.join('; ') : `the connection failed (${String(code ?? 'no reason given')})`;
+  return Object.assign(new Error(said, { cause: error }), code === undefined ? {} : { code });
 }
 
 /** The server's (or an https proxy's) certificate does not verify. Not retried: asking again cannot help. */
