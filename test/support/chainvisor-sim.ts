@@ -16,7 +16,7 @@ import { cli, type CliResult, waitFor } from '@chainvisor/simd/testing';
 import { chainvisorCommand } from './chainvisor-command.js';
 import { stopRunAndNode } from './leftover-node.js';
 import { unusedPort } from './ports.js';
-import { runInProcess, setsUpInProcess } from './set-up.js';
+import { setUp } from './set-up.js';
 
 export interface ChainvisorSim {
   dir: string;
@@ -71,9 +71,7 @@ export async function chainvisorSim(
   const init = await cli(bin('genesis'), ['init', 'manual', '--home', home, ...initFlags]);
   if (init.code !== 0) throw new Error(init.stderr);
   const cv = (args: string[], extra: Record<string, string> = {}) => cli(...chainvisorCommand(args), { ...fullEnv, ...extra });
-  const initArgs = ['init', bin('genesis')];
-  const setup = setsUpInProcess(initArgs) ? await runInProcess(initArgs, { ...process.env, ...fullEnv }) : await cv(initArgs);
-  if (('exitCode' in setup ? setup.exitCode : setup.code) !== 0) throw new Error(setup.stderr);
+  await setUp(['init', bin('genesis')], { ...process.env, ...fullEnv });
   const nodeFlags = ['--block-time', '50ms', '--rpc.laddr', 'tcp://127.0.0.1:0', '--grpc.address', grpc, '--api.address', 'tcp://127.0.0.1:0'];
   return {
     dir,

@@ -7,11 +7,12 @@ import path from 'node:path';
 
 import { execa } from 'execa';
 
-import { chainvisorBinCommand, chainvisorCommand } from './chainvisor-command.js';
+import { chainvisorCommand } from './chainvisor-command.js';
 import { type FakeNodeOptions, writeFakeNode } from './fake-node.js';
-import { runInProcess, setsUpInProcess } from './set-up.js';
+import { type CliResult, runChainvisor, setUp } from './set-up.js';
 
 export { chainvisorBin, chainvisorBinCommand, chainvisorCommand } from './chainvisor-command.js';
+export type { CliResult } from './set-up.js';
 
 export interface TestHome {
   root: string;
@@ -32,19 +33,11 @@ export interface TestHome {
   cleanup(): Promise<void>;
 }
 
-export interface CliResult {
-  exitCode: number | undefined;
-  signal: string | undefined;
-  stdout: string;
-  stderr: string;
-}
-
 /**
  * `options.bin`: `cli` runs bin/chainvisor.js itself, as npm installs it, instead of the test run's
  * bundle of it (see chainvisor-command.ts).
  */
 export async function makeHome(env: Record<string, string> = {}, options: { bin?: boolean } = {}): Promise<TestHome> {
-  const command = options.bin ? chainvisorBinCommand : chainvisorCommand;
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-test-'));
   const home = path.join(root, 'home');
   const binDir = path.join(root, 'bins');
@@ -63,7 +56,7 @@ export async function makeHome(env: Record<string, string> = {}, options: { bin?
     for (const key of Object.keys(inherited)) {
       if (/^(DAEMON_|COSMOVISOR_|CHAINVISOR_|UNSAFE_SKIP_BACKUP)/.test(key)) delete inherited[key];
       // The test machine's own network settings never reach the command: tests name their proxies and CAs.
-      if (/^(https?_proxy|no_proxy|ssl_cert_file|ssl_cert_dir|node_extra_ca_certs)$/i.test(key)) delete inherited[key];
+      if (/^(https?_proxy|no_proxy|grpc_proxy|no_grpc_proxy|ssl_cert_file|ssl_cert_dir|node_extra_ca_certs)$/i.test(key)) delete inherited[key];
     }
     return inherited;
   };
@@ -74,24 +67,8 @@ export async function makeHome(env: Record<string, string> = {}, options: { bin?
     journal,
     env: baseEnv,
     fakeNode: (options) => writeFakeNode(binDir, { ...options, journal }),
-    async cli(args, extra = {}) {
-      const r = await execa(...command(args), {
-        env: { ...cleanEnv(), ...t.env, ...extra },
-        extendEnv: false,
-        reject: false,
-        stdin: 'ignore',
-        timeout: 60_000,
-      });
-      return { exitCode: r.exitCode, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
-    },
-    async cliOk(args, extra = {}) {
-      const r =
-        !options.bin && setsUpInProcess(args)
-          ? { ...(await runInProcess(args, { ...cleanEnv(), ...t.env, ...extra })), signal: undefined }
-          : await t.cli(args, extra);
-      if (r.exitCode !== 0) throw new Error(`chainvisor ${args.join(' ')} exited ${r.exitCode}:\n${r.stderr}`);
-      return r;
-    },
+    cli: (args, extra = {}) => runChainvisor(args, { ...cleanEnv(), ...t.env, ...extra }, options),
+    cliOk: (args, extra = {}) => setUp(args, { ...cleanEnv(), ...t.env, ...extra }, options),
     spawn(args, extra = {}) {
       return spawnChainvisor(args, { ...cleanEnv(), ...t.env, ...extra });
     },

@@ -16,7 +16,7 @@ import { cli, waitFor } from '@chainvisor/simd/testing';
 import { chainvisorCommand } from './chainvisor-command.js';
 import { stopRunAndNode } from './leftover-node.js';
 import { unusedPort } from './ports.js';
-import { runInProcess, setsUpInProcess } from './set-up.js';
+import { setUp } from './set-up.js';
 
 export { type FileServer, serveFiles } from './file-server.js';
 
@@ -82,9 +82,7 @@ export async function makeChain(t: TestContext, options: ChainOptions = {}): Pro
     stops,
     chainvisor: (args, extra = {}) => cli(...chainvisorCommand(args), { ...process.env, ...env, ...extra }),
   };
-  const initArgs = ['init', genesis];
-  const r = setsUpInProcess(initArgs) ? await runInProcess(initArgs, { ...process.env, ...env }) : await chain.chainvisor(initArgs);
-  if (('exitCode' in r ? r.exitCode : r.code) !== 0) throw new Error(r.stderr);
+  await setUp(['init', genesis], { ...process.env, ...env });
   return chain;
 }
 
