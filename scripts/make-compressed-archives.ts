@@ -98,8 +98,20 @@ export function binaryLike(bytes: number): Buffer {
   return out;
 }
 
-/** Good and hostile archives for one compression, keyed `<what>` (`tar`, `bare`, `traversal`, …). */
+const builtArchives = new Map<string, Record<string, Built>>();
+
+/**
+ * Good and hostile archives for one compression, keyed `<what>` (`tar`, `bare`, `traversal`, …). Built
+ * once in a process (xz's take a second and a half; a test file may ask for them case by case).
+ */
 export function compressedArchives(compressor: Compressor, name: string): Record<string, Built> {
+  const key = `${compressor}/${name}`;
+  const built = builtArchives.get(key) ?? buildArchives(compressor, name);
+  builtArchives.set(key, built);
+  return built;
+}
+
+function buildArchives(compressor: Compressor, name: string): Record<string, Built> {
   const ext = extensions[compressor];
   const withLibs: TarEntry[] = [
     { name: 'bin/', type: 'dir' },

@@ -9,7 +9,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { crc32, deflateRawSync, gzipSync } from 'node:zlib';
+import { crc32, deflateRawSync, gzipSync, type ZlibOptions } from 'node:zlib';
 
 // ---------------------------------------------------------------- tar (ustar) writer
 
@@ -80,6 +80,8 @@ export interface ZipEntry {
   method?: 'store' | 'deflate';
   /** Lie in the headers about the uncompressed size (zip bombs). */
   declaredSize?: number;
+  /** The deflate encoder's options (zlib's defaults otherwise). */
+  deflate?: ZlibOptions;
 }
 
 export function zip(entries: readonly ZipEntry[]): Buffer {
@@ -90,7 +92,7 @@ export function zip(entries: readonly ZipEntry[]): Buffer {
     const name = Buffer.from(entry.name, 'utf8');
     const raw = Buffer.from(entry.body ?? '');
     const method = entry.method === 'deflate' ? 8 : 0;
-    const data = method === 8 ? deflateRawSync(raw) : raw;
+    const data = method === 8 ? deflateRawSync(raw, entry.deflate) : raw;
     const crc = crc32(raw);
     const size = entry.declaredSize ?? raw.length;
     const mode = entry.mode ?? 0o100644;
@@ -136,8 +138,9 @@ export function zip(entries: readonly ZipEntry[]): Buffer {
   return Buffer.concat([...locals, directory, end]);
 }
 
-export function gzip(data: Buffer): Buffer {
-  return gzipSync(data, { level: 9 });
+/** gzip at level 9, or with the encoder's `options`. */
+export function gzip(data: Buffer, options: ZlibOptions = { level: 9 }): Buffer {
+  return gzipSync(data, options);
 }
 
 // ---------------------------------------------------------------- the archives

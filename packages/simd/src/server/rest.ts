@@ -7,7 +7,7 @@
  * `{"code": 12, "message": "Not Implemented"}` (501). As the SDK's gateway, the request header
  * `x-cosmos-block-height` selects the height and the answer carries `Grpc-Metadata-X-Cosmos-Block-Height`.
  */
-import http from 'node:http';
+import type http from 'node:http';
 
 import {
   ABCIQueryRequest,
@@ -22,7 +22,7 @@ import { upgradeJson, upgradeQueryService } from '../upgrade/queries.js';
 import { ChainError, StatusError } from '../util/errors.js';
 import { gatewayJson } from './gateway-json.js';
 import { pageRequestParam, pathInt64, queryBool, queryBytes, queryInt64 } from './gateway-params.js';
-import { sendJson } from './http.js';
+import { createServer, sendJson } from './http.js';
 import { grpcStatusOf, httpStatusFromCode } from './query-errors.js';
 import { blockHeightHeader, parseHeightHeader, restBlockHeightHeader } from './query-height.js';
 import type { QueryService } from './query-service.js';
@@ -107,7 +107,7 @@ function atHeight(queries: QueryService, height: number): QueryService {
 }
 
 export function createRestServer(queries: QueryService): http.Server {
-  return http.createServer((req, res) => {
+  return createServer((req, res) => {
     void (async () => {
       try {
         const url = new URL(req.url ?? '/', 'http://localhost');

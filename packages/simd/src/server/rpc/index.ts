@@ -5,12 +5,12 @@
  * lists the methods, and any other path is a plain 404. After each commit the node publishes the
  * block's events to the subscribers.
  */
-import http from 'node:http';
+import type http from 'node:http';
 
 import { type WebSocket, WebSocketServer } from 'ws';
 
 import type { BlockRecord } from '../../chain/block.js';
-import { readBody, sendJson } from '../http.js';
+import { createServer, readBody, sendJson } from '../http.js';
 import type { RpcBackend } from './backend.js';
 import { blockEvents, EventBus } from './events.js';
 import { asRpcError, failure, methodNotFound, parseError, type RpcResponse, success } from './jsonrpc.js';
@@ -91,7 +91,7 @@ export function createRpcServer(backend: RpcBackend): RpcServer {
   const bus = new EventBus();
   // CometBFT's rpc.max_body_bytes (1 MB) also limits a websocket message.
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 1_000_000 });
-  const server = http.createServer((req, res) => {
+  const server = createServer((req, res) => {
     if (!/\bclose\b/i.test(req.headers.connection ?? '')) res.setHeader('connection', 'keep-alive');
     handleHttp(req, res, backend).catch((error: unknown) => {
       if (!res.headersSent) sendJson(res, 500, failure(-1, asRpcError(error)));
