@@ -113,7 +113,11 @@ export function createRpcTransport(options: RpcClientOptions): RpcTransport {
       knock = true;
       // A failure of the network in the words downloads and webhooks use (shared/net/failure.ts).
       const failure = classifyFailure(error);
-      throw fail(signal.aborted ? new Error(`no answer within ${timeoutMs} ms`) : failure === undefined ? error : new Error(failure.reason, { cause: error }));
+      // The deadline is the signal's and undici's own (headers, body), all `timeoutMs`: whichever of
+      // their timers fires first on a loaded host, the node did not answer in time.
+      const code = error instanceof Error && 'code' in error ? error.code : undefined;
+      const late = signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+      throw fail(late ? new Error(`no answer within ${timeoutMs} ms`) : failure === undefined ? error : new Error(failure.reason, { cause: error }));
     }
     knock = false;
     const parsed = parseJsonValue(text, { maxBytes, maxDepth: maxAnswerDepth, maxContainers: maxAnswerContainers });
