@@ -114,7 +114,8 @@ export function createRpcTransport(options: RpcClientOptions): RpcTransport {
       // A failure of the network in the words downloads and webhooks use (shared/net/failure.ts).
       const failure = classifyFailure(error);
       // The deadline is the signal's and undici's own (headers, body), all `timeoutMs`: whichever of
-      // their timers fires first on a loaded host, the node did not answer in time.
+      // their timers fires first on a loaded host, the node did not answer in time. A connection not
+      // made in time keeps its own reason (the knock before it makes that rare).
       const code = error instanceof Error && 'code' in error ? error.code : undefined;
       const late = signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
       throw fail(late ? new Error(`no answer within ${timeoutMs} ms`) : failure === undefined ? error : new Error(failure.reason, { cause: error }));

@@ -220,7 +220,7 @@ test('cancelled mid-download: a clear error, nothing left behind', async (t) => 
 });
 
 test('the disk fills while the archive unpacks (tar.gz as it arrives, zip after): the extraction is named, "the disk is full" once', async (t) => {
-  // 8 MiB of two-bit noise: about 2 MiB on the wire (the download fits on the 4 MiB disk; far
+  // 8 MiB of two-bit noise: about 2.3 MB on the wire (the download fits on the 4 MiB disk; far
   // below the decompression-ratio guard), twice the disk once unpacked. Huffman coding alone: noise
   // has no repeats to find, and searching for them (levels 6 and 9) took 4.5 s of CPU and saved nothing.
   const big = Buffer.from(randomBytes(8 << 20).map((b) => b & 3));

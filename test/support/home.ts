@@ -60,6 +60,9 @@ export async function makeHome(env: Record<string, string> = {}, options: { bin?
     }
     return inherited;
   };
+  // What `spawn` started: a test that fails half-way leaves its `run` running, whose node keeps the
+  // output pipes open and the test file from ever ending; `cleanup` stops what is left.
+  const spawned: Array<ReturnType<typeof spawnChainvisor>> = [];
   const t: TestHome = {
     root,
     home,
@@ -70,7 +73,9 @@ export async function makeHome(env: Record<string, string> = {}, options: { bin?
     cli: (args, extra = {}) => runChainvisor(args, { ...cleanEnv(), ...t.env, ...extra }, options),
     cliOk: (args, extra = {}) => setUp(args, { ...cleanEnv(), ...t.env, ...extra }, options),
     spawn(args, extra = {}) {
-      return spawnChainvisor(args, { ...cleanEnv(), ...t.env, ...extra });
+      const child = spawnChainvisor(args, { ...cleanEnv(), ...t.env, ...extra });
+      spawned.push(child);
+      return child;
     },
     async journalLines() {
       return (await fs.readFile(journal, 'utf8')).split('\n').filter((l) => l !== '');
@@ -79,10 +84,28 @@ export async function makeHome(env: Record<string, string> = {}, options: { bin?
       return fs.readlink(path.join(home, 'cosmovisor', 'current'));
     },
     async cleanup() {
+      await Promise.all(spawned.map(stopLeftover));
       await fs.rm(root, { recursive: true, force: true });
     },
   };
   return t;
+}
+
+/**
+ * A spawned chainvisor still running: SIGTERM (it stops its node), SIGKILL after 5 s. Waits for its exit
+ * only: a node it left behind may hold its output open.
+ */
+async function stopLeftover(child: ReturnType<typeof spawnChainvisor>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const late = await Promise.race([exited.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(resolve, 5000, true)))]);
+  clearTimeout(timer);
+  if (late) {
+    child.kill('SIGKILL');
+    await exited;
+  }
 }
 
 function spawnChainvisor(args: string[], env: Record<string, string | undefined>) {

@@ -56,7 +56,9 @@ describe('chainvisor run: the node a killed chainvisor left behind', () => {
     assert.ok(await isProcessAlive(orphan), 'the node outlived its chainvisor (it is a separate process)');
 
     const second = t.spawn(['run', 'start'], { DAEMON_SHUTDOWN_GRACE: '5s' });
-    await waitFor(async () => pidsOf(await t.journalLines(), 'genesis').length === 2, 'the new node started', 30_000);
+    // The fake node writes its pid, then its start line: both, or the start line may not be there yet.
+    const started = (lines: string[]) => pidsOf(lines, 'genesis').length === 2 && lines.filter((l) => l === 'genesis start [start]').length === 2;
+    await waitFor(async () => started(await t.journalLines()), 'the new node started', 30_000);
     const lines = await t.journalLines();
     const [, fresh] = pidsOf(lines, 'genesis') as [number, number];
     assert.deepEqual(

@@ -18,8 +18,9 @@ const sha256 = (data: Buffer): string => createHash('sha256').update(data).diges
 
 /**
  * Zeros after the first MiB, and the most that may wait; bzip2 needs more zeros to outgrow one block
- * (about 46 MB of zeros each): 128 MiB is three blocks, which a decoder holding all of it would show
- * as more than twice the bound.
+ * (at most about 46 MB of zeros each): 128 MiB spans four blocks, each compressed to a few hundred
+ * bytes, so all of them arrive in the last chunk; a decoder that decodes what it is given at once
+ * would hold about 134 MB, more than twice the bound.
  */
 const cases: Record<Compressor, { zeros: number; most: number; options?: string[] }> = {
   gzip: { zeros: 64 << 20, most: 4 << 20 },
