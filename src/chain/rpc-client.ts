@@ -17,7 +17,7 @@ import * as v from 'valibot';
 
 import { rpcEndpoint } from '../config/index.js';
 import { checkShape, parseJsonValue, shownText } from '../shared/json.js';
-import { classifyFailure } from '../shared/net/index.js';
+import { asTransportError, classifyFailure, TransportTimeout } from '../shared/net/index.js';
 import { abciQueryAnswer, latestHeightAnswer } from './answers.js';
 import { ChainAnswerRefusedError, ChainUnavailableError } from './errors.js';
 import { type ChainClient, planOf } from './grpc-client.js';
@@ -116,8 +116,8 @@ export function createRpcTransport(options: RpcClientOptions): RpcTransport {
       // The deadline is the signal's and undici's own (headers, body), all `timeoutMs`: whichever of
       // their timers fires first on a loaded host, the node did not answer in time. A connection not
       // made in time keeps its own reason (the knock before it makes that rare).
-      const code = error instanceof Error && 'code' in error ? error.code : undefined;
-      const late = signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+      const timeout = asTransportError(error, timeoutMs);
+      const late = signal.aborted || (timeout instanceof TransportTimeout && timeout.phase !== 'connect');
       throw fail(late ? new Error(`no answer within ${timeoutMs} ms`) : failure === undefined ? error : new Error(failure.reason, { cause: error }));
     }
     knock = false;
