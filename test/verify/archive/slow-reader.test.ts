@@ -18,9 +18,10 @@ const sha256 = (data: Buffer): string => createHash('sha256').update(data).diges
 
 /**
  * Zeros after the first MiB, and the most that may wait; bzip2 needs more zeros to outgrow one block
- * (at most about 46 MB of zeros each): 128 MiB spans four blocks, each compressed to a few hundred
- * bytes, so all of them arrive in the last chunk; a decoder that decodes what it is given at once
- * would hold about 134 MB, more than twice the bound.
+ * (at most about 46 MB of zeros each): the 128 MiB close the block that holds the first MiB's tail and
+ * fill three more of 32 bytes each (`bzip2 -9`, five blocks in all), so all of them end in the last
+ * 64 KiB chunk; a decoder that decodes what it is given at once would hold about 134 MB, more than
+ * twice the bound.
  */
 const cases: Record<Compressor, { zeros: number; most: number; options?: string[] }> = {
   gzip: { zeros: 64 << 20, most: 4 << 20 },
