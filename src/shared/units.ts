@@ -21,3 +21,10 @@ export function formatBytes(n: number, options: { steady?: boolean } = {}): stri
 export function formatBytesExact(n: number): string {
   return n < 1024 ? `${n} B` : `${formatBytes(n)} (${n} bytes)`;
 }
+
+/** 600000 → `10m`, 90000 → `1m30s`. */
+export function formatElapsed(ms: number): string {
+  const s = Math.round(ms / 1000);
+  const m = Math.floor(s / 60);
+  return m === 0 ? `${s}s` : s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
+}

@@ -24,14 +24,11 @@ import { createEventBus, type EventBus } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
 import { Detector, type DetectorWake, type Due } from '../watcher/detector.js';
 import { type PlanWatcher, startPlanWatcher } from '../watcher/plan-watch.js';
-import { type LaunchContext, launchNode } from './launch.js';
 import { type ManualPlan, ManualUpgrades } from './manual/index.js';
-import { describeExit, exitCodeOf, type ExitStatus, nodeEnvironment, type NodeProcess } from './node-process.js';
+import { describeExit, exitCodeOf, type ExitStatus, type LaunchContext, type Launched, launchNode, nodeEnvironment, type NodeProcess } from './node/index.js';
 import { type AfterExitContext, afterNodeExit, RestartPolicy } from './restart/index.js';
 import { groupSignalSettleMs, StopSignals } from './signals.js';
-import { Standbys } from './standbys.js';
-import { abandonSwitch, restartsAfterSwitch, runUpgrade, type Switched, UpgradeFollows } from './upgrade/index.js';
-import { SwitchWarming } from './warming.js';
+import { runUpgrade, type StartOptions, UpgradeFollows, type UpgradeOptions } from './upgrade/index.js';
 
 export interface SupervisorOptions {
   config: Config;
@@ -67,24 +64,20 @@ export class Supervisor {
   private readonly manual: ManualUpgrades;
   /** What a node's exit with no upgrade pending is judged by (src/supervisor/restart). */
   private readonly restarts: Omit<AfterExitContext, 'lastUpgrade'>;
-  private readonly standbys: Standbys;
   /** The downloader a test put in place of the real one, if any. */
   private readonly downloader: { download?: Downloader };
   private stop: StopSignals | undefined;
   private planWatcher: PlanWatcher | undefined;
-  private nodeEnv: NodeJS.ProcessEnv | undefined; // built at the node's first start (nodeEnvironment)
   private node: NodeProcess | undefined;
   private wake: ((event: Wake) => void) | undefined;
   private lastUpgrade: { name: string; at: number } | undefined;
   private pruning: Promise<unknown> = Promise.resolve();
   /** The launch point's guards and hooks (launch.ts): the sign guard (#28), the twin check (#32). */
   private readonly launching: LaunchContext;
-  /** The network followed after each upgrade (upgrade/8-follow.ts). */
+  /** The network followed after each upgrade (upgrade/follow.ts). */
   private readonly follows: UpgradeFollows;
   /** A node has been started (or refused) in this run: CHAINVISOR_TWIN_WAIT is for the first start only. */
   private started = false;
-  /** The switch rehearsed ahead when an upgrade is coming (warming.ts). */
-  private readonly warming: SwitchWarming;
 
   constructor(options: SupervisorOptions) {
     this.options = options;
@@ -99,8 +92,6 @@ export class Supervisor {
     this.manual = new ManualUpgrades({ config: this.config, layout: options.layout, logger: this.logger, events: this.events, ...addresses });
     const { restartMax } = this.config;
     this.restarts = { policy: new RestartPolicy(this.config), restartMax, events: this.events, logger: this.logger, signal: this.abort.signal };
-    this.standbys = new Standbys(this.logger);
-    this.warming = new SwitchWarming({ config: this.config, layout: options.layout, logger: this.logger, events: this.events });
     this.downloader = options.download ? { download: options.download } : {};
     const { layout, tracker } = options;
     this.launching = {
@@ -108,13 +99,12 @@ export class Supervisor {
       logger: this.logger,
       events: this.events,
       tracker,
-      standbys: this.standbys,
       signal: this.abort.signal,
       signGuard: createSignGuard({ layout, logger: this.logger, mode: this.config.signGuard }),
       twinCheck: createTwinCheck({ layout, logger: this.logger, events: this.events, config: this.config }),
-      abandon: (s) => abandonSwitch(s, tracker),
       // A twin seen while the node runs stops it, and the error ends the run whatever the restart policy.
       keyInUse: (error) => this.wake?.({ kind: 'error', error }),
+      started: (launched) => this.adopt(launched),
     };
   }
 
@@ -127,23 +117,18 @@ export class Supervisor {
       node: () => this.node,
       onStop: () => {
         this.abort.abort();
-        this.standbys.cancel();
         this.wake?.({ kind: 'stop' });
       },
     });
     this.stop = stop;
     try {
+      // An upgrade already due at start-up is applied first, so the old binary never runs past its halt
+      // height; its node is started by the loop, once the watches below are up.
       const startup = await this.detector.dueFromFile();
-      let switched: Switched | undefined;
-      if (startup) {
-        switched = await this.upgrade(startup, { delay: false, detectedAt: Date.now(), detected: { how: 'start-up' } });
-        this.warming.switched();
-      }
-      if (stop.signal) {
-        await abandonSwitch(switched, this.options.tracker);
-        return stop.exitCode;
-      }
-      await this.manual.reconcile(switched?.current ?? (await readCurrent(layout)));
+      if (startup) await this.upgrade(startup, { delay: false, detectedAt: Date.now(), detected: { how: 'start-up' } });
+      if (stop.signal) return stop.exitCode;
+      if (startup && !config.restartAfterUpgrade) return this.exitAfterSwitch();
+      await this.manual.reconcile(await readCurrent(layout));
       this.manual.watch({
         restart: (reason) => this.wake?.({ kind: 'restart', reason }),
         due: (plan) => this.wake?.({ kind: 'manual-due', plan }),
@@ -157,7 +142,7 @@ export class Supervisor {
       if (!(await Promise.race([ready.then(() => true), delay(5000, false, { ref: false })]))) {
         logger.warn('file events are not ready after 5 s; starting the node and relying on polling meanwhile');
       }
-      return await this.loop(switched);
+      return await this.loop(startup !== undefined);
     } catch (error) {
       // Asked to stop mid-sequence: whatever ended the sequence (an abort, a cancelled download)
       // is the stop's doing, not a failed upgrade.
@@ -166,10 +151,8 @@ export class Supervisor {
     } finally {
       stop.dispose();
       this.follows.stop();
-      this.standbys.dismiss();
       this.manual.close();
       await this.pruning;
-      await this.warming.close();
       await this.detector.close();
       await this.planWatcher?.stop();
       await this.launching.signGuard.close();
@@ -177,18 +160,19 @@ export class Supervisor {
     }
   }
 
-  /** Launches the node, waits for a wake-up and answers it, until chainvisor exits. */
-  private async loop(first: Switched | undefined): Promise<number> {
+  /**
+   * Waits for a wake-up of the running node and answers it, until chainvisor exits. `switched`: the
+   * start-up applied an upgrade, whose node this starts and follows.
+   */
+  private async loop(switched: boolean): Promise<number> {
     const stop = this.stop as StopSignals;
-    let switched = first;
+    let launched = await this.launch();
+    if (launched !== undefined && switched) this.follows.start();
+    // Removing old backups (possibly hundreds of GB) never holds back the new node: it starts first.
+    if (launched !== undefined && switched && !this.config.unsafeSkipBackup) this.prune();
     for (;;) {
-      // Removing old backups (possibly hundreds of GB) never holds back the new node: it starts first.
-      const pruneDue = switched !== undefined && !this.config.unsafeSkipBackup;
-      const node = await this.launch(switched);
-      if (node === undefined) return stop.exitCode; // asked to stop before the node could start
-      if (switched !== undefined) this.follows.start();
-      if (pruneDue) this.prune();
-      this.standbys.readySoon(this.nodeEnv, this.config.restartAfterUpgrade);
+      if (launched === undefined) return stop.exitCode; // asked to stop before the node could start
+      const { node } = launched;
       const startedAt = Date.now();
       const event = await new Promise<Wake>((resolve) => {
         this.wake = resolve;
@@ -200,8 +184,6 @@ export class Supervisor {
         if (stop.signal) resolve({ kind: 'stop' });
       });
       this.wake = undefined;
-      this.standbys.cancel();
-      this.warming.pause();
       // The follow ends with the node it follows (an exit, a stop, the next upgrade); a restart for a new
       // halt height brings the same node back on the same RPC.
       if (event.kind !== 'restart') this.follows.stop();
@@ -216,15 +198,13 @@ export class Supervisor {
         await node.stop({ graceMs: this.config.shutdownGrace > 0 ? this.config.shutdownGrace : 30_000, killAtZero: false });
         this.manual.nodeStopped();
         if (stop.signal) return stop.exitCode;
-        switched = undefined;
+        launched = await this.launch();
         continue;
       }
       const detectedAt = Date.now();
       let due: Due;
       let detected: Detected;
       let manual: ManualPlan | undefined;
-      // Set when the node is still stopping: the upgrade sequence begins meanwhile.
-      let stopping: Promise<unknown> | undefined;
       if (event.kind === 'exited') {
         // The node exited: did it halt for an upgrade? Only the file says so (never its output).
         const file = await this.detector.dueFromFile();
@@ -239,7 +219,7 @@ export class Supervisor {
           const next = await afterNodeExit(exit, { ...this.restarts, lastUpgrade: this.lastUpgrade });
           if (stop.signal) return stop.exitCode;
           if (next === 'exit') return exitCodeOf(event.status);
-          switched = undefined;
+          launched = await this.launch();
           continue;
         }
         due = file ?? this.manual.targetOf(manual as ManualPlan);
@@ -251,52 +231,65 @@ export class Supervisor {
       }
       this.manual.nodeStopped();
       // A node still running is stopped by the sequence, right after the upgrade is reported detected.
-      const stopNode = event.kind === 'exited' ? undefined : () => (stopping = node.stop({ graceMs: this.config.shutdownGrace, killAtZero: true }));
+      const stopNode = event.kind === 'exited' ? undefined : () => node.stop({ graceMs: this.config.shutdownGrace, killAtZero: true });
+      let stopping: Promise<unknown> | undefined;
       try {
-        switched = await this.upgrade(due, { delay: true, detectedAt, detected, ...(stopNode ? { stopNode } : {}) });
+        launched = await this.upgrade(due, {
+          delay: true,
+          detectedAt,
+          detected,
+          ...(stopNode ? { stopNode: () => (stopping = stopNode()) } : {}),
+          ...(manual ? { manual: { plan: manual, queue: this.manual, follows: this.follows } } : {}),
+          start: this.startOptions(),
+        });
       } finally {
         // Never leave (or end chainvisor) with the node still stopping.
         await stopping?.catch(() => undefined);
       }
-      if (manual) this.follows.manualApplied();
-      if (manual) await this.manual.remove([manual]);
       this.lastUpgrade = { name: due.plan.name, at: Date.now() };
-      this.warming.switched();
-      if (!restartsAfterSwitch(this.config, this.logger)) {
-        if (!this.config.unsafeSkipBackup) this.prune();
-        return ExitCode.ok;
-      }
-      if (stop.signal) {
-        await abandonSwitch(switched, this.options.tracker);
-        return stop.exitCode;
-      }
+      if (!this.config.restartAfterUpgrade) return this.exitAfterSwitch();
+      if (launched !== undefined && !this.config.unsafeSkipBackup) this.prune();
     }
   }
 
-  /** Starts the node through the one launch point (launch.ts); undefined when chainvisor stops first. */
-  private async launch(switched: Switched | undefined): Promise<NodeProcess | undefined> {
-    this.nodeEnv ??= nodeEnvironment(this.options.tracker?.env);
+  /** Starts the node through the one launch point (node/launch.ts); undefined when chainvisor stops first. */
+  private async launch(): Promise<Launched | undefined> {
     const first = !this.started;
     this.started = true;
-    const launched = await launchNode(this.launching, { switched, first, args: this.manual.argsFor(this.options.args), env: this.nodeEnv });
-    if (launched === undefined) return undefined;
-    this.node = launched.node;
-    this.detector.nodeStarted(launched.current);
-    void this.warming.nodeStarted(launched.current);
-    return launched.node;
+    return launchNode(this.launching, { switched: undefined, first, args: this.manual.argsFor(this.options.args), env: this.nodeEnv() });
   }
 
-  /** The upgrade sequence (upgrade/compose.ts), with what the run loop knows: staging under way, the standbys, the node record. */
-  private upgrade(due: Due, options: { delay: boolean; detectedAt: number; detected: Detected; stopNode?: () => Promise<unknown> }): Promise<Switched> {
-    const { config, layout, tracker } = this.options;
+  /** A node just started (by the loop or the upgrade sequence): the one the stop signals and the detector look at. */
+  private adopt(launched: Launched): void {
+    this.started = true;
+    this.node = launched.node;
+    this.detector.nodeStarted(launched.current);
+  }
+
+  private nodeEnv(): NodeJS.ProcessEnv | undefined {
+    return nodeEnvironment(this.options.tracker?.env);
+  }
+
+  /** How the upgrade sequence starts the new node and follows the network. */
+  private startOptions(): StartOptions {
+    return { launching: this.launching, args: this.options.args, queue: this.manual, env: this.nodeEnv(), follows: this.follows };
+  }
+
+  /** The upgrade sequence (upgrade/compose.ts), with what the run loop knows: staging under way. */
+  private upgrade(due: Due, options: Omit<UpgradeOptions, 'ctx' | 'planWatcher' | 'stopping'>): Promise<Launched | undefined> {
+    const { config, layout } = this.options;
     return runUpgrade(due, {
       ctx: { config, layout, logger: this.logger, signal: this.abort.signal, events: this.events, ...this.downloader },
       ...options,
       ...(this.planWatcher ? { planWatcher: this.planWatcher } : {}),
-      ...(this.standbys.preUpgrade ? { preUpgradeStandby: this.standbys.preUpgrade } : {}),
-      ...(tracker && config.restartAfterUpgrade ? { tracker } : {}),
       stopping: () => this.stop?.signal !== undefined && this.abort.signal.aborted,
     });
+  }
+
+  /** DAEMON_RESTART_AFTER_UPGRADE=false: chainvisor exits after the switch (the sequence said so). */
+  private exitAfterSwitch(): number {
+    if (!this.config.unsafeSkipBackup) this.prune();
+    return ExitCode.ok;
   }
 
   /** Starts CHAINVISOR_BACKUP_KEEP's removal of old backups, due after an upgrade; awaited before run() returns. It never throws. */

@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 
+import { runProgram } from '../shared/proc/index.js';
 import { SmokeTestError } from './errors.js';
 
 export interface SmokeTestOptions {
@@ -16,27 +17,25 @@ export interface SmokeTestOptions {
 /** Resolves with the first line the binary printed (its version), or throws SmokeTestError. */
 export async function smokeTest(options: SmokeTestOptions): Promise<string> {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  // Loaded when needed: most downloads run no smoke test, and memory stays lower without it.
-  const { execa } = await import('execa');
-  const result = await execa(options.binary, ['version'], {
-    reject: false,
-    all: true,
-    stdin: 'ignore',
+  // Both streams as they come, as one text (at most 64 KiB of it): the tail goes into the error.
+  let all = '';
+  const result = await runProgram(options.binary, ['version'], {
     cwd: path.dirname(options.binary),
-    timeout: timeoutMs,
-    forceKillAfterDelay: 1000,
-    maxBuffer: 64 * 1024,
-    ...(options.signal === undefined ? {} : { cancelSignal: options.signal }),
+    timeoutMs,
+    signal: options.signal,
+    onLine: (line) => {
+      if (all.length < 64 * 1024) all += `${line}\n`;
+    },
   });
-  const output = tail(typeof result.all === 'string' ? result.all : '');
+  const output = tail(all);
   if (result.timedOut) throw new SmokeTestError(options.binary, `no answer within ${timeoutMs} ms`, output);
-  if (result.failed) {
+  if (result.exitCode !== 0) {
     const why =
       result.exitCode !== undefined
         ? `exit code ${result.exitCode}`
         : result.signal !== undefined
           ? `killed by ${result.signal}`
-          : `could not start (${(result as { code?: string }).code ?? result.shortMessage})`;
+          : `could not start (${result.cause?.code ?? result.cause?.message ?? 'unknown error'})`;
     throw new SmokeTestError(options.binary, why, output);
   }
   return (

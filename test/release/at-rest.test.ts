@@ -10,7 +10,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { watch as watchFolder } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,12 +19,11 @@ import { fileURLToPath } from 'node:url';
 
 import { apartPackages } from '../../scripts/release-bundle.js';
 import { chainvisorBin, chainvisorCommand, chainvisorExecutable } from '../support/chainvisor-command.js';
-import { waitFor } from '../support/home.js';
 
 const traceHook = fileURLToPath(new URL('../support/module-trace.js', import.meta.url));
 
 /** A home with a fake node that sleeps, and `chainvisor run start` on it until it has started the node and settled. */
-async function idleRun(t: { after(fn: () => Promise<void>): void }, env: NodeJS.ProcessEnv, nodeArgs: string[] = [], options: { staged?: boolean } = {}) {
+async function idleRun(t: { after(fn: () => Promise<void>): void }, env: NodeJS.ProcessEnv, nodeArgs: string[] = []) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cv-at-rest-'));
   const binary = path.join(dir, 'fake');
   await fs.writeFile(binary, '#!/bin/sh\nexec sleep 1000\n', { mode: 0o755 });
@@ -34,11 +32,6 @@ async function idleRun(t: { after(fn: () => Promise<void>): void }, env: NodeJS.
   const base = { ...process.env, DAEMON_HOME: home, DAEMON_NAME: 'fake', UNSAFE_SKIP_BACKUP: 'true', ...env };
   const [file, args] = chainvisorCommand(['init', binary]);
   assert.equal(spawnSync(file, args, { env: base }).status, 0);
-  if (options.staged) {
-    // A binary installed for an upgrade not yet applied: an upgrade is coming.
-    const [addFile, addArgs] = chainvisorCommand(['add-upgrade', 'v2', binary]);
-    assert.equal(spawnSync(addFile, addArgs, { env: base }).status, 0);
-  }
   const [runFile, runArgs] = chainvisorCommand(['run', 'start']);
   const child = spawn(nodeArgs.length === 0 ? runFile : process.execPath, nodeArgs.length === 0 ? runArgs : [...nodeArgs, chainvisorBin, 'run', 'start'], {
     env: base,
@@ -67,27 +60,6 @@ test('an idle run loads none of the packages kept out of memory at rest', { skip
     const found = loaded.filter((url) => url.includes(`/node_modules/${name}/`));
     assert.deepEqual(found, [], `${name} is loaded by an idle run`);
   }
-});
-
-/** The names that appear in `dir` (a temp folder made and removed at once is seen too). */
-function namesAppearing(t: { after(fn: () => Promise<void>): void }, dir: string): Set<string> {
-  const seen = new Set<string>();
-  const watcher = watchFolder(dir, (_event, name) => name && seen.add(name));
-  t.after(async () => watcher.close());
-  return seen;
-}
-
-test('an idle run rehearses no switch; with a binary installed for an upgrade, it rehearses one in its temp folder and removes it', async (t) => {
-  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'cv-at-rest-tmp-'));
-  t.after(() => fs.rm(tmp, { recursive: true, force: true }));
-  const rehearsals = () => [...seen].filter((name) => name.startsWith('chainvisor-warm-'));
-  const seen = namesAppearing(t, tmp);
-  await idleRun(t, { TMPDIR: tmp });
-  assert.deepEqual(rehearsals(), [], 'no rehearsal at rest');
-
-  await idleRun(t, { TMPDIR: tmp }, [], { staged: true });
-  assert.equal(rehearsals().length, 1, `one rehearsal: ${[...seen].join(' ')}`);
-  await waitFor(async () => !(await fs.readdir(tmp)).some((name) => name.startsWith('chainvisor-warm-')), 'its scratch home is removed');
 });
 
 test('the executable at rest holds at most 28 MiB of private memory', { skip: !chainvisorExecutable && 'run through the release executable only' }, async (t) => {

@@ -6,11 +6,11 @@
  * Linux reads /proc (start time: field 22 of /proc/<pid>/stat, in clock ticks since boot); elsewhere
  * `ps -o lstart=` gives the start time to the second, and the environment is not readable.
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 
 import { isErrno } from '../errors/index.js';
 import { notReadError, readBounded, readBoundedSync } from '../fsread/index.js';
+import { runProgram } from './run.js';
 
 const linux = process.platform === 'linux';
 
@@ -34,7 +34,7 @@ export async function isProcessAlive(pid: number): Promise<boolean> {
 
 /**
  * isProcessAlive without yielding to the event loop, for a look that must be the last thing before
- * acting on the process (a standby about to be told its program).
+ * acting on the process.
  */
 export function isProcessAliveNow(pid: number): boolean {
   if (!signalable(pid)) return false;
@@ -155,11 +155,8 @@ async function bootTimeMs(): Promise<number | undefined> {
   return bootMs;
 }
 
-function psStart(pid: number): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    execFile('ps', ['-o', 'lstart=', '-p', String(pid)], { timeout: 5000, env: { ...process.env, LC_ALL: 'C' } }, (error, stdout) => {
-      const text = stdout.trim();
-      resolve(error || text === '' ? undefined : text);
-    });
-  });
+async function psStart(pid: number): Promise<string | undefined> {
+  const result = await runProgram('ps', ['-o', 'lstart=', '-p', String(pid)], { timeoutMs: 5000, env: { ...process.env, LC_ALL: 'C' } });
+  const text = result.stdout.trim();
+  return result.exitCode !== 0 || text === '' ? undefined : text;
 }

@@ -1,4 +1,4 @@
-export { abandonSwitch, restartsAfterSwitch, type Switched } from './7-restart.js';
-export { UpgradeFollows } from './8-follow.js';
 export { runUpgrade, type UpgradeOptions } from './compose.js';
 export type { UpgradeContext } from './context.js';
+export { UpgradeFollows } from './follow.js';
+export type { StartOptions } from './start-node.js';

@@ -9,17 +9,15 @@
  *      the node-started event.
  *
  * A guard that refuses ends the run (84, or 78 for a network RPC of another chain): the node is not
- * started, and a switch's node record is removed.
+ * started.
  */
-import { binaryPath, checkNodeBinary, type Current, type Layout, readCurrent } from '../home/layout/index.js';
-import type { NodeTracker, SignGuard } from '../home/lock/index.js';
-import type { TwinCheck } from '../home/twin/index.js';
-import { ChainvisorError, ExitCode } from '../shared/errors/index.js';
-import type { EventBus } from '../shared/events/index.js';
-import type { Logger } from '../shared/log.js';
+import { binaryPath, checkNodeBinary, type Current, type Layout, readCurrent } from '../../home/layout/index.js';
+import type { NodeTracker, SignGuard } from '../../home/lock/index.js';
+import type { TwinCheck } from '../../home/twin/index.js';
+import { ChainvisorError, ExitCode } from '../../shared/errors/index.js';
+import type { EventBus } from '../../shared/events/index.js';
+import type { Logger } from '../../shared/log.js';
 import { describeExit, type NodeProcess, startNode } from './node-process.js';
-import type { Standbys } from './standbys.js';
-import type { Switched } from './upgrade/index.js';
 
 export interface LaunchContext {
   layout: Layout;
@@ -28,18 +26,17 @@ export interface LaunchContext {
   tracker: NodeTracker | undefined;
   signGuard: SignGuard;
   twinCheck: TwinCheck;
-  standbys: Standbys;
   /** Aborted when chainvisor is asked to stop: a guard that waits (CHAINVISOR_TWIN_WAIT) gives up. */
   signal: AbortSignal;
-  /** A switch whose node will not be started: its node record is removed. */
-  abandon(switched: Switched | undefined): Promise<unknown>;
   /** The twin check saw this validator sign elsewhere while the node runs: the run loop stops it. */
   keyInUse(error: ChainvisorError): void;
+  /** The node just spawned: from now on the one the stop signals and the detector look at. */
+  started(launched: Launched): void;
 }
 
 export interface LaunchOptions {
-  /** What the upgrade switched to, right before this start; undefined for any other start. */
-  switched: Switched | undefined;
+  /** `current` as the upgrade switched it, right before this start (its binary checked by pre-upgrade); undefined for any other start. */
+  switched: Current | undefined;
   /** The first start of this `run` (CHAINVISOR_TWIN_WAIT applies to it, unless it follows an upgrade). */
   first: boolean;
   /** The node's arguments for this start (a manual upgrade's --halt-height included). */
@@ -48,11 +45,16 @@ export interface LaunchOptions {
   env: NodeJS.ProcessEnv | undefined;
 }
 
+export interface Launched {
+  node: NodeProcess;
+  current: Current;
+}
+
 /** Starts the node, or returns undefined when chainvisor was asked to stop before it could. */
-export async function launchNode(ctx: LaunchContext, options: LaunchOptions): Promise<{ node: NodeProcess; current: Current } | undefined> {
+export async function launchNode(ctx: LaunchContext, options: LaunchOptions): Promise<Launched | undefined> {
   const { layout, logger, events, tracker } = ctx;
   const { switched } = options;
-  const current = switched?.current ?? (await readCurrent(layout));
+  const current = switched ?? (await readCurrent(layout));
   const binary = binaryPath(layout, current.dir);
   if (!switched && !(await checkNodeBinary(binary, { logger, when: 'starting the node', exitCode: ExitCode.config }))) {
     throw new ChainvisorError('CHAINVISOR_NO_BINARY', `no node binary at ${binary} (current -> ${current.dir})`, {
@@ -66,19 +68,13 @@ export async function launchNode(ctx: LaunchContext, options: LaunchOptions): Pr
     await ctx.signGuard.beforeStart(ctx.signal);
     await ctx.twinCheck.beforeStart({ first: options.first && switched === undefined, signal: ctx.signal });
   } catch (error) {
-    await ctx.abandon(switched);
     if (ctx.signal.aborted) return undefined; // the stop ended a guard's reading (a genesis of gigabytes, the twin wait)
     throw error;
   }
-  if (ctx.signal.aborted) {
-    await ctx.abandon(switched);
-    return undefined;
-  }
+  if (ctx.signal.aborted) return undefined;
   const args = options.args;
-  await (switched?.record?.binary === binary ? switched.record.written : tracker?.beforeSpawn(binary));
-  // A standby runs the node only right after a switch, where pre-upgrade has just run this very file: a
-  // binary that cannot be run is then reported by the spawn, as at any other start.
-  const node = startNode(binary, args, logger, options.env, switched ? ctx.standbys.node : undefined);
+  await tracker?.beforeSpawn(binary);
+  const node = startNode(binary, args, logger, options.env);
   tracker?.spawned(node);
   ctx.signGuard.watch(node.exited);
   ctx.twinCheck.watch(node.exited, (error) => ctx.keyInUse(error));
@@ -88,5 +84,6 @@ export async function launchNode(ctx: LaunchContext, options: LaunchOptions): Pr
       events.emit('node-stopped', { text: `node stopped (${describeExit(status)})`, data: { pid: node.pid, code: status.code, signal: status.signal } }),
     () => undefined,
   );
+  ctx.started({ node, current });
   return { node, current };
 }

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, test } from 'node:test';
 import { ChainAnswerRefusedError, type ConsensusReader, type NodeValidator, type RoundState, type VoteShare } from '../../../src/chain/index.js';
 import { createEventBus, type SupervisorEvent } from '../../../src/shared/events/index.js';
 import { createLogger } from '../../../src/shared/log.js';
-import { startFollow } from '../../../src/supervisor/upgrade/8-follow.js';
+import { startFollow } from '../../../src/supervisor/upgrade/network-follow.js';
 import { memoryLogger } from '../../support/download-kit.js';
 import { waitFor } from '../../support/home.js';
 

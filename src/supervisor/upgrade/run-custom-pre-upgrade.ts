@@ -1,7 +1,6 @@
 /**
- * Step 3 of the upgrade (compose.ts), custom pre-upgrade: the operator's COSMOVISOR_CUSTOM_PREUPGRADE
- * script, run with the upgrade's name and height before the binary step (it may be what installs the
- * binary).
+ * Step of the upgrade (compose.ts): the operator's COSMOVISOR_CUSTOM_PREUPGRADE script, run with the
+ * upgrade's name and height before the binary is obtained (it may be what installs the binary).
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -10,24 +9,23 @@ import type { Plan } from '../../chain/plan/index.js';
 import type { UpgradeTarget } from '../../home/layout/index.js';
 import { ChainvisorError, isErrno } from '../../shared/errors/index.js';
 import type { Logger } from '../../shared/log.js';
-import type { Look, UpgradeContext } from './context.js';
+import type { UpgradeContext } from './context.js';
 import { runLogged } from './run-logged.js';
 
-/** custom pre-upgrade: COSMOVISOR_CUSTOM_PREUPGRADE. */
-export async function customPreUpgrade({ plan }: UpgradeTarget, look: Look, ctx: UpgradeContext): Promise<void> {
+export async function runCustomPreUpgrade({ plan }: UpgradeTarget, ctx: UpgradeContext): Promise<void> {
   const { config, layout, logger, signal } = ctx;
   if (config.customPreUpgrade === '') return;
-  await runCustomPreUpgrade({ script: path.join(layout.root, config.customPreUpgrade), plan, cwd: layout.home, logger });
+  await runScript({ script: path.join(layout.root, config.customPreUpgrade), plan, cwd: layout.home, logger, signal });
   signal.throwIfAborted();
-  look.stale = true;
 }
 
-export interface CustomPreUpgradeOptions {
+interface ScriptOptions {
   script: string;
   plan: Plan;
   /** `$DAEMON_HOME`, the script's working folder. */
   cwd: string;
   logger: Logger;
+  signal: AbortSignal;
 }
 
 /** cosmovisor makes the custom script executable (u+x) rather than refusing it; so does chainvisor, and says so. */
@@ -48,10 +46,10 @@ async function ensureUserExecutable(script: string, logger: Logger): Promise<voi
   }
 }
 
-export async function runCustomPreUpgrade({ script, plan, cwd, logger }: CustomPreUpgradeOptions): Promise<void> {
+async function runScript({ script, plan, cwd, logger, signal }: ScriptOptions): Promise<void> {
   logger.info({ script, upgrade: plan.name, height: plan.height }, 'running custom pre-upgrade script');
   await ensureUserExecutable(script, logger);
-  const result = await runLogged(script, [plan.name, String(plan.height)], { cwd, logger, source: 'custom-pre-upgrade' });
+  const result = await runLogged(script, [plan.name, String(plan.height)], { cwd, logger, source: 'custom-pre-upgrade', signal });
   if (result.exitCode === 0) return;
   const cause = result.cause;
   const why =

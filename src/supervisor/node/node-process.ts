@@ -5,11 +5,11 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 
-import { ChainvisorError, ExitCode } from '../shared/errors/index.js';
-import type { Logger } from '../shared/log.js';
-import type { ExitStatus, Standby } from '../shared/proc/index.js';
+import { ChainvisorError, ExitCode } from '../../shared/errors/index.js';
+import type { Logger } from '../../shared/log.js';
+import type { ExitStatus } from '../../shared/proc/index.js';
 
-export { describeExit, type ExitStatus } from '../shared/proc/index.js';
+export { describeExit, type ExitStatus } from '../../shared/proc/index.js';
 
 /** The shell convention: the code, or 128 + the signal's number when killed by a signal. */
 export function exitCodeOf(status: ExitStatus): number {
@@ -30,24 +30,14 @@ export interface NodeProcess {
   stop(options: { graceMs: number; killAtZero: boolean }): Promise<ExitStatus>;
 }
 
-/**
- * The node's environment: chainvisor's own with `extra` added. Built once per run rather than per start
- * (copying process.env is a tenth of a millisecond on the path of every switch).
- */
+/** The node's environment: chainvisor's own with `extra` added (the node record's run id); undefined to inherit it. */
 export function nodeEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv | undefined {
   return Object.keys(extra).length > 0 ? { ...process.env, ...extra } : undefined;
 }
 
-/**
- * `env` is the node's whole environment (nodeEnvironment); without it the node inherits chainvisor's.
- * `standby`, when it fits (started with this environment), runs the node in its waiting process instead
- * of a fork of chainvisor (src/shared/proc/standby.ts).
- */
-export function startNode(binary: string, args: readonly string[], logger: Logger, env?: NodeJS.ProcessEnv, standby?: Standby): NodeProcess {
-  // node:child_process rather than execa on this path: the node is started on every switch, and
-  // execa's per-spawn work (about 2 ms here) is a fifth of the switch budget (bench:switch).
-  const taken = standby?.take(binary, args, env);
-  const child = taken ?? spawn(binary, args, { stdio: 'inherit', ...(env ? { env } : {}) });
+/** `env` is the node's whole environment (nodeEnvironment); without it the node inherits chainvisor's. */
+export function startNode(binary: string, args: readonly string[], logger: Logger, env?: NodeJS.ProcessEnv): NodeProcess {
+  const child = spawn(binary, args, { stdio: 'inherit', ...(env ? { env } : {}) });
   let done = false;
   // The node never outlives a chainvisor that exits on its own (an error, the end of `run`).
   const killOnExit = () => {
@@ -57,14 +47,6 @@ export function startNode(binary: string, args: readonly string[], logger: Logge
   const exited = new Promise<ExitStatus>((resolve, reject) => {
     child.once('exit', (code, signal) => {
       done = true;
-      // A spawn reports a binary it cannot run as an error; a standby's shell says why on stderr and exits so.
-      if (taken && (code === 126 || code === 127)) {
-        logger.error(
-          { binary, code },
-          'the node exited %d, the code of a program that could not be run (not executable, not a program for this machine, or its interpreter missing): the reason is on the line above',
-          code,
-        );
-      }
       process.off('exit', killOnExit);
       resolve({ code: code ?? undefined, signal: signal ?? undefined });
     });

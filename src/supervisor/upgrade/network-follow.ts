@@ -1,35 +1,9 @@
 /**
- * The follow (issue #26): an upgrade is over for the operator when the network has committed the
- * first block at or past the height and their validator signed it, not when the new process starts.
- * Started by the run loop right after the node it switched to is launched, it reads that node's
- * CometBFT RPC (src/chain/consensus.ts) once a second, and at once when the node's websocket says a
- * block was committed (src/chain/subscription.ts, open only while the follow lasts; the reading
- * each second is the fallback, and what shows the round's shares during the wait), and emits what it sees:
- *
- *   waiting      the RPC answers, no block ≥ height yet: `consensus-round` at each change of the round's
- *                shares (status, metrics), `network-waiting` when the wait starts, then at most every
- *                30 s while the share changes (logs, webhooks);
- *   stalled      still waiting CHAINVISOR_CONFIRM_WARN after the switch: `upgrade-stalled`, again every
- *                CHAINVISOR_CONFIRM_WARN; the follow goes on;
- *   confirmed    block ≥ height committed: `upgrade-confirmed`, with `seconds` from the switch
- *                (upgrade-applied) to that block's header time — the network's own clock for when it
- *                resumed, which does not depend on how fast chainvisor polls — and `signed`, whether this
- *                node's validator is in that block's commit (null with no voting power);
- *   not-signing  with voting power, absent from the commits of the first 3 blocks ≥ height:
- *                `validator-not-signing`; the follow goes on reading each new commit, and the first one
- *                this validator signs is `upgrade-confirmed` again, signed (issue #35: the alert on
- *                chainvisor_validator_signed resolves when the validator signs, not at the next upgrade).
- * It ends once confirmed and signed (or with no voting power), or when stopped (chainvisor stops, the
- * next upgrade, the node exits). Read-only: it never touches the node, never delays a restart, and a
- * failing read is only tried again a second later.
- *
- * What the RPC answers is not trusted (issue #31): an answer of another shape, too large or too deep is
- * refused by the reader, and the follow goes on with the next answer. A share above 100 % is shown as
- * 100 %, and a bit array whose length is not the validator set's says nothing of this validator's vote.
- * Each is a warning in the log (one a minute at most for each kind) and, while it lasts, a problem in
- * the status (the events' `rpcProblem`): the RPC is broken, lying, or not this chain's.
- *
- * `UpgradeFollows` starts one for the node the run loop starts right after each upgrade-applied.
+ * The follow (issue #26): after a switch, the new node's CometBFT RPC is read once a second (and at
+ * once when its websocket says a block was committed) until the network commits past the height and
+ * this validator signs: `consensus-round`, `network-waiting`, `upgrade-stalled`, `upgrade-confirmed`,
+ * `validator-not-signing`. Read-only, it never delays a restart; what the RPC answers is not trusted.
+ * The states and their rules: docs/design/upgrade.md#the-follow.
  */
 import {
   ChainAnswerRefusedError,
@@ -37,20 +11,16 @@ import {
   createConsensusReader,
   keepSubscribed,
   type NodeValidator,
-  type RoundState,
   type subscribeNewBlocks,
 } from '../../chain/index.js';
-import { rpcEndpoint } from '../../config/index.js';
 import { type AfterUpgrade, describeAfterUpgrade, type EventBus, type UpgradeRef } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
+import { formatElapsed } from '../../shared/units.js';
+import { roundProblem } from './round-problem.js';
 
 export interface FollowOptions {
   upgrade: UpgradeRef;
-  /**
-   * The first block the new binary commits: the upgrade height for a governance plan (the old binary
-   * halts before committing it), the height + 1 for a manual upgrade (the old binary commits its
-   * --halt-height). Default: the upgrade height.
-   */
+  /** The first block the new binary commits: the height (a plan), or the height + 1 (a manual upgrade's --halt-height). */
   firstBlock?: number;
   /** When the switch happened (the upgrade-applied event's time), ms since the epoch. */
   switchedAt: number;
@@ -131,7 +101,7 @@ export function startFollow(options: FollowOptions): Follow {
     if (stopped) return;
     events.emit(event, {
       upgrade,
-      text: text ?? describeAfterUpgrade(state, event === 'upgrade-stalled' ? shownDuration(Date.now() - switchedAt) : undefined),
+      text: text ?? describeAfterUpgrade(state, event === 'upgrade-stalled' ? formatElapsed(Date.now() - switchedAt) : undefined),
       data: { ...state, rpcProblem, ...data },
     });
   };
@@ -321,78 +291,4 @@ export function startFollow(options: FollowOptions): Follow {
       if (!stopped) end();
     },
   };
-}
-
-/**
- * The follows of one `run`: each upgrade-applied is remembered (its upgrade and when), and the node the
- * run loop starts right after it is followed on its RPC (a manual upgrade's first block is the height
- * + 1: its old binary committed the halt height).
- */
-export class UpgradeFollows {
-  private applied: { upgrade: UpgradeRef; at: number } | undefined;
-  private manual = false;
-  private follow: Follow | undefined;
-  private readonly options: Pick<FollowOptions, 'events' | 'logger' | 'warnMs'> & { rpc: () => { address: string; source: string } };
-
-  constructor(options: UpgradeFollows['options']) {
-    this.options = options;
-    options.events.on((e) => {
-      if (e.event === 'upgrade-applied' && e.upgrade) {
-        this.applied = { upgrade: e.upgrade, at: e.time };
-        this.manual = false;
-      }
-    });
-  }
-
-  /** The upgrade just applied was a manual one. */
-  manualApplied(): void {
-    this.manual = true;
-  }
-
-  /** Follows the node just started after an upgrade; it never holds anything up. */
-  start(): void {
-    this.follow?.stop();
-    const applied = this.applied;
-    if (applied === undefined) return;
-    const { events, logger, warnMs } = this.options;
-    const rpc = this.options.rpc();
-    const endpoint = rpcEndpoint(rpc.address);
-    if (endpoint === undefined || (endpoint.kind === 'tcp' && endpoint.port === 0)) {
-      // Port 0 (a test node) or no address: nothing to dial, and no false "stalled" for it.
-      logger.info({ rpc: rpc.address, source: rpc.source }, "not following the network after the upgrade: the node's RPC address cannot be dialled");
-      return;
-    }
-    const firstBlock = applied.upgrade.height + (this.manual ? 1 : 0);
-    this.follow = startFollow({ upgrade: applied.upgrade, switchedAt: applied.at, firstBlock, rpcAddress: rpc.address, events, logger, warnMs });
-  }
-
-  /** Ends the follow under way (the node it follows stops). */
-  stop(): void {
-    this.follow?.stop();
-  }
-}
-
-/** 600000 → `10m`, 90000 → `1m30s`. */
-function shownDuration(ms: number): string {
-  const s = Math.round(ms / 1000);
-  const m = Math.floor(s / 60);
-  return m === 0 ? `${s}s` : s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
-}
-
-/**
- * What cannot be true of a round state: more voted power than there is, or a bit array whose length is
- * not the validator set's (then its entries say nothing of this validator's vote). Null when nothing.
- */
-function roundProblem(round: RoundState, order: string[] | undefined): string | null {
-  const problems: string[] = [];
-  for (const [name, share] of [
-    ['prevote', round.prevotes],
-    ['precommit', round.precommits],
-  ] as const) {
-    if (share === undefined) continue;
-    if (share.overstated) problems.push(`the ${name} share claims ${share.power} of ${share.total} voting power, more than all of it (shown as 100 %)`);
-    if (order !== undefined && share.voted.length !== order.length)
-      problems.push(`the ${name} bit array has ${share.voted.length} entries for a validator set of ${order.length}`);
-  }
-  return problems.length === 0 ? null : problems.join('; ');
 }

@@ -1,14 +1,13 @@
-/** Step 2 of the upgrade (compose.ts), backup: `data/` kept (src/home/backup), unless UNSAFE_SKIP_BACKUP. */
+/** Step of the upgrade (compose.ts): `data/` kept (src/home/backup), unless UNSAFE_SKIP_BACKUP. */
 import { backupBeforeUpgrade } from '../../home/backup/index.js';
 import type { UpgradeTarget } from '../../home/layout/index.js';
-import type { Look, UpgradeContext } from './context.js';
+import type { UpgradeContext } from './context.js';
 
-export async function backup({ plan }: UpgradeTarget, look: Look, ctx: UpgradeContext): Promise<void> {
+export async function backUp({ plan }: UpgradeTarget, ctx: UpgradeContext): Promise<void> {
   const { config, layout, logger, signal } = ctx;
   if (!config.unsafeSkipBackup) {
     const events = ctx.events ? { events: ctx.events } : {};
     await backupBeforeUpgrade({ upgrade: { name: plan.name, height: plan.height }, config, layout, logger, signal, ...events });
-    look.stale = true;
   }
   signal.throwIfAborted();
 }

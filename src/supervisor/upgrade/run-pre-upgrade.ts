@@ -1,43 +1,28 @@
 /**
- * Step 5 of the upgrade (compose.ts), pre-upgrade: `<new binary> pre-upgrade`, with the SDK's
- * exit-code contract, while the plan record is committed:
+ * Step of the upgrade (compose.ts): `<new binary> pre-upgrade`, with the SDK's exit-code contract:
  *   0 ok · 1 not implemented (ok) · 30 failed · 31 failed, retry (DAEMON_PREUPGRADE_MAX_RETRIES)
  * Any other code is a failure (cosmovisor counted it as success).
  */
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 
-import { acceptNodeBinary, layoutFsError, type UpgradeTarget } from '../../home/layout/index.js';
+import { acceptNodeBinary, layoutFsError, statBinary, type UpgradeTarget } from '../../home/layout/index.js';
 import { ChainvisorError, ExitCode, isFsError } from '../../shared/errors/index.js';
 import type { Logger } from '../../shared/log.js';
-import type { Standby } from '../../shared/proc/index.js';
-import type { Look, UpgradeContext } from './context.js';
-import type { PlanRecord } from './plan-record.js';
+import type { UpgradeContext } from './context.js';
 import { runLogged } from './run-logged.js';
 
-/** pre-upgrade: `<new binary> pre-upgrade`, while the plan record is committed; returns the record's flush. */
-export async function preUpgrade(
-  { plan, binary }: UpgradeTarget,
-  look: Look,
-  record: PlanRecord,
-  ctx: UpgradeContext,
-  standby: Standby | undefined,
-): Promise<() => Promise<void>> {
+export async function runPreUpgrade({ plan, binary }: UpgradeTarget, ctx: UpgradeContext): Promise<void> {
   const { config, logger, signal } = ctx;
-  const prepare = async (found: Stats | undefined) => {
-    if (!acceptNodeBinary(binary, found, { logger, when: `switching to upgrade "${plan.name}"`, exitCode: ExitCode.upgradeFailed })) {
-      throw new ChainvisorError('CHAINVISOR_UPGRADE_BINARY_MISSING', `${binary} is not a regular file; current was not switched`, {
-        hint: `put the node binary of upgrade "${plan.name}" there (chainvisor add-upgrade ${plan.name} <path> --force), then start chainvisor again — the upgrade is applied at start-up`,
-      });
-    }
-    await makeExecutable(binary, found as Stats);
-    await runPreUpgrade({ binary, maxRetries: config.preUpgradeMaxRetries, logger, standby, args: ctx.preUpgradeArgs ?? [] });
-  };
-  const [prepared, recorded] = await Promise.allSettled([prepare(look.stats), record.committed]);
-  if (prepared.status === 'rejected') throw prepared.reason;
-  if (recorded.status === 'rejected') throw recorded.reason;
+  const found = await statBinary(binary, ExitCode.upgradeFailed);
+  if (!acceptNodeBinary(binary, found, { logger, when: `switching to upgrade "${plan.name}"`, exitCode: ExitCode.upgradeFailed })) {
+    throw new ChainvisorError('CHAINVISOR_UPGRADE_BINARY_MISSING', `${binary} is not a regular file; current was not switched`, {
+      hint: `put the node binary of upgrade "${plan.name}" there (chainvisor add-upgrade ${plan.name} <path> --force), then start chainvisor again — the upgrade is applied at start-up`,
+    });
+  }
+  await makeExecutable(binary, found as Stats);
+  await runWithRetries({ binary, maxRetries: config.preUpgradeMaxRetries, logger, args: ctx.preUpgradeArgs ?? [], signal });
   signal.throwIfAborted();
-  return recorded.value;
 }
 
 /** cosmovisor marks the binary executable rather than refusing it; so does chainvisor. */
@@ -50,24 +35,19 @@ async function makeExecutable(binary: string, { mode }: Stats): Promise<void> {
   }
 }
 
-export interface PreUpgradeOptions {
+interface PreUpgradeOptions {
   binary: string;
   maxRetries: number;
   logger: Logger;
-  /** A standby with piped output (src/shared/proc/standby.ts): the first attempt runs in it. */
-  standby?: Standby | undefined;
   /** After `pre-upgrade` (a rehearsal names its scratch home: `--home <scratch>`); none for the live node, as cosmovisor. */
-  args?: readonly string[];
+  args: readonly string[];
+  signal: AbortSignal;
 }
 
-export async function runPreUpgrade({ binary, maxRetries, logger, standby, args = [] }: PreUpgradeOptions): Promise<void> {
+async function runWithRetries({ binary, maxRetries, logger, args, signal }: PreUpgradeOptions): Promise<void> {
   logger.info({ binary }, 'running pre-upgrade');
   for (let attempt = 1; ; attempt++) {
-    const result = await runLogged(binary, ['pre-upgrade', ...args], {
-      logger,
-      source: 'pre-upgrade',
-      standby: attempt === 1 && args.length === 0 ? standby : undefined,
-    });
+    const result = await runLogged(binary, ['pre-upgrade', ...args], { logger, source: 'pre-upgrade', signal });
     const code = result.exitCode;
     if (code === 0) {
       logger.info({ binary }, 'pre-upgrade succeeded');

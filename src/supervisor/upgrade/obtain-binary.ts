@@ -1,0 +1,35 @@
+/**
+ * Steps of the upgrade (compose.ts) for the new binary: `requireBinarySource` fails at once, before an
+ * hour-long backup, when nothing can provide the binary; `obtainBinary` finds it installed by the
+ * operator, or downloads and verifies it (src/download: the same path as staging before the halt).
+ */
+import { readCurrentDir, statBinary, type UpgradeTarget } from '../../home/layout/index.js';
+import { ChainvisorError, ExitCode } from '../../shared/errors/index.js';
+import type { UpgradeContext } from './context.js';
+
+export async function requireBinarySource(target: UpgradeTarget, ctx: UpgradeContext): Promise<void> {
+  const { config } = ctx;
+  if (config.allowDownloadBinaries || config.customPreUpgrade !== '') return;
+  if ((await statBinary(target.binary, ExitCode.config))?.isFile() !== true) throw await missingBinary(target, ctx);
+}
+
+export async function obtainBinary(target: UpgradeTarget, ctx: UpgradeContext): Promise<void> {
+  const { config, layout, logger, signal } = ctx;
+  if ((await statBinary(target.binary, ExitCode.config))?.isFile() === true) return;
+  if (!config.allowDownloadBinaries) throw await missingBinary(target, ctx);
+  // Loaded when needed: an idle `run` keeps the HTTP and archive packages out of memory (test/release/at-rest).
+  const download = ctx.download ?? (await import('../../download/index.js')).downloadUpgradeBinary;
+  await download({ target, config, layout, logger, signal, ...(ctx.events ? { events: ctx.events } : {}) });
+  signal.throwIfAborted();
+}
+
+async function missingBinary({ plan, binary }: UpgradeTarget, ctx: UpgradeContext): Promise<ChainvisorError> {
+  const current = await readCurrentDir(ctx.layout);
+  return new ChainvisorError(
+    'CHAINVISOR_UPGRADE_BINARY_MISSING',
+    `upgrade "${plan.name}" at height ${plan.height} needs ${binary}, which is not installed, and automatic download is off; current still points at ${current}`,
+    {
+      hint: `install it with 'chainvisor add-upgrade ${plan.name} <path-to-new-binary>' (or set DAEMON_ALLOW_DOWNLOAD_BINARIES=true), then start chainvisor again — the upgrade is applied at start-up`,
+    },
+  );
+}
