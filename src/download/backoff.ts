@@ -1,7 +1,10 @@
 /**
  * When to try again: exponential backoff with jitter, or the server's Retry-After when it asks for
- * longer (capped, so a hostile or confused server cannot park the upgrade for hours).
+ * longer (capped, so a hostile or confused server cannot park the upgrade for hours). The backoff
+ * itself is shared/backoff.ts's, the Retry-After's reading shared/net's.
  */
+import { backoffMs } from '../shared/backoff.js';
+
 export interface BackoffOptions {
   /** First delay before jitter; 1 s by default. */
   baseMs: number;
@@ -18,20 +21,9 @@ export const defaultBackoff: BackoffOptions = { baseMs: 1000, maxMs: 30_000, ret
  * so several nodes that failed together do not hammer the server in step.
  */
 export function retryDelay(retry: number, options: BackoffOptions, retryAfterMs: number | undefined, random: () => number = Math.random): number {
-  const exponential = Math.min(options.maxMs, options.baseMs * 2 ** (retry - 1));
-  const jittered = exponential / 2 + (random() * exponential) / 2;
+  const jittered = backoffMs({ attempt: retry, baseMs: options.baseMs, maxMs: options.maxMs, jitter: { min: 0.5, spread: 0.5 }, random });
   if (retryAfterMs === undefined) return Math.round(jittered);
   return Math.round(Math.max(jittered, Math.min(retryAfterMs, options.retryAfterCapMs)));
-}
-
-/** `Retry-After: 120` or an HTTP date, in ms from `now`; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | string[] | undefined, now: number = Date.now()): number | undefined {
-  const text = Array.isArray(value) ? value[0] : value;
-  if (text === undefined || text.trim() === '') return undefined;
-  if (/^\d+$/.test(text.trim())) return Number(text.trim()) * 1000;
-  const date = Date.parse(text);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason when it fires first. */

@@ -4,7 +4,7 @@
  * calls `downloadUpgradeBinary`; `chainvisor check-plan` uses the parts.
  */
 export { redactUrl } from '../shared/redact.js';
-export { type BackoffOptions, defaultBackoff, parseRetryAfter, retryDelay } from './backoff.js';
+export { type BackoffOptions, defaultBackoff, retryDelay } from './backoff.js';
 export {
   ChecksumRequiredError,
   DownloadAbortedError,

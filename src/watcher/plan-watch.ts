@@ -14,6 +14,7 @@ import { type Config, formatDuration } from '../config/index.js';
 import type { Downloader } from '../download/index.js';
 import { createStager } from '../download/staging/index.js';
 import { type Layout, readCurrent } from '../home/layout/index.js';
+import { backoffMs } from '../shared/backoff.js';
 import type { EventBus } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
 
@@ -62,7 +63,7 @@ export function pollInterval(configuredMs: number, blockMs: number | undefined):
  * turn it off) is not asked every second for ever.
  */
 export function unansweredWait(misses: number, configuredMs: number): number {
-  return Math.min(configuredMs, 1000 * 2 ** Math.max(0, misses - 1));
+  return backoffMs({ attempt: Math.max(1, misses), baseMs: 1000, maxMs: configuredMs });
 }
 
 /** How long a running node may not answer before it is reported: a node with a large state opens gRPC late. */

@@ -11,6 +11,7 @@ import type { ScheduledPlan } from '../../chain/index.js';
 import type { Plan } from '../../chain/plan/index.js';
 import type { Config } from '../../config/index.js';
 import { binaryPath, isFile, type Layout, planDir } from '../../home/layout/index.js';
+import { backoffMs } from '../../shared/backoff.js';
 import type { EventBus } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
 import type { Downloader } from '../index.js';
@@ -64,7 +65,7 @@ interface Job {
 const isDisagreement = (error: unknown): error is ChecksumDisagreementError =>
   (error as { code?: unknown } | null)?.code === 'CHAINVISOR_CHECKSUM_DISAGREEMENT';
 
-const defaultRetryDelay = (attempt: number) => Math.min(60_000, 5000 * 2 ** (attempt - 1));
+const defaultRetryDelay = (attempt: number) => backoffMs({ attempt, baseMs: 5000, maxMs: 60_000 });
 
 const upgradeOf = (p: ScheduledPlan) => ({ name: p.name, height: p.height });
 

@@ -20,8 +20,9 @@ import type { EventBus, SupervisorEvent } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
 import { createHttpClient, type HttpClient } from '../../shared/net/index.js';
 import { scrubSecrets } from '../../shared/redact.js';
-import { type Answer, postForAnswer } from './answer.js';
-import { createDeliveryQueue, flushQueues, sleep } from './queue.js';
+import type { Answer } from './post.js';
+import { createDeliveryQueue, flushQueues } from './queue.js';
+import { postWithRetry } from './retry.js';
 
 export interface NotifyOptions {
   channels: Channel[];
@@ -124,18 +125,14 @@ interface DeliverContext {
 
 /** One message, retried: the service's 429 wait, else backoff. Answers the last outcome. */
 async function deliver(body: string, ctx: DeliverContext): Promise<Answer> {
-  const attempts = ctx.options.attempts ?? 6;
-  const backoffMs = ctx.options.backoffMs ?? 1000;
-  let answer: Answer = { ok: false, retry: false, reason: 'not sent' };
-  for (let attempt = 1; attempt <= attempts && !ctx.signal.aborted; attempt++) {
-    answer = await postForAnswer(ctx.client, ctx.channel.url, body, { timeoutMs: ctx.timeoutMs, signal: ctx.signal });
-    if (answer.ok || !answer.retry || attempt === attempts) return answer;
-    const wait =
-      answer.retryAfterMs === undefined
-        ? Math.min(30_000, backoffMs * 2 ** (attempt - 1)) * (0.8 + Math.random() * 0.4)
-        : Math.min(answer.retryAfterMs, ctx.options.maxRetryAfterMs ?? 300_000);
-    await sleep(wait, ctx.signal);
-  }
+  const { answer } = await postWithRetry(ctx.client, ctx.channel.url, body, {
+    timeoutMs: ctx.timeoutMs,
+    signal: ctx.signal,
+    read: 'answer',
+    attempts: ctx.options.attempts ?? 6,
+    backoffMs: ctx.options.backoffMs ?? 1000,
+    maxRetryAfterMs: ctx.options.maxRetryAfterMs,
+  });
   return answer;
 }
 

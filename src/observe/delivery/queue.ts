@@ -84,17 +84,3 @@ export async function flushQueues(queues: readonly DeliveryQueue<unknown>[], flu
   await client.close();
   return queues.map((queue) => queue.pending());
 }
-
-/** Waits `ms`, or less when `signal` aborts; never rejects. The retries' wait, in both kinds of queue. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-}

@@ -22,8 +22,8 @@ import {
 import type { Logger } from '../../shared/log.js';
 import { createHttpClient, type HttpClient } from '../../shared/net/index.js';
 import { scrubSecrets } from '../../shared/redact.js';
-import { postJson } from './post.js';
-import { createDeliveryQueue, flushQueues, sleep } from './queue.js';
+import { createDeliveryQueue, flushQueues } from './queue.js';
+import { postWithRetry } from './retry.js';
 import type { WebhookTarget } from './targets.js';
 
 /** The after-upgrade events (issue #26) also carry the follow's fields (`AfterUpgrade`) at the top level, beside `event`. */
@@ -116,23 +116,21 @@ function createQueue(target: WebhookTarget, options: WebhookOptions, client: Htt
   const log = options.logger.child({ url: target.shown });
 
   async function deliver(item: { event: string; body: string }): Promise<void> {
-    for (let attempt = 1; attempt <= attempts && !signal.aborted; attempt++) {
-      const outcome = await postJson(client, target.url, item.body, { timeoutMs, signal });
-      if (outcome.ok) {
-        log.debug({ webhook: item.event, status: outcome.status }, 'webhook delivered');
-        return;
-      }
-      if (!outcome.retry || attempt === attempts) {
-        log.warn({ webhook: item.event, attempt, reason: scrubSecrets(outcome.reason, target.secrets) }, 'webhook not delivered; giving up on this event');
-        return;
-      }
-      const wait = Math.min(30_000, backoffMs * 2 ** (attempt - 1)) * (0.8 + Math.random() * 0.4);
-      log.warn(
-        { webhook: item.event, attempt, reason: scrubSecrets(outcome.reason, target.secrets), retryInMs: Math.round(wait) },
-        'webhook attempt failed; retrying',
-      );
-      await sleep(wait, signal);
-    }
+    const { answer, attempt, stopped } = await postWithRetry(client, target.url, item.body, {
+      timeoutMs,
+      signal,
+      read: 'status',
+      attempts,
+      backoffMs,
+      onRetry: (failed, n, wait) =>
+        log.warn(
+          { webhook: item.event, attempt: n, reason: scrubSecrets(failed.reason, target.secrets), retryInMs: Math.round(wait) },
+          'webhook attempt failed; retrying',
+        ),
+    });
+    if (stopped) return;
+    if (answer.ok) log.debug({ webhook: item.event, status: answer.status }, 'webhook delivered');
+    else log.warn({ webhook: item.event, attempt, reason: scrubSecrets(answer.reason, target.secrets) }, 'webhook not delivered; giving up on this event');
   }
 
   const queue = createDeliveryQueue<{ event: string; body: string }>({

@@ -7,6 +7,7 @@
  *     each time (at most 60 s); the count starts again once the node has run for 10 minutes;
  *   - past the limit chainvisor exits with the node's status.
  */
+import { backoffMs } from '../../shared/backoff.js';
 
 export interface RestartSettings {
   restartOnFailure: boolean;
@@ -43,7 +44,7 @@ export class RestartPolicy {
       return { restart: false, restarts: this.count, why: `restarted ${this.count} times already (CHAINVISOR_RESTART_MAX=${this.settings.restartMax})` };
     }
     // A backoff set above the cap is honoured as it is (it used to be cut to 60 s without a word).
-    const delayMs = Math.min(this.settings.restartBackoff * 2 ** this.count, Math.max(maxBackoffMs, this.settings.restartBackoff));
+    const delayMs = backoffMs({ attempt: this.count + 1, baseMs: this.settings.restartBackoff, maxMs: Math.max(maxBackoffMs, this.settings.restartBackoff) });
     this.count++;
     return { restart: true, delayMs, restarts: this.count };
   }

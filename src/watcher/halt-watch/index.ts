@@ -15,6 +15,7 @@ import path from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 
 import { type Plan, readUpgradeInfo, upgradeInfoError } from '../../chain/plan/index.js';
+import { backoffMs } from '../../shared/backoff.js';
 import { pollStat } from '../../shared/fsread/index.js';
 import type { Logger } from '../../shared/log.js';
 import { type FolderHint, watchFolderHint } from './fast-hint.js';
@@ -81,7 +82,7 @@ export function watchHaltFile(options: WatchOptions): HaltFileWatch {
       const waited = Date.now() - unsettledSince;
       if (waited < settleMs) {
         clearTimeout(retry);
-        retry = setTimeout(() => void check(), Math.min(5 * 2 ** retries++, 250));
+        retry = setTimeout(() => void check(), backoffMs({ attempt: ++retries, baseMs: 5, maxMs: 250 }));
         return;
       }
     }
