@@ -9,21 +9,11 @@
  *   4. the SDK's defaults: `tcp://127.0.0.1:26657`, gRPC on at `localhost:9090`.
  * The node's `--home` may in principle name another folder than DAEMON_HOME; cosmovisor assumes the two
  * are the same (it reads upgrade-info.json from DAEMON_HOME), and so does this.
- * A listen address on all interfaces (`0.0.0.0`, `::`, empty host) is dialled on loopback.
+ * A listen address on all interfaces (`0.0.0.0`, `::`, empty host) is dialled on loopback. The node's
+ * flags and files are read by ./node-files.ts; this file ranks them and makes them dialable.
  */
-import path from 'node:path';
-
-import { parse } from 'smol-toml';
-
 import { type Config, grpcHostPort, type LoadedConfig, rpcEndpoint, settings } from '../config/index.js';
-import { readBoundedSync } from '../shared/fsread/index.js';
-
-export interface Endpoint {
-  /** What to dial: `host:port` for gRPC; `tcp://host:port` or `unix:///path` for the RPC. */
-  address: string;
-  /** Where it came from, for `chainvisor config` and log lines: `default`, `flag --rpc.laddr`, `config/config.toml [rpc] laddr` … */
-  source: string;
-}
+import { type Endpoint, readNodeListens } from './node-files.js';
 
 export interface ChainAddresses {
   /** `enabled` false: the node serves no gRPC (`source` then says where that came from); never dialled. */
@@ -44,24 +34,11 @@ export const defaultRpcAddress = 'tcp://127.0.0.1:26657';
 export const defaultGrpcAddress = settings.grpcAddress.default;
 
 export function resolveChainAddresses(options: ResolveOptions): ChainAddresses {
-  const flags = nodeFlags(options.args ?? []);
-  const configToml = readToml(path.join(options.home, 'config', 'config.toml'));
-  const appToml = readToml(path.join(options.home, 'config', 'app.toml'));
-
-  const rpc: Endpoint = options.operator?.rpc ??
-    firstOf([flags.get('rpc.laddr'), 'flag --rpc.laddr'], [text(configToml, 'rpc', 'laddr'), 'config/config.toml [rpc] laddr']) ?? {
-      address: defaultRpcAddress,
-      source: 'default',
-    };
-  const grpc: Endpoint = options.operator?.grpc ??
-    firstOf([flags.get('grpc.address'), 'flag --grpc.address'], [text(appToml, 'grpc', 'address'), 'config/app.toml [grpc] address']) ?? {
-      address: defaultGrpcAddress,
-      source: 'default',
-    };
+  const node = readNodeListens(options.home, options.args ?? []);
+  const rpc: Endpoint = options.operator?.rpc ?? node.rpc ?? { address: defaultRpcAddress, source: 'default' };
+  const grpc: Endpoint = options.operator?.grpc ?? node.grpc ?? { address: defaultGrpcAddress, source: 'default' };
   // An operator who names a gRPC address means it to be asked, whatever the node's files say.
-  const enable = options.operator?.grpc
-    ? undefined
-    : firstOf([flags.get('grpc.enable'), 'flag --grpc.enable'], [text(appToml, 'grpc', 'enable'), 'config/app.toml [grpc] enable']);
+  const enable = options.operator?.grpc ? undefined : node.grpcEnable;
   const enabled = enable === undefined || enable.address.trim().toLowerCase() !== 'false';
   return {
     rpc: { address: dialRpc(rpc.address), source: rpc.source },
@@ -99,48 +76,6 @@ export function operatorEndpoints(loaded: Pick<LoadedConfig, 'config'> & Partial
 export function addressesFor(loaded: Pick<LoadedConfig, 'config'> & Partial<Omit<LoadedConfig, 'config'>>, args?: readonly string[]): ChainAddresses {
   const config: Config = loaded.config;
   return resolveChainAddresses({ home: config.home, operator: operatorEndpoints(loaded), ...(args === undefined ? {} : { args }) });
-}
-
-/** `--name value` and `--name=value` as pflag reads them (the last one wins; `--` ends the flags); `--grpc.enable` alone is true. */
-function nodeFlags(args: readonly string[]): Map<string, string> {
-  const found = new Map<string, string>();
-  const wanted = new Set(['rpc.laddr', 'grpc.address', 'grpc.enable']);
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    if (arg === '--') break;
-    const match = /^--([^=]+)(?:=(.*))?$/s.exec(arg);
-    if (match === null || !wanted.has(match[1] as string)) continue;
-    const name = match[1] as string;
-    if (match[2] !== undefined) found.set(name, match[2]);
-    else if (name === 'grpc.enable') found.set(name, 'true');
-    else if (i + 1 < args.length) found.set(name, args[++i] as string);
-  }
-  return found;
-}
-
-function firstOf(...candidates: Array<[string | undefined, string]>): Endpoint | undefined {
-  for (const [value, source] of candidates) if (value !== undefined && value.trim() !== '') return { address: value.trim(), source };
-  return undefined;
-}
-
-type Table = Record<string, unknown>;
-
-/** A node file's table; a missing or broken file is no settings (the node itself would refuse a broken one). */
-function readToml(file: string): Table | undefined {
-  const read = readBoundedSync(file, 4 * 1024 * 1024);
-  if (read.status !== 'ok') return undefined;
-  try {
-    return parse(read.text);
-  } catch {
-    return undefined;
-  }
-}
-
-function text(doc: Table | undefined, section: string, key: string): string | undefined {
-  const table = doc?.[section];
-  if (table === null || typeof table !== 'object') return undefined;
-  const value = (table as Table)[key];
-  return typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number' ? String(value) : undefined;
 }
 
 /** A listen host to dial: all interfaces becomes loopback. */

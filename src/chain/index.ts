@@ -3,8 +3,9 @@
  * node's gRPC, or its CometBFT RPC when gRPC is off or does not answer (reader.ts), at the addresses
  * the node itself listens on (addresses.ts). Used to stage binaries before the halt, to refuse a
  * manual upgrade height already passed, and for the status page; and the network's view from other
- * nodes' RPCs (network.ts), for the twin check. Read-only: the node is never disturbed. The file the
- * chain's upgrade module writes at the halt (upgrade-info.json) is read by plan/, beside the node's
+ * nodes' RPCs (network.ts), for the twin check. Read-only: the node is never disturbed. The node's own
+ * files (its TOML settings, the genesis chain id) are read by node-files.ts; the file the chain's
+ * upgrade module writes at the halt (upgrade-info.json) by plan/, beside the node's
  * --unsafe-skip-upgrades heights.
  */
 export {
@@ -12,7 +13,6 @@ export {
   type ChainAddresses,
   defaultGrpcAddress,
   defaultRpcAddress,
-  type Endpoint,
   operatorEndpoints,
   resolveChainAddresses,
   type ResolveOptions,
@@ -29,6 +29,17 @@ export {
 export { ChainAnswerRefusedError, ChainUnavailableError } from './errors.js';
 export { type ChainClient, createGrpcClient, type GrpcClientOptions, type ScheduledPlan } from './grpc-client.js';
 export { createNetworkReader, type NetworkCommit, type NetworkReader, NetworkRpcError, type NetworkStatus } from './network.js';
+export {
+  cachedChainId,
+  type Endpoint,
+  type NodeConfig,
+  nodeConfigOf,
+  type NodeNames,
+  type NodeToml,
+  readChainId,
+  readNodeNames,
+  readNodeToml,
+} from './node-files.js';
 export { type ChainReader, type ChainReaderOptions, createChainReader } from './reader.js';
 export { createRpcClient, type RpcClientOptions } from './rpc-client.js';
 export { type BlockSubscription, keepSubscribed, newBlockQuery, subscribeNewBlocks, type SubscriptionOptions } from './subscription.js';

@@ -5,7 +5,7 @@
  * listen to the event bus: none can delay or change an upgrade. Settings are checked here, before the
  * node starts, so a typo stops chainvisor (exit 78) instead of leaving a fleet unmonitored.
  */
-import { type ChannelSettings, type NotifySettings, parseNotifySettings, readNodeFacts } from '../alerts/index.js';
+import { type ChannelSettings, type NodeFacts, type NotifySettings, parseNotifySettings } from '../alerts/index.js';
 import type { Config } from '../config/index.js';
 import type { Layout } from '../home/layout/index.js';
 import { etaOf } from '../shared/eta.js';
@@ -15,10 +15,11 @@ import { startProgressView } from '../shared/progress/index.js';
 import { type Notifications, parseWebhookTargets, startNotifications, startWebhooks, type Webhooks, type WebhookTarget } from './delivery/index.js';
 import type { HttpServer, ListenAddress } from './http/index.js';
 import type { Metrics } from './metrics.js';
-import { readNodeIdentity } from './node-identity.js';
+import { identityOf, readNodeFacts } from './node-identity.js';
 import { buildStatus, type StatusDocument, trackLive, writeStatusFile } from './status/index.js';
 
 export { parseWebhookTargets, sendTestNotices, startWebhooks } from './delivery/index.js';
+export { readNodeFacts } from './node-identity.js';
 
 export interface ObserverOptions {
   config: Config;
@@ -82,14 +83,19 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
   const stopProgress = startProgressView({ bus, logger, ...(options.progressTty ? { tty: options.progressTty } : {}) });
   const webhooks: Webhooks | undefined = targets.length > 0 ? startWebhooks({ targets, bus, logger, events: notify.events }) : undefined;
   if (webhooks) logger.info({ webhooks: targets.map((t) => t.shown) }, 'sending upgrade events to %d webhook receiver(s)', targets.length);
-  // The alert channels (issue #27, alerts/): the node's moniker and chain id are read in the background.
+  // The node's moniker and chain id, for the alerts and the metrics' node info, read once in the
+  // background; a genesis of gigabytes is scanned for its chain id, and a stop does not wait for it.
+  const identityStop = new AbortController();
+  let facts: Promise<NodeFacts> | undefined;
+  const nodeFacts = (): Promise<NodeFacts> => (facts ??= readNodeFacts(layout.home, undefined, identityStop.signal));
+  // The alert channels (issue #27, alerts/).
   const notifications: Notifications | undefined =
     notify.channels.length > 0
       ? startNotifications({
           channels: notify.channels,
           bus,
           logger,
-          facts: readNodeFacts(layout.home),
+          facts: nodeFacts(),
           eta: (height) => etaOf(height, tracker.state().blockTime ?? null),
         })
       : undefined;
@@ -98,8 +104,6 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
 
   let metrics: Metrics | undefined;
   let server: HttpServer | undefined;
-  // A genesis of gigabytes is scanned for its chain id in the background; a stop does not wait for it.
-  const identityStop = new AbortController();
   let keyInUse = false;
   const offKeyInUse = bus.on((e) => {
     if (e.event === 'key-in-use') keyInUse = true;
@@ -119,7 +123,7 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
           rehearsals: doc.rehearsals,
         };
       },
-      identity: readNodeIdentity(layout.home, config.name, identityStop.signal),
+      identity: nodeFacts().then((read) => identityOf(read, config.name)),
     });
     metrics = created;
     try {

@@ -1,21 +1,24 @@
 /**
- * Which chain and which node a chainvisor speaks for, for `chainvisor_node_info` (issue #35): a fleet
- * of thirty nodes on twelve chains groups and joins its series by it. The chain id is the genesis
- * file's top-level `chain_id` (streamed: a genesis can be gigabytes, shared/fsread/genesis.ts), else
- * the one the alerts read (client.toml); the node is the moniker the alerts already name
- * (alerts/node-facts.ts). Read once in the background: nothing waits for it.
+ * Which chain and which node a chainvisor speaks for: the facts every alert names (alerts/node-facts.ts)
+ * and `chainvisor_node_info` (issue #35), by which a fleet of thirty nodes on twelve chains groups and
+ * joins its series. Both from one reading of the node's files (chain/node-files.ts): the chain id the
+ * sign guard keys its record by (its genesis file's, streamed: a genesis can be gigabytes), else
+ * client.toml's `chain-id`; the node is the moniker, else the host name. Read once in the background:
+ * nothing waits for it.
  */
-import path from 'node:path';
+import os from 'node:os';
 
-import { readNodeFacts } from '../alerts/index.js';
-import { readGenesisFacts } from '../shared/fsread/index.js';
+import type { NodeFacts } from '../alerts/index.js';
+import { readNodeNames } from '../chain/index.js';
 import type { NodeIdentity } from './metrics.js';
 
-export async function readNodeIdentity(home: string, daemonName: string, signal?: AbortSignal): Promise<NodeIdentity> {
-  const [facts, genesis] = await Promise.all([
-    readNodeFacts(home),
-    readGenesisFacts(path.join(home, 'config', 'genesis.json'), { chainIdOnly: true, ...(signal ? { signal } : {}) }).catch(() => undefined),
-  ]);
-  const chainId = (genesis?.status === 'ok' ? genesis.facts.chainId : undefined) ?? facts.chainId ?? 'unknown';
-  return { chainId, node: facts.node, daemonName };
+/** `signal` stops a long genesis scan: the chain id then comes from client.toml, if it names one. */
+export async function readNodeFacts(home: string, host = os.hostname(), signal?: AbortSignal): Promise<NodeFacts> {
+  const names = await readNodeNames(home, signal);
+  return { chainId: names.chainId, node: names.moniker ?? host, home };
+}
+
+/** The node's info series: the facts the alerts name, with `unknown` for a chain id no file names. */
+export function identityOf(facts: NodeFacts, daemonName: string): NodeIdentity {
+  return { chainId: facts.chainId ?? 'unknown', node: facts.node, daemonName };
 }

@@ -12,8 +12,9 @@ import path from 'node:path';
 
 import { parse, stringify } from 'smol-toml';
 
+import { nodeConfigOf, readNodeToml } from '../chain/index.js';
 import { ChainvisorError, isErrno } from '../shared/errors/index.js';
-import { copyRegular, readBounded, readBoundedBytes } from '../shared/fsread/index.js';
+import { copyRegular, readBoundedBytes } from '../shared/fsread/index.js';
 import type { ScratchKeys } from './keys.js';
 import type { ScratchPorts } from './ports.js';
 
@@ -153,15 +154,10 @@ export async function writeScratchConfig(options: ScratchConfigOptions): Promise
   await fs.writeFile(path.join(options.scratchHome, 'data', 'priv_validator_state.json'), options.keys.signStateJson, { mode: 0o600 });
 }
 
-/** The live genesis file's path, from the live config.toml's `genesis_file` (relative to the home). */
+/** The live genesis file's path, config.toml's `genesis_file` (relative to the home) as the sign guard reads it; a config.toml that cannot be read stops the rehearsal. */
 export async function liveGenesisPath(home: string): Promise<string> {
-  let file = 'config/genesis.json';
-  const configToml = path.join(home, 'config', 'config.toml');
-  const read = await readBounded(configToml, maxConfigFileBytes);
-  if (read.status === 'refused') throw new ChainvisorError('CHAINVISOR_REHEARSAL_UNAVAILABLE', `cannot read ${configToml}: ${read.reason}`);
-  if (read.status === 'ok') {
-    const doc = parse(read.text) as Table;
-    if (typeof doc.genesis_file === 'string' && doc.genesis_file !== '') file = doc.genesis_file;
-  }
-  return path.resolve(home, file);
+  const read = await readNodeToml(home, 'config.toml');
+  if (read.status === 'refused') throw new ChainvisorError('CHAINVISOR_REHEARSAL_UNAVAILABLE', `cannot read ${read.file}: ${read.reason}`);
+  if (read.status === 'malformed') throw read.error;
+  return nodeConfigOf(home, read).genesisFile;
 }

@@ -1,4 +1,4 @@
-import { alertChannels, channelSwitches, parseNotifySettings, readNodeFacts } from '../../alerts/index.js';
+import { alertChannels, channelSwitches, parseNotifySettings } from '../../alerts/index.js';
 import { ConfigError, ExitCode } from '../../shared/errors/index.js';
 import { defineCommand, loadContextConfig, writeLine } from '../command.js';
 
@@ -16,7 +16,7 @@ export const notifyCommand = defineCommand({
   ].join('\n'),
   async run(ctx) {
     const { config } = loadContextConfig(ctx);
-    const { sendTestNotices } = await import('../../observe/index.js');
+    const { readNodeFacts, sendTestNotices } = await import('../../observe/index.js');
     const { channels } = parseNotifySettings(config);
     if (channels.length === 0) {
       throw new ConfigError([{ setting: channelSwitches(), message: 'no alert channel is configured; set at least one (docs/monitoring.md)' }]);

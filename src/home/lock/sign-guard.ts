@@ -12,10 +12,11 @@
  * every start). A node that is not a validator never signs: its file stays at height 0 (or is absent)
  * and the guard never stands in its way.
  */
+import { cachedChainId } from '../../chain/index.js';
 import { ChainvisorError } from '../../shared/errors/index.js';
 import type { Logger } from '../../shared/log.js';
 import type { Layout } from '../layout/index.js';
-import { cachedChainId, pointOf, raiseSignRecord, readSignRecords, signRecordPath } from './sign-record.js';
+import { pointOf, raiseSignRecord, readSignRecords, signRecordPath } from './sign-record.js';
 import { compareSignPoints, describePoint, nodeSigning, readSignStateFile, zeroPoint } from './sign-state.js';
 
 export interface SignGuardOptions {

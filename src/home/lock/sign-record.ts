@@ -11,13 +11,11 @@
  * chain id, `__proto__` and `constructor` included: the entries are kept in a Map, never looked up on
  * an object.
  */
-import fs from 'node:fs/promises';
 import path from 'node:path';
 
 import * as v from 'valibot';
 
 import { ChainvisorError } from '../../shared/errors/index.js';
-import { readGenesisFacts } from '../../shared/fsread/index.js';
 import { checkShape } from '../../shared/json.js';
 import { type Layout, makeFolders, readRecord, writeFileAtomic } from '../layout/index.js';
 import { compareSignPoints, heightText, roundNumber, type SignPoint, stepNumber } from './sign-state.js';
@@ -83,35 +81,4 @@ export async function raiseSignRecord(layout: Layout, chainId: string, point: Si
   // Object.fromEntries defines own properties, so a chain id `__proto__` is written as a key like any other.
   await writeFileAtomic(signRecordPath(layout), `${JSON.stringify({ chains: Object.fromEntries(chains) }, null, 2)}\n`, 0o644);
   return true;
-}
-
-/**
- * readChainId, read again only when the genesis file changes: a genesis of gigabytes whose chain_id
- * comes after app_state is scanned once per run, never at each restart.
- */
-export function cachedChainId(): (genesisFile: string, signal?: AbortSignal) => Promise<string> {
-  let chain: { key: string; id: string } | undefined;
-  return async (genesisFile, signal) => {
-    const stat = await fs.stat(genesisFile).catch(() => undefined);
-    const key = `${genesisFile}:${stat?.size}:${stat?.mtimeMs}`;
-    if (chain?.key !== key) chain = { key, id: await readChainId(genesisFile, signal) };
-    return chain.id;
-  };
-}
-
-/**
- * The chain id from the genesis file's top-level `chain_id`. A genesis can be gigabytes with other
- * `chain_id`s inside it (IBC clients): it is scanned as a stream, knowing the nesting depth, and left
- * as soon as the top-level one is found (CometBFT and the SDK write it near the start). `unknown` when
- * there is no genesis file or no chain id in it: the guard then keeps one record for that. Anything
- * else at its path (a FIFO, a link to /dev/zero) is refused at once, never read (84): the node could
- * not start on it either.
- */
-export async function readChainId(genesisFile: string, signal?: AbortSignal): Promise<string> {
-  const read = await readGenesisFacts(genesisFile, { chainIdOnly: true, ...(signal ? { signal } : {}) });
-  if (read.status === 'missing') return 'unknown';
-  if (read.status === 'refused') {
-    throw new ChainvisorError('CHAINVISOR_GENESIS_UNREADABLE', `cannot read the chain id from the genesis file ${genesisFile}: ${read.reason}`);
-  }
-  return read.facts.chainId ?? 'unknown';
 }

@@ -11,9 +11,9 @@
  */
 import path from 'node:path';
 
-import { parse } from 'smol-toml';
 import * as v from 'valibot';
 
+import { nodeConfigOf, readNodeToml } from '../../chain/index.js';
 import { ChainvisorError } from '../../shared/errors/index.js';
 import { readBounded } from '../../shared/fsread/index.js';
 import { parseJson } from '../../shared/json.js';
@@ -76,25 +76,10 @@ export interface NodeSigning {
   keyFile: string;
 }
 
+/** config.toml read as ../../chain/node-files.ts reads it: a missing or broken one leaves the defaults (the node refuses its own broken file). */
 export async function nodeSigning(home: string, dataDir = path.join(home, 'data')): Promise<NodeSigning> {
-  const read = await readBounded(path.join(home, 'config', 'config.toml'), 4 * 1024 * 1024);
-  let doc: Record<string, unknown> = {};
-  if (read.status === 'ok') {
-    try {
-      doc = parse(read.text);
-    } catch {
-      doc = {}; // the node refuses its own broken config.toml; the defaults stand here
-    }
-  }
-  const text = (key: string): string => (typeof doc[key] === 'string' ? doc[key].trim() : '');
-  const stateRel = text('priv_validator_state_file');
-  return {
-    stateFile:
-      stateRel === '' || stateRel === 'data/priv_validator_state.json' ? path.join(dataDir, 'priv_validator_state.json') : path.resolve(home, stateRel),
-    remoteSigner: text('priv_validator_laddr'),
-    genesisFile: path.resolve(home, text('genesis_file') || 'config/genesis.json'),
-    keyFile: path.resolve(home, text('priv_validator_key_file') || 'config/priv_validator_key.json'),
-  };
+  const { stateFile, remoteSigner, genesisFile, keyFile } = nodeConfigOf(home, await readNodeToml(home, 'config.toml'), dataDir);
+  return { stateFile, remoteSigner, genesisFile, keyFile };
 }
 
 /** A priv_validator_state.json: `missing` when there is none, else its point (throws CHAINVISOR_SIGN_STATE_UNREADABLE when it cannot be read). */

@@ -9,7 +9,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 
-import { compareSignPoints, parseSignState, readChainId } from '../../../src/home/lock/index.js';
+import { compareSignPoints, parseSignState } from '../../../src/home/lock/index.js';
 import { makeHome, type TestHome } from '../../support/home.js';
 
 function stateJson(height: number, round = 0, step = 3): string {
@@ -28,15 +28,6 @@ describe('sign state', () => {
     assert.throws(() => parseSignState('{"height": "x"}', 'f'), { code: 'CHAINVISOR_SIGN_STATE_UNREADABLE' });
     assert.throws(() => parseSignState('{"height": "1", "step": 7}', 'f'), { code: 'CHAINVISOR_SIGN_STATE_UNREADABLE' });
     assert.throws(() => parseSignState('not json', 'f'), { code: 'CHAINVISOR_SIGN_STATE_UNREADABLE' });
-  });
-
-  test('the chain id is the genesis top-level chain_id, not one nested in app_state', async (t) => {
-    const dir = await fs.mkdtemp(path.join(process.env.TMPDIR ?? '/tmp', 'genesis-'));
-    t.after(() => fs.rm(dir, { recursive: true, force: true }));
-    const file = path.join(dir, 'genesis.json');
-    await fs.writeFile(file, JSON.stringify({ app_state: { ibc: { clients: [{ chain_id: 'other-1' }] }, note: 'a "quoted" chain_id' }, chain_id: 'mine-7' }));
-    assert.equal(await readChainId(file), 'mine-7');
-    assert.equal(await readChainId(path.join(dir, 'none.json')), 'unknown');
   });
 });
 
