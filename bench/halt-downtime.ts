@@ -7,7 +7,7 @@
  * by a local mirror throttled to about 3 MB/s. The plan is scheduled through governance about 100 blocks
  * ahead at 200 ms blocks. Staging polls the plan at the default CHAINVISOR_PLAN_POLL_INTERVAL.
  *
- *   npm run bench:downtime -- [--library-mib 32] [--rate-mbps 3] [--blocks-ahead 100] [--block-time 200ms] [--poll 10s]
+ *   npm run bench:downtime -- [--library-mib 32] [--rate-mbps 3] [--blocks-ahead 100] [--block-time 200ms] [--poll 10s] [--bin path/to/bin/chainvisor.js]
  */
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -27,7 +27,6 @@ import * as tar from 'tar';
 
 import { unusedPort } from '../test/support/ports.js';
 
-const chainvisor = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');
 const { values } = parseArgs({
   options: {
     'library-mib': { type: 'string', default: '32' },
@@ -35,8 +34,11 @@ const { values } = parseArgs({
     'blocks-ahead': { type: 'string', default: '100' },
     'block-time': { type: 'string', default: '200ms' },
     poll: { type: 'string', default: '10s' },
+    bin: { type: 'string' },
   },
 });
+/** The chainvisor measured: this checkout's, or another build's bin/chainvisor.js (`--bin`), for a before and after. */
+const chainvisor = values.bin === undefined ? path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js') : path.resolve(values.bin);
 const rate = Number(values['rate-mbps']) * 1e6;
 
 /** A mirror throttled to `rate` bytes/s, counting the bytes it sends. */

@@ -6,7 +6,7 @@
  *   /dump_consensus_state   the validators in the order of those bit arrays (read once: it is large;
  *                           /validators, in the same order, when it cannot be read);
  *   /commit?height=H        the block's time and who signed it.
- * Typed readers only: the follow that uses them lives in src/supervisor/upgrade/8-follow.ts. Read-only. Each
+ * Typed readers only: the follow that uses them lives in src/supervisor/upgrade/network-follow.ts. Read-only. Each
  * answer is checked against its schema (answers.ts) and bounded: at most 10 000 validators, votes or
  * signatures (CometBFT's own limit), a bit array no longer than that.
  */

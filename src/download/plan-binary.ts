@@ -1,5 +1,5 @@
 /**
- * A plan's binary into `upgrades/<dir>`, the one path of the binary step (src/supervisor/upgrade/4-binary.ts),
+ * A plan's binary into `upgrades/<dir>`, the one path of the binary step (src/supervisor/upgrade/obtain-binary.ts),
  * of staging before the halt (staging/) and of `prepare-upgrade`: resolve the plan's Info (and the other sources, ./sources/) for this host,
  * download, verify, unpack, and move the result into `upgrades/<dir>` in one rename. On any failure
  * the work folder is removed and `upgrades/<dir>` is as it was, so the next attempt starts clean.

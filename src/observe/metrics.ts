@@ -141,7 +141,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
     ['upgrade'],
   );
 
-  // After an upgrade (issue #26): the follow's events (src/supervisor/upgrade/8-follow.ts).
+  // After an upgrade (issue #26): the follow's events (src/supervisor/upgrade/network-follow.ts).
   const prevoteRatio = gauge(
     'chainvisor_network_prevote_ratio',
     'After an upgrade, while the network waits for the first block at the height: the share (0-1) of the voting power that prevoted in the current round.',

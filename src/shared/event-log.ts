@@ -68,7 +68,7 @@ export function logEvents(events: EventBus, logger: Logger, options: { failures?
       case 'upgrade-failed':
         if (options.failures !== false) logger.error({ ...fields, code: e.data?.code }, e.text);
         return;
-      // The after-upgrade follow (src/supervisor/upgrade/8-follow.ts): its fields beside `event`, and its one-line sentence.
+      // The after-upgrade follow (src/supervisor/upgrade/network-follow.ts): its fields beside `event`, and its one-line sentence.
       case 'network-waiting':
       case 'upgrade-confirmed':
       case 'validator-not-signing':

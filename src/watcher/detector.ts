@@ -9,7 +9,7 @@ import type { Config } from '../config/index.js';
 import { type Current, type Layout, readCurrent, type UpgradeTarget } from '../home/layout/index.js';
 import type { Logger } from '../shared/log.js';
 import { upgradeDue, type Verdict } from './due.js';
-import { type HaltFileWatch, watchHaltFile } from './halt-watch/index.js';
+import { type HaltFileWatch, watchHaltFile } from './halt-watch.js';
 
 /** A plan to apply: its target (the folder and binary, named once with the recase rule). */
 export type Due = UpgradeTarget;

@@ -1,15 +1,9 @@
 /**
- * The alert channels' delivery (issue #27), alike for every channel: each channel's file (alerts/)
- * only renders. The bus listener only appends the event to every channel's queue and returns;
- * formatting and delivery happen later, in the background, one queue per channel, so a slow or dead
- * service never delays the upgrade, nor another channel.
- *
- * A failed attempt is retried: after the wait the service asks for on a 429, else with exponential
- * backoff; after `attempts` the event is given up and logged once. `close` delivers what is queued
- * for at most `flushMs` (5 s), so the last events of a failed upgrade (exit 79) still go out.
- * Nothing is formatted or sent between a halt and the new node's start (at most 2 s): the requests of
- * `upgrade-detected` (and the HTTP client's first load) would otherwise share the event loop with the
- * switch itself (bench:switch --channels slow).
+ * The alert channels' delivery (issue #27), alike for every channel (each channel's file in alerts/
+ * only renders): the bus listener appends the event to every channel's queue and returns; delivery
+ * happens in the background, one queue per channel, so a slow or dead service never delays the
+ * upgrade, nor another channel. A failed attempt is retried (retry.ts); `close` delivers what is
+ * queued for at most `flushMs` (5 s), so the last events of a failed upgrade (exit 79) still go out.
  * Log lines name the channel, never its URL, token or key.
  */
 import os from 'node:os';
@@ -58,20 +52,16 @@ export function startNotifications(options: NotifyOptions): Notifications {
   const stop = new AbortController();
   const client = createHttpClient({ timeoutMs: options.timeoutMs ?? 5000, ...(options.env === undefined ? {} : { env: options.env }) });
   const facts = Promise.resolve(options.facts);
-  const gate = createSwitchGate();
   const queues = options.channels.map((channel) => {
     const format = facts.then((f) => ({ facts: f, render: channel.formatter(f) }));
     format.catch(() => undefined);
     return createQueue(channel, options, client, stop.signal, async (item) => {
-      await gate.passed();
       const { facts: f, render } = await format;
       return render(noticeOf(item.event, f, item.eta));
     });
   });
   const off = options.bus.on((event) => {
     // PagerDuty's resolves come from events CHAINVISOR_NOTIFY_EVENTS may leave out: the channel filters.
-    if (event.event === 'upgrade-detected') gate.hold();
-    else if (event.event === 'node-started' || event.event === 'upgrade-failed' || event.event === 'node-exited') gate.release();
     if (!sent.has(event.event)) return;
     // Estimated now, not when the message is formatted: a queue held up by a slow service sends the same time.
     const eta = event.upgrade && whenEvents.includes(event.event) ? options.eta?.(event.upgrade.height) : undefined;
@@ -80,7 +70,6 @@ export function startNotifications(options: NotifyOptions): Notifications {
   return {
     async close(flushMs = 5000) {
       off();
-      gate.release();
       const left = await flushQueues(queues, flushMs, stop, client);
       queues.forEach((queue, i) => {
         const n = left[i] ?? 0;
@@ -168,28 +157,4 @@ export async function sendTestNotices(
   } finally {
     await client.close();
   }
-}
-
-/** Held from a halt until the new node starts (or the upgrade fails), at most `maxMs`. */
-function createSwitchGate(maxMs = 2000) {
-  let open: Promise<void> = Promise.resolve();
-  let release: (() => void) | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const opened = () => {
-    clearTimeout(timer);
-    release?.();
-    release = undefined;
-  };
-  return {
-    hold() {
-      if (release) return;
-      open = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      timer = setTimeout(opened, maxMs);
-      timer.unref();
-    },
-    release: opened,
-    passed: () => open,
-  };
 }

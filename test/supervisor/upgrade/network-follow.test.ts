@@ -1,5 +1,5 @@
 /**
- * The follow's decisions (src/supervisor/upgrade/8-follow.ts) against a scripted node: the timing rules that the
+ * The follow's decisions (src/supervisor/upgrade/network-follow.ts) against a scripted node: the timing rules that the
  * end-to-end tests on the simulated network (test/e2e/after-upgrade.test.ts) cannot pin down exactly,
  * and what it does with answers a hostile or broken RPC gives (issue #31).
  */

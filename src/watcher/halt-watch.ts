@@ -1,7 +1,7 @@
 /**
  * Detection: notices the node writing `$DAEMON_HOME/data/upgrade-info.json`.
  *
- * File events give the speed (a raw fs.watch on `data/`, see fast-hint.ts, and chokidar on the home
+ * File events give the speed (a raw fs.watch on `data/`, see halt-hint.ts, and chokidar on the home
  * for a `data/` created or replaced later); a stat every DAEMON_POLL_INTERVAL is the safety net for
  * lost events, and the only mechanism with CHAINVISOR_WATCH=poll (network filesystems). While the
  * events of `data/` arrive, the safety net looks at most once a second (`safetyNetMs`): a poll tick costs
@@ -14,11 +14,11 @@ import path from 'node:path';
 
 import { type FSWatcher, watch } from 'chokidar';
 
-import { type Plan, readUpgradeInfo, upgradeInfoError } from '../../chain/plan/index.js';
-import { backoffMs } from '../../shared/backoff.js';
-import { pollStat } from '../../shared/fsread/index.js';
-import type { Logger } from '../../shared/log.js';
-import { type FolderHint, watchFolderHint } from './fast-hint.js';
+import { type Plan, readUpgradeInfo, upgradeInfoError } from '../chain/plan/index.js';
+import { backoffMs } from '../shared/backoff.js';
+import { pollStat } from '../shared/fsread/index.js';
+import type { Logger } from '../shared/log.js';
+import { type FolderHint, watchFolderHint } from './halt-hint.js';
 
 export interface WatchOptions {
   /** `$DAEMON_HOME`; must exist. `data/` may appear later. */
@@ -137,7 +137,7 @@ export function watchHaltFile(options: WatchOptions): HaltFileWatch {
     const dataDir = path.dirname(file);
     const home = path.resolve(options.home);
     // chokidar watches the home, for a `data/` folder created (or replaced) later; the events of the
-    // folder's own files come from the hint alone (fast-hint.ts). chokidar inside `data/` as well would
+    // folder's own files come from the hint alone (halt-hint.ts). chokidar inside `data/` as well would
     // handle each of the node's writes there (one a block, for its signing state) in the event loop,
     // and on a switch delays the hint's read by about a millisecond (bench:switch).
     watcher = watch(home, {
