@@ -1,11 +1,10 @@
 /**
  * Reading the chain from the node it runs: the scheduled upgrade plan and the latest height, over the
- * node's gRPC, or its CometBFT RPC when gRPC is off or does not answer (reader.ts), at the addresses
- * the node itself listens on (addresses.ts). Used to stage binaries before the halt, to refuse a
- * manual upgrade height already passed, and for the status page; and the network's view from other
- * nodes' RPCs (network.ts), for the twin check. Read-only: the node is never disturbed. The file the
- * chain's upgrade module writes at the halt (upgrade-info.json) is read by plan/, beside the node's
- * --unsafe-skip-upgrades heights.
+ * node's gRPC, or its CometBFT RPC when gRPC is off or does not answer (reader.ts), at the addresses the
+ * node itself listens on (addresses.ts); and the network's view from other nodes' RPCs (network.ts), for
+ * the twin check. Every CometBFT RPC is asked through one JSON-RPC client (json-rpc.ts), its answers
+ * checked against answers.ts. Read-only: the node is never disturbed. The file the chain's upgrade
+ * module writes at the halt (upgrade-info.json) is read by plan/, beside --unsafe-skip-upgrades heights.
  */
 export {
   addressesFor,
