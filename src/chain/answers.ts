@@ -1,10 +1,10 @@
 /**
- * The CometBFT RPC answers chainvisor reads (v0.37/v0.38), as schemas: only the fields it uses, each
- * bounded, so that an answer of another shape — a node that lies, a proxy in front of it, a port that
- * is not a node at all — is refused with the first place it is wrong, never half-used (issue #31: 4 MB
- * of nested arrays held `run` at 800 MB; a bit array of 4 million entries at 458 MB; a share of
- * 10^23 was shown as "1e+25 %"). The JSON-RPC envelope is checked by rpc-client.ts; these are its
- * `result`.
+ * The CometBFT RPC answers chainvisor reads (v0.37/v0.38), of the node's RPC and of the network's, as
+ * schemas: only the fields it uses, each bounded, so that an answer of another shape — a node that lies,
+ * a proxy in front of it, a port that is not a node at all — is refused with the first place it is
+ * wrong, never half-used (issue #31: 4 MB of nested arrays held `run` at 800 MB; a bit array of 4
+ * million entries at 458 MB; a share of 10^23 was shown as "1e+25 %"). The JSON-RPC envelope is
+ * checked by json-rpc.ts; these are its `result`.
  */
 import * as v from 'valibot';
 
@@ -120,5 +120,31 @@ export const abciQueryAnswer = v.object({
     code: v.optional(v.pipe(v.number(), v.integer()), 0),
     log: v.optional(v.string(), ''),
     value: v.optional(v.nullable(v.pipe(v.string(), v.regex(/^[A-Za-z0-9+/]*={0,2}$/, 'the value is base64'))), null),
+  }),
+});
+
+/** A height of the network's answers (the twin check's words), within what a number holds exactly. */
+const networkHeight = v.pipe(v.string(), v.regex(/^\d{1,15}$/, 'not a decimal height'), v.transform(Number));
+
+/** A network RPC's /status: the chain id, the newest height and its time. */
+export const networkStatusAnswer = v.object({
+  node_info: v.object({ network: v.string() }),
+  sync_info: v.object({ latest_block_height: networkHeight, latest_block_time: v.optional(v.string()) }),
+});
+
+/** A network RPC's /validators?height=H&page=P&per_page=100. */
+export const networkValidatorsAnswer = v.object({
+  validators: boundedArray(v.object({ address: v.string() }), 100, 'validators on a page of 100'),
+  total: networkHeight,
+});
+
+/** A network RPC's /commit (?height=H): the header's chain id and time, the height and who signed. */
+export const networkCommitAnswer = v.object({
+  signed_header: v.object({
+    header: v.object({ chain_id: v.string(), time: v.string() }),
+    commit: v.object({
+      height: networkHeight,
+      signatures: boundedArray(v.object({ block_id_flag: v.number(), validator_address: v.nullish(v.string()) }), maxValidators, 'signatures'),
+    }),
   }),
 });

@@ -12,7 +12,7 @@
  */
 import { commitAnswer, consensusStateAnswer, dumpConsensusStateAnswer, maxValidators, statusAnswer, validatorsAnswer } from './answers.js';
 import { ChainUnavailableError } from './errors.js';
-import { createRpcTransport, type RpcClientOptions, statusMaxBytes } from './rpc-client.js';
+import { createNodeRpc, type RpcClientOptions, statusMaxBytes } from './rpc-client.js';
 
 export interface NodeValidator {
   /** Upper-case hex, as in commit signatures. */
@@ -83,15 +83,15 @@ export function parseVoteShare(text: unknown): VoteShare | undefined {
 }
 
 export function createConsensusReader(options: RpcClientOptions): ConsensusReader {
-  const rpc = createRpcTransport(options);
+  const rpc = createNodeRpc(options);
   return {
     async validator() {
-      const result = await rpc.get('/status', "the node's validator", statusAnswer, statusMaxBytes);
+      const result = await rpc.get('status', "the node's validator", statusAnswer, { maxBytes: statusMaxBytes });
       const info = result.validator_info;
       return { address: info.address, votingPower: info.voting_power, latestHeight: result.sync_info.latest_block_height };
     },
     async roundState() {
-      const result = await rpc.get('/consensus_state', 'the consensus round state', consensusStateAnswer);
+      const result = await rpc.get('consensus_state', 'the consensus round state', consensusStateAnswer);
       const state = result.round_state;
       const [height, round, step] = state['height/round/step'];
       const sets = state.height_vote_set;
@@ -102,7 +102,7 @@ export function createConsensusReader(options: RpcClientOptions): ConsensusReade
     async validatorOrder() {
       const what = 'the validator set of the consensus state';
       try {
-        const result = await rpc.get('/dump_consensus_state', what, dumpConsensusStateAnswer);
+        const result = await rpc.get('dump_consensus_state', what, dumpConsensusStateAnswer);
         return result.round_state.validators.validators.map((v) => v.address);
       } catch (error) {
         if (!(error instanceof ChainUnavailableError)) throw error;
@@ -110,7 +110,8 @@ export function createConsensusReader(options: RpcClientOptions): ConsensusReade
         // same order (power, then address), 100 a page, and CometBFT's 10 000 at most.
         const order: string[] = [];
         for (let page = 1; page <= maxValidators / 100; page++) {
-          const result = await rpc.get(`/validators?page=${page}&per_page=100`, 'the validator set', validatorsAnswer, 1024 * 1024);
+          const params = { page: String(page), per_page: '100' };
+          const result = await rpc.get('validators', 'the validator set', validatorsAnswer, { params, maxBytes: 1024 * 1024 });
           order.push(...result.validators.map((v) => v.address));
           if (result.validators.length < 100 || order.length >= result.total) break;
         }
@@ -118,7 +119,7 @@ export function createConsensusReader(options: RpcClientOptions): ConsensusReade
       }
     },
     async commit(height) {
-      const result = await rpc.get(`/commit?height=${height}`, `the commit of block ${height}`, commitAnswer);
+      const result = await rpc.get('commit', `the commit of block ${height}`, commitAnswer, { params: { height: String(height) } });
       const { header, commit } = result.signed_header;
       const signers = new Set<string>();
       for (const s of commit.signatures) if ((s.block_id_flag === 2 || s.block_id_flag === 3) && s.validator_address !== '') signers.add(s.validator_address);

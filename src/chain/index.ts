@@ -1,12 +1,9 @@
 /**
  * Reading the chain from the node it runs: the scheduled upgrade plan and the latest height, over the
- * node's gRPC, or its CometBFT RPC when gRPC is off or does not answer (reader.ts), at the addresses
- * the node itself listens on (addresses.ts). Used to stage binaries before the halt, to refuse a
- * manual upgrade height already passed, and for the status page; and the network's view from other
- * nodes' RPCs (network.ts), for the twin check. Read-only: the node is never disturbed. The node's own
- * files (its TOML settings, the genesis chain id) are read by node-files.ts; the file the chain's
- * upgrade module writes at the halt (upgrade-info.json) by plan/, beside the node's
- * --unsafe-skip-upgrades heights.
+ * node's gRPC, or its CometBFT RPC when gRPC is off or does not answer (reader.ts), at the addresses the
+ * node itself listens on (addresses.ts), and the network's view from other nodes' RPCs (network.ts).
+ * Every CometBFT RPC goes through one JSON-RPC client (json-rpc.ts), its answers checked against
+ * answers.ts. The node's own files are read by node-files.ts; upgrade-info.json by plan/. Read-only.
  */
 export {
   addressesFor,

@@ -1,25 +1,24 @@
 /**
  * The network's view (issue #32): a CometBFT RPC of another node of the chain, from
- * CHAINVISOR_NETWORK_RPC, read through chainvisor's one HTTP client (src/shared/net: the proxies and
- * CAs of the host, as downloads), so that the twin check (src/home/lock/twin-check.ts) can see who
- * signed the newest blocks:
+ * CHAINVISOR_NETWORK_RPC, read through the one JSON-RPC client (json-rpc.ts) on chainvisor's HTTP
+ * client (the proxies and CAs of the host, as downloads), so that the twin check (src/home/twin) can
+ * see who signed the newest blocks:
  *
  *   GET /status                           the chain id (`node_info.network`) and the newest height;
  *   GET /validators?height=H&page=P       whether an address is in the validator set;
  *   GET /commit?height=H                  who signed block H (`block_id_flag` 2 or 3), its chain id and time;
  *   GET /commit                           the same of the newest block: what is read while the node runs.
  *
- * Each answer is read bounded, parsed within size and depth bounds and checked against the shape of
- * what is used (src/shared/json.ts). Read-only; one keep-alive connection per RPC is reused between
- * polls. The URL is only ever shown redacted; credentials in it go as Basic authorization.
+ * Read-only; one keep-alive connection per RPC is reused between polls. The URL is only ever shown
+ * redacted.
  */
-import type { Readable } from 'node:stream';
+import type * as v from 'valibot';
 
-import * as v from 'valibot';
-
-import { checkShape, parseJsonValue } from '../shared/json.js';
-import { basicAuthorization, type HttpClient, readSome, splitCredentials, TransportTimeout } from '../shared/net/index.js';
+import { shownText } from '../shared/json.js';
+import type { HttpClient } from '../shared/net/index.js';
 import { redactSecretUrl } from '../shared/redact.js';
+import { networkCommitAnswer, networkStatusAnswer, networkValidatorsAnswer } from './answers.js';
+import { createJsonRpcClient, maxAnswerContainers, networkTransport, RpcFailure, type RpcParams, type RpcProblem } from './json-rpc.js';
 
 export interface NetworkStatus {
   /** `node_info.network`. */
@@ -64,109 +63,79 @@ export class NetworkRpcError extends Error {
 
 /** A commit of a large set is a few hundred KiB; /status and a page of validators far less. */
 const maxAnswerBytes = 8 * 1024 * 1024;
-const bounds = { maxBytes: maxAnswerBytes, maxDepth: 16 };
-
-const decimal = v.pipe(v.string(), v.regex(/^\d{1,15}$/, 'not a decimal height'));
-const statusShape = v.object({
-  node_info: v.object({ network: v.string() }),
-  sync_info: v.object({ latest_block_height: decimal, latest_block_time: v.optional(v.string()) }),
-});
-const validatorsShape = v.object({ validators: v.array(v.object({ address: v.string() })), total: decimal });
-const commitShape = v.object({
-  signed_header: v.object({
-    header: v.object({ chain_id: v.string(), time: v.string() }),
-    commit: v.object({
-      height: decimal,
-      signatures: v.array(v.object({ block_id_flag: v.number(), validator_address: v.nullish(v.string()) })),
-    }),
-  }),
-});
+const bounds = { maxBytes: maxAnswerBytes, maxDepth: 16, maxContainers: maxAnswerContainers };
 
 const maxValidatorPages = 10;
 
 export function createNetworkReader(options: { url: URL; client: HttpClient }): NetworkReader {
-  const { client } = options;
   // The configuration refused credentials that cannot be decoded (config/network-rpc.ts), so this split holds.
-  const split = splitCredentials(options.url);
-  if (!split.ok) throw new NetworkRpcError(redactSecretUrl(options.url), 'its address', split.problem);
-  const base = split.url;
-  const authorization = split.credentials === undefined ? undefined : basicAuthorization(split.credentials);
+  const made = networkTransport(options);
   const shown = redactSecretUrl(options.url);
-  const headers: Record<string, string> = { accept: 'application/json', ...(authorization === undefined ? {} : { authorization }) };
+  if (!made.ok) throw new NetworkRpcError(shown, 'its address', made.problem);
+  const rpc = createJsonRpcClient(made.transport, bounds);
 
-  /** The JSON-RPC `result` of GET <base>/<route>?<params>, checked against `shape`. */
-  async function get<S extends v.GenericSchema>(route: string, params: Record<string, string>, shape: S, what: string, signal?: AbortSignal) {
-    const url = new URL(base.href);
-    url.pathname = `${url.pathname.replace(/\/+$/, '')}/${route}`;
-    for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
-    const fail = (reason: string, lowest?: number) => new NetworkRpcError(shown, what, reason, lowest);
-    let text: string;
-    let statusCode: number;
+  /** The JSON-RPC `result` of GET <url>/<route>?<params>, checked against `answer`; else a NetworkRpcError. */
+  async function get<S extends v.GenericSchema>(route: string, params: RpcParams, answer: S, what: string, signal?: AbortSignal) {
     try {
-      const response = await client.request(url, { headers, signal });
-      statusCode = response.statusCode;
-      text = await readText(response.body, maxAnswerBytes);
+      return await rpc.call(route, answer, { params, ...(signal === undefined ? {} : { signal }) });
     } catch (error) {
-      throw fail(signal?.aborted ? 'no answer in time' : describeFailure(error));
+      if (!(error instanceof RpcFailure)) throw error;
+      const { reason, lowest } = reasonOf(error.problem);
+      throw new NetworkRpcError(shown, what, reason, lowest);
     }
-    const raw = parseJsonValue(text, bounds);
-    if (!raw.ok) throw fail(statusCode === 200 ? `the answer is not CometBFT's: ${raw.reason}` : `HTTP ${statusCode}`);
-    const envelope = raw.value as { error?: { message?: unknown; data?: unknown }; result?: unknown } | null;
-    if (envelope?.error !== undefined && envelope.error !== null) {
-      const said = String(envelope.error.data ?? envelope.error.message ?? 'an error').slice(0, 300);
-      const lowest = /lowest height is (\d+)/.exec(said)?.[1];
-      throw fail(`it answered: ${said}`, lowest === undefined ? undefined : Number(lowest));
-    }
-    if (statusCode !== 200) throw fail(`HTTP ${statusCode}`);
-    const checked = checkShape(envelope?.result, shape);
-    if (!checked.ok) throw fail(`the answer is not CometBFT's (${checked.reason})`);
-    return checked.value;
   }
 
   return {
     shown,
     async status(signal) {
-      const r = await get('status', {}, statusShape, 'its status', signal);
+      const r = await get('status', {}, networkStatusAnswer, 'its status', signal);
       return {
         chainId: r.node_info.network,
-        latestHeight: Number(r.sync_info.latest_block_height),
+        latestHeight: r.sync_info.latest_block_height,
         latestTime: r.sync_info.latest_block_time === undefined ? Number.NaN : Date.parse(r.sync_info.latest_block_time),
       };
     },
     async inValidatorSet(address, height, signal) {
       for (let page = 1; page <= maxValidatorPages; page++) {
         const params = { height: String(height), page: String(page), per_page: '100' };
-        const r = await get('validators', params, validatorsShape, `the validator set at height ${height}`, signal);
+        const r = await get('validators', params, networkValidatorsAnswer, `the validator set at height ${height}`, signal);
         if (r.validators.some((entry) => entry.address.toUpperCase() === address)) return true;
-        if (r.validators.length === 0 || page * 100 >= Number(r.total)) return false;
+        if (r.validators.length === 0 || page * 100 >= r.total) return false;
       }
       return true;
     },
     async commit(height, signal) {
       const params: Record<string, string> = height === undefined ? {} : { height: String(height) };
-      const r = await get('commit', params, commitShape, height === undefined ? 'its newest commit' : `the commit of block ${height}`, signal);
+      const r = await get('commit', params, networkCommitAnswer, height === undefined ? 'its newest commit' : `the commit of block ${height}`, signal);
       const signers = new Set<string>();
       for (const s of r.signed_header.commit.signatures) {
         if ((s.block_id_flag === 2 || s.block_id_flag === 3) && typeof s.validator_address === 'string') signers.add(s.validator_address.toUpperCase());
       }
       const { chain_id: chainId, time } = r.signed_header.header;
-      return { height: Number(r.signed_header.commit.height), chainId, time: Date.parse(time), signers };
+      return { height: r.signed_header.commit.height, chainId, time: Date.parse(time), signers };
     },
   };
 }
 
-/** The body as text, refused past `maxBytes` (read no further: the rest is never read). */
-async function readText(body: Readable, maxBytes: number): Promise<string> {
-  const read = await readSome(body, maxBytes + 1);
-  if (read.length > maxBytes) throw new Error(`the answer is larger than ${maxBytes} bytes`);
-  return read.toString('utf8');
-}
-
-/** A transport failure in a few words, with its code: `connect ECONNREFUSED 127.0.0.1:26657 (ECONNREFUSED)`. */
-function describeFailure(error: unknown): string {
-  // The client's own timeout names the download setting; here the limit is CHAINVISOR_TWIN_TIMEOUT.
-  if (error instanceof TransportTimeout) return `no answer within ${error.limitMs} ms (${error.phase})`;
-  if (!(error instanceof Error)) return String(error);
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
+/** A failed reading in the twin check's words; a node that pruned the height says the lowest it keeps. */
+function reasonOf(problem: RpcProblem): { reason: string; lowest?: number } {
+  switch (problem.kind) {
+    case 'unreachable':
+      return { reason: problem.cause.message };
+    case 'too-large':
+      return { reason: `the answer is larger than ${problem.maxBytes} bytes` };
+    case 'error': {
+      const lowest = /lowest height is (\d+)/.exec(problem.said ?? '')?.[1];
+      return { reason: `it answered: ${shownText(problem.said ?? 'an error', 300)}`, ...(lowest === undefined ? {} : { lowest: Number(lowest) }) };
+    }
+    case 'http':
+      return { reason: `HTTP ${problem.statusCode}` };
+    case 'not-json':
+      return { reason: `the answer is not CometBFT's: ${problem.reason}` };
+    case 'no-result':
+      return { reason: "the answer is not CometBFT's (it has no result)" };
+    case 'not-rpc':
+    case 'shape':
+      return { reason: `the answer is not CometBFT's (${problem.reason})` };
+  }
 }

@@ -14,7 +14,7 @@
  */
 import type { Agent, WebSocket } from 'undici';
 
-import { rpcEndpoint } from '../config/index.js';
+import { nodeConnect, nodeDialling } from './json-rpc.js';
 
 export interface SubscriptionOptions {
   /** The node's CometBFT RPC address (`tcp://host:port`, `host:port`, `unix:///path`). */
@@ -38,12 +38,10 @@ export const newBlockQuery = "tm.event='NewBlock'";
 
 /** Undefined when the address cannot be dialled (the follow polls). */
 export function subscribeNewBlocks(options: SubscriptionOptions): BlockSubscription | undefined {
-  const endpoint = rpcEndpoint(options.address);
-  if (endpoint === undefined || (endpoint.kind === 'tcp' && endpoint.port === 0)) return undefined;
-  const url =
-    endpoint.kind === 'tcp'
-      ? `ws://${endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host}:${endpoint.port}/websocket`
-      : 'ws://localhost/websocket';
+  const dialling = nodeDialling(options.address, 'ws');
+  if (dialling === undefined) return undefined;
+  const { endpoint } = dialling;
+  const url = `${dialling.origin}/websocket`;
   const timeoutMs = options.timeoutMs ?? 5000;
   let closed = false;
   let ws: WebSocket | undefined;
@@ -70,7 +68,7 @@ export function subscribeNewBlocks(options: SubscriptionOptions): BlockSubscript
     (undici) => {
       if (closed) return;
       agent = new undici.Agent({
-        connect: { timeout: timeoutMs, ...(endpoint.kind === 'unix' ? { socketPath: endpoint.path } : {}) },
+        connect: nodeConnect(endpoint, timeoutMs),
         webSocket: { maxPayloadSize: maxMessageBytes },
       });
       const socket = new undici.WebSocket(url, { dispatcher: agent });

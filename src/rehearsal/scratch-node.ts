@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 
+import { ChainUnavailableError, createRpcClient } from '../chain/index.js';
 import { readBounded } from '../shared/fsread/index.js';
 
 const tailLines = 40;
@@ -98,15 +99,15 @@ export function startScratchNode(options: { binary: string; args: string[]; env:
   };
 }
 
-/** The latest block height the node's CometBFT RPC reports; undefined while it does not answer. */
+/** The latest block height the node's CometBFT RPC reports (read as the node's own RPC is); undefined while it does not answer. */
 export async function rpcHeight(port: number): Promise<number | undefined> {
+  const client = createRpcClient({ address: `tcp://127.0.0.1:${port}`, timeoutMs: 2000 });
   try {
-    const response = await fetch(`http://127.0.0.1:${port}/status`, { signal: AbortSignal.timeout(2000) });
-    if (!response.ok) return undefined;
-    const body = (await response.json()) as { result?: { sync_info?: { latest_block_height?: string } } };
-    const height = Number(body.result?.sync_info?.latest_block_height);
-    return Number.isSafeInteger(height) ? height : undefined;
-  } catch {
-    return undefined;
+    return await client.latestHeight();
+  } catch (error) {
+    if (error instanceof ChainUnavailableError) return undefined;
+    throw error;
+  } finally {
+    client.close();
   }
 }
