@@ -1,13 +1,15 @@
 /**
  * Start-up time and idle memory of the two ways chainvisor is run: `node bin/chainvisor.js` (on the Node
- * running this bench) and the release executable (`npm run release` first). `help`, `version` and
- * `status` are run interleaved (one of each entry in turn, so that other load on the machine hits both
- * alike), timed from exec to exit (wall and CPU time); printed as median and spread (min–max). Then `run` of each entry,
- * supervising a fake node that sleeps, is left idle and its private memory (RssAnon) and resident set
- * (VmRSS) read from /proc (Linux). Targets for the executable: help and version ≤ 60 ms median on a
- * 2-core machine, idle RssAnon ≤ 32 MiB.
+ * running this bench) and the release executable (`npm run release` first); with `--compare`
+ * (repeatable), another build's bin/chainvisor.js (run on this Node) or release executable too. `help`,
+ * `--version`, `version` and `status` are run interleaved (one of each entry in turn, so that other
+ * load on the machine hits all alike), timed from exec to exit (wall and CPU time); printed as median
+ * and spread (min–max). Then `run` of each entry, supervising a fake node that sleeps, is left idle and
+ * its private memory (RssAnon) and resident set (VmRSS) read from /proc (Linux). Targets for the
+ * executable, median on a 2-core machine: help and --version ≤ 40 ms, version (which runs the node's
+ * too) ≤ 60 ms; idle RssAnon ≤ 32 MiB.
  *
- *   npm run bench:startup -- [--runs 21] [--idle 5] [--executable release/chainvisor-linux-x64]
+ *   npm run bench:startup -- [--runs 21] [--idle 5] [--executable release/chainvisor-linux-x64] [--compare /tmp/base/bin/chainvisor.js]…
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -24,6 +26,7 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '21' },
     idle: { type: 'string', default: '5' },
     executable: { type: 'string', default: path.join(root, 'release', 'chainvisor-linux-x64') },
+    compare: { type: 'string', multiple: true },
   },
 });
 const runs = Number(values.runs);
@@ -40,6 +43,12 @@ const entries: Entry[] = [
 const executable = path.resolve(values.executable);
 if (existsSync(executable)) entries.push({ name: path.relative(root, executable) || executable, command: (args) => [executable, args] });
 else console.log(`no executable at ${executable}: run 'npm run release' first; measuring node bin/chainvisor.js only`);
+for (const other of (values.compare ?? []).map((file) => path.resolve(file))) {
+  const command = other.endsWith('.js')
+    ? (args: string[]): [string, string[]] => [process.execPath, [other, ...args]]
+    : (args: string[]): [string, string[]] => [other, args];
+  entries.push({ name: `compared: ${other}`, command });
+}
 
 /**
  * Runs the command once under bash's `time` (wait4's figures, to the millisecond): the wall time from
@@ -89,7 +98,7 @@ try {
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', DAEMON_HOME: home, DAEMON_NAME: 'simd', UNSAFE_SKIP_BACKUP: 'true', CHAINVISOR_LOG_FORMAT: 'json' };
   await timeOnce((entries[0] as Entry).command(['init', node]), env);
 
-  const commands = [['help'], ['version'], ['status']];
+  const commands = [['help'], ['--version'], ['version'], ['status']];
   const samples = new Map<string, number[]>();
   const cpu = new Map<string, number[]>();
   // One round first, not counted: it fills the page cache with each file.

@@ -4,7 +4,7 @@
  */
 import { ChainvisorError, ExitCode, UsageError } from '../shared/errors/index.js';
 import { type ArgsSpec, optionLines, parseCommandArgs, usageLine } from './args.js';
-import { type CommandContext, usageOf, writeLine } from './command.js';
+import { type Command, type CommandContext, type CommandEntry, usageOf, writeLine } from './command.js';
 import { commands } from './commands/index.js';
 import { version } from './version.js';
 
@@ -37,19 +37,19 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     if (name === 'help') {
       usage = { name, line: usageLine('help', helpArgs) };
       const [topic] = parseCommandArgs('help', helpArgs, args).positionals;
-      writeLine(stdout, topic === undefined ? generalHelp() : await commandHelp(topic));
+      writeLine(stdout, topic === undefined ? generalHelp() : await topicHelp(topic));
       return ExitCode.ok;
     }
     if (name === '--version') {
       writeLine(stdout, `chainvisor version: ${version}`);
       return ExitCode.ok;
     }
-    const command = commands.find((c) => c.name === name);
-    if (command === undefined) throw new UsageError(`unknown command ${JSON.stringify(name)}`);
-    usage = { name, line: usageOf(command) };
+    const entry = findCommand(name);
+    const command = await entry.load();
+    usage = { name, line: usageOf(name, command) };
     // `run` passes --help to the node; every other command answers it itself.
     if (!('node' in command.args) && args.some((a) => a === '--help' || a === '-h')) {
-      writeLine(stdout, await commandHelp(name));
+      writeLine(stdout, await commandHelp(entry, command));
       return ExitCode.ok;
     }
     const parsed = 'node' in command.args ? { values: {}, positionals: args, rest: [] } : parseCommandArgs(name, command.args, args);
@@ -110,13 +110,24 @@ function generalHelp(): string {
   ].join('\n');
 }
 
-async function commandHelp(name: string): Promise<string> {
-  if (name === 'help') return [`Usage: ${usageLine('help', helpArgs)}`, '', 'show the commands, or the help of one'].join('\n');
-  const command = commands.find((c) => c.name === name);
-  if (command === undefined) throw new UsageError(`unknown command ${JSON.stringify(name)}`);
+function findCommand(name: string): CommandEntry {
+  const entry = commands.find((c) => c.name === name);
+  if (entry === undefined) throw new UsageError(`unknown command ${JSON.stringify(name)}`);
+  return entry;
+}
+
+/** `chainvisor help <topic>`: loads that command only. */
+async function topicHelp(topic: string): Promise<string> {
+  if (topic === 'help') return [`Usage: ${usageLine('help', helpArgs)}`, '', 'show the commands, or the help of one'].join('\n');
+  const entry = findCommand(topic);
+  return commandHelp(entry, await entry.load());
+}
+
+async function commandHelp(entry: CommandEntry, command: Command): Promise<string> {
   const options = 'node' in command.args ? [] : optionLines(command.args);
   const help = typeof command.help === 'string' ? command.help : await command.help();
-  return [`Usage: ${usageOf(command)}`, '', command.summary, '', help, ...(options.length === 0 ? [] : ['', 'Options:', ...options])].join('\n');
+  const usage = usageOf(entry.name, command);
+  return [`Usage: ${usage}`, '', entry.summary, '', help, ...(options.length === 0 ? [] : ['', 'Options:', ...options])].join('\n');
 }
 
 /** The hint UsageError gives when its thrower had nothing more precise to say. */

@@ -1,12 +1,11 @@
 import { layoutFor } from '../../home/layout/index.js';
 import { ExitCode } from '../../shared/errors/index.js';
 import type { ManualEntry } from '../../supervisor/manual/index.js';
-import { defineCommand, loadContextConfig } from '../command.js';
+import { defineCommand } from '../command.js';
+import { loadContextConfig } from '../settings.js';
 import { reportSchedule } from './batch-report.js';
 
 export const addBatchUpgradeCommand = defineCommand({
-  name: 'add-batch-upgrade',
-  summary: 'install several binaries and queue them as manual upgrades at exact heights',
   args: {
     options: {
       'upgrade-list': {

@@ -1,12 +1,11 @@
 import { installBinary, layoutFor, planDir } from '../../home/layout/index.js';
 import { ExitCode } from '../../shared/errors/index.js';
 import { wholeNumber } from '../args.js';
-import { defineCommand, loadContextConfig, writeLine } from '../command.js';
+import { defineCommand, writeLine } from '../command.js';
+import { loadContextConfig } from '../settings.js';
 import { reportSchedule } from './batch-report.js';
 
 export const addUpgradeCommand = defineCommand({
-  name: 'add-upgrade',
-  summary: 'install the binary for a named upgrade ahead of time (optionally at an exact height, without governance)',
   args: {
     positionals: [
       { name: 'upgrade-name', what: 'an upgrade name and a binary path', required: true },

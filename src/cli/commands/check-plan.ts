@@ -16,7 +16,8 @@ import type { Logger } from '../../shared/log.js';
 /** What check-plan uses of the download and verify code, loaded when it runs (other commands never evaluate it). */
 type Lib = typeof import('../../download/index.js') & Pick<typeof import('../../verify/index.js'), 'weakAlgos'>;
 import { formatBytes } from '../../shared/units.js';
-import { type CommandContext, defineCommand, refuseUnusableProxies, writeLine } from '../command.js';
+import { type CommandContext, defineCommand, writeLine } from '../command.js';
+import { refuseUnusableProxies } from '../settings.js';
 
 /** Downloads at once with --all-platforms. */
 const parallel = 3;
@@ -32,8 +33,6 @@ interface Row {
 }
 
 export const checkPlanCommand = defineCommand({
-  name: 'check-plan',
-  summary: "validate an upgrade plan's Info: download, verify and inspect its binaries",
   args: {
     options: {
       info: {

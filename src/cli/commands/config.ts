@@ -2,11 +2,10 @@ import { formatSettings, renderDocsTable, renderExample } from '../../config/ind
 import { binaryPath, customPreUpgradeProblem, layoutFor, readCurrentDir, requireHome } from '../../home/layout/index.js';
 import { ConfigError } from '../../shared/errors/index.js';
 import { describeProxies, proxySettings, readTrustStore } from '../../shared/net/index.js';
-import { defineCommand, loadContextConfig, writeLine } from '../command.js';
+import { defineCommand, writeLine } from '../command.js';
+import { loadContextConfig } from '../settings.js';
 
 export const configCommand = defineCommand({
-  name: 'config',
-  summary: 'print the resolved settings and the paths derived from them',
   args: {
     options: {
       example: { type: 'boolean', help: 'print a config file with every default (what config.example.json holds)' },

@@ -16,11 +16,10 @@ import {
 } from '../../home/layout/index.js';
 import { ChainvisorError, ExitCode, isErrno, isFsError } from '../../shared/errors/index.js';
 import { exists, sameContent } from '../../shared/fsread/index.js';
-import { defineCommand, loadContextConfig, writeLine } from '../command.js';
+import { defineCommand, writeLine } from '../command.js';
+import { loadContextConfig } from '../settings.js';
 
 export const initCommand = defineCommand({
-  name: 'init',
-  summary: 'create the cosmovisor folder layout with a genesis binary, and cosmovisor/config.toml',
   args: {
     positionals: [{ name: 'path-to-binary', what: 'the path of the node binary', required: true }],
     options: { force: { type: 'boolean', help: 'replace a different genesis binary' } },

@@ -1,12 +1,11 @@
 import { alertChannels, channelSwitches, parseNotifySettings } from '../../alerts/index.js';
 import { ConfigError, ExitCode } from '../../shared/errors/index.js';
-import { defineCommand, loadContextConfig, writeLine } from '../command.js';
+import { defineCommand, writeLine } from '../command.js';
+import { loadContextConfig } from '../settings.js';
 
 const titleWidth = Math.max(...alertChannels.map((channel) => channel.title.length));
 
 export const notifyCommand = defineCommand({
-  name: 'notify',
-  summary: 'send a test message to every configured alert channel',
   args: { options: { test: { type: 'boolean', required: true, help: 'send the test messages (required)' } } },
   help: [
     'Sends one test message to each alert channel that is configured, and prints for each one whether',

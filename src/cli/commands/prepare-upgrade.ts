@@ -1,10 +1,9 @@
 import { layoutFor } from '../../home/layout/index.js';
 import { ChainvisorError, ExitCode } from '../../shared/errors/index.js';
-import { defineCommand, loadContextConfig, logOptions, writeLine } from '../command.js';
+import { defineCommand, writeLine } from '../command.js';
+import { loadContextConfig, logOptions } from '../settings.js';
 
 export const prepareUpgradeCommand = defineCommand({
-  name: 'prepare-upgrade',
-  summary: 'stage the binary of the upgrade scheduled on chain now (download, verify, install)',
   args: {},
   help: [
     "Reads the scheduled upgrade plan from the node's gRPC, or from its CometBFT RPC when gRPC is off or does",

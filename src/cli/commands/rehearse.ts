@@ -7,11 +7,10 @@ import { parseDuration } from '../../config/index.js';
 import { layoutFor } from '../../home/layout/index.js';
 import { ChainvisorError, ExitCode } from '../../shared/errors/index.js';
 import { wholeNumber } from '../args.js';
-import { defineCommand, loadContextConfig, logOptions, writeLine } from '../command.js';
+import { defineCommand, writeLine } from '../command.js';
+import { loadContextConfig, logOptions } from '../settings.js';
 
 export const rehearseCommand = defineCommand({
-  name: 'rehearse',
-  summary: "rehearse an upgrade on a scratch copy of this node's state, while the node keeps running",
   args: {
     positionals: [{ name: 'upgrade-name', what: 'an upgrade name' }],
     options: {

@@ -1,12 +1,11 @@
 import type { RestorePlan, RestoreRecord, SignSide } from '../../home/backup/index.js';
 import { layoutFor, requireHome } from '../../home/layout/index.js';
 import { ChainvisorError } from '../../shared/errors/index.js';
-import { type CommandContext, defineCommand, loadContextConfig, logOptions, writeLine } from '../command.js';
+import { type CommandContext, defineCommand, writeLine } from '../command.js';
+import { loadContextConfig, logOptions } from '../settings.js';
 import { version } from '../version.js';
 
 export const restoreCommand = defineCommand({
-  name: 'restore',
-  summary: 'put a backup made by chainvisor back as data/, keeping the newest signing state',
   args: {
     options: {
       backup: { type: 'string', value: '<folder>', help: 'the backup to put back (default: the newest chainvisor recorded)' },

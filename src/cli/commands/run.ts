@@ -10,12 +10,11 @@ import {
   switchCurrent,
 } from '../../home/layout/index.js';
 import type { Logger } from '../../shared/log.js';
-import { type Command, loadContextConfig, logOptions } from '../command.js';
+import type { Command } from '../command.js';
+import { loadContextConfig, logOptions } from '../settings.js';
 import { version } from '../version.js';
 
 export const runCommand: Command = {
-  name: 'run',
-  summary: 'run the node under supervision and switch binaries at upgrades',
   args: { node: '<node arguments…>' },
   help: [
     'Starts current/bin/$DAEMON_NAME with the arguments exactly as given (for example: run start --home ~/.simapp),',

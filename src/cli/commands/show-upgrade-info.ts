@@ -2,11 +2,10 @@ import { maxUpgradeInfoBytes } from '../../chain/plan/index.js';
 import { genesis, layoutFor, planRecordPath, readCurrentDir } from '../../home/layout/index.js';
 import { ChainvisorError, ExitCode } from '../../shared/errors/index.js';
 import { readBounded } from '../../shared/fsread/index.js';
-import { defineCommand, loadContextConfig, writeLine } from '../command.js';
+import { defineCommand, writeLine } from '../command.js';
+import { loadContextConfig } from '../settings.js';
 
 export const showUpgradeInfoCommand = defineCommand({
-  name: 'show-upgrade-info',
-  summary: 'print the upgrade-info.json of the running binary',
   args: {},
   help: 'Prints current/upgrade-info.json: the plan that put the running binary in place.',
   async run(ctx) {

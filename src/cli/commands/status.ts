@@ -3,12 +3,11 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { layoutFor } from '../../home/layout/index.js';
 import { renderStatus, statusOfHome, watchLine, watchScreen } from '../../observe/status/index.js';
 import { UsageError } from '../../shared/errors/index.js';
-import { type CommandContext, defineCommand, loadContextConfig, writeLine } from '../command.js';
+import { type CommandContext, defineCommand, writeLine } from '../command.js';
+import { loadContextConfig } from '../settings.js';
 import { version } from '../version.js';
 
 export const statusCommand = defineCommand({
-  name: 'status',
-  summary: 'show the node, current binary, pending and queued upgrades, staged binaries and backups',
   args: {
     options: {
       output: { type: 'string', short: 'o', choices: ['json', 'text'], help: 'json: the document GET /status gives; text (the default): for people' },

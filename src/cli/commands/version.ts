@@ -2,12 +2,11 @@ import { execFile } from 'node:child_process';
 
 import { binaryPath, layoutFor, readCurrentDir } from '../../home/layout/index.js';
 import { parseJsonValue } from '../../shared/json.js';
-import { defineCommand, loadContextConfig, writeLine } from '../command.js';
+import { defineCommand, writeLine } from '../command.js';
+import { loadContextConfig } from '../settings.js';
 import { commit, version } from '../version.js';
 
 export const versionCommand = defineCommand({
-  name: 'version',
-  summary: "print chainvisor's version and the running binary's",
   args: {
     options: {
       output: { type: 'string', short: 'o', choices: ['text', 'json'], help: "text (the default) or json, as cosmovisor's version --output" },
