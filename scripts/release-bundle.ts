@@ -5,9 +5,10 @@
  * 2.7 MB bundle would make V8 compile all of it at every start (~75 ms of a `help` here), and would
  * load every built-in module any part imports (zlib, http2, tls, …). So:
  *
- * - `main` (ESM, the SEA's main script): `bin/chainvisor.js` and every module it imports statically:
- *   the command line, settings, the layout, status. That is all `help`, `version`, `status`, `config`,
- *   `init` and `show-upgrade-info` need.
+ * - `main` (ESM, the SEA's main script): `bin/chainvisor.js`, the command line and every command's
+ *   module (each evaluated only when its command runs), with what they import statically: settings,
+ *   the layout, status. That is all `help`, `version`, `status`, `config`, `init` and
+ *   `show-upgrade-info` need.
  * - `lazy` (CommonJS, an SEA asset): every module the commands load with `await import(…)` (the
  *   supervisor, gRPC, pino, prom-client, downloads and archives, execa) and what they import. It is read
  *   and compiled on the first such `import()`. Modules of `main` it imports are not copied: it is handed
@@ -82,6 +83,9 @@ export async function bundle(options: BundleOptions): Promise<Bundles> {
     setup(build) {
       build.onResolve({ filter: /.*/ }, async (args) => {
         if (args.kind !== 'dynamic-import' || !inSrc(args.importer) || args.path.startsWith('node:')) return undefined;
+        // The commands' own modules stay in `main` (evaluated only when their command runs): what they load
+        // with import() is the lazy part. Otherwise every command, `status` and `version` too, would compile it.
+        if (rel(args.importer) === 'dist/src/cli/commands/registry.js') return undefined;
         const resolved = await build.resolve(args.path, { kind: 'import-statement', resolveDir: args.resolveDir });
         if (resolved.errors.length > 0) return { errors: resolved.errors };
         const key = inSrc(resolved.path) ? rel(resolved.path) : args.path;

@@ -1,22 +1,8 @@
 /**
  * PagerDuty Events API v2 (REFERENCE §7): pages only what needs a person, and resolves the incident
- * with the same `dedup_key` when its cause clears (issue #27):
- *
- *   critical  upgrade-failed; node-exited when chainvisor gives up on the node (exits with its status)
- *             or it crash-loops (a third restart in a row); key-in-use (issue #32: another machine
- *             signs with this validator's key; a person must find it)
- *   critical  checksum-disagreement with the height `CHAINVISOR_STAGE_WARN_BLOCKS` away or nearer (issue #34)
- *   error     checksum-disagreement earlier: days ahead, time to correct the wrong source
- *   error     staging-failed with the height `CHAINVISOR_STAGE_WARN_BLOCKS` away or nearer;
- *             validator-not-signing, upgrade-stalled (issue #26)
- *   error     twin-unchecked when it kept the node from starting (CHAINVISOR_TWIN_CHECK=require)
- *   warning   rehearsal-failed
- *   resolve   upgrade-applied (also at a later start), upgrade-confirmed, binary-staged
- *
- * The dedup key is made of facts that survive a restart (the chain id, else the home folder; the node;
- * the upgrade), so an upgrade that fails, pages, and is applied by a later chainvisor resolves the
- * same incident. A staged binary does not resolve a failed upgrade this process paged: the failure
- * is cleared by the upgrade being applied, not by a binary on disk.
+ * with the same `dedup_key` when its cause clears (issue #27). Which event pages at which severity, and
+ * what resolves it: the table in the design note.
+ * Why, and the rest of its rules: docs/design/alerts.md#alertspagerdutyts.
  */
 import { createHash } from 'node:crypto';
 

@@ -1,21 +1,6 @@
 /**
  * Downloading one URL to a file, hashing the bytes as they arrive (one pass, constant memory).
- *
- * Retries: network errors, timeouts, 5xx, 408 and 429 (Retry-After honoured), with exponential backoff
- * and jitter; never another 4xx, a policy refusal, or a local disk error. After a dropped connection
- * the download resumes with `Range: bytes=N-` when the server advertised `Accept-Ranges: bytes`; the
- * hasher keeps its state, so the final digest still covers the whole file. A server that answers a
- * range request with 200 (or a Content-Range that does not fit) sends the file from the start again,
- * and the hash starts again with it. A `sink` (the extraction while downloading) follows the same
- * byte stream: it keeps receiving after a resume, and is told to start again with the file.
- *
- * A sink that refuses the file whatever its checksum (a decompression bomb being extracted) stops the
- * download at the chunk that showed it: the request is aborted and its error is the fetch's.
- *
- * Deadline: the stall timeout catches a body that stops, not one that trickles (1 byte a second keeps
- * the socket busy for ever, with the node stopped). CHAINVISOR_DOWNLOAD_DEADLINE bounds the whole
- * fetch of one URL, every attempt and backoff included; when it runs out the request is aborted and
- * the fetch fails with the bytes received so far.
+ * Why, and the rest of its rules: docs/design/downloads.md#downloadfetchts.
  */
 import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs/promises';

@@ -8,7 +8,6 @@
  * or when `run` stops. It never touches the live node; its result reaches the log, webhooks and metrics
  * through the record it writes (./follow.ts).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +17,7 @@ import { binaryPath, type Layout, planDir } from '../home/layout/index.js';
 import type { EventBus, UpgradeRef } from '../shared/events/index.js';
 import { hashFile } from '../shared/fsread/index.js';
 import type { Logger } from '../shared/log.js';
+import { startProgram } from '../shared/proc/index.js';
 import { readRehearsals } from './record.js';
 
 /** Free disk under which a running rehearsal is given up. */
@@ -37,7 +37,7 @@ export function startAutoRehearsal(options: AutoRehearsalOptions): { stop(): Pro
   const logger = options.logger.child({ component: 'rehearsal' });
   let plan: UpgradeRef | undefined;
   let height: number | undefined;
-  let child: { proc: ChildProcess; upgrade: string; exited: Promise<void>; givenUp: boolean } | undefined;
+  let child: { stop: AbortController; upgrade: string; exited: Promise<void>; givenUp: boolean } | undefined;
   let checking = false;
   let stopped = false;
   const hashes = new Map<string, { stamp: string; sha: string }>();
@@ -91,15 +91,22 @@ export function startAutoRehearsal(options: AutoRehearsalOptions): { stop(): Pro
     if (child === undefined || child.givenUp) return;
     child.givenUp = true;
     logger.warn({ upgrade: child.upgrade }, `giving up the rehearsal of upgrade "${child.upgrade}": ${why}`);
-    child.proc.kill('SIGTERM');
+    child.stop.abort();
   }
 
   async function begin(name: string): Promise<void> {
     const [file, args] = await (options.command ?? selfCommand)(['rehearse', name]);
     const ionice = await firstExisting(['/usr/bin/ionice', '/bin/ionice']);
-    const proc = ionice
-      ? spawn(ionice, ['-c', '3', file, ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
-      : spawn(file, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const stop = new AbortController();
+    let tail = '';
+    const proc = startProgram(ionice ?? file, ionice ? ['-c', '3', file, ...args] : args, {
+      signal: stop.signal,
+      // Given up, it stops its scratch node and removes the scratch folder (a copy of the data): time for that.
+      killAfterMs: removeScratchMs,
+      onLine: (line, _length, stream) => {
+        if (stream === 'stderr') tail = `${tail}${line}\n`.slice(-4000);
+      },
+    });
     try {
       if (proc.pid !== undefined) os.setPriority(proc.pid, 19);
     } catch {
@@ -107,27 +114,21 @@ export function startAutoRehearsal(options: AutoRehearsalOptions): { stop(): Pro
     }
     // Short of memory, the kernel kills the rehearsal (and its scratch node, which inherits this), never the live node first.
     if (proc.pid !== undefined) await fs.writeFile(`/proc/${proc.pid}/oom_score_adj`, '1000').catch(() => undefined);
-    let tail = '';
-    proc.stderr?.setEncoding('utf8').on('data', (chunk: string) => (tail = (tail + chunk).slice(-4000)));
     logger.info({ upgrade: name, pid: proc.pid }, `rehearsing upgrade "${name}" on a copy of this node's state, in the background`);
-    const exited = new Promise<void>((resolve) => {
-      proc.on('error', (error) => {
-        logger.warn({ upgrade: name, err: error }, `could not start the rehearsal of "${name}": ${error.message}`);
-      });
-      proc.on('close', (code, signal) => {
-        child = undefined;
-        if (code === 0 || code === 83) logger.debug({ upgrade: name, code }, 'rehearsal finished');
-        else {
-          const said = tail
-            .split('\n')
-            .filter((l) => l.startsWith('chainvisor: '))
-            .join(' ');
-          logger.warn({ upgrade: name, code, signal }, `could not rehearse upgrade "${name}" (exit ${code ?? signal}): ${said || tail.slice(-500)}`);
-        }
-        resolve();
-      });
+    const exited = proc.done.then((result) => {
+      child = undefined;
+      const { exitCode: code, signal } = result;
+      if (result.cause) logger.warn({ upgrade: name, err: result.cause }, `could not start the rehearsal of "${name}": ${result.cause.message}`);
+      else if (code === 0 || code === 83) logger.debug({ upgrade: name, code }, 'rehearsal finished');
+      else {
+        const said = tail
+          .split('\n')
+          .filter((l) => l.startsWith('chainvisor: '))
+          .join(' ');
+        logger.warn({ upgrade: name, code, signal }, `could not rehearse upgrade "${name}" (exit ${code ?? signal}): ${said || tail.slice(-500)}`);
+      }
     });
-    child = { proc, upgrade: name, exited, givenUp: false };
+    child = { stop, upgrade: name, exited, givenUp: false };
   }
 
   const off = bus.on((event) => {
@@ -147,12 +148,15 @@ export function startAutoRehearsal(options: AutoRehearsalOptions): { stop(): Pro
       off();
       const running = child;
       if (running) {
-        running.proc.kill('SIGTERM');
+        running.stop.abort();
         await running.exited;
       }
     },
   };
 }
+
+/** How long a rehearsal given up has to stop its scratch node and remove its scratch folder before it is killed. */
+const removeScratchMs = 120_000;
 
 async function firstExisting(files: string[]): Promise<string | undefined> {
   for (const file of files) {

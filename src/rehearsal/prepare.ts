@@ -4,7 +4,6 @@
  * a cobra root without the command answers with its own help, which does not name it), no chain id in
  * genesis, not enough free disk for the copy with room for the scratch node to write.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 
 import type { Config } from '../config/index.js';
@@ -12,6 +11,7 @@ import { type BackupMode, bytesNeeded, chooseMode, readTree, type StatfsFn } fro
 import { binaryPath, type Layout, planDir, readCurrentDir, statBinary } from '../home/layout/index.js';
 import { ChainvisorError } from '../shared/errors/index.js';
 import type { Logger } from '../shared/log.js';
+import { runProgram } from '../shared/proc/index.js';
 import { formatBytesExact as formatBytes } from '../shared/units.js';
 
 export const sdkHint =
@@ -58,20 +58,17 @@ function firstLine(output: string, code: number | undefined): string {
   return `${line.trim().slice(0, 200) || 'no output'}, exit ${code ?? 'by signal'}`;
 }
 
-function capture(binary: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | undefined; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(binary, args, { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
-    let output = '';
-    const add = (chunk: Buffer) => {
-      if (output.length < 65536) output += chunk.toString('utf8');
-    };
-    child.stdout.on('data', add);
-    child.stderr.on('data', add);
-    child.on('error', (error) => {
-      output += error.message;
-    });
-    child.on('close', (code) => resolve({ code: code ?? undefined, output }));
+/** Its output, both streams in the order they came (at most 64 KiB), and its exit code. */
+async function capture(binary: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | undefined; output: string }> {
+  let output = '';
+  const result = await runProgram(binary, args, {
+    env,
+    timeoutMs,
+    onLine: (line) => {
+      if (output.length < 65536) output += `${line}\n`;
+    },
   });
+  return { code: result.exitCode, output: output + (result.cause?.message ?? '') };
 }
 
 export interface SpaceChoice {

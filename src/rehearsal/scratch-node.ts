@@ -1,18 +1,20 @@
 /**
  * A node process of the rehearsal: the old binary's `in-place-testnet`, then the new binary's `start`.
- * Unlike the live node (src/supervisor/node-process.ts, output passed straight through), its output is
- * piped: kept whole in `<scratch>/node.log` and its last lines in memory for the report, with the first
- * `panic:` line noted; its peak resident memory sampled from /proc (VmHWM); and its RPC asked for the
- * latest height. It never outlives chainvisor's own exit.
+ * Unlike the live node (src/supervisor/node/, output passed straight through), it runs as any program run
+ * to its end (src/shared/proc, its own process group): its output kept in `<scratch>/node.log` and its last
+ * lines in memory for the report, with the first `panic:` line noted; its peak resident memory sampled
+ * from /proc (VmHWM); its RPC asked for the latest height. It never outlives chainvisor's own exit.
  */
-import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 
 import { ChainUnavailableError, createRpcClient } from '../chain/index.js';
 import { readBounded } from '../shared/fsread/index.js';
+import { startProgram } from '../shared/proc/index.js';
 
 const tailLines = 40;
+/** Longest line kept in node.log (a longer one is cut there). */
+const maxLoggedLine = 64 * 1024;
+const stopGraceMs = 5000;
 
 export interface Exit {
   code: number | undefined;
@@ -29,25 +31,30 @@ export interface ScratchNode {
   panicLine(): string | undefined;
   /** Peak resident memory in bytes seen so far (0 when it cannot be read). */
   peakRss(): number;
-  /** SIGTERM, SIGKILL after `graceMs`. */
-  stop(graceMs?: number): Promise<Exit>;
+  /** SIGTERM to its process group, SIGKILL 5 s later. */
+  stop(): Promise<Exit>;
 }
 
 export function startScratchNode(options: { binary: string; args: string[]; env: NodeJS.ProcessEnv; logFile: string }): ScratchNode {
-  const child = spawn(options.binary, options.args, { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
   const log = createWriteStream(options.logFile, { flags: 'a' });
   log.on('error', () => undefined);
   const lines: string[] = [];
   let panic: string | undefined;
   let peak = 0;
   let done = false;
-  const onLine = (line: string) => {
-    log.write(`${line}\n`);
-    lines.push(line.length > 2000 ? `${line.slice(0, 2000)}…` : line);
-    if (lines.length > tailLines) lines.shift();
-    if (panic === undefined && (/^panic: /.test(line) || line.includes('CONSENSUS FAILURE'))) panic = line;
-  };
-  for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream, crlfDelay: Infinity }).on('line', onLine);
+  const stopping = new AbortController();
+  const child = startProgram(options.binary, options.args, {
+    env: options.env,
+    signal: stopping.signal,
+    killAfterMs: stopGraceMs,
+    maxLineChars: maxLoggedLine,
+    onLine: (line) => {
+      log.write(`${line}\n`);
+      lines.push(line.length > 2000 ? `${line.slice(0, 2000)}…` : line);
+      if (lines.length > tailLines) lines.shift();
+      if (panic === undefined && (/^panic: /.test(line) || line.includes('CONSENSUS FAILURE'))) panic = line;
+    },
+  });
   const sample = async () => {
     if (child.pid === undefined || done) return;
     try {
@@ -60,24 +67,11 @@ export function startScratchNode(options: { binary: string; args: string[]; env:
   };
   const sampler = setInterval(() => void sample(), 200);
   void sample();
-  const killOnExit = () => {
-    if (!done) child.kill('SIGKILL');
-  };
-  process.once('exit', killOnExit);
-  const exited = new Promise<Exit>((resolve) => {
-    child.once('error', () => {
-      if (child.pid === undefined) {
-        done = true;
-        resolve({ code: 127, signal: undefined });
-      }
-    });
-    child.once('close', (code, signal) => {
-      done = true;
-      clearInterval(sampler);
-      process.off('exit', killOnExit);
-      log.end();
-      resolve({ code: code ?? undefined, signal: signal ?? undefined });
-    });
+  const exited = child.done.then((result): Exit => {
+    done = true;
+    clearInterval(sampler);
+    log.end();
+    return result.cause ? { code: 127, signal: undefined } : { code: result.exitCode, signal: result.signal };
   });
   return {
     pid: child.pid,
@@ -86,15 +80,9 @@ export function startScratchNode(options: { binary: string; args: string[]; env:
     tail: () => [...lines],
     panicLine: () => panic,
     peakRss: () => peak,
-    async stop(graceMs = 5000) {
-      if (done) return exited;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-      try {
-        return await exited;
-      } finally {
-        clearTimeout(timer);
-      }
+    async stop() {
+      if (!done) stopping.abort();
+      return exited;
     },
   };
 }

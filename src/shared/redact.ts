@@ -1,20 +1,8 @@
 /**
  * The one redaction of everything chainvisor prints that may hold a secret: URLs in logs, errors,
- * `chainvisor config` and `notify --test`, and texts it did not write (a service's answer, an error's
- * message). On the bottom floor, so downloads, the network and the alert channels share it.
- *
- * Two kinds of URL:
- * - a download's (`redactUrl`) keeps its path, because the operator needs to see which file; the user
- *   and password, the query (signed URLs carry their secret there) and the fragment go:
- *   `https://user:tok@host/a/b?sig=x` → `https://***@host/a/b?…`;
- * - a receiver's (`redactSecretUrl`: webhooks, Slack, Discord, the Telegram and PagerDuty servers) is
- *   often a secret in its path (`/services/T0/B0/<token>`, `/api/webhooks/<id>/<token>`, a topic):
- *   scheme, host and port, then the first path segment only when it is a plain lower-case word and
- *   more follows, so that a receiver can still be told apart: `https://hooks.slack.com/services/…`,
- *   `https://ntfy.example/…`.
- * A text chainvisor did not write is scrubbed (`scrubSecrets`) of every fragment of the secrets it may
- * echo, raw or percent-decoded (`secretsOf`: path tokens, user, password, query, a bot token), and
- * any URL in it loses its credentials and query (`redactText`).
+ * `chainvisor config` and `notify --test`, and texts it did not write (a service's answer, an
+ * error's message). On the bottom floor, so downloads, the network and the alert channels share it.
+ * Why, and the rest of its rules: docs/design/reading-and-redacting.md#sharedredactts.
  */
 
 /** A download's URL as it may be shown: the path kept, no credentials, no query, no fragment. */

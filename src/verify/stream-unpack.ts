@@ -2,36 +2,7 @@
  * Unpacking a tar, or a compressed stream (a tar or a bare executable inside), while it downloads,
  * into a quarantine folder, so that extraction does not wait for the last byte (the download and the
  * extraction overlap instead of running one after the other).
- *
- * Why this is as safe as unpacking after the checksum: the extractor must resist hostile archives
- * anyway — a matching checksum proves only that the bytes are the ones the plan names, not that the
- * plan's author is honest — so feeding it unverified bytes widens nothing. What the checksum still
- * guards is everything after extraction: no extracted file is executable, the quarantine folder
- * becomes the tree (and later `upgrades/<dir>`), and the binary is found and smoke-tested only in
- * `finish()`, which the caller calls once the whole file's checksum matched. On a mismatch the caller
- * calls `discard()` and the quarantine folder is removed.
- *
- * What unverified bytes can write is bounded: every decompressed byte passes the inflate guard
- * (archive/inflate-guard.ts: at most 1000 times what arrived, and CHAINVISOR_EXTRACT_MAX_BYTES), so a
- * small bomb is refused within a few MiB, whatever its compression. Checking the checksum first is not
- * possible while streaming — it covers the whole file, known at its last byte — and waiting for it
- * would write every archive twice; the guard makes waiting unnecessary.
- *
- * A bomb — an archive refused by the inflate guard or by the entry and byte caps (ArchiveLimitError) —
- * is refused whatever its checksum: no release compresses 1000:1, and no checksum makes an archive
- * over CHAINVISOR_EXTRACT_MAX_BYTES fit. So it is given to the download as `refusal`, which stops the
- * transfer at once (a slow bomb would otherwise hold the upgrade for the whole transfer, only to end
- * in a mismatch), and the quarantine folder is removed then. Any other problem found while streaming
- * (a hostile entry, corrupt data, a full disk) is kept and reported by `finish()`: before that the
- * checksum decides, and a file that is not the one the plan names is reported as a mismatch, exactly
- * as when nothing is unpacked before the checksum; its quarantine folder is removed at once too, and
- * the rest of the file is only hashed, not written. Every compression of the formats table
- * (archive/formats.ts) streams, and every archive whose row has a `stream` extractor (tar). Formats
- * that need the whole file (zip reads its directory at the end; a plain executable is just moved) are
- * not streamed: `finish()` returns undefined and the caller unpacks the downloaded file as before. A compressed executable is
- * decompressed into the quarantine folder as it arrives (a 100 MiB binary would otherwise be
- * decompressed only after its last byte), not executable, and moved to `bin/$DAEMON_NAME` by
- * `finish()`.
+ * Why, and the rest of its rules: docs/design/downloads.md#verifystream-unpackts.
  */
 import fs from 'node:fs/promises';
 

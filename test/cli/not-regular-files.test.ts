@@ -12,7 +12,8 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { versionTimeoutMs } from '../../src/cli/commands/version.js';
-import { makeHome, type TestHome } from '../support/home.js';
+import { isProcessAlive } from '../../src/shared/proc/index.js';
+import { makeHome, type TestHome, waitFor } from '../support/home.js';
 import { endsWithin, isRoot, makeNotFile, type NotFileKind, notFileReason } from '../support/not-files.js';
 import { testCa } from '../support/tls.js';
 
@@ -151,5 +152,21 @@ describe('files that are not files', () => {
     assert.equal(r.exitCode, 1, r.all);
     assert.match(r.stdout, /^chainvisor version: /);
     assert.match(r.stderr, new RegExp(`the node did not answer within ${versionTimeoutMs / 1000} s; it was killed`));
+  });
+
+  test('version: what a hung node started goes with it (its whole process group), nothing is left running', async () => {
+    const stuck = await t.fakeNode({ label: 'stuck', onStart: '' });
+    const pidFile = path.join(t.root, 'child.pid');
+    // `version` starts a child of its own (reparented to PID 1 if only the node were killed), then hangs.
+    const script = (await fs.readFile(stuck, 'utf8')).replace(
+      / {2}version\).*\n/,
+      `  version) sleep 60 & echo $! > '${pidFile}'; trap '' TERM; while :; do sleep 1; done ;;\n`,
+    );
+    await fs.writeFile(path.join(t.home, 'cosmovisor', 'genesis', 'bin', 'simd'), script, { mode: 0o755 });
+    const r = await t.spawn(['version']);
+    assert.equal(r.exitCode, 1, r.all);
+    const pid = Number(await fs.readFile(pidFile, 'utf8'));
+    assert.ok(pid > 0, 'the node started its child');
+    await waitFor(async () => !(await isProcessAlive(pid)), `the node's child ${pid} is stopped with it`);
   });
 });

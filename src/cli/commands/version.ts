@@ -1,7 +1,6 @@
-import { execFile } from 'node:child_process';
-
 import { binaryPath, layoutFor, readCurrentDir } from '../../home/layout/index.js';
 import { parseJsonValue } from '../../shared/json.js';
+import { runProgram } from '../../shared/proc/index.js';
 import { defineCommand, writeLine } from '../command.js';
 import { loadContextConfig } from '../settings.js';
 import { commit, version } from '../version.js';
@@ -60,29 +59,17 @@ interface BinaryResult {
 export const versionTimeoutMs = 5000;
 
 /**
- * Runs the node binary with stdin closed, for `versionTimeoutMs` at most. node:child_process rather than
- * execa: this command must start fast, and execa would bring the executable's lazily loaded part (see
- * scripts/release-bundle.ts) for one call. At the limit the node is killed (SIGKILL: a node that ignores
- * SIGTERM is what hangs) and its output dropped without waiting for the pipes to close (a process it
- * started may hold them open), so the answer comes at the limit whatever the node does.
+ * Runs the node binary with stdin closed, for `versionTimeoutMs` at most (src/shared/proc): at the limit
+ * its whole process group is killed (SIGKILL: a node that ignores SIGTERM is what hangs), and with it
+ * whatever it started, so the answer comes at the limit whatever the node does.
  */
-function runBinary(binary: string, args: string[]): Promise<BinaryResult> {
-  return new Promise((resolve) => {
-    const child = execFile(binary, args, { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      clearTimeout(timer);
-      if (error === null) return resolve({ exitCode: 0, stdout, stderr, failure: '' });
-      if (typeof error.code === 'number') return resolve({ exitCode: error.code, stdout, stderr, failure: '' });
-      resolve({ exitCode: undefined, stdout, stderr, failure: error.signal ? `killed by ${error.signal}` : error.message });
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      child.unref();
-      resolve({ exitCode: undefined, stdout: '', stderr: '', failure: `the node did not answer within ${versionTimeoutMs / 1000} s; it was killed` });
-    }, versionTimeoutMs);
-    child.stdin?.end();
-  });
+async function runBinary(binary: string, args: string[]): Promise<BinaryResult> {
+  const result = await runProgram(binary, args, { timeoutMs: versionTimeoutMs, killAfterMs: 0, maxOutput: 16 * 1024 * 1024 });
+  const { stdout, stderr } = result;
+  if (result.timedOut)
+    return { exitCode: undefined, stdout: '', stderr: '', failure: `the node did not answer within ${versionTimeoutMs / 1000} s; it was killed` };
+  if (result.exitCode !== undefined) return { exitCode: result.exitCode, stdout, stderr, failure: '' };
+  return { exitCode: undefined, stdout, stderr, failure: result.signal ? `killed by ${result.signal}` : (result.cause?.message ?? 'it could not be started') };
 }
 
 /** Last, so that the first two lines stay cosmovisor's (`… version: …`, `app version: …`) for scripts that read them. */

@@ -1,22 +1,8 @@
 /**
- * One supervisor per home: `chainvisor run` holds a lock for as long as it lives, so a second `run` on
- * the same $DAEMON_HOME refuses at once (exit 82) instead of starting a second node — two signers of
- * one validator get it slashed.
- *
- * The lock is a listening unix socket, which the kernel closes when the process ends however it ends
- * (kill -9 included), so there is no stale lock to clean up by hand:
- *   - Linux: an abstract-namespace socket named from a hash of the home's real path (no file at all;
- *     bind() is atomic, so two starters can never both win);
- *   - elsewhere: a socket file `lock.sock` in the state folder; one whose listener is gone (connect()
- *     refused) is stale and is removed and taken again.
- * The holder answers a connection with its record (pid, start, version), which names it in the
- * refusal; the same record is written to `lock.json` in the state folder for operators.
- *
- * Abstract sockets belong to a network namespace: two containers that share a home but not a network
- * namespace do not see each other's lock (run one supervisor per home, as the README says). Their
- * names are not secret: a local user could bind one first and keep `run` from starting; the refusal
- * then names that process. A key kept in the home would hide the name, but deleting the state folder
- * while `run` is up would then give the next `run` another name — a second lock on the same home.
+ * One supervisor per home: `chainvisor run` holds a lock for as long as it lives, so a second `run`
+ * on the same $DAEMON_HOME refuses at once (exit 82) instead of starting a second node — two signers
+ * of one validator get it slashed.
+ * Why, and the rest of its rules: docs/design/double-sign.md#homelockhome-lockts.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';

@@ -3,21 +3,9 @@
  * tombstoned when its key signs twice, and that most often happens because a second machine runs the
  * same key — a failover node started while the primary was only slow, an old VM back after a
  * migration, a restored snapshot, a key copied onto a spare. chainvisor knows the last height this
- * home signed (`priv_validator_state.json`, which CometBFT writes before a signature leaves the node):
- * a signature of this validator on the network above it was made elsewhere.
- *
- * Before every start of a validator with a local key (the run loop's one launch point, beside the
- * sign guard): the network's newest commits are read first (./scan.ts), then the local signing state;
- * a signature above it stops the start (84, CHAINVISOR_KEY_IN_USE). With CHAINVISOR_TWIN_WAIT, the
- * first start of a `run` waits that many new blocks first (./watch.ts), and while the node runs the
- * newest commit is read every block (./watch.ts): a twin seen stops the node, never restarted.
- *
- * Off with a remote signer (it keeps the state and guards it), without a key file, for an address the
- * network's validator set does not hold (looked up only when its signature is not in the commits read),
- * and with CHAINVISOR_TWIN_CHECK=off (a warning at every start). When no network RPC answers within
- * CHAINVISOR_TWIN_TIMEOUT: a warning and a start (`on`), or no start (`require`, 84
- * CHAINVISOR_TWIN_UNCHECKED). Every finding is an event (key-in-use, twin-unchecked, twin-checked);
- * the log lines, status, metrics and alerts follow them (./log.ts, src/observe).
+ * home signed (`priv_validator_state.json`, which CometBFT writes before a signature leaves the
+ * node): a signature of this validator on the network above it was made elsewhere.
+ * Why, and the rest of its rules: docs/design/double-sign.md#hometwincheckts.
  */
 import { createNetworkReader, NetworkRpcError } from '../../chain/index.js';
 import { type Config, networkRpcUrls } from '../../config/index.js';

@@ -70,11 +70,9 @@ export function startNotifications(options: NotifyOptions): Notifications {
   return {
     async close(flushMs = 5000) {
       off();
-      const left = await flushQueues(queues, flushMs, stop, client);
-      queues.forEach((queue, i) => {
-        const n = left[i] ?? 0;
-        if (n > 0) options.logger.warn({ channel: queue.name, events: n }, '%s: %d message(s) not delivered before exit', queue.name, n);
-      });
+      await flushQueues(queues, flushMs, stop, client, (queue, n) =>
+        options.logger.warn({ channel: queue.name, events: n }, '%s: %d message(s) not delivered before exit', queue.name, n),
+      );
     },
   };
 }

@@ -71,9 +71,15 @@ export function createDeliveryQueue<T>(options: DeliveryQueueOptions<T>): Delive
 
 /**
  * At exit: waits up to `flushMs` for every queue to empty, then aborts what is still being sent and
- * closes the client. Answers how many items each queue still held.
+ * closes the client; `undelivered` is told of each queue that still held items, and how many.
  */
-export async function flushQueues(queues: readonly DeliveryQueue<unknown>[], flushMs: number, stop: AbortController, client: HttpClient): Promise<number[]> {
+export async function flushQueues<Q extends DeliveryQueue<unknown>>(
+  queues: readonly Q[],
+  flushMs: number,
+  stop: AbortController,
+  client: HttpClient,
+  undelivered: (queue: Q, count: number) => void,
+): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, flushMs);
@@ -82,5 +88,8 @@ export async function flushQueues(queues: readonly DeliveryQueue<unknown>[], flu
   clearTimeout(timer);
   stop.abort();
   await client.close();
-  return queues.map((queue) => queue.pending());
+  for (const queue of queues) {
+    const count = queue.pending();
+    if (count > 0) undelivered(queue, count);
+  }
 }

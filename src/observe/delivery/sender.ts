@@ -100,11 +100,9 @@ export function startWebhooks(options: WebhookOptions): Webhooks {
   return {
     async close(flushMs = 5000) {
       off();
-      const left = await flushQueues(queues, flushMs, stop, client);
-      queues.forEach((queue, i) => {
-        const n = left[i] ?? 0;
-        if (n > 0) options.logger.warn({ url: queue.target.shown, events: n }, 'webhooks not delivered before exit');
-      });
+      await flushQueues(queues, flushMs, stop, client, (queue, n) =>
+        options.logger.warn({ url: queue.target.shown, events: n }, 'webhooks not delivered before exit'),
+      );
     },
   };
 }

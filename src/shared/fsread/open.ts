@@ -1,20 +1,7 @@
 /**
  * The one rule by which chainvisor opens a file to read it, whoever wrote it: the small files read
  * whole (bounded.ts) and the streams of large ones (stream.ts: a genesis, a binary to hash or copy).
- *
- * - Only a regular file is read. A FIFO would block the open or the read for good, and with it a thread
- *   of libuv's pool (four of them: after a few such reads every file operation of the process waits,
- *   and with it the handling of SIGTERM); a device (`/dev/zero` behind a link) never ends. The open
- *   uses O_NONBLOCK, so that a FIFO returns at once, and the type is checked on the open descriptor:
- *   what is read is what was checked, whatever is swapped in at the path meanwhile.
- * - Opening some devices does something (a watchdog arms): a name that is a symbolic link is looked at
- *   before it is opened, so that a device behind one is refused unopened; a device node in place of
- *   the file itself can only be made by root.
- * - Links are followed, as cosmovisor does (a `data/` folder or a genesis on another volume is common);
- *   only the final file must be a regular one.
- *
- * Nothing here throws for what is found at the path: the caller gets a result saying what is wrong
- * (a FIFO, a folder, too large, a link loop, no permission) and turns it into its own coded error.
+ * Why, and the rest of its rules: docs/design/reading-and-redacting.md#sharedfsreadopents.
  */
 import type { Stats } from 'node:fs';
 import { constants } from 'node:fs';

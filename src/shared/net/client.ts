@@ -1,27 +1,8 @@
 /**
- * chainvisor's one HTTP client, on undici 8: binaries, Info documents and webhooks all go through it,
- * so all of them reach the network the way cosmovisor does — through the proxy the environment names
- * (./proxy.ts, Go's rules) and trusting what the host trusts (./trust.ts).
- *
- * Time limits, all CHAINVISOR_DOWNLOAD_TIMEOUT (or the caller's): `connect` (TCP and TLS, to the
- * server or to the proxy, and the TLS inside a proxy's tunnel), `headersTimeout` (the complete
- * response head, and the proxy's answer to CONNECT: undici arms it once the request is sent and does
- * not refresh it as head bytes trickle in, so a head sent a byte at a time is cut) and `bodyTimeout`
- * (the longest pause in the body; not counted while the caller holds the body back). Redirects are
- * not followed here (undici 8 follows none unless asked): the URL policy judges every hop (the
- * download's http.ts).
- *
- * https URLs go through a proxy in a CONNECT tunnel; http URLs as absolute-form requests to it, as Go
- * does (a proxy may allow CONNECT to port 443 only); through a socks5:// proxy both are tunnelled, as
- * Go's SOCKS5 dialer does. Proxy credentials in the URL are sent as `Proxy-Authorization: Basic` (as
- * the SOCKS5 login) and never leave this module in a message. A failure of the connection to the
- * proxy itself (its certificate, its login, a SOCKS5 proxy that does not speak SOCKS5) is named as the
- * proxy's, not the target's; a proxy variable that cannot be used fails the request (it is never
- * silently skipped).
- *
- * undici is imported on the first request, not with this module: chainvisor's start-up and the idle
- * memory of `chainvisor run` do not pay for a client most runs never use. undici 8 and not 7: 7 threw
- * an uncatchable assertion when a server closed during backpressure (nodejs/undici#5360).
+ * chainvisor's one HTTP client, on undici 8: binaries, Info documents and webhooks all go through
+ * it, so all of them reach the network the way cosmovisor does — through the proxy the environment
+ * names (./proxy.ts, Go's rules) and trusting what the host trusts (./trust.ts).
+ * Why, and the rest of its rules: docs/design/downloads.md#sharednetclientts.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';

@@ -1,18 +1,8 @@
 /**
- * The one classification of a failed HTTP exchange, shared by downloads, the Info fetch, webhooks and
- * the alert channels (and the words the plan reads over RPC give for a failure):
- * - `retry`: the network's doing, worth another attempt: a reset, a refusal, a timeout, a name that
- *   does not resolve yet, an answer that is not HTTP or whose head is too large (a garbling proxy or
- *   middlebox), a TLS handshake that fails without a certificate problem (https sent to an http port,
- *   a tunnel that does not carry TLS), a proxy that cannot reach the server;
- * - `final`: asking again cannot help: the server's certificate does not verify, a proxy refuses this
- *   host;
- * - `config`: the operator's own setting is wrong, and the reason names it: a proxy that wants
- *   credentials or refuses them, whose own certificate does not verify, or that cannot be used as
- *   written;
- * - undefined: not a failure of the network at all (a bug, which the caller lets through).
- * HTTP statuses are the caller's (a webhook and a download read them differently). Reasons are in
- * words, with the code, and never carry a URL's credentials or query.
+ * The one classification of a failed HTTP exchange, shared by downloads, the Info fetch, webhooks
+ * and the alert channels (and the words the plan reads over RPC give for a failure): `retry` (the
+ * network's doing, worth another attempt), or `final` (asking again cannot help).
+ * Why, and the rest of its rules: docs/design/downloads.md#sharednetfailurets.
  */
 import { redactText } from '../redact.js';
 import { CertificateError, ProxyAuthError, ProxyStatusError, ProxyUnusableError, TransportTimeout } from './errors.js';

@@ -6,4 +6,4 @@
 export { describeExit, type ExitStatus } from './exit.js';
 export { findProcessesByEnv, isProcessAlive, isProcessAliveNow, processStartedAtMs, processStartToken, readProcessEnv } from './identity.js';
 export { eachLine, type OnLine } from './lines.js';
-export { type RunOptions, runProgram, type RunResult } from './run.js';
+export { type RunningProgram, type RunOptions, runProgram, type RunResult, startProgram } from './run.js';

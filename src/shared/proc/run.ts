@@ -11,7 +11,7 @@ import { eachLine } from './lines.js';
 export interface RunOptions {
   cwd?: string | undefined;
   env?: NodeJS.ProcessEnv | undefined;
-  /** The deadline: past it the group gets SIGTERM, then SIGKILL a second later. None by default. */
+  /** The deadline: past it the group gets SIGTERM, then SIGKILL (`killAfterMs`). None by default. */
   timeoutMs?: number | undefined;
   /** Stops the program (its group) as the deadline does. */
   signal?: AbortSignal | undefined;
@@ -20,6 +20,8 @@ export interface RunOptions {
   /** Without `onLine`: the output kept, at most this many characters of each stream (the rest dropped). 64 KiB by default. */
   maxOutput?: number | undefined;
   maxLineChars?: number | undefined;
+  /** Between the SIGTERM of a stop and the SIGKILL; 1 s by default. */
+  killAfterMs?: number | undefined;
 }
 
 export interface RunResult {
@@ -32,17 +34,29 @@ export interface RunResult {
   stderr: string;
 }
 
-const killAfterMs = 1000;
+/** A program started (startProgram): its pid at once, its result when it ends. */
+export interface RunningProgram {
+  pid: number | undefined;
+  done: Promise<RunResult>;
+}
 
 export function runProgram(file: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+  return startProgram(file, args, options).done;
+}
+
+/** runProgram, for a caller that needs the pid before the end (to lower its priority, say). */
+export function startProgram(file: string, args: readonly string[], options: RunOptions = {}): RunningProgram {
   const maxOutput = options.maxOutput ?? 64 * 1024;
   const maxLine = options.maxLineChars ?? 8192;
-  return new Promise((resolve) => {
+  const killAfterMs = options.killAfterMs ?? 1000;
+  let pid: number | undefined;
+  const done = new Promise<RunResult>((resolve) => {
     const output = { stdout: '', stderr: '' };
     let cause: NodeJS.ErrnoException | undefined;
     let timedOut = false;
     let timer: NodeJS.Timeout | undefined;
     const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    pid = child.pid;
     const killGroup = (signal: NodeJS.Signals) => {
       try {
         if (child.pid !== undefined) process.kill(-child.pid, signal);
@@ -98,4 +112,5 @@ export function runProgram(file: string, args: readonly string[], options: RunOp
       });
     });
   });
+  return { pid, done };
 }

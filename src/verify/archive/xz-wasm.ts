@@ -1,21 +1,9 @@
 /**
- * xz-embedded's WebAssembly decoder as the package xz-decompress (0.2.3) ships it: the one place that
- * knows the package's internals. Its public face is a web ReadableStream, which decode-xz.ts does not
- * use (Node 22's adapter between web and Node streams threw, uncaught, on a bomb stopped in small
- * chunks, #31); chainvisor drives the module's own functions instead — create_context, supply_input,
- * get_next_output, destroy_context, as the package's XzContext does — through two members the package
- * does not document: `XzReadableStream._getModuleInstance()`, which instantiates the module, and
- * `XzReadableStream._moduleInstance`, where it leaves it.
- *
- * Should an upgrade of the package move any of this, every xz stream is refused with
- * CHAINVISOR_DECODER_UNAVAILABLE saying so (never a stack, never "corrupt data"), and
- * test/verify/archive/xz-wasm.test.ts fails first, on the upgrade's pull request.
- *
- * Each stream gets an instance of its own: the module's memory grows to hold the stream's dictionary
- * (8 MiB for `xz -6`, 64 MiB for `xz -9`) and a WebAssembly memory never shrinks, so an instance kept
- * for the process would keep that much for the months chainvisor supervises the node. The package
- * keeps its last instance in a static field; it is taken from there and the field emptied, one
- * instantiation at a time (two at once could take each other's).
+ * xz-embedded's WebAssembly decoder as the package xz-decompress (0.2.3) ships it: the one place
+ * that knows the package's internals. Its public face is a web ReadableStream, which decode-xz.ts
+ * does not use (Node 22's adapter between web and Node streams threw, uncaught, on a bomb stopped in
+ * small chunks, #31): chainvisor drives the module's own functions instead.
+ * Why, and the rest of its rules: docs/design/downloads.md#verifyarchivexz-wasmts.
  */
 import { DecoderUnavailable } from './stream-error.js';
 
