@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { makeFolders, removeLeftoverWorkFolders, workFolderName } from '../home/layout/index.js';
+import { removeLeftoverWorkFolders, workFolderName } from '../home/layout/index.js';
+import { makeFolders } from '../shared/fswrite/index.js';
 import type { Logger } from '../shared/log.js';
 
 export interface Workspace {

@@ -3,8 +3,9 @@
  * writes in the live home. `status` reads it (src/observe/status/rehearsals.ts); `run` follows it for metrics
  * and webhooks, and rehearses automatically only an upgrade whose staged binary has no record yet.
  */
-import { type Layout, makeFolders, writeFileAtomic } from '../home/layout/index.js';
+import type { Layout } from '../home/layout/index.js';
 import { readRehearsals, rehearsalsPath, type RehearsalSummary } from '../observe/status/index.js';
+import { makeFolders, writeFileAtomic } from '../shared/fswrite/index.js';
 
 export type RehearsalReport = RehearsalSummary;
 export type RehearsalPhases = RehearsalSummary['phases'];

@@ -9,7 +9,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { makeFolders } from '../home/layout/index.js';
+import { makeFolders } from '../shared/fswrite/index.js';
 import {
   type CompressedOutcome,
   createCompressedExtractor,

@@ -2,20 +2,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 
 import { renderCosmovisorToml } from '../../config/index.js';
-import {
-  binaryPath,
-  checkLayoutShape,
-  checkSourceBinary,
-  genesis,
-  installBinary,
-  layoutFor,
-  layoutFsError,
-  makeFolders,
-  switchCurrent,
-  writeFileAtomic,
-} from '../../home/layout/index.js';
-import { ChainvisorError, ExitCode, isErrno, isFsError } from '../../shared/errors/index.js';
+import { binaryPath, checkLayoutShape, checkSourceBinary, genesis, installBinary, layoutFor, switchCurrent } from '../../home/layout/index.js';
+import { ChainvisorError, ExitCode, isErrno, isFsError, layoutFsError } from '../../shared/errors/index.js';
 import { exists, sameContent } from '../../shared/fsread/index.js';
+import { makeFolders, writeFileAtomic } from '../../shared/fswrite/index.js';
 import { defineCommand, writeLine } from '../command.js';
 import { loadContextConfig } from '../settings.js';
 

@@ -8,8 +8,9 @@ import path from 'node:path';
 
 import * as v from 'valibot';
 
-import { type Layout, makeFolders, writeFileAtomic } from '../../home/layout/index.js';
+import type { Layout } from '../../home/layout/index.js';
 import { readBounded } from '../../shared/fsread/index.js';
+import { makeFolders, writeFileAtomic } from '../../shared/fswrite/index.js';
 import { jsonObject, parseJson } from '../../shared/json.js';
 
 export interface StagedRecord {

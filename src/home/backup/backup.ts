@@ -8,9 +8,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 
 import { ChainvisorError, isErrno } from '../../shared/errors/index.js';
+import { fsyncDir } from '../../shared/fswrite/index.js';
 import type { Logger } from '../../shared/log.js';
 import { formatBytesExact } from '../../shared/units.js';
-import { fsyncDir } from '../layout/index.js';
 import { chooseMode, type RequestedMode } from './mode.js';
 import { backupTarget, partialPath } from './names.js';
 import { type BackupMode, createPlacer } from './place.js';

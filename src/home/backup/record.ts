@@ -11,7 +11,9 @@ import path from 'node:path';
 import * as v from 'valibot';
 
 import { ChainvisorError } from '../../shared/errors/index.js';
-import { type Layout, makeFolders, readRecord, recordFields, writeFileAtomic } from '../layout/index.js';
+import { readRecord, recordFields } from '../../shared/fsread/index.js';
+import { makeFolders, writeFileAtomic } from '../../shared/fswrite/index.js';
+import type { Layout } from '../layout/index.js';
 import type { BackupMode } from './place.js';
 
 export interface MadeBackup {

@@ -16,8 +16,10 @@ import path from 'node:path';
 import * as v from 'valibot';
 
 import { ChainvisorError } from '../../shared/errors/index.js';
+import { readRecord, recordFields } from '../../shared/fsread/index.js';
+import { fsyncDir, makeFolders, writeFileAtomic } from '../../shared/fswrite/index.js';
 import type { Logger } from '../../shared/log.js';
-import { fsyncDir, type Layout, makeFolders, readCurrentDir, readRecord, recordFields, switchCurrent, writeFileAtomic } from '../layout/index.js';
+import { type Layout, readCurrentDir, switchCurrent } from '../layout/index.js';
 import { heightText, raiseSignRecord, roundNumber, type SignPoint, stepNumber } from '../lock/index.js';
 import { type RestoreRecord, restoreRecordSchema, writeRestoreRecord } from './restore-record.js';
 

@@ -10,8 +10,10 @@ import path from 'node:path';
 
 import * as v from 'valibot';
 
+import { readRecord, recordFields } from '../../shared/fsread/index.js';
+import { makeFolders, writeFileAtomic } from '../../shared/fswrite/index.js';
 import type { Logger } from '../../shared/log.js';
-import { type Layout, makeFolders, readRecord, recordFields, writeFileAtomic } from '../layout/index.js';
+import type { Layout } from '../layout/index.js';
 
 export interface RestoreRecord {
   /** ISO time the restore finished. */

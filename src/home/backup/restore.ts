@@ -11,9 +11,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 
 import { ChainvisorError, isFsError } from '../../shared/errors/index.js';
+import { copyFileAtomic, fsyncDir } from '../../shared/fswrite/index.js';
 import type { Logger } from '../../shared/log.js';
 import { formatBytesExact } from '../../shared/units.js';
-import { copyFileAtomic, fsyncDir, type Layout } from '../layout/index.js';
+import type { Layout } from '../layout/index.js';
 import { createPlacer } from './place.js';
 import { runPool } from './pool.js';
 import { completeSwap, journalPath, type RestoreJournal, type RestoreStep, writeJournal } from './restore-journal.js';

@@ -7,9 +7,8 @@
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 
-import { ChainvisorError, type ExitCodeValue, isErrno, isFsError } from '../../shared/errors/index.js';
+import { ChainvisorError, type ExitCodeValue, isErrno, isFsError, layoutFsError } from '../../shared/errors/index.js';
 import type { Logger } from '../../shared/log.js';
-import { layoutFsError } from './fs-error.js';
 
 /** Throws CHAINVISOR_BINARY_EMPTY when `stats` (of `file`) is an empty file. */
 export function refuseEmptyBinary(file: string, stats: Stats, exitCode: ExitCodeValue, hint?: string): void {

@@ -8,10 +8,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 
 import { type Plan, readUpgradeInfo } from '../../chain/plan/index.js';
-import { ChainvisorError, ExitCode, isErrno, isFsError } from '../../shared/errors/index.js';
+import { ChainvisorError, ExitCode, isErrno, isFsError, layoutFsError } from '../../shared/errors/index.js';
+import { fsyncDir, tempSibling } from '../../shared/fswrite/index.js';
 import { isProcessAlive } from '../../shared/proc/index.js';
-import { dropFolder, openFolder, syncFolder, tempSibling } from './atomic.js';
-import { layoutFsError } from './fs-error.js';
 import { type BinaryDir, genesis, type Layout, planRecordPath } from './paths.js';
 
 export interface Current {
@@ -57,57 +56,26 @@ export async function readCurrent(layout: Layout): Promise<Current> {
   return { dir, plan: record.status === 'valid' ? record.plan : undefined };
 }
 
-/** Points `current` at `dir` atomically and durably. */
+/** Points `current` at `dir` atomically and durably: a new link beside it, renamed over it, the folder flushed. */
 export async function switchCurrent(layout: Layout, dir: BinaryDir): Promise<void> {
-  await (await prepareSwitch(layout, dir)).commit();
-}
-
-export interface PreparedSwitch {
-  /** Renames the new link over `current` and flushes the folder: two trips through the thread pool. */
-  commit(): Promise<void>;
-  /** Removes the new link; `current` is left as it is. */
-  abandon(): Promise<void>;
-}
-
-/**
- * The first half of switchCurrent, done ahead (while pre-upgrade runs): the new link beside `current`,
- * and the folder opened for its flush. Nothing an operator or the node sees changes until commit().
- */
-export async function prepareSwitch(layout: Layout, dir: BinaryDir): Promise<PreparedSwitch> {
   const temp = tempSibling(layout.currentLink);
-  const folder = openFolder(layout.root);
   try {
     await fs.symlink(dir, temp);
   } catch (error) {
-    dropFolder(folder);
     throw isFsError(error) ? layoutFsError(temp, 'create', error, ExitCode.upgradeFailed) : error;
   }
-  let settled = false;
-  return {
-    async commit() {
-      if (settled) throw new Error('switch already committed or abandoned');
-      settled = true;
-      try {
-        await fs.rename(temp, layout.currentLink);
-      } catch (error) {
-        dropFolder(folder);
-        await fs.rm(temp, { force: true });
-        throw new ChainvisorError('CHAINVISOR_SWITCH_FAILED', `could not point ${layout.currentLink} at ${dir}: ${(error as Error).message}`, {
-          hint:
-            layoutFsError(layout.currentLink, 'replace', error as NodeJS.ErrnoException).hint ??
-            "if 'current' is a real folder, move it aside; chainvisor manages it as a link",
-          cause: error,
-        });
-      }
-      await syncFolder(folder);
-    },
-    async abandon() {
-      if (settled) return;
-      settled = true;
-      dropFolder(folder);
-      await fs.rm(temp, { force: true });
-    },
-  };
+  try {
+    await fs.rename(temp, layout.currentLink);
+  } catch (error) {
+    await fs.rm(temp, { force: true });
+    throw new ChainvisorError('CHAINVISOR_SWITCH_FAILED', `could not point ${layout.currentLink} at ${dir}: ${(error as Error).message}`, {
+      hint:
+        layoutFsError(layout.currentLink, 'replace', error as NodeJS.ErrnoException).hint ??
+        "if 'current' is a real folder, move it aside; chainvisor manages it as a link",
+      cause: error,
+    });
+  }
+  await fsyncDir(layout.root);
 }
 
 /**

@@ -14,8 +14,8 @@ import path from 'node:path';
 
 import { isErrno } from '../../shared/errors/index.js';
 import { exists } from '../../shared/fsread/index.js';
+import { fsyncDir, makeFolders } from '../../shared/fswrite/index.js';
 import type { Logger } from '../../shared/log.js';
-import { fsyncDir, makeFolders } from './atomic.js';
 
 export interface InstallFolderOptions {
   /** The extracted folder, on the same filesystem as `target`. */

@@ -2,10 +2,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { ChainvisorError, ExitCode, isErrno, isFsError } from '../../shared/errors/index.js';
-import { copyFileAtomic, makeFolders } from './atomic.js';
+import { ChainvisorError, ExitCode, isErrno, isFsError, layoutFsError } from '../../shared/errors/index.js';
+import { copyFileAtomic, makeFolders } from '../../shared/fswrite/index.js';
 import { refuseEmptyBinary } from './binary-check.js';
-import { layoutFsError } from './fs-error.js';
 import { type BinaryDir, binaryPath, type Layout } from './paths.js';
 
 export interface InstallOptions {

@@ -7,9 +7,8 @@ import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { ChainvisorError, isErrno, isFsError } from '../../shared/errors/index.js';
+import { ChainvisorError, isErrno, isFsError, layoutFsError } from '../../shared/errors/index.js';
 import { describeType } from '../../shared/fsread/index.js';
-import { layoutFsError } from './fs-error.js';
 import { binaryPath, genesis, type Layout } from './paths.js';
 
 async function lstatOrUndefined(file: string): Promise<Stats | undefined> {

@@ -10,10 +10,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { isErrno, isFsError } from '../../shared/errors/index.js';
+import { isErrno, isFsError, layoutFsError } from '../../shared/errors/index.js';
 import type { Logger } from '../../shared/log.js';
 import { isProcessAlive, processStartedAtMs } from '../../shared/proc/index.js';
-import { layoutFsError } from './fs-error.js';
 
 const workFolderPrefix = '.download-';
 

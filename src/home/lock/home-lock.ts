@@ -12,10 +12,12 @@ import path from 'node:path';
 
 import * as v from 'valibot';
 
-import { ChainvisorError, isErrno, isFsError } from '../../shared/errors/index.js';
+import { ChainvisorError, isErrno, isFsError, layoutFsError } from '../../shared/errors/index.js';
+import { parseRecord, readRecord, recordFields } from '../../shared/fsread/index.js';
+import { makeFolders, replaceFile } from '../../shared/fswrite/index.js';
 import type { Logger } from '../../shared/log.js';
 import { processStartToken } from '../../shared/proc/index.js';
-import { type Layout, layoutFsError, makeFolders, parseRecord, readRecord, recordFields, replaceFile } from '../layout/index.js';
+import type { Layout } from '../layout/index.js';
 
 export type LockMode = 'abstract' | 'socket-file';
 

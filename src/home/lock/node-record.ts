@@ -14,10 +14,12 @@ import path from 'node:path';
 
 import * as v from 'valibot';
 
-import { ChainvisorError, isFsError } from '../../shared/errors/index.js';
+import { ChainvisorError, isFsError, layoutFsError } from '../../shared/errors/index.js';
+import { readRecord, recordFields } from '../../shared/fsread/index.js';
+import { makeFolders, replaceFile } from '../../shared/fswrite/index.js';
 import type { Logger } from '../../shared/log.js';
 import { processStartToken } from '../../shared/proc/index.js';
-import { type Layout, layoutFsError, makeFolders, readRecord, recordFields, replaceFile } from '../layout/index.js';
+import type { Layout } from '../layout/index.js';
 
 /** Environment variable carrying the run id into the node (and every process it starts). */
 export const runIdVariable = 'CHAINVISOR_RUN_ID';

@@ -16,8 +16,10 @@ import path from 'node:path';
 import * as v from 'valibot';
 
 import { ChainvisorError } from '../../shared/errors/index.js';
+import { readRecord } from '../../shared/fsread/index.js';
+import { makeFolders, writeFileAtomic } from '../../shared/fswrite/index.js';
 import { checkShape } from '../../shared/json.js';
-import { type Layout, makeFolders, readRecord, writeFileAtomic } from '../layout/index.js';
+import type { Layout } from '../layout/index.js';
 import { compareSignPoints, heightText, roundNumber, type SignPoint, stepNumber } from './sign-state.js';
 
 /** What chainvisor remembers for one chain id. */

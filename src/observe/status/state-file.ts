@@ -10,9 +10,10 @@ import path from 'node:path';
 
 import * as v from 'valibot';
 
-import { type Layout, makeFolders, writeFileAtomic } from '../../home/layout/index.js';
+import type { Layout } from '../../home/layout/index.js';
 import { isErrno } from '../../shared/errors/index.js';
 import { readBounded } from '../../shared/fsread/index.js';
+import { makeFolders, writeFileAtomic } from '../../shared/fswrite/index.js';
 import { parseJson } from '../../shared/json.js';
 import type { Logger } from '../../shared/log.js';
 import type { LiveState, LiveTracker } from './live.js';

@@ -11,4 +11,5 @@ export {
   UsageError,
 } from './chainvisor-error.js';
 export { ExitCode, type ExitCodeValue } from './exit-codes.js';
+export { layoutFsError } from './fs-error.js';
 export { renderErrorsDoc } from './render.js';

@@ -7,9 +7,10 @@
  */
 import fs from 'node:fs/promises';
 
-import { type Layout, makeFolders, writeFileAtomic } from '../../home/layout/index.js';
+import type { Layout } from '../../home/layout/index.js';
 import { ChainvisorError } from '../../shared/errors/index.js';
 import { readBounded } from '../../shared/fsread/index.js';
+import { makeFolders, writeFileAtomic } from '../../shared/fswrite/index.js';
 
 export interface ManualPlan {
   name: string;

@@ -4,8 +4,9 @@
  * upgrade (79) before the switch, naming the file; `current` is not touched.
  */
 import { serializePlan } from '../../chain/plan/index.js';
-import { planRecordPath, type UpgradeTarget, writeFileAtomic } from '../../home/layout/index.js';
+import { planRecordPath, type UpgradeTarget } from '../../home/layout/index.js';
 import { ChainvisorError, isFsError } from '../../shared/errors/index.js';
+import { writeFileAtomic } from '../../shared/fswrite/index.js';
 import type { UpgradeContext } from './context.js';
 
 export async function recordPlan({ plan, dir }: UpgradeTarget, ctx: UpgradeContext): Promise<void> {

@@ -6,8 +6,8 @@
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 
-import { acceptNodeBinary, layoutFsError, statBinary, type UpgradeTarget } from '../../home/layout/index.js';
-import { ChainvisorError, ExitCode, isFsError } from '../../shared/errors/index.js';
+import { acceptNodeBinary, statBinary, type UpgradeTarget } from '../../home/layout/index.js';
+import { ChainvisorError, ExitCode, isFsError, layoutFsError } from '../../shared/errors/index.js';
 import type { Logger } from '../../shared/log.js';
 import type { UpgradeContext } from './context.js';
 import { runLogged } from './run-logged.js';

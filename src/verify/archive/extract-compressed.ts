@@ -14,7 +14,7 @@ import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 import { isFsError } from '../../shared/errors/index.js';
-import { type BufferedWriter, createBufferedWriter } from '../../shared/fswrite.js';
+import { type BufferedWriter, createBufferedWriter } from '../../shared/fswrite/index.js';
 import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, ArchiveUnsupportedError, type Subject, UnknownFormatError } from '../errors.js';
 import type { ExtractLimits } from '../limits.js';
 import { createDecompressor, decompressError } from './decompress.js';

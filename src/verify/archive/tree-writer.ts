@@ -17,9 +17,8 @@ import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { makeFolders } from '../../home/layout/index.js';
 import { isErrno } from '../../shared/errors/index.js';
-import { createBufferedWriter } from '../../shared/fswrite.js';
+import { createBufferedWriter, makeFolders } from '../../shared/fswrite/index.js';
 import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subject } from '../errors.js';
 import { createBudget, type ExtractLimits } from '../limits.js';
 import { checkHardlinkTarget, checkSymlinkTarget, LinkTracker } from './entry-path.js';

@@ -4,15 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 
-import {
-  layoutFor,
-  prepareSwitch,
-  readCurrent,
-  readCurrentDir,
-  removeLeftoverSwitchFiles,
-  switchCurrent,
-  upgradeDirName,
-} from '../../../src/home/layout/index.js';
+import { layoutFor, readCurrent, readCurrentDir, removeLeftoverSwitchFiles, switchCurrent, upgradeDirName } from '../../../src/home/layout/index.js';
 
 describe('upgrade folder names', () => {
   test('lower-cased and escaped like Go url.PathEscape', () => {
@@ -67,22 +59,6 @@ describe('the current link', () => {
     await switchCurrent(layout, 'upgrades/v2');
     assert.equal(await fs.readlink(layout.currentLink), 'upgrades/v2');
     assert.deepEqual((await fs.readdir(layout.root)).sort(), ['current', 'genesis', 'upgrades']);
-  });
-
-  test('a switch prepared ahead changes nothing until committed; abandoned, it leaves nothing behind', async () => {
-    const layout = layoutFor({ home, name: 'simd' });
-    await switchCurrent(layout, 'genesis');
-    const abandoned = await prepareSwitch(layout, 'upgrades/v2');
-    assert.equal(await fs.readlink(layout.currentLink), 'genesis');
-    assert.equal((await fs.readdir(layout.root)).filter((n) => n.startsWith('.current.tmp-')).length, 1);
-    await abandoned.abandon();
-    assert.deepEqual((await fs.readdir(layout.root)).sort(), ['current', 'genesis', 'upgrades']);
-    const committed = await prepareSwitch(layout, 'upgrades/v2');
-    assert.equal(await fs.readlink(layout.currentLink), 'genesis');
-    await committed.commit();
-    assert.equal(await fs.readlink(layout.currentLink), 'upgrades/v2');
-    assert.deepEqual((await fs.readdir(layout.root)).sort(), ['current', 'genesis', 'upgrades']);
-    await assert.rejects(committed.commit(), /already committed/);
   });
 
   test('what an interrupted switch left is removed at start unless a live process made it just now; current is untouched', async () => {

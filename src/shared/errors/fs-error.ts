@@ -4,7 +4,8 @@
  * link loop, a path that crosses a file, or a folder chainvisor may not read are things an operator
  * fixes on disk; they never travel up to be reported as a bug.
  */
-import { ChainvisorError, ExitCode } from '../../shared/errors/index.js';
+import { ChainvisorError } from './chainvisor-error.js';
+import { ExitCode } from './exit-codes.js';
 
 const meanings: Record<string, { what: string; hint: string }> = {
   ELOOP: { what: 'is a symbolic link loop', hint: 'remove the link or point it at a real file or folder' },

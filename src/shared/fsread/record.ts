@@ -14,8 +14,8 @@ import path from 'node:path';
 
 import * as v from 'valibot';
 
-import { readBounded } from '../../shared/fsread/index.js';
-import { checkShape, parseJsonValue } from '../../shared/json.js';
+import { checkShape, parseJsonValue } from '../json.js';
+import { readBounded } from './bounded.js';
 
 export type RecordRead<T> = { status: 'missing' } | { status: 'ok'; value: T } | { status: 'damaged'; reason: string };
 

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 
 import * as v from 'valibot';
 
-import { duplicateKey, parseRecord, readRecord, recordFields } from '../../../src/home/layout/record-file.js';
+import { duplicateKey, parseRecord, readRecord, recordFields } from '../../../src/shared/fsread/index.js';
 
 const schema = v.strictObject({ name: v.string(), list: v.array(v.strictObject({ n: v.number() })) });
 

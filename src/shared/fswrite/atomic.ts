@@ -3,12 +3,12 @@
  * rename it over the target, flush the folder. A crash leaves the old file or the new one, never half.
  */
 import { randomBytes } from 'node:crypto';
-import { constants, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { ChainvisorError } from '../../shared/errors/index.js';
-import { copyRegular } from '../../shared/fsread/index.js';
+import { ChainvisorError } from '../errors/index.js';
+import { copyRegular } from '../fsread/index.js';
 
 /**
  * `mkdir -p`, with the real reason when it fails: Node's asynchronous recursive mkdir reports a parent it
@@ -47,117 +47,36 @@ function headBytes(text: string, max: number): string {
   return out;
 }
 
+/** Flushes a folder: the names made or replaced in it survive a crash. */
 export async function fsyncDir(dir: string): Promise<void> {
-  await syncFolder(fs.open(dir, 'r'));
-}
-
-/**
- * Opens `dir` for a later flush (syncFolder): callers open it beside their first step, so that the
- * flush that ends a switch costs one trip through the thread pool instead of three.
- */
-export function openFolder(dir: string): Promise<fs.FileHandle> {
-  const opening = fs.open(dir, 'r');
-  // Awaited by syncFolder, or closed by it when the caller gives up first.
-  opening.catch(() => undefined);
-  return opening;
-}
-
-/** Flushes a folder opened by openFolder; the close is left to run on its own (a read-only descriptor loses nothing). */
-export async function syncFolder(opening: Promise<fs.FileHandle>): Promise<void> {
-  const handle = await opening;
+  const handle = await fs.open(dir, 'r');
   try {
     await handle.sync();
   } finally {
-    handle.close().catch(() => undefined);
+    await handle.close();
   }
 }
 
-/** Closes a folder opened by openFolder without flushing it (the steps before the flush failed). */
-export function dropFolder(opening: Promise<fs.FileHandle>): void {
-  opening.then((handle) => handle.close()).catch(() => undefined);
-}
-
-// O_DSYNC: the write returns once its data is on disk, which saves the separate fsync's trip.
-const createSynced = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_DSYNC;
-
 /**
- * Small files (a plan, a record, a config file): temp file written with O_DSYNC, renamed over the
- * target, the folder flushed. Four trips through the thread pool in a row: open (the folder's open
- * beside it), write, rename (the close beside it), flush.
+ * Small files (a plan, a record, a config file): a temp file beside the target, written and flushed,
+ * renamed over the target, the folder flushed.
  */
 export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
-  await (await writeTempFile(file, data, mode)).commit();
-}
-
-export interface TempFile {
-  /** Renames the written temp file over the target and flushes the folder. */
-  commit(): Promise<void>;
-  /**
-   * commit() in two steps: the rename, then `flush` (call it once) for the folder. Between the two the
-   * file is whole at its path, but a crash may still lose its new name.
-   */
-  place(): Promise<{ flush(): Promise<void> }>;
-  /** Removes the temp file (once placed: closes what is left open); the target is left as it is. */
-  abandon(): Promise<void>;
-}
-
-/**
- * The first half of writeFileAtomic, for callers that can write ahead of knowing whether the file
- * should exist: the data is on disk in a temp file beside `file`, which nobody reads, until commit().
- */
-export async function writeTempFile(file: string, data: string | Uint8Array, mode = 0o644): Promise<TempFile> {
   const temp = tempSibling(file);
-  const folder = openFolder(path.dirname(file));
-  // Closed beside the next step: the data is on disk already (O_DSYNC).
-  let closing: Promise<void> | undefined;
   try {
-    const handle = await fs.open(temp, createSynced, mode);
+    const handle = await fs.open(temp, 'wx', mode);
     try {
       await handle.writeFile(data);
+      await handle.sync();
     } finally {
-      closing = handle.close();
-      closing.catch(() => undefined);
+      await handle.close();
     }
+    await fs.rename(temp, file);
   } catch (error) {
-    await closing?.catch(() => undefined);
-    dropFolder(folder);
     await fs.rm(temp, { force: true });
     throw error;
   }
-  // staged: the temp file holds the data; placed: renamed over the target, the folder not yet flushed.
-  let state: 'staged' | 'placed' | 'done' = 'staged';
-  const place = async () => {
-    if (state !== 'staged') throw new Error('staged file already committed or abandoned');
-    state = 'placed';
-    try {
-      await Promise.all([closing, fs.rename(temp, file)]);
-    } catch (error) {
-      state = 'done';
-      dropFolder(folder);
-      await fs.rm(temp, { force: true });
-      throw error;
-    }
-    return {
-      flush: async () => {
-        if (state !== 'placed') return;
-        state = 'done';
-        await syncFolder(folder);
-      },
-    };
-  };
-  return {
-    place,
-    async commit() {
-      await (await place()).flush();
-    },
-    async abandon() {
-      const was = state;
-      state = 'done';
-      // Placed and never flushed: only the folder's descriptor is left to close.
-      if (was !== 'done') dropFolder(folder);
-      if (was === 'staged') await fs.rm(temp, { force: true });
-    },
-  };
+  await fsyncDir(path.dirname(file));
 }
 
 /**
