@@ -1,13 +1,8 @@
 /**
  * The alert channels (issue #27), one row each (issue #33): a new channel is its file beside this one
  * and its row below. What the rest of chainvisor knows of the channels is read from here: the
- * settings (config/settings/observe.ts spreads `alertSettings`, so docs/settings.md and
- * config.example.json list them), the proxy check of every command, and `notify`'s help and its
- * "none configured" problem.
- *
- * The settings are checked when `run` starts and by `chainvisor config`, every problem at once: a typo
- * stops chainvisor (exit 78) instead of silently paging nobody on the night of the upgrade. No problem
- * message repeats a secret (service-url.ts).
+ * settings, the proxy check of every command, and `notify`'s help and its "none configured" problem.
+ * Why, and the rest of its rules: docs/design/alerts.md#alertsregistryts.
  */
 import { ConfigError, type ConfigProblem } from '../shared/errors/index.js';
 import type { AlertChannel, Channel, SettingValues } from './channel.js';

@@ -1,16 +1,9 @@
 /**
  * Where the node listens, found as the node itself finds it (Cosmos SDK server/start.go, CometBFT
- * config), highest first:
- *   1. the operator's setting: DAEMON_GRPC_ADDRESS, CHAINVISOR_RPC_ADDRESS (see `operatorEndpoints`);
- *   2. the node's own start flags, which chainvisor passes it (`run <node args>`): `--rpc.laddr`,
- *      `--grpc.address`, `--grpc.enable`, as `--flag value` or `--flag=value`;
- *   3. `$DAEMON_HOME/config/config.toml` `[rpc] laddr`, `$DAEMON_HOME/config/app.toml` `[grpc] enable`
- *      and `address`;
- *   4. the SDK's defaults: `tcp://127.0.0.1:26657`, gRPC on at `localhost:9090`.
- * The node's `--home` may in principle name another folder than DAEMON_HOME; cosmovisor assumes the two
- * are the same (it reads upgrade-info.json from DAEMON_HOME), and so does this.
- * A listen address on all interfaces (`0.0.0.0`, `::`, empty host) is dialled on loopback. The node's
- * flags and files are read by ./node-files.ts; this file ranks them and makes them dialable.
+ * config), highest first: the operator's setting, the node's own start flags, config.toml and
+ * app.toml, the SDK's defaults. The node's flags and files are read by ./node-files.ts; this file
+ * ranks them and makes them dialable.
+ * Why, and the rest of its rules: docs/design/chain.md#chainaddressests.
  */
 import { type Config, grpcHostPort, type LoadedConfig, rpcEndpoint, settings } from '../config/index.js';
 import { type Endpoint, readNodeListens } from './node-files.js';

@@ -1,14 +1,9 @@
 /**
  * What an operator reads with `pvtop` and an explorer after an upgrade, over the node's CometBFT RPC
- * (issue #26; shapes of v0.37/v0.38):
- *   /status                 `validator_info` (this node's validator and its power) and the latest height;
- *   /consensus_state        the height, round and the prevote and precommit bit arrays of the round;
- *   /dump_consensus_state   the validators in the order of those bit arrays (read once: it is large;
- *                           /validators, in the same order, when it cannot be read);
- *   /commit?height=H        the block's time and who signed it.
- * Typed readers only: the follow that uses them lives in src/supervisor/upgrade/network-follow.ts. Read-only. Each
- * answer is checked against its schema (answers.ts) and bounded: at most 10 000 validators, votes or
- * signatures (CometBFT's own limit), a bit array no longer than that.
+ * (issue #26): /status, /consensus_state, /dump_consensus_state (or /validators) and /commit. Typed
+ * readers only: the follow that uses them lives in src/supervisor/upgrade/network-follow.ts. Read-only;
+ * each answer is checked against its schema (answers.ts) and bounded.
+ * Why, and the rest of its rules: docs/design/chain.md#chainconsensusts.
  */
 import { commitAnswer, consensusStateAnswer, dumpConsensusStateAnswer, maxValidators, statusAnswer, validatorsAnswer } from './answers.js';
 import { ChainUnavailableError } from './errors.js';

@@ -1,16 +1,9 @@
 /**
  * The network's view (issue #32): a CometBFT RPC of another node of the chain, from
  * CHAINVISOR_NETWORK_RPC, read through the one JSON-RPC client (json-rpc.ts) on chainvisor's HTTP
- * client (the proxies and CAs of the host, as downloads), so that the twin check (src/home/twin) can
- * see who signed the newest blocks:
- *
- *   GET /status                           the chain id (`node_info.network`) and the newest height;
- *   GET /validators?height=H&page=P       whether an address is in the validator set;
- *   GET /commit?height=H                  who signed block H (`block_id_flag` 2 or 3), its chain id and time;
- *   GET /commit                           the same of the newest block: what is read while the node runs.
- *
- * Read-only; one keep-alive connection per RPC is reused between polls. The URL is only ever shown
- * redacted.
+ * client, so that the twin check (src/home/twin) can see who signed the newest blocks. Read-only; the
+ * URL is only ever shown redacted.
+ * Why, and the rest of its rules: docs/design/chain.md#chainnetworkts.
  */
 import type * as v from 'valibot';
 

@@ -1,13 +1,9 @@
 /**
- * The same two readings as the gRPC client, over the node's CometBFT RPC, which every node serves
- * (many validators turn gRPC off or bind it elsewhere):
- *   GET /abci_query?path="/cosmos.upgrade.v1beta1.Query/CurrentPlan" → `result.response.value`, base64
- *       of the QueryCurrentPlanResponse protobuf (cosmjs-types' codec, as over gRPC);
- *   GET /status → `result.sync_info.latest_block_height`.
- * Asked through the one JSON-RPC client (json-rpc.ts) on the node's own transport: loopback or a unix
- * socket, never a proxy, a TCP knock before the first call, a deadline on every call. Every answer is
- * read within a size, parsed within a depth, and checked against the schema of what the caller reads
- * (answers.ts) before any of it is used: what the node sends is not trusted (issue #31).
+ * The same two readings as the gRPC client (the current plan and the latest height), over the node's
+ * CometBFT RPC, which every node serves. Asked through the one JSON-RPC client (json-rpc.ts) on the
+ * node's own transport; every answer is bounded and checked against the schema of what the caller
+ * reads (answers.ts) before any of it is used (issue #31).
+ * Why, and the rest of its rules: docs/design/chain.md#chainrpc-clientts.
  */
 import { QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
 import type * as v from 'valibot';

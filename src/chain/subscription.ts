@@ -1,16 +1,8 @@
 /**
  * The node's new blocks as they are committed (issue #35): CometBFT's JSON-RPC `subscribe` with the
- * query `tm.event='NewBlock'` on the node's `/websocket`. The follow after a switch (supervisor's
- * follow.ts) opens it while it waits for the first block and closes it when it ends, so nothing of it
- * is left at rest. A message is only a wake-up: the follow then reads the block and its commit over
- * the RPC (consensus.ts), whose answers are checked; nothing in the message itself is trusted or even
- * parsed, so a node that sends something else costs at most a reading. Should the websocket not open
- * or close (an RPC behind a proxy without websockets, a node restarting), the follow's reading once a
- * second still sees the block.
- *
- * undici's WebSocket (the project's HTTP client; no native code), on its own Agent: a unix socket
- * address works as over HTTP, and a message larger than `maxMessageBytes` closes the connection
- * instead of filling memory.
+ * query `tm.event='NewBlock'` on the node's `/websocket`, open only while the follow after a switch
+ * waits for its first block. A message is only a wake-up: nothing in it is trusted or even parsed.
+ * Why, and the rest of its rules: docs/design/chain.md#chainsubscriptionts.
  */
 import type { Agent, WebSocket } from 'undici';
 

@@ -1,16 +1,9 @@
 /**
- * The live node's `data/` copied into the scratch home while the node keeps writing it. Safe because:
- *   - the application's database (`application.db`) is taken first, CometBFT's stores after it: a copy
- *     whose block store is ahead of the application is what a node left after a crash looks like, and
- *     the handshake replays the missing blocks; the other way round it cannot start;
- *   - a database (a folder with `CURRENT` or a Pebble `marker.manifest.*`) is copied in passes: its
- *     MANIFEST, write-ahead logs and other small files copied, the immutable tables placed (linked, cloned
- *     or copied: the backup's fastest safe mode), then the MANIFEST looked at again: a pass during which
- *     it changed (a flush or compaction) is retried, tables written meanwhile picked up; then every table
- *     the copied MANIFEST names must be in the copy, whole (./manifest.ts) — else another pass;
- *   - what the scratch must not have is left out: the signing state (`priv_validator_state.json`: the
- *     scratch signs from height 0 with its own key), the consensus WAL (`cs.wal`: the live validator's
- *     votes), a pending `upgrade-info.json` and the manual-upgrade queue, state-sync `snapshots/`.
+ * The live node's `data/` copied into the scratch home while the node keeps writing it: the
+ * application's database first, CometBFT's stores after it; each database copied in passes until its
+ * MANIFEST holds still and every table it names is in the copy, whole; the signing state, the
+ * consensus WAL, a pending upgrade and state-sync snapshots left out.
+ * Why, and the rest of its rules: docs/design/rehearsal.md#rehearsalhot-copyts.
  */
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';

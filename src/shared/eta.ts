@@ -1,17 +1,8 @@
 /**
- * When a height will be reached (issue #35): the block time measured over a window of recent blocks,
- * and the upgrade's estimated time from it. One estimate for everything that says "when": the status
- * (`pending.eta`), the metrics (`chainvisor_upgrade_eta_seconds`, `chainvisor_block_time_seconds`)
- * and the chat messages of upgrade-scheduled and staging.
- *
- * The samples are the (height, time) pairs chainvisor reads anyway (the plan watch's `chain-height`
- * events). The block time is the mean over the last `windowBlocks` (500) blocks: the newest sample,
- * and the newest sample at least 500 blocks older than it. Why 500: one slow block (a 60 s round on a
- * 6 s chain) moves a mean over 500 blocks by 0.1 s (2 %), so the estimate does not jump with it, while a
- * lasting change of the chain's pace (a parameter change, a slower set of validators) shows within
- * 500 blocks: under an hour on a 6 s chain. Each sample's own error (the height is read at some point
- * inside a block) is at most one block time over the whole window. A start, a restart or an upgrade's
- * halt begins a new window: the time a node is down, or catches up, is not the chain's block time.
+ * When a height will be reached (issue #35): the block time measured over a window of recent blocks
+ * (the mean over the last `windowBlocks`, 500), and the upgrade's estimated time from it. One estimate
+ * for everything that says "when": the status, the metrics and the chat messages.
+ * Why, and the rest of its rules: docs/design/status-and-metrics.md#sharedetats.
  */
 
 export interface BlockTime {

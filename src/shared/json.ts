@@ -1,17 +1,9 @@
 /**
  * JSON that chainvisor did not write itself, or that a damaged disk may have changed: a node's answer,
- * a file in the home, a registry. Parsed within bounds, then checked against a schema (valibot), in one
- * step, so that no caller works on a value of a shape it did not expect:
- *
- * - a text over `maxBytes` is refused before it is parsed (a 4 MB answer of nested arrays once held
- *   `run` at 800 MB);
- * - a text nested deeper than `maxDepth` is refused after one scan (JSON.parse recurses: 100 000 levels
- *   end in a RangeError on Node 22, and what a caller then walks recursively does the same);
- * - a text of more than `maxContainers` objects and arrays is refused in the same scan, when the caller
- *   gives that bound (4 MB of `[[],[],…]` is 1.3 million arrays: 450 MB once parsed);
- * - the value must match the schema; the reason names the first place it does not.
- *
- * A result, never a throw, for what is in the text: the caller turns `reason` into its own coded error.
+ * a file in the home, a registry. Parsed within bounds (`maxBytes`, `maxDepth`, `maxContainers`), then
+ * checked against a schema (valibot), in one step. A result, never a throw, for what is in the text:
+ * the caller turns `reason` into its own coded error.
+ * Why, and the rest of its rules: docs/design/reading-and-redacting.md#sharedjsonts.
  */
 import * as v from 'valibot';
 

@@ -1,13 +1,8 @@
 /**
  * The supervisor: the run loop and the composition root. It starts the node and waits for a wake-up —
  * the node's exit, a due plan (src/watcher/detector.ts), a manual upgrade height (src/supervisor/manual), a stop signal
- * (signals.ts) — and answers each:
- *
- *   start-up: an upgrade already due (data/upgrade-info.json newer than `current`) is applied first,
- *             so the old binary never runs past its halt height;
- *   running:  the node halts in one of two ways — exits (non-zero) right after writing the file, or
- *             stays up — and both end in the same sequence: stop → upgrade → restart;
- *   stopping: the signal is forwarded to the node, and chainvisor exits with the node's status.
+ * (signals.ts) — and answers each.
+ * Why, and the rest of its rules: docs/design/upgrade.md#supervisorsupervisorts.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 

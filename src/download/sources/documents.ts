@@ -1,13 +1,8 @@
 /**
- * The two documents a source can be besides the plan, read as data from the network (issue #34):
- *
- * - an operator's registry, `{"upgrades": [{"name": "v2", "height": 1234, "binaries": {…}}]}`;
- * - a chain registry `versions.json`, `{"versions": [{"name": "v15", "height": 19939000, "binaries": {…}, …}]}`,
- *   where only `name` is required and every other field is kept for its readers, not for us.
- *
- * Parsed by shared/json.ts within bounds, then a schema; a document of the wrong shape is refused as a
- * whole (the caller warns and asks the next source). A `binaries` map is read key by key into a Map
- * (any string can be a key, `__proto__` too), with the Info's own rules for keys and values.
+ * The two documents a source can be besides the plan, read as data from the network (issue #34): an
+ * operator's registry (`{"upgrades": […]}`) and a chain registry `versions.json` (`{"versions": […]}`).
+ * Parsed within bounds, then a schema; a document of the wrong shape is refused as a whole.
+ * Why, and the rest of its rules: docs/design/downloads.md#downloadsourcesdocumentsts.
  */
 import * as v from 'valibot';
 

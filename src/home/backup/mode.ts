@@ -1,13 +1,7 @@
 /**
  * Which mode a backup uses. `auto` (the default) takes the fastest one that still leaves the backup
- * untouched by anything the upgraded node does to its data:
- *   1. reflink, when a probe clone of a data file into the backup folder succeeds (btrfs, XFS with
- *      reflink, bcachefs, ZFS 2.2+ …): a private copy-on-write copy of every file, in the time of a link;
- *   2. link, when the backup folder is on the same filesystem as the data: hard-linked tables (which
- *      these engines never modify in place) and copied metadata — seconds instead of an hour;
- *   3. copy otherwise.
- * An explicit `reflink` whose probe fails becomes `copy` (said once); an explicit `link` across
- * filesystems copies file by file (said once, in ./place.ts).
+ * untouched by anything the upgraded node does to its data: reflink, then link, then copy.
+ * Why, and the rest of its rules: docs/design/backups.md#homebackupmodets.
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';

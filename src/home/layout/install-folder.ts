@@ -1,13 +1,8 @@
 /**
- * Folders into and out of `upgrades/`, for the halt's download and for staging alike.
- *
- * Installing: a verified, extracted folder becomes `upgrades/<dir>` in one rename, after its contents
- * are on disk (a crash right after the switch must not find an empty binary). A folder already at
- * `upgrades/<dir>` without a binary (a failed attempt, or cosmovisor's "won't overwrite" leftover) must
- * not block the upgrade: an empty one is removed; one with files in it is moved aside.
- *
- * Moving aside: to `upgrades/<dir>.replaced-<UTC time>` (`-2`, `-3`… when that exists) — never
- * deleted — and a warning says where and why.
+ * Folders into and out of `upgrades/`, for the halt's download and for staging alike: a verified,
+ * extracted folder becomes `upgrades/<dir>` in one rename, after its contents are on disk; a folder
+ * already there without a binary is removed when empty, else moved aside (never deleted).
+ * Why, and the rest of its rules: docs/design/home-layout.md#homelayoutinstall-folderts.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';

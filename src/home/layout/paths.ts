@@ -1,15 +1,8 @@
 /**
- * The cosmovisor folder layout, which chainvisor keeps byte for byte so that an
- * existing home works unchanged:
- *
- *   $DAEMON_HOME/data/upgrade-info.json
- *   $DAEMON_HOME/cosmovisor/genesis/bin/$DAEMON_NAME
- *   $DAEMON_HOME/cosmovisor/upgrades/<dir>/bin/$DAEMON_NAME
- *   $DAEMON_HOME/cosmovisor/upgrades/<dir>/upgrade-info.json
- *   $DAEMON_HOME/cosmovisor/current -> genesis | upgrades/<dir>
- *
- * chainvisor's own runtime files (lock, node pid record, status, staging and batch state) live in one
- * hidden folder, `$DAEMON_HOME/cosmovisor/.chainvisor/`, which cosmovisor ignores.
+ * The cosmovisor folder layout, which chainvisor keeps byte for byte so that an existing home works
+ * unchanged, and chainvisor's own runtime files, in one hidden folder that cosmovisor ignores
+ * (`$DAEMON_HOME/cosmovisor/.chainvisor/`).
+ * Why, and the rest of its rules: docs/design/home-layout.md#homelayoutpathsts.
  */
 import path from 'node:path';
 

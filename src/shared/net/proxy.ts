@@ -1,17 +1,9 @@
 /**
  * Which proxy a request goes through, by Go's rules (golang.org/x/net/http/httpproxy, what
- * cosmovisor's go-getter transport uses through `http.ProxyFromEnvironment`), so that a validator
- * whose only way out is a proxy downloads with chainvisor wherever it did with cosmovisor:
- * - `HTTPS_PROXY` for https URLs, `HTTP_PROXY` for http; the upper-case name is read first, the
- *   lower-case one only when it is unset or empty (undici's own EnvHttpProxyAgent reads them the other
- *   way round, which is why the choice is made here);
- * - a value without a scheme means `http://`; `http`, `https` and `socks5` proxies are accepted;
- * - `localhost` and loopback addresses are never proxied;
- * - `NO_PROXY`: comma-separated; an IP (`1.2.3.4`, `[::1]`, optionally with `:port`), a CIDR
- *   (`10.0.0.0/8`), a domain that matches itself and its subdomains (`foo.com`), a leading `.` or `*.`
- *   that matches subdomains only (`.foo.com`), each optionally with `:port`; `*` alone turns proxying off.
- * Go ignores a proxy value it cannot parse (and then goes direct); chainvisor reports it instead
- * (`proxyProblems`), since going direct is exactly what fails on such a network.
+ * cosmovisor's go-getter transport uses), so that a validator whose only way out is a proxy downloads
+ * with chainvisor wherever it did with cosmovisor. A proxy value that cannot be parsed is reported
+ * (`proxyProblems`), not skipped.
+ * Why, and the rest of its rules: docs/design/downloads.md#sharednetproxyts.
  */
 import { BlockList, isIP } from 'node:net';
 import { domainToASCII } from 'node:url';

@@ -1,17 +1,8 @@
 /**
- * The certificate authorities an https connection trusts: what Go (cosmovisor) trusts on Linux, plus
- * Node's own. Node alone trusts only its bundled Mozilla roots (and NODE_EXTRA_CA_CERTS), so a
- * private or corporate CA installed in the host's store — a TLS-inspecting proxy's, a company
- * mirror's — was "certificate does not verify" for chainvisor and fine for cosmovisor. Trusted here:
- * - Node's default roots (the bundled ones and NODE_EXTRA_CA_CERTS);
- * - the host's bundle file, as Go's crypto/x509 finds it: `SSL_CERT_FILE` when set, else the first of
- *   Go's Linux bundle files that exists (`systemBundleFiles`);
- * - the host's certificate folders: `SSL_CERT_DIR` (colon-separated) when set, else `/etc/ssl/certs`
- *   and `/etc/pki/tls/certs`; every file in them is read as PEM, and a link to a file of the same
- *   folder (the `<hash>.0` names) is skipped, as Go does.
- * Read from the files themselves, not through Node's `--use-system-ca`: the same for `bin/chainvisor.js`,
- * the release executable (whose Node ignores command-line flags) and the image. One secure context is
- * built per set of variables and kept: building it parses a few hundred certificates (about 20 ms).
+ * The certificate authorities an https connection trusts: what Go (cosmovisor) trusts on Linux (the
+ * host's bundle file and certificate folders), plus Node's own. Read from the files themselves, not
+ * through `--use-system-ca`; one secure context is built per set of variables and kept.
+ * Why, and the rest of its rules: docs/design/downloads.md#sharednettrustts.
  */
 import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';

@@ -1,13 +1,7 @@
 /**
- * A child's output, line by line, in bounded memory. Lines end as readline's do with an infinite
- * `crlfDelay`: at `\n`, `\r\n` (even split across two reads) or a lone `\r` (a progress bar redrawn in
- * place); the last line needs no end. Each line keeps at most `maxChars` characters and reports its
- * whole length: a program that prints gigabytes without a newline costs `maxChars`, not gigabytes
- * (readline keeps the whole line until it ends).
- *
- * It is also light at its first use: on a switch, `pre-upgrade`'s output is read by code that has
- * never run before in that `run` process, and readline's interface took about 0.45 ms to set up there
- * (bench:switch, cold).
+ * A child's output, line by line, in bounded memory: lines end as readline's do (`\n`, `\r\n`, a lone
+ * `\r`), and each keeps at most `maxChars` characters and reports its whole length.
+ * Why, and the rest of its rules: docs/design/upgrade.md#sharedproclinests.
  */
 import type { Readable } from 'node:stream';
 

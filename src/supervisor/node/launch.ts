@@ -1,15 +1,9 @@
 /**
  * The one launch point of the node: every start — `run`, a restart, the start after an upgrade, after a
- * manual upgrade, with a new halt height — comes through here, in this order:
- *
- *   1. the binary checked (after a switch, the sequence has checked it);
- *   2. the signer guards: the sign guard (the signing state has not gone back, issue #28), then the
- *      twin check (no other machine signs with this validator's key, issue #32);
- *   3. the node record, the spawn, the watches of the running node (the guards', the detector's) and
- *      the node-started event.
- *
- * A guard that refuses ends the run (84, or 78 for a network RPC of another chain): the node is not
- * started.
+ * manual upgrade, with a new halt height — comes through here: the binary checked, the signer guards
+ * (the sign guard, the twin check), then the node record, the spawn and the watches. A guard that
+ * refuses ends the run: the node is not started.
+ * Why, and the rest of its rules: docs/design/upgrade.md#supervisornodelaunchts.
  */
 import { binaryPath, checkNodeBinary, type Current, type Layout, readCurrent } from '../../home/layout/index.js';
 import type { NodeTracker, SignGuard } from '../../home/lock/index.js';

@@ -1,13 +1,9 @@
 /**
- * tar extraction: node-tar parses (headers, pax), and chainvisor writes. node-tar decompresses
- * nothing here: a compressed tar is decompressed before it arrives, through the inflate guard that
- * every compression shares (extract-compressed.ts). Each entry is checked at its header — path, type, declared size,
- * entry count — so a hostile entry or a bomb is refused before its bytes reach the disk, and the
- * whole archive is refused rather than "sanitised". Entries are written one at a time, so when
- * something is refused, every write has finished before this returns and the folder can be removed.
- * The bytes are pushed in (`createTarExtractor`), so the same code reads a file or a download as it
- * arrives. `isTar` is how the formats table (formats.ts) recognises a tar, and a tar inside a
- * compressed stream.
+ * tar extraction: node-tar parses (headers, pax), and chainvisor writes. Each entry is checked at its
+ * header — path, type, declared size, entry count — and the whole archive is refused rather than
+ * "sanitised". The bytes are pushed in (`createTarExtractor`), so the same code reads a file or a
+ * download as it arrives.
+ * Why, and the rest of its rules: docs/design/downloads.md#verifyarchiveextract-tarts.
  */
 import { Parser, type ReadEntry } from 'tar';
 

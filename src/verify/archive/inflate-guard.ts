@@ -1,14 +1,8 @@
 /**
  * The one guard every decompression passes through — each compression of formats.ts and zip's entries:
- * it counts the compressed bytes going in and the bytes coming out, and refuses the archive as soon as
- * it expands more than `maxRatio` times what went in (past the first `ratioFloor` bytes, which a tiny
- * file can reach honestly), or past CHAINVISOR_EXTRACT_MAX_BYTES.
- *
- * Why a ratio as well as the cap: a download is extracted while it arrives, before its checksum is
- * known, so the cap alone let a 296 KB zstd bomb with the wrong checksum fill a 1 GiB disk (the cap is
- * 8 GiB) next to the running node (#31). No release compresses 1000:1 (binaries give 3–5:1); every
- * bomb does (gzip reaches ~1030:1, xz ~7000:1, zstd and bzip2 far more), so it is stopped within a few
- * MiB whatever its format. The value is node-tar's, which guarded tar.gz alone before.
+ * it counts the bytes going in and coming out, and refuses the archive as soon as it expands more than
+ * `maxRatio` times what went in (past the first `ratioFloor` bytes), or past CHAINVISOR_EXTRACT_MAX_BYTES.
+ * Why, and the rest of its rules: docs/design/downloads.md#verifyarchiveinflate-guardts.
  */
 import { Transform } from 'node:stream';
 

@@ -1,17 +1,9 @@
 /**
- * Writes checked archive entries into a fresh folder, for tar and zip alike. The rules that keep every
- * write inside the folder:
- *   - names are checked first (no absolute path, no `..`) and no entry goes through a link placed
- *     earlier (compared case- and Unicode-insensitively, for macOS filesystems);
- *   - files are created with O_EXCL, so an existing path — link or not — is never followed or replaced;
- *   - every symbolic link must resolve inside the folder, following the links it goes through (a link
- *     to `..` inside a subfolder is fine alone, but `x/..` through it would not be) — checked as each
- *     link is placed and again at the end, when every link exists;
- *   - sizes are counted as bytes are written, against CHAINVISOR_EXTRACT_MAX_BYTES;
- *   - data goes to disk in 1 MiB writes (archives arrive in 16 KiB pieces);
- *   - with `holdExecBits` (extraction while the download is still unverified), no file is created
- *     executable: the execute bits wait in a list until `releaseExecBits()`, called only once the
- *     whole download's checksum matched.
+ * Writes checked archive entries into a fresh folder, for tar and zip alike, with the rules that keep
+ * every write inside the folder: names checked, files created with O_EXCL, every symbolic link
+ * resolved inside the folder, sizes counted against CHAINVISOR_EXTRACT_MAX_BYTES, and (with
+ * `holdExecBits`) no file executable until the whole download's checksum matched.
+ * Why, and the rest of its rules: docs/design/downloads.md#verifyarchivetree-writerts.
  */
 import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';

@@ -1,13 +1,8 @@
 /**
- * Where a zstd stream's frames begin and end, read from the headers alone (RFC 8878 §3.1: the frame
- * header's size from its descriptor, then each block's 3-byte header and size, the optional checksum;
- * nothing is decompressed here). It serves two ends:
- *   - each frame is handed to a decoder of its own (decode-zstd.ts), and skippable frames — the
- *     leading one pzstd writes before each frame, holding its size — to none: Node 22's zstd stops
- *     after the first frame it reads, so without this pzstd's output, or `cat a.zst b.zst`, is cut;
- *   - a stream that stops inside a frame is refused: Node 22's decoder ends quietly on it, and a
- *     release cut mid-download by the mirror — whose checksum then matches the cut file a careless
- *     publisher hashed — would install half a binary.
+ * Where a zstd stream's frames begin and end, read from the headers alone (RFC 8878 §3.1; nothing is
+ * decompressed here): each frame is handed to a decoder of its own (decode-zstd.ts), and a stream that
+ * stops inside a frame is refused.
+ * Why, and the rest of its rules: docs/design/downloads.md#verifyarchivezstd-framests.
  */
 const frameMagic = 0xfd2fb528;
 /** Skippable frames: 0x184D2A50 to 0x184D2A5F. */
