@@ -2,22 +2,20 @@
  * Downloading one URL to a file, hashing the bytes as they arrive (one pass, constant memory).
  * Why, and the rest of its rules: docs/design/downloads.md#downloadfetchts.
  */
-import { createHash, type Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 
 import type { Config } from '../config/index.js';
 import { ChainvisorError, isFsError } from '../shared/errors/index.js';
-import { createBufferedWriter } from '../shared/fswrite/index.js';
 import type { Logger } from '../shared/log.js';
-import { asTransportError, createHttpClient, dropBody, type HttpClient, parseRetryAfter } from '../shared/net/index.js';
-import { formatBytes } from '../shared/units.js';
+import { createHttpClient, type HttpClient } from '../shared/net/index.js';
 import type { Checksum, ChecksumAlgo } from '../verify/index.js';
 import { type BackoffOptions, defaultBackoff, retryDelay, sleep } from './backoff.js';
 import { startDeadline } from './deadline.js';
-import { DownloadAbortedError, DownloadDeadlineError, DownloadIoError, DownloadTooLargeError } from './errors.js';
-import { classify, describeFailure, finalError, RetryableFailure, StatusFailure } from './fetch-failure.js';
+import { DownloadAbortedError, DownloadDeadlineError, DownloadIoError } from './errors.js';
+import { attemptOnce, type AttemptState, type DownloadSink } from './fetch-attempt.js';
+import { classify, describeFailure, finalError, StatusFailure } from './fetch-failure.js';
 import { copyFileUrl } from './file-url.js';
-import { header, openUrl } from './http.js';
 import type { UrlPolicy } from './policy.js';
 import type { DownloadSource } from './source.js';
 
@@ -60,25 +58,6 @@ export interface FetchRequest {
   onProgress?: (bytes: number, total: number | undefined) => void;
 }
 
-/** A consumer of the body besides the file and the hash. */
-export interface DownloadSink {
-  /** The next bytes, in file order, once hashed and written; the download waits for it. Never throws. */
-  write(chunk: Buffer): Promise<void>;
-  /** The server sends the file from the start again: the bytes given so far are void. Never throws. */
-  restart(): Promise<void>;
-  /**
-   * False once the sink has all it needs from the bytes themselves (a tar.gz being extracted): the
-   * rest of the body is then not written to the file, which halves the disk writes. Only a restart
-   * may make it true again (and the file then starts over too).
-   */
-  readonly needsFile: boolean;
-  /**
-   * Set once the sink refuses the file whatever the rest of it and its checksum hold (a decompression
-   * bomb): the download stops at once, the request is aborted, and the fetch fails with this error.
-   */
-  readonly refusal: ChainvisorError | undefined;
-}
-
 export interface FetchResult {
   bytes: number;
   /** Of the whole file, in the requested algorithm. */
@@ -91,18 +70,6 @@ export interface FetchResult {
 export interface Fetcher {
   fetchToFile(request: FetchRequest): Promise<FetchResult>;
   close(): Promise<void>;
-}
-
-interface AttemptState {
-  /** Bytes in the file and in the hash. */
-  received: number;
-  hash: Hash;
-  /** The whole file's size, when the server said. */
-  total: number | undefined;
-  /** The server advertised `Accept-Ranges: bytes`. */
-  rangeOk: boolean;
-  /** Strong ETag or Last-Modified, sent as If-Range when resuming. */
-  validator: string | undefined;
 }
 
 /** The fetcher the configuration asks for: its time limit, retries, size cap and URL policy. */
@@ -174,7 +141,7 @@ export function createFetcher(options: FetcherOptions): Fetcher {
             resumes += 1;
             log.info({ from: state.received, total: state.total }, 'resuming the download where the connection dropped');
           }
-          await attemptOnce(limited, handle, state, maxBytes, resuming, log, restart);
+          await attemptOnce({ client, policy: options.policy, timeoutMs: options.timeoutMs, req: limited, handle, state, maxBytes, resuming, log, restart });
           return { bytes: state.received, checksum: { algo: req.algo, hex: state.hash.digest('hex') }, attempts: attempt, resumes };
         } catch (error) {
           if (req.signal?.aborted) throw new DownloadAbortedError(req.what, req.source.shown);
@@ -205,115 +172,10 @@ export function createFetcher(options: FetcherOptions): Fetcher {
     }
   }
 
-  async function attemptOnce(
-    req: FetchRequest,
-    handle: fs.FileHandle,
-    state: AttemptState,
-    maxBytes: number,
-    resuming: boolean,
-    log: Logger,
-    restart: () => Promise<void>,
-  ): Promise<void> {
-    const headers: Record<string, string> = { 'user-agent': 'chainvisor', 'accept-encoding': 'identity' };
-    if (resuming) {
-      headers.range = `bytes=${state.received}-`;
-      if (state.validator !== undefined) headers['if-range'] = state.validator;
-    }
-    const { response } = await openUrl(req.source.url, {
-      client,
-      policy: options.policy,
-      headers,
-      authorization: req.source.authorization,
-      signal: req.signal,
-    });
-    const { statusCode, body } = response;
-    if (statusCode === 200) {
-      if (state.received > 0) {
-        log.info('the server sent the whole file again instead of the rest; starting over');
-        await restart();
-      }
-      const length = contentLength(response.headers['content-length']);
-      if (length !== undefined && length > maxBytes) {
-        await dropBody(body);
-        throw tooLarge(req, `the server announces ${length} bytes`, maxBytes);
-      }
-      state.total = length;
-      state.rangeOk = /\bbytes\b/i.test(header(response.headers['accept-ranges']) ?? '');
-      const etag = header(response.headers.etag);
-      state.validator = etag !== undefined && !etag.startsWith('W/') ? etag : header(response.headers['last-modified']);
-    } else if (statusCode === 206 && resuming) {
-      const range = parseContentRange(header(response.headers['content-range']));
-      if (range === undefined || range.start !== state.received || (state.total !== undefined && range.total !== undefined && range.total !== state.total)) {
-        await dropBody(body);
-        await restart();
-        state.rangeOk = false;
-        throw new RetryableFailure(
-          `the server answered the range request with Content-Range ${JSON.stringify(header(response.headers['content-range']) ?? '')}`,
-        );
-      }
-      if (range.total !== undefined) state.total = range.total;
-    } else if (statusCode === 416 && resuming) {
-      await dropBody(body);
-      await restart();
-      state.rangeOk = false;
-      throw new RetryableFailure('the server refused the range request (416)');
-    } else {
-      // Read a little of the error page so the connection can be reused; a failure here changes nothing.
-      await dropBody(body);
-      throw new StatusFailure(statusCode, parseRetryAfter(response.headers['retry-after']));
-    }
-
-    // Stream the body: hash every byte as it arrives, write in 1 MiB writes through one buffer.
-    const out = createBufferedWriter(handle, state.received);
-    const io = async (write: () => Promise<void>): Promise<void> => {
-      try {
-        await write();
-      } catch (error) {
-        throw isFsError(error) ? new DownloadIoError('write the download to', req.file, error) : error;
-      }
-    };
-    try {
-      for await (const chunk of readBody(body as AsyncIterable<Buffer>, options.timeoutMs)) {
-        if (state.received + chunk.length > maxBytes) throw tooLarge(req, `more than ${maxBytes} bytes arrived`, maxBytes);
-        state.hash.update(chunk);
-        state.received += chunk.length;
-        if (req.sink === undefined) {
-          await io(() => out.write(chunk));
-        } else {
-          const needed = req.sink.needsFile;
-          if (needed) await io(() => out.write(chunk));
-          await req.sink.write(chunk);
-          // Refused whatever comes next: nothing more is fetched (the finally below aborts the request).
-          if (req.sink.refusal !== undefined) throw req.sink.refusal;
-          // The sink needs no more of the file: what is buffered goes to disk now, not after the last
-          // byte, when an extraction that filled the disk would make it fail as the download's fault.
-          if (needed && !req.sink.needsFile) await io(() => out.flush());
-        }
-        req.onProgress?.(state.received, state.total);
-      }
-    } finally {
-      // Bytes already hashed must reach the file, or a resume would hash a hole.
-      await io(() => out.flush());
-      if (!body.destroyed) body.destroy();
-    }
-    if (state.total !== undefined && state.received !== state.total) {
-      throw new RetryableFailure(`the connection closed after ${state.received} of ${state.total} bytes`);
-    }
-  }
-
   return {
     fetchToFile,
     close: () => client.close(),
   };
-}
-
-/** The body's chunks; undici's stall of the body leaves as a TransportTimeout. */
-async function* readBody(body: AsyncIterable<Buffer>, timeoutMs: number): AsyncGenerator<Buffer> {
-  try {
-    yield* body;
-  } catch (error) {
-    throw asTransportError(error, timeoutMs);
-  }
 }
 
 async function openOrFail(file: string): Promise<fs.FileHandle> {
@@ -322,20 +184,4 @@ async function openOrFail(file: string): Promise<fs.FileHandle> {
   } catch (error) {
     throw isFsError(error) ? new DownloadIoError('create', file, error) : error;
   }
-}
-
-function tooLarge(req: FetchRequest, detail: string, limit: number): DownloadTooLargeError {
-  return new DownloadTooLargeError(req.source.shown, `${detail}, over the limit of ${limit} bytes (${formatBytes(limit)})`, limit);
-}
-
-function contentLength(value: string | string[] | undefined): number | undefined {
-  const text = header(value);
-  if (text === undefined || !/^\d+$/.test(text.trim())) return undefined;
-  return Number(text.trim());
-}
-
-function parseContentRange(value: string | undefined): { start: number; end: number; total: number | undefined } | undefined {
-  const m = /^bytes\s+(\d+)-(\d+)\/(\d+|\*)$/i.exec(value?.trim() ?? '');
-  if (m === null) return undefined;
-  return { start: Number(m[1]), end: Number(m[2]), total: m[3] === '*' ? undefined : Number(m[3]) };
 }

@@ -1,19 +1,13 @@
 /**
- * One rehearsal, in the order it happens (docs/rehearsal.md):
- *   1. checks (./prepare.ts): binary installed, `in-place-testnet`, chain id, free disk — else 79;
- *   2. copy: the live `data/` into a scratch home without stopping the node (./hot-copy.ts), its config
- *      made unreachable with fresh keys (./scratch-config.ts), the two binaries in its own cosmovisor/;
- *   3. halt: the current binary's `in-place-testnet <chain-id>-rehearsal <operator> --trigger-testnet-upgrade
- *      <name> --skip-confirmation` halts at the next block and writes the scratch's upgrade-info.json;
- *   4. migration: chainvisor's own upgrade sequence (runUpgrade: pre-upgrade, switch; no backup) on the
- *      scratch layout, then the new binary's `start`, until its first block;
- *   5. blocks: N more blocks on the scratch node's RPC.
- * A failure from step 4 on is the upgrade's (a `failed` report, exit 83); before, the rehearsal could not
- * be made (a coded error, exit 79). The scratch is removed at the end, whatever happened, unless kept.
+ * One rehearsal, its steps in the order they run (docs/rehearsal.md#what-it-does): checks (./prepare.ts);
+ * copy the live data/ into a scratch home (./hot-copy.ts, ./scratch-config.ts, ./place-binaries.ts);
+ * halt the current binary there with `in-place-testnet`; migrate with chainvisor's own upgrade sequence
+ * and the new binary's `start`; wait for N blocks (./wait-scratch-node.ts). A failure from the migration
+ * on is the upgrade's (a `failed` report, exit 83); before, the rehearsal could not be made (a coded
+ * error, exit 79). The scratch is removed at the end, whatever happened, unless kept.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 import { type Plan, readUpgradeInfo } from '../chain/plan/index.js';
 import type { Config } from '../config/index.js';
@@ -21,18 +15,22 @@ import { createPlacer } from '../home/backup/index.js';
 import { type Layout, layoutFor, planTarget } from '../home/layout/index.js';
 import { ChainvisorError } from '../shared/errors/index.js';
 import type { EventBus } from '../shared/events/index.js';
-import { copyRegular, hashFile, readGenesisFacts } from '../shared/fsread/index.js';
+import { hashFile, readGenesisFacts } from '../shared/fsread/index.js';
 import type { Logger } from '../shared/log.js';
 import { progressOnBus } from '../shared/progress/index.js';
 import { runUpgrade } from '../supervisor/index.js';
 import { copyLiveData } from './hot-copy.js';
+import { keepingOutput } from './keep-output.js';
 import { newScratchKeys, operatorAddress } from './keys.js';
+import { placeBinaries } from './place-binaries.js';
 import { listenerFlags, scratchPorts } from './ports.js';
-import { type Binaries, checkInPlaceTestnet, checkSpace, findBinaries, sdkHint } from './prepare.js';
+import { checkInPlaceTestnet, checkSpace, findBinaries, sdkHint } from './prepare.js';
 import type { RehearsalPhases, RehearsalReport } from './record.js';
 import { liveGenesisPath, writeScratchConfig } from './scratch-config.js';
 import { newScratchPath, ownDiskUse, recordScratchNode, removeLeftoverRehearsals } from './scratch-dir.js';
-import { rpcHeight, type ScratchNode, startScratchNode } from './scratch-node.js';
+import { pushEnv, scratchEnv } from './scratch-env.js';
+import { type ScratchNode, startScratchNode } from './scratch-node.js';
+import { describe, stalled, waitHalt, waitHeight } from './wait-scratch-node.js';
 
 export interface RehearseOptions {
   config: Config;
@@ -238,127 +236,6 @@ export async function rehearse(options: RehearseOptions): Promise<RehearsalRepor
   }
 }
 
-function describe(exit: { code: number | undefined; signal: NodeJS.Signals | undefined }): string {
-  return exit.signal === undefined ? `it exited with code ${exit.code}` : `it was killed by ${exit.signal}`;
-}
-
-function stalled(
-  node: ScratchNode,
-  outcome: 'timeout' | 'failed-up' | { code: number | undefined; signal: NodeJS.Signals | undefined },
-  height: number,
-  timeoutMs: number,
-): string {
-  const panic = node.panicLine();
-  if (outcome === 'timeout') return `the new binary did not reach height ${height} within ${timeoutMs / 1000} s`;
-  if (outcome === 'failed-up') return `the new binary failed before height ${height} and stays up without making blocks: ${panic}`;
-  return `the new binary stopped before height ${height}: ${describe(outcome)}${panic ? `: ${panic}` : ''}`;
-}
-
-/** The node's environment: its home named for pre-upgrade and the node (`DAEMON_HOME`, `<NAME>_HOME`). */
-/**
- * The environment of the scratch's programs. A Cosmos-SDK binary reads `<NAME>_<FLAG OR KEY>` variables
- * over its flags and its config.toml and app.toml (`GAIAD_P2P_PERSISTENT_PEERS`,
- * `…_PRIV_VALIDATOR_LADDR`, `…_DB_DIR`, as container deployments set them): every one of them is left
- * out, or it would undo the scratch's config and reach the live node's peers, signer or data. The home
- * variables name the scratch; HOME too, so that a default `--home` ($HOME/.<app>) is never the live one.
- */
-function scratchEnv(layout: Layout, scratch: string): NodeJS.ProcessEnv {
-  const prefix = `${layout.name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_`;
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith(prefix)));
-  if (scratch !== '') {
-    env.DAEMON_HOME = scratch;
-    env[`${prefix}HOME`] = scratch;
-    env.HOME = path.join(scratch, 'home');
-  }
-  return env;
-}
-
-/** Sets the scratch's variables in this process (pre-upgrade inherits them); returns the undo. */
-function pushEnv(env: NodeJS.ProcessEnv): () => void {
-  const before = { ...process.env };
-  for (const key of Object.keys(process.env)) if (!(key in env)) delete process.env[key];
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) process.env[key] = value;
-  return () => {
-    for (const key of Object.keys(process.env)) if (!(key in before)) delete process.env[key];
-    Object.assign(process.env, before);
-  };
-}
-
-/** The two binaries in the scratch's own cosmovisor/: `current -> genesis` (the old), `upgrades/<dir>` (the new). */
-async function placeBinaries(scratchLayout: Layout, binaries: Binaries): Promise<void> {
-  const place = async (src: string, folder: string) => {
-    await fs.mkdir(path.join(folder, 'bin'), { recursive: true });
-    const dst = path.join(folder, 'bin', scratchLayout.name);
-    try {
-      await fs.link(await fs.realpath(src), dst);
-    } catch {
-      const copy = await copyRegular(src, dst, { mode: 0o755 });
-      if (copy.status !== 'ok') {
-        const why = copy.status === 'missing' ? 'it is gone' : copy.reason;
-        throw new ChainvisorError('CHAINVISOR_REHEARSAL_UNAVAILABLE', `cannot copy ${src} into the rehearsal: ${why}`);
-      }
-      await fs.chmod(dst, 0o755);
-    }
-  };
-  await place(binaries.oldBinary, scratchLayout.genesisDir);
-  await place(binaries.newBinary, path.join(scratchLayout.root, binaries.dir));
-  await fs.symlink('genesis', scratchLayout.currentLink);
-}
-
-/**
- * Until the old binary has halted for `upgrade`: it exits, or — as a real node does at an upgrade height,
- * CometBFT keeping the process up after the CONSENSUS FAILURE — it stays up with the plan written, and is
- * then stopped here, as chainvisor stops a live node that halts that way.
- */
-async function waitHalt(
-  node: ScratchNode,
-  halt: { file: string; upgrade: string },
-  deadline: number,
-  signal: AbortSignal,
-): Promise<'timeout' | { code: number | undefined; signal: NodeJS.Signals | undefined }> {
-  const aborted = new Promise<never>((_, reject) => {
-    if (signal.aborted) reject(signal.reason as Error);
-    signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
-  });
-  aborted.catch(() => undefined);
-  const timer = sleep(Math.max(0, deadline - performance.now()), 'timeout' as const, { ref: false });
-  let watching = true;
-  const planWritten = (async () => {
-    while (watching) {
-      await sleep(100, undefined, { ref: false });
-      const read = await readUpgradeInfo(halt.file).catch(() => undefined);
-      if (watching && read?.status === 'valid' && read.plan.name === halt.upgrade) return node.stop();
-    }
-    return new Promise<never>(() => undefined);
-  })();
-  try {
-    return await Promise.race([node.exited, timer, aborted, planWritten]);
-  } finally {
-    watching = false;
-  }
-}
-
-async function waitHeight(
-  node: ScratchNode,
-  port: number,
-  height: number,
-  deadline: number,
-  signal: AbortSignal,
-  seen: (h: number) => void,
-): Promise<'reached' | 'timeout' | 'failed-up' | { code: number | undefined; signal: NodeJS.Signals | undefined }> {
-  for (;;) {
-    signal.throwIfAborted();
-    if (node.hasExited()) return node.exited;
-    // A failure it printed: a Go panic exits at once; CometBFT keeps the process up after a CONSENSUS FAILURE.
-    if (node.panicLine() !== undefined) return Promise.race([node.exited, sleep(2000, 'failed-up' as const, { ref: false })]);
-    const h = await rpcHeight(port);
-    if (h !== undefined) seen(h);
-    if (h !== undefined && h >= height) return 'reached';
-    if (performance.now() > deadline) return 'timeout';
-    await sleep(100);
-  }
-}
-
 /** The new binary's digest, for the report (findBinaries saw a regular file there). */
 async function sha256(file: string, signal: AbortSignal): Promise<string> {
   const digest = await hashFile(file, { signal });
@@ -366,25 +243,5 @@ async function sha256(file: string, signal: AbortSignal): Promise<string> {
   const why = digest.status === 'missing' ? 'it is gone' : digest.reason;
   throw new ChainvisorError('CHAINVISOR_REHEARSAL_UNAVAILABLE', `cannot read the upgrade binary ${file}: ${why}`, {
     hint: "install it again with 'chainvisor add-upgrade <name> <path> --force'",
-  });
-}
-
-/**
- * `logger`, also keeping the last 40 lines that a program run by the upgrade sequence printed
- * (src/supervisor/upgrade/run-logged.ts logs each as `{ source, stream }` and the line).
- */
-function keepingOutput(logger: Logger, source: string, lines: string[]): Logger {
-  return new Proxy(logger, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (property !== 'info' || typeof value !== 'function') return value;
-      return (fields: unknown, message?: unknown, ...rest: unknown[]) => {
-        if (typeof message === 'string' && (fields as { source?: unknown } | null)?.source === source) {
-          lines.push(message);
-          if (lines.length > 40) lines.shift();
-        }
-        return (value as (...args: unknown[]) => void).call(target, fields, message, ...rest);
-      };
-    },
   });
 }

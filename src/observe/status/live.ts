@@ -136,7 +136,7 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
         // The first block past the switch is committed: the chain is at least there, before the next plan poll says so.
         const height = num(data.height);
         if (height !== null && height > (state.chainHeight ?? 0)) state.chainHeight = height;
-        state.afterUpgrade = afterUpgradeOf(data);
+        state.afterUpgrade = fieldsOf(data, afterUpgradeFields);
         state.rpcProblem = null;
         return true;
       }
@@ -144,7 +144,7 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
       case 'network-waiting':
       case 'validator-not-signing':
       case 'upgrade-stalled':
-        state.afterUpgrade = afterUpgradeOf(data);
+        state.afterUpgrade = fieldsOf(data, afterUpgradeFields);
         state.rpcProblem = str(data.rpcProblem);
         return true;
       case 'upgrade-failed':
@@ -164,7 +164,7 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
       case 'twin-checked':
       case 'key-in-use':
       case 'twin-unchecked':
-        state.twinCheck = twinCheckOf(data);
+        state.twinCheck = fieldsOf(data, twinCheckFields);
         return true;
       case 'chain-height': {
         const height = num(data.height);
@@ -220,36 +220,40 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
 }
 
 /** The follow's fields only (the event's data also carries e.g. `noticedMs`). */
-function afterUpgradeOf(data: Record<string, unknown>): AfterUpgrade {
-  const a = data as unknown as AfterUpgrade;
-  return {
-    upgrade: a.upgrade,
-    state: a.state,
-    height: a.height,
-    round: a.round,
-    prevoteRatio: a.prevoteRatio,
-    precommitRatio: a.precommitRatio,
-    ownPrevote: a.ownPrevote,
-    signed: a.signed,
-    seconds: a.seconds,
-    since: a.since,
-  };
-}
+const afterUpgradeFields: FieldList<AfterUpgrade> = {
+  upgrade: true,
+  state: true,
+  height: true,
+  round: true,
+  prevoteRatio: true,
+  precommitRatio: true,
+  ownPrevote: true,
+  signed: true,
+  seconds: true,
+  since: true,
+};
 
 /** The report's fields only (the event's data also carries `during`, `why` …). */
-function twinCheckOf(data: Record<string, unknown>): TwinCheckReport {
-  const r = data as unknown as TwinCheckReport;
-  return {
-    state: r.state,
-    checkedAt: r.checkedAt,
-    rpc: r.rpc,
-    fromHeight: r.fromHeight,
-    toHeight: r.toHeight,
-    ...(r.seenHeight === undefined ? {} : { seenHeight: r.seenHeight }),
-    localHeight: r.localHeight,
-    ...(r.address === undefined ? {} : { address: r.address }),
-    ...(r.reason === undefined ? {} : { reason: r.reason }),
-  };
+const twinCheckFields: FieldList<TwinCheckReport> = {
+  state: true,
+  checkedAt: true,
+  rpc: true,
+  fromHeight: true,
+  toHeight: true,
+  seenHeight: true,
+  localHeight: true,
+  address: true,
+  reason: true,
+};
+
+/** Every field of `T`, so that the compiler names one a list forgets. */
+type FieldList<T> = { readonly [K in keyof T]-?: true };
+
+/** The fields of `T` an event's data holds, in the list's order; one the data lacks stays absent. */
+function fieldsOf<T>(data: Record<string, unknown>, fields: FieldList<T>): T {
+  const picked: Record<string, unknown> = {};
+  for (const key of Object.keys(fields)) if (data[key] !== undefined) picked[key] = data[key];
+  return picked as T;
 }
 
 function num(value: unknown): number | null {

@@ -17,6 +17,7 @@ import { Duplex } from 'node:stream';
 import bitIterator from 'unbzip2-stream/lib/bit_iterator.js';
 import decoder from 'unbzip2-stream/lib/bzip2.js';
 
+import { createDecodePump } from './decode-pump.js';
 import type { Decoder } from './decoder.js';
 import type { InflateGuard } from './inflate-guard.js';
 import { StreamError, truncated } from './stream-error.js';
@@ -82,44 +83,32 @@ function createBzip2Decompress(guard: InflateGuard): Duplex {
   /** A write's callback, held while two blocks' worth of input wait; `final`'s, once the input ended. */
   let held: (() => void) | undefined;
   let last: (() => void) | undefined;
-  let pumping = false;
-  let again = false;
   const push = (data: Buffer): void => {
     readerFull = !stream.push(data);
   };
 
   /** Decodes whole blocks while the reader wants more; ends the stream after the last one. */
-  const pump = (): void => {
-    if (pumping) {
-      again = true;
-      return;
-    }
-    pumping = true;
-    try {
-      do {
-        again = false;
-        if (bits === undefined) continue;
-        const ending = last !== undefined;
-        while (!readerFull && (ending ? unread() > 0 : unread() + 1 >= blockBytes())) step(push);
-        if (ending && unread() <= 0) {
-          if (streamCRC !== null) throw truncated();
-          const done = last as () => void;
-          last = undefined;
-          stream.push(null);
-          done();
-        }
-        if (held !== undefined && unread() < 2 * blockBytes()) {
-          const done = held;
-          held = undefined;
-          done();
-        }
-      } while (again && !readerFull);
-    } catch (error) {
-      stream.destroy(asError(error));
-    } finally {
-      pumping = false;
-    }
-  };
+  const pump = createDecodePump({
+    work() {
+      if (bits === undefined) return;
+      const ending = last !== undefined;
+      while (!readerFull && (ending ? unread() > 0 : unread() + 1 >= blockBytes())) step(push);
+      if (ending && unread() <= 0) {
+        if (streamCRC !== null) throw truncated();
+        const done = last as () => void;
+        last = undefined;
+        stream.push(null);
+        done();
+      }
+      if (held !== undefined && unread() < 2 * blockBytes()) {
+        const done = held;
+        held = undefined;
+        done();
+      }
+    },
+    readerFull: () => readerFull,
+    fail: (error) => stream.destroy(asError(error)),
+  });
 
   const stream: Duplex = new Duplex({
     write(chunk: Buffer, _encoding, callback) {

@@ -16,10 +16,12 @@
 import { createHash, type Hash } from 'node:crypto';
 import { Duplex, Transform } from 'node:stream';
 
+import { createDecodePump } from './decode-pump.js';
 import type { Decoder } from './decoder.js';
 import type { InflateGuard } from './inflate-guard.js';
 import { StreamError, truncated } from './stream-error.js';
-import { type BlockCheck, createXzContainerWalk, maxDictionary } from './xz-container.js';
+import { maxDictionary } from './xz-block-header.js';
+import { type BlockCheck, createXzContainerWalk } from './xz-container.js';
 import { createXzContext, instantiateXz, type XzContext } from './xz-wasm.js';
 
 /** The stream header's magic, `fd 37 7a 58 5a 00`. */
@@ -97,8 +99,6 @@ function decoder(guard: InflateGuard): Duplex {
   let ended = false;
   /** The reader has enough: decode again on its next read(). */
   let readerFull = false;
-  let pumping = false;
-  let again = false;
   guard.readFrom(() => read + (supplied > 0 && decode !== undefined ? decode.position() : 0));
 
   /** Gives the decoder its next input; false when there is none until the next write or final. */
@@ -157,29 +157,20 @@ function decoder(guard: InflateGuard): Duplex {
   };
 
   /** Decodes until the reader has enough or the input runs out; ends the stream after the last byte. */
-  const pump = (): void => {
-    if (pumping || decode === undefined) {
-      again = true;
-      return;
-    }
-    pumping = true;
-    try {
-      do {
-        again = false;
-        decodeSome(decode);
-        if (ended && last !== undefined && chunk === undefined) {
-          const done = last;
-          last = undefined;
-          stream.push(null);
-          done();
-        }
-      } while (again && !readerFull);
-    } catch (error) {
-      stream.destroy(error as Error);
-    } finally {
-      pumping = false;
-    }
-  };
+  const pump = createDecodePump({
+    work() {
+      if (decode === undefined) return;
+      decodeSome(decode);
+      if (ended && last !== undefined && chunk === undefined) {
+        const done = last;
+        last = undefined;
+        stream.push(null);
+        done();
+      }
+    },
+    readerFull: () => readerFull,
+    fail: (error) => stream.destroy(error as Error),
+  });
 
   const open = async (): Promise<void> => {
     if (decode !== undefined) return;

@@ -1,44 +1,22 @@
 /**
  * The xz container (the .xz file format 1.0.4: stream header, blocks, index, footer, stream padding),
- * read from its headers alone before the bytes reach the decoder, for three things the decoder —
- * xz-embedded, built with LZMA2, CRC32 and CRC64 only, and a 64 MiB dictionary at most — cannot say:
- *   - a filter other than LZMA2 (`xz --x86`, `--arm`, `--delta`…) is named as such, and refused as
- *     unsupported rather than as corrupt data (go-getter's xz reader reads LZMA2 alone too);
- *   - a dictionary larger than the decoder takes is named with its size, before anything is allocated;
- *   - a stream with a SHA-256 check (`xz --check=sha256`, which go-getter reads) is rewritten on the
- *     way to the decoder as one without a check — the stream flags, each block's 32-byte check, the
- *     index's sizes and the footer — and each block's SHA-256 is handed to `checks` so that the
- *     decompressed bytes are verified after the decoder (decode-xz.ts).
- * Everything else (CRC32, CRC64, sizes, the index against the blocks) the decoder checks itself.
- * Blocks are found by walking their LZMA2 chunk headers, which give every chunk's size.
+ * walked from its headers alone before the bytes reach the decoder, for what the decoder cannot say:
+ * each block header's filter and dictionary (xz-block-header.ts), and a SHA-256 stream rewritten as one
+ * without a check (xz-rewrite.ts), its blocks' SHA-256 handed to `checks`. Blocks are found by walking
+ * their LZMA2 chunk headers. Why: docs/design/downloads.md#verifyarchivexz-containerts.
  */
 import { crc32 } from 'node:zlib';
 
-import { formatBytes } from '../../shared/units.js';
 import { StreamError, UnsupportedError } from './stream-error.js';
+import { checkBlockHeader } from './xz-block-header.js';
+import { corrupt, footerMagic, streamMagic } from './xz-fields.js';
+import { checklessFooter, checklessIndex, checklessStreamHeader, type IndexRecord } from './xz-rewrite.js';
 
-const streamMagic = Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]);
-const footerMagic = Buffer.from([0x59, 0x5a]);
-const lzma2 = 0x21;
 const sha256 = 0x0a;
-/** The dictionary size xz-decompress builds its decoder with (XZ_DYNALLOC, 1 << 26). */
-export const maxDictionary = 1 << 26;
 
 /** Bytes of each check type (the spec's table); the decoder verifies none, CRC32 and CRC64. */
 const checkSizes = [0, 4, 4, 4, 8, 8, 8, 16, 16, 16, 32, 32, 32, 64, 64, 64];
 const supportedChecks = new Set([0x00, 0x01, 0x04, sha256]);
-
-const filterNames: Record<number, string> = {
-  0x03: 'delta',
-  0x04: 'x86 BCJ',
-  0x05: 'PowerPC BCJ',
-  0x06: 'IA-64 BCJ',
-  0x07: 'ARM BCJ',
-  0x08: 'ARM-Thumb BCJ',
-  0x09: 'SPARC BCJ',
-  0x0a: 'ARM64 BCJ',
-  0x0b: 'RISC-V BCJ',
-};
 
 /** One block's decompressed size, and its SHA-256 once its check was read (rewritten streams only). */
 export interface BlockCheck {
@@ -72,7 +50,7 @@ export function createXzContainerWalk(checks: BlockCheck[]): XzContainerWalk {
   let rewrite = false;
   let checkSize = 0;
   let flags = Buffer.alloc(2);
-  const records: Array<{ unpadded: bigint; uncompressed: bigint }> = [];
+  const records: IndexRecord[] = [];
   // The block being read.
   let block: BlockCheck = { size: undefined, wantsSha256: false };
   let headerSize = 0;
@@ -81,14 +59,13 @@ export function createXzContainerWalk(checks: BlockCheck[]): XzContainerWalk {
   // The index being read.
   let index: Buffer[] = [];
   let count = 0n;
-  let listed: Array<{ unpadded: bigint; uncompressed: bigint }> = [];
+  let listed: IndexRecord[] = [];
 
   const collect = (n: number, next: Step): void => {
     field = Buffer.alloc(0);
     want = n;
     step = next;
   };
-  const corrupt = (detail: string): StreamError => new StreamError(`corrupt data (${detail})`);
 
   const streamHeader: Step = (h) => {
     if (!h.subarray(0, 6).equals(streamMagic)) throw new StreamError(`bytes ${h.subarray(0, 6).toString('hex')} where an xz stream should begin`);
@@ -101,7 +78,7 @@ export function createXzContainerWalk(checks: BlockCheck[]): XzContainerWalk {
     rewrite = check === sha256;
     checkSize = checkSizes[check] as number;
     records.length = 0;
-    out(rewrite ? header(Buffer.from([0, 0])) : h);
+    out(rewrite ? checklessStreamHeader() : h);
     collect(1, blockOrIndex);
   };
 
@@ -123,32 +100,7 @@ export function createXzContainerWalk(checks: BlockCheck[]): XzContainerWalk {
   };
 
   const blockHeader = (h: Buffer): void => {
-    if (crc32(h.subarray(0, h.length - 4)) !== h.readUInt32LE(h.length - 4)) throw corrupt('a block header does not match its CRC32');
-    const blockFlags = h[1] as number;
-    if ((blockFlags & 0x3c) !== 0) throw new UnsupportedError('an xz block header has flags this version of the format does not define');
-    let at = 2;
-    const read = (): number => {
-      const [value, length] = readVarint(h, at);
-      at += length;
-      return Number(value);
-    };
-    if ((blockFlags & 0x40) !== 0) read();
-    if ((blockFlags & 0x80) !== 0) read();
-    const filters = (blockFlags & 0x03) + 1;
-    for (let i = 0; i < filters; i++) {
-      const id = read();
-      const size = read();
-      if (id !== lzma2) throw unsupportedFilter(id);
-      if (size !== 1) throw corrupt('the LZMA2 filter properties are not one byte');
-      const dictionary = dictionarySize(h[at] as number);
-      if (dictionary > maxDictionary) {
-        throw new UnsupportedError(
-          `the xz stream's dictionary is ${formatBytes(dictionary)}, larger than the ${formatBytes(maxDictionary)} the decoder reads (xz -9 uses 64 MiB)`,
-        );
-      }
-      at += size;
-      if (at > h.length - 4) throw corrupt('a block header is shorter than its filters');
-    }
+    checkBlockHeader(h);
     block = { size: undefined, wantsSha256: rewrite };
     checks.push(block);
     compressed = 0;
@@ -250,13 +202,7 @@ export function createXzContainerWalk(checks: BlockCheck[]): XzContainerWalk {
       }
     });
     // The same blocks without their 32-byte checks.
-    const body = Buffer.concat([
-      Buffer.from([0]),
-      writeVarint(BigInt(records.length)),
-      ...records.flatMap((entry) => [writeVarint(entry.unpadded - BigInt(checkSize)), writeVarint(entry.uncompressed)]),
-    ]);
-    const padded = Buffer.concat([body, Buffer.alloc((4 - (body.length % 4)) % 4)]);
-    const rewritten = Buffer.concat([padded, u32(crc32(padded))]);
+    const rewritten = checklessIndex(records, checkSize);
     out(rewritten);
     collect(12, (f) => footer(f, rewritten.length));
   };
@@ -265,10 +211,7 @@ export function createXzContainerWalk(checks: BlockCheck[]): XzContainerWalk {
     if (!f.subarray(10, 12).equals(footerMagic) || !f.subarray(8, 10).equals(flags)) throw corrupt('the stream footer does not match its header');
     if (crc32(f.subarray(4, 10)) !== f.readUInt32LE(0)) throw corrupt('the stream footer does not match its CRC32');
     if (rewrittenIndex === undefined) out(f);
-    else {
-      const tail = Buffer.concat([u32(rewrittenIndex / 4 - 1), Buffer.from([0, 0])]);
-      out(Buffer.concat([u32(crc32(tail)), tail, footerMagic]));
-    }
+    else out(checklessFooter(rewrittenIndex));
     collect(4, between);
   };
 
@@ -307,51 +250,4 @@ export function createXzContainerWalk(checks: BlockCheck[]): XzContainerWalk {
       return streams > 0 && step === between && field.length === 0 && skip === 0;
     },
   };
-}
-
-function header(flags: Buffer): Buffer {
-  return Buffer.concat([streamMagic, flags, u32(crc32(flags))]);
-}
-
-function u32(value: number): Buffer {
-  const b = Buffer.alloc(4);
-  b.writeUInt32LE(value >>> 0, 0);
-  return b;
-}
-
-function readVarint(b: Buffer, at: number): [bigint, number] {
-  let value = 0n;
-  for (let i = 0; i < 9 && at + i < b.length; i++) {
-    const byte = b[at + i] as number;
-    value |= BigInt(byte & 0x7f) << BigInt(7 * i);
-    if ((byte & 0x80) === 0) return [value, i + 1];
-  }
-  throw new StreamError('corrupt data (a block header number runs past the header)');
-}
-
-function writeVarint(value: bigint): Buffer {
-  const bytes: number[] = [];
-  let rest = value;
-  while (rest >= 0x80n) {
-    bytes.push(Number(rest & 0x7fn) | 0x80);
-    rest >>= 7n;
-  }
-  bytes.push(Number(rest));
-  return Buffer.from(bytes);
-}
-
-/** The LZMA2 dictionary size its property byte encodes. */
-function dictionarySize(bits: number): number {
-  if (bits > 40) throw new StreamError('corrupt data (an LZMA2 dictionary size above 4 GiB)');
-  if (bits === 40) return 0xffffffff;
-  return (2 | (bits & 1)) * 2 ** (Math.floor(bits / 2) + 11);
-}
-
-function unsupportedFilter(id: number): UnsupportedError {
-  const name = filterNames[id];
-  return new UnsupportedError(
-    name === undefined
-      ? `the xz stream uses filter ${id}, which xz does not define`
-      : `the xz stream uses the ${name} filter (made with xz --${name.split(' ')[0]?.toLowerCase().replace('-', '')}), which chainvisor does not read: only LZMA2, what xz writes by default (cosmovisor's go-getter reads only that too)`,
-  );
 }
