@@ -7,7 +7,7 @@ import type { Hash } from 'node:crypto';
 import type fs from 'node:fs/promises';
 
 import { type ChainvisorError, isFsError } from '../shared/errors/index.js';
-import { createBufferedWriter } from '../shared/fswrite.js';
+import { createBufferedWriter } from '../shared/fswrite/index.js';
 import type { Logger } from '../shared/log.js';
 import { asTransportError, dropBody, type HttpClient, parseRetryAfter } from '../shared/net/index.js';
 import { formatBytes } from '../shared/units.js';

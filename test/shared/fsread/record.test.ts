@@ -1,4 +1,4 @@
-/** The one way chainvisor reads back its own records (src/home/layout/record-file.ts). */
+/** The one way chainvisor reads back its own records (src/shared/fsread/record.ts). */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
