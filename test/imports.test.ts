@@ -21,10 +21,10 @@ export const floors: readonly (readonly string[])[] = [
   ['cli'], // the command and its sub-commands
   ['rehearsal'], // the upgrade tried on a copy before the height
   ['supervisor', 'observe'], // the run loop and the upgrade sequence; status, metrics, HTTP, webhooks
-  ['watcher'], // detection: the halt-file watch, the plan on chain, the verdict "due now"
   ['download'], // a plan's binary fetched (and staged before the halt)
   ['verify'], // checksum, archives, safe extraction, the binary found
   ['home'], // what chainvisor owns on disk: layout, lock, backup
+  ['watcher'], // detection: the halt-file watch, the plan on chain, the verdict "due now"
   ['chain'], // what the chain says: its client over gRPC and CometBFT RPC, the files its upgrade module writes
   ['config'], // settings, validated together
   ['alerts'], // the alert channels, one file each, and their registry (config lists their settings)

@@ -9,15 +9,16 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { type ChainAddresses, resolveChainAddresses } from '../chain/index.js';
 import type { Config } from '../config/index.js';
 import type { Downloader } from '../download/index.js';
+import { type Staging, startStaging } from '../download/staging/index.js';
 import { pruneBackups } from '../home/backup/index.js';
-import { type Layout, readCurrent } from '../home/layout/index.js';
+import { type Layout, planTarget, readCurrent, type UpgradeTarget } from '../home/layout/index.js';
 import { createSignGuard, type NodeTracker } from '../home/lock/index.js';
 import { createTwinCheck } from '../home/twin/index.js';
 import { ExitCode } from '../shared/errors/index.js';
 import { type Detected, logEvents } from '../shared/event-log.js';
 import { createEventBus, type EventBus } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
-import { Detector, type DetectorWake, type Due } from '../watcher/detector.js';
+import { Detector, type DetectorWake } from '../watcher/detector.js';
 import { type PlanWatcher, startPlanWatcher } from '../watcher/plan-watch.js';
 import { type ManualPlan, ManualUpgrades } from './manual/index.js';
 import { describeExit, exitCodeOf, type ExitStatus, type LaunchContext, type Launched, launchNode, nodeEnvironment, type NodeProcess } from './node/index.js';
@@ -41,8 +42,9 @@ export interface SupervisorOptions {
   addresses?: ChainAddresses;
 }
 
+type Due = UpgradeTarget; // a plan to apply: its folder and binary, named once with the recase rule
 type Wake =
-  | DetectorWake
+  | DetectorWake<Due>
   | { kind: 'exited'; status: ExitStatus }
   | { kind: 'stop' }
   // Manual upgrades (src/supervisor/manual): the halt height must change, or the node reached a queued height.
@@ -55,14 +57,15 @@ export class Supervisor {
   private readonly config: Config;
   private readonly logger: Logger;
   private readonly abort = new AbortController();
-  private readonly detector: Detector;
+  private readonly detector: Detector<Due>;
   private readonly manual: ManualUpgrades;
   /** What a node's exit with no upgrade pending is judged by (src/supervisor/restart). */
   private readonly restarts: Omit<AfterExitContext, 'lastUpgrade'>;
   /** The downloader a test put in place of the real one, if any. */
   private readonly downloader: { download?: Downloader };
   private stop: StopSignals | undefined;
-  private planWatcher: PlanWatcher | undefined;
+  /** The plan on chain: its watch, and the staging that listens to it (none with CHAINVISOR_PLAN_POLL_INTERVAL=0s). */
+  private planOnChain: { planWatcher?: PlanWatcher; staging?: Staging } = {};
   private node: NodeProcess | undefined;
   private wake: ((event: Wake) => void) | undefined;
   private lastUpgrade: { name: string; at: number } | undefined;
@@ -82,13 +85,14 @@ export class Supervisor {
     logEvents(this.events, this.logger);
     const rpc = () => options.addresses?.rpc ?? resolveChainAddresses({ home: this.config.home, args: options.args }).rpc;
     this.follows = new UpgradeFollows({ events: this.events, logger: this.logger, warnMs: this.config.confirmWarn, rpc });
-    this.detector = new Detector({ config: this.config, layout: options.layout, logger: this.logger, args: options.args });
+    const { layout, tracker } = options;
+    const current = () => readCurrent(layout);
+    this.detector = new Detector({ config: this.config, layout, logger: this.logger, args: options.args, current, target: (plan) => planTarget(layout, plan) });
     const addresses = options.addresses ? { addresses: options.addresses } : {};
     this.manual = new ManualUpgrades({ config: this.config, layout: options.layout, logger: this.logger, events: this.events, ...addresses });
     const { restartMax } = this.config;
     this.restarts = { policy: new RestartPolicy(this.config), restartMax, events: this.events, logger: this.logger, signal: this.abort.signal };
     this.downloader = options.download ? { download: options.download } : {};
-    const { layout, tracker } = options;
     this.launching = {
       layout,
       logger: this.logger,
@@ -131,7 +135,8 @@ export class Supervisor {
       const ready = this.detector.watch((event) => this.wake?.(event));
       if (config.planPollInterval > 0) {
         const addresses = this.options.addresses ? { addresses: this.options.addresses } : {};
-        this.planWatcher = startPlanWatcher({ config, layout, logger, events: this.events, ...addresses, ...this.downloader });
+        this.planOnChain.staging = startStaging({ config, layout, logger, events: this.events, ...this.downloader });
+        this.planOnChain.planWatcher = startPlanWatcher({ config, logger, events: this.events, current: () => readCurrent(layout), ...addresses });
       }
       // Never hold the node back on file events: polling covers until (or unless) they are live.
       if (!(await Promise.race([ready.then(() => true), delay(5000, false, { ref: false })]))) {
@@ -149,7 +154,7 @@ export class Supervisor {
       this.manual.close();
       await this.pruning;
       await this.detector.close();
-      await this.planWatcher?.stop();
+      await Promise.all([this.planOnChain.planWatcher?.stop(), this.planOnChain.staging?.stop()]);
       await this.launching.signGuard.close();
       await this.launching.twinCheck.close();
     }
@@ -271,12 +276,12 @@ export class Supervisor {
   }
 
   /** The upgrade sequence (upgrade/compose.ts), with what the run loop knows: staging under way. */
-  private upgrade(due: Due, options: Omit<UpgradeOptions, 'ctx' | 'planWatcher' | 'stopping'>): Promise<Launched | undefined> {
+  private upgrade(due: Due, options: Omit<UpgradeOptions, 'ctx' | 'planWatcher' | 'staging' | 'stopping'>): Promise<Launched | undefined> {
     const { config, layout } = this.options;
     return runUpgrade(due, {
       ctx: { config, layout, logger: this.logger, signal: this.abort.signal, events: this.events, ...this.downloader },
       ...options,
-      ...(this.planWatcher ? { planWatcher: this.planWatcher } : {}),
+      ...this.planOnChain,
       stopping: () => this.stop?.signal !== undefined && this.abort.signal.aborted,
     });
   }

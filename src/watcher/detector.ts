@@ -6,43 +6,45 @@
  */
 import { type Plan, readUpgradeInfo, skipHeights, upgradeInfoError } from '../chain/plan/index.js';
 import type { Config } from '../config/index.js';
-import { type Current, type Layout, readCurrent, type UpgradeTarget } from '../home/layout/index.js';
 import type { Logger } from '../shared/log.js';
-import { upgradeDue, type Verdict } from './due.js';
+import { type Running, type Target, upgradeDue, type Verdict } from './due.js';
 import { type HaltFileWatch, watchHaltFile } from './halt-watch.js';
 
-/** A plan to apply: its target (the folder and binary, named once with the recase rule). */
-export type Due = UpgradeTarget;
+/** A plan to apply (`T`): its target, the folder and binary named once with the recase rule. */
+export type DetectorWake<T extends Target> = { kind: 'due'; target: T } | { kind: 'error'; error: unknown };
 
-export type DetectorWake = { kind: 'due'; target: Due } | { kind: 'error'; error: unknown };
-
-export interface DetectorOptions {
+export interface DetectorOptions<T extends Target> {
   config: Config;
-  layout: Layout;
+  /** The home's halt file and the home itself (home/layout's `Layout` has both). */
+  layout: { home: string; upgradeInfoFile: string };
   logger: Logger;
   /** The node's arguments: `--unsafe-skip-upgrades h1 h2 …` are heights never applied. */
   args: readonly string[];
+  /** Reads what `current` runs from now (home/layout's readCurrent). */
+  current: () => Promise<Running>;
+  /** A plan's target (home/layout's planTarget with the home's recase rule). */
+  target: (plan: Plan) => T;
 }
 
-export class Detector {
-  private readonly options: DetectorOptions;
+export class Detector<T extends Target> {
+  private readonly options: DetectorOptions<T>;
   private readonly skip: ReadonlySet<number>;
   private readonly reportedSkips = new Set<string>();
   private reportedInvalid: string | undefined;
   private watcher: HaltFileWatch | undefined;
   /** What `current` was when the running node started: plans seen while it runs are judged against it. */
-  private running: Current | undefined;
+  private running: Running | undefined;
 
-  constructor(options: DetectorOptions) {
+  constructor(options: DetectorOptions<T>) {
     this.options = options;
     this.skip = skipHeights(options.args);
   }
 
   /** Reads upgrade-info.json now and returns the plan when it must be applied. */
-  async dueFromFile(): Promise<Due | undefined> {
+  async dueFromFile(): Promise<T | undefined> {
     const { layout } = this.options;
     // Both files at once; `current` matters (and its errors surface) only when there is a plan.
-    const [read, current] = await Promise.allSettled([readUpgradeInfo(layout.upgradeInfoFile), readCurrent(layout)]);
+    const [read, current] = await Promise.allSettled([readUpgradeInfo(layout.upgradeInfoFile), this.options.current()]);
     if (read.status === 'rejected') throw read.reason;
     if (read.value.status === 'missing') return undefined;
     if (read.value.status === 'invalid') {
@@ -55,7 +57,7 @@ export class Detector {
   }
 
   /** The run loop tells what `current` the node it just started runs from (a value, not a call back). */
-  nodeStarted(current: Current): void {
+  nodeStarted(current: Running): void {
     this.running = current;
   }
 
@@ -65,11 +67,11 @@ export class Detector {
    * plan that cannot be judged (a name that cannot be a folder) wakes it with the error: the node has
    * halted on it and cannot go on. Resolves once file events are live (polling covers until then).
    */
-  watch(wake: (event: DetectorWake) => void): Promise<void> {
+  watch(wake: (event: DetectorWake<T>) => void): Promise<void> {
     const { config, layout, logger } = this.options;
     const onPlan = async (plan: Plan) => {
       try {
-        const verdict = this.verdict(plan, this.running ?? (await readCurrent(layout)));
+        const verdict = this.verdict(plan, this.running ?? (await this.options.current()));
         if (verdict.due) wake({ kind: 'due', target: verdict.target });
       } catch (error) {
         wake({ kind: 'error', error });
@@ -91,8 +93,8 @@ export class Detector {
     await this.watcher?.close();
   }
 
-  private verdict(plan: Plan, current: Current): Verdict {
-    const verdict = upgradeDue(plan, current, { layout: this.options.layout, skipHeights: this.skip });
+  private verdict(plan: Plan, current: Running): Verdict<T> {
+    const verdict = upgradeDue(plan, current, { target: this.options.target, skipHeights: this.skip });
     if (!verdict.due) {
       const key = `${plan.name}@${plan.height}`;
       if (verdict.skipped && !this.reportedSkips.has(key)) {

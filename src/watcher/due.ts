@@ -6,21 +6,31 @@
  *   (the node only ever halts for a plan at or above the height of the last one applied).
  */
 import type { Plan } from '../chain/plan/index.js';
-import { type Current, type Layout, planTarget, type UpgradeTarget } from '../home/layout/index.js';
 
-export type Verdict = { due: true; target: UpgradeTarget } | { due: false; why: string; skipped?: true };
+/** What `current` runs from, as the home reads it (home/layout's `Current`): its folder and the plan it records. */
+export interface Running {
+  dir: string;
+  plan: Plan | undefined;
+}
 
-export interface DueOptions {
-  /** Whose recase rule names the plan's folder. */
-  layout: Layout;
+/** A plan's target as the home names it (home/layout's `UpgradeTarget`): only its folder is judged here. */
+export interface Target {
+  dir: string;
+}
+
+export type Verdict<T extends Target> = { due: true; target: T } | { due: false; why: string; skipped?: true };
+
+export interface DueOptions<T extends Target> {
+  /** The plan's target, named with the home's recase rule (home/layout's planTarget); throws on a name that cannot be a folder. */
+  target: (plan: Plan) => T;
   skipHeights: ReadonlySet<number>;
 }
 
-export function upgradeDue(plan: Plan, current: Current, options: DueOptions): Verdict {
+export function upgradeDue<T extends Target>(plan: Plan, current: Running, options: DueOptions<T>): Verdict<T> {
   if (options.skipHeights.has(plan.height)) {
     return { due: false, skipped: true, why: `height ${plan.height} is listed in --unsafe-skip-upgrades` };
   }
-  const target = planTarget(options.layout, plan);
+  const target = options.target(plan);
   if (current.dir === target.dir || current.plan?.name === plan.name) {
     return { due: false, why: `upgrade "${plan.name}" is the one running (${current.dir})` };
   }

@@ -1,35 +1,31 @@
 /**
  * The plan on chain, while `run` is active: reads the chain's scheduled plan and latest height from the
- * node (its gRPC, else its CometBFT RPC: src/chain's reader) every CHAINVISOR_PLAN_POLL_INTERVAL, says
- * when a plan is scheduled, changed or cancelled on chain, and tells staging (src/download/staging's
- * stager), which stages the plan's binary before the halt. The node is only ever queried: a node not
- * listening yet, or restarting, is retried quietly (after 1, 2, 4 … seconds up to the interval, until
- * it answers), and one that keeps not answering is reported once.
+ * node (its gRPC, else its CometBFT RPC: src/chain's reader) every CHAINVISOR_PLAN_POLL_INTERVAL and
+ * says on the bus what it read: chain-height, a plan scheduled or changed (upgrade-scheduled), cancelled
+ * (plan-cancelled). It only tells; staging (src/download/staging) listens. The node is only ever
+ * queried: a node not listening yet, or restarting, is retried quietly (after 1, 2, 4 … seconds up to
+ * the interval, until it answers), and one that keeps not answering is reported once.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { addressesFor, type ChainAddresses, type ChainClient, createChainReader, type ScheduledPlan } from '../chain/index.js';
 import type { Plan } from '../chain/plan/index.js';
 import { type Config, formatDuration } from '../config/index.js';
-import type { Downloader } from '../download/index.js';
-import { createStager } from '../download/staging/index.js';
-import { type Layout, readCurrent } from '../home/layout/index.js';
 import { backoffMs } from '../shared/backoff.js';
 import type { EventBus } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
+import type { Running } from './due.js';
 
 export interface PlanWatcherOptions {
   config: Config;
-  layout: Layout;
   logger: Logger;
   events: EventBus;
+  /** Reads what `current` runs from (home/layout's readCurrent): a plan gone from chain that it records was applied, not cancelled. */
+  current: () => Promise<Running>;
   /** Where the node listens (src/chain addresses.ts); by default from the settings and DAEMON_HOME's files. */
   addresses?: ChainAddresses;
   /** Replaces the chain reader (tests). */
   client?: ChainClient;
-  download?: Downloader;
-  /** Tests: backoff between failed staging attempts (default 5 s doubling to 60 s). */
-  retryDelayMs?: (attempt: number) => number;
   /** Tests: how long a running node may not answer before it is reported (default 60 s). */
   unreachableAfterMs?: number;
 }
@@ -37,8 +33,6 @@ export interface PlanWatcherOptions {
 export interface PlanWatcher {
   /** The plan last read from the chain: `null` none scheduled, `undefined` never read. */
   lastPlan(): ScheduledPlan | null | undefined;
-  /** At the halt: waits for a staging of this plan still under way, and stages it no more. */
-  settle(plan: Plan): Promise<void>;
   /** At the halt: warns when upgrade-info.json disagrees with the plan read from the chain (the file decides). */
   crossCheck(plan: Plan): void;
   stop(): Promise<void>;
@@ -73,21 +67,12 @@ const defaultUnreachableAfterMs = 60_000;
 const heightEvery = 3;
 
 export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
-  const { config, layout, events } = options;
+  const { config, events } = options;
   const logger = options.logger.child({ component: 'plan-watcher' });
   const client = options.client ?? createChainReader({ addresses: options.addresses ?? addressesFor({ config }) });
   const stopped = new AbortController();
   let plan: ScheduledPlan | null | undefined;
   let height: number | undefined;
-  const stager = createStager({
-    config,
-    layout,
-    logger,
-    events,
-    height: () => height,
-    ...(options.download ? { download: options.download } : {}),
-    ...(options.retryDelayMs ? { retryDelayMs: options.retryDelayMs } : {}),
-  });
   let answered = false;
   // Reads the node did not answer since its last start (or since it last answered): the wait backs off.
   let misses = 0;
@@ -153,39 +138,37 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
     answered = true;
     misses = 0;
     saidUnreachable = false;
+    const before = plan;
+    const left = before != null && (read === null || read.name !== before.name);
+    // A plan gone from chain that `current` records was applied (by this run's upgrade), not cancelled.
+    const applied = left && (await options.current().catch(() => undefined))?.plan?.name === before.name;
+    // One reading's events in one go, the height first: staging checks the deadline once all have arrived.
     if (fresh && height !== undefined) {
       const at = Date.now();
       if (sample !== undefined && height > sample.height) blockMs = (at - sample.at) / (height - sample.height);
       if (sample === undefined || height !== sample.height) sample = { height, at };
       events.emit('chain-height', { text: `chain at height ${height}`, data: { height } });
     }
-    if (!same(read, plan)) await onPlanChange(plan, read);
+    if (left && applied) logger.debug({ upgrade: before.name }, 'the plan was applied');
+    else if (left) cancelled(before, read);
+    if (read !== null && !same(read, before)) scheduled(before, read);
     plan = read;
-    if (plan !== null) await stager.checkDeadline(plan);
   }
 
-  async function onPlanChange(before: ScheduledPlan | null | undefined, after: ScheduledPlan | null): Promise<void> {
-    if (before != null && (after === null || after.name !== before.name)) {
-      stager.drop();
-      const current = await readCurrent(layout).catch(() => undefined);
-      if (current?.plan?.name === before.name) {
-        logger.debug({ upgrade: before.name }, 'the plan was applied');
-      } else {
-        const text =
-          after === null
-            ? `upgrade "${before.name}" at height ${before.height} was cancelled on chain`
-            : `upgrade "${before.name}" was replaced on chain by "${after.name}"`;
-        events.emit('plan-cancelled', { upgrade: upgradeOf(before), text });
-        await stager.cancelled(before);
-      }
-    }
-    if (after === null) return;
+  function cancelled(before: ScheduledPlan, after: ScheduledPlan | null): void {
+    const text =
+      after === null
+        ? `upgrade "${before.name}" at height ${before.height} was cancelled on chain`
+        : `upgrade "${before.name}" was replaced on chain by "${after.name}"`;
+    events.emit('plan-cancelled', { upgrade: upgradeOf(before), text });
+  }
+
+  function scheduled(before: ScheduledPlan | null | undefined, after: ScheduledPlan): void {
     const changed = before != null && before.name === after.name;
     const text = changed
       ? `upgrade "${after.name}" changed on chain: height ${before.height} → ${after.height}${before.info === after.info ? '' : ', new Info'}`
       : `upgrade "${after.name}" scheduled on chain at height ${after.height}`;
     events.emit('upgrade-scheduled', { upgrade: upgradeOf(after), text, data: { info: after.info } });
-    stager.scheduled(after);
   }
 
   const loop = (async () => {
@@ -202,7 +185,6 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
 
   return {
     lastPlan: () => plan,
-    settle: (halted) => stager.settle(halted),
     crossCheck(halted) {
       if (plan == null) return;
       if (plan.name !== halted.name || plan.height !== halted.height || plan.info !== halted.info) {
@@ -218,10 +200,8 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
     },
     async stop() {
       stopped.abort();
-      stager.abort();
       offBus();
       await loop;
-      await stager.idle();
       client.close();
     },
   };

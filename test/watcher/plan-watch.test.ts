@@ -14,7 +14,7 @@ import { pino } from 'pino';
 
 import { createChainReader, createGrpcClient, resolveChainAddresses } from '../../src/chain/index.js';
 import { loadConfig } from '../../src/config/index.js';
-import { layoutFor } from '../../src/home/layout/index.js';
+import { layoutFor, readCurrent } from '../../src/home/layout/index.js';
 import { createEventBus } from '../../src/shared/events/index.js';
 import { startPlanWatcher, unansweredWait } from '../../src/watcher/plan-watch.js';
 import { unusedPort } from '../support/ports.js';
@@ -49,7 +49,7 @@ describe('the plan watch beside a node with no gRPC', () => {
     const lines: Array<{ level: number; msg: string }> = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
     const events = createEventBus();
-    const watcher = startPlanWatcher({ config, layout: layoutFor(config), logger, events, client, unreachableAfterMs });
+    const watcher = startPlanWatcher({ config, current: () => readCurrent(layoutFor(config)), logger, events, client, unreachableAfterMs });
     events.emit('node-started', { text: 'node started' });
     await sleep(ms);
     await watcher.stop();
@@ -90,7 +90,7 @@ describe('the plan watch beside a node with no gRPC', () => {
     const lines: Array<{ level: number; msg: string }> = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
     const events = createEventBus();
-    const watcher = startPlanWatcher({ config, layout: layoutFor(config), logger, events, client, unreachableAfterMs: 1000 });
+    const watcher = startPlanWatcher({ config, current: () => readCurrent(layoutFor(config)), logger, events, client, unreachableAfterMs: 1000 });
     events.emit('node-started', { text: 'node started' });
     await sleep(2600);
     await watcher.stop();

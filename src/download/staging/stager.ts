@@ -1,9 +1,9 @@
 /**
- * Staging ahead of the halt, as the plan watch (src/watcher/plan-watch.ts) reads the chain: the binary
- * of a scheduled plan is staged in the background as soon as it is scheduled
- * (DAEMON_ALLOW_DOWNLOAD_BINARIES=true), retrying with backoff until the height. A plan cancelled or
- * changed on chain aborts or restages; a binary still not in place CHAINVISOR_STAGE_WARN_BLOCKS before
- * the height is a loud warning. The plan watch tells it what it reads; it never reads the chain itself.
+ * Staging ahead of the halt: the binary of a scheduled plan is staged in the background as soon as it
+ * is scheduled (DAEMON_ALLOW_DOWNLOAD_BINARIES=true), retrying with backoff until the height. A plan
+ * cancelled or changed on chain aborts or restages; a binary still not in place
+ * CHAINVISOR_STAGE_WARN_BLOCKS before the height is a loud warning. What the plan watch says on the bus
+ * reaches it through listen.ts; it never reads the chain itself.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -21,10 +21,10 @@ import { discardStaged, stagePlan } from './stage.js';
 export interface StagerOptions {
   config: Config;
   layout: Layout;
-  /** The plan watch's logger: staging speaks as part of it. */
+  /** Staging speaks as part of the plan watch (its `component`). */
   logger: Logger;
   events: EventBus;
-  /** The chain's height as last read by the plan watch (undefined before the first reading). */
+  /** The chain's height as last read (undefined before the first reading). */
   height: () => number | undefined;
   download?: Downloader;
   /** Tests: backoff between failed staging attempts (default 5 s doubling to 60 s). */
@@ -32,15 +32,15 @@ export interface StagerOptions {
 }
 
 export interface Stager {
-  /** The plan left the chain (cancelled, replaced, or applied): its staging under way stops. */
+  /** The plan left the chain, cancelled or replaced: its staging under way stops. */
   drop(): void;
-  /** A plan cancelled or replaced on chain, not applied: the binary chainvisor staged for it is moved aside. */
-  cancelled(plan: ScheduledPlan): Promise<void>;
+  /** A plan cancelled or replaced on chain, not applied: the binary chainvisor staged for it is moved aside (a staging begun meanwhile waits). */
+  cancelled(plan: Pick<ScheduledPlan, 'name'>): Promise<void>;
   /** A plan scheduled, or changed, on chain: staged unless it is already (restaged when its Info changed). */
   scheduled(plan: ScheduledPlan): void;
   /** After each reading while a plan is scheduled: warns when its binary is still not in place near the height. */
   checkDeadline(plan: ScheduledPlan): Promise<void>;
-  /** At the halt: waits for a staging of this plan still under way, and stages it no more. */
+  /** At the halt: waits for a staging of this plan still under way, and stages it no more (it is applied next). */
   settle(plan: Plan): Promise<void>;
   /** The staging under way stops. */
   abort(): void;
@@ -75,6 +75,8 @@ export function createStager(options: StagerOptions): Stager {
   let job: Job | undefined;
   const settled = new Set<string>();
   let warnedFor: string | undefined;
+  // A cancelled plan's binary being moved aside: a staging begun meanwhile starts once it is.
+  let discarding: Promise<void> = Promise.resolve();
 
   function startJob(target: ScheduledPlan): Job {
     const abort = new AbortController();
@@ -91,6 +93,7 @@ export function createStager(options: StagerOptions): Stager {
       disagreementReported: false,
     };
     state.done = (async () => {
+      await discarding;
       for (let attempt = 1; !abort.signal.aborted; attempt++) {
         const started = Date.now();
         try {
@@ -159,14 +162,19 @@ export function createStager(options: StagerOptions): Stager {
       job?.abort.abort();
       job = undefined;
     },
-    async cancelled(plan) {
-      if (config.allowDownloadBinaries && (await discardStaged({ plan, config, layout, logger }).catch(() => false))) {
-        logger.info({ upgrade: plan.name }, 'the binary staged for it was moved aside');
-      }
+    cancelled(plan) {
+      discarding = (async () => {
+        await discarding;
+        if (config.allowDownloadBinaries && (await discardStaged({ plan, config, layout, logger }).catch(() => false))) {
+          logger.info({ upgrade: plan.name }, 'the binary staged for it was moved aside');
+        }
+      })();
+      return discarding;
     },
     scheduled(plan) {
       warnedFor = undefined;
-      if (job !== undefined && job.plan.info !== plan.info) {
+      // Another plan's job is over: that plan was cancelled, or applied at a halt.
+      if (job !== undefined && (job.plan.name !== plan.name || job.plan.info !== plan.info)) {
         job.abort.abort();
         job = undefined;
       }
@@ -203,14 +211,17 @@ export function createStager(options: StagerOptions): Stager {
         if (!job.staged) logger.info({ upgrade: halted.name }, 'the node halted while its binary was still being staged; waiting for that download');
         // A staging that keeps failing waits for its next attempt; the halt tries now instead.
         job.pause.abort();
-        await job.done;
+        const settling = job;
+        await settling.done;
+        // Applied next: a later plan is not taken for it (the plan watch says nothing of a plan applied).
+        if (job === settling) job = undefined;
       }
     },
     abort() {
       job?.abort.abort();
     },
     async idle() {
-      await job?.done;
+      await Promise.all([job?.done, discarding]);
     },
   };
 }

@@ -5,6 +5,7 @@
  * order: docs/design/upgrade.md. The sequence emits upgrade-detected, then upgrade-applied or
  * upgrade-failed, each once, here.
  */
+import type { Staging } from '../../download/staging/index.js';
 import { switchCurrent, type UpgradeTarget } from '../../home/layout/index.js';
 import { type Detected, logEvents } from '../../shared/event-log.js';
 import { createEventBus, type EventBus } from '../../shared/events/index.js';
@@ -30,8 +31,10 @@ export interface UpgradeOptions {
   detected?: Detected;
   /** When the node halted: an upgrade-detected event's time, for the applied event's duration. */
   detectedAt?: number;
-  /** A download of this plan's binary begun before the halt is the one the sequence needs: it waits for it. */
+  /** The plan last read from the chain: upgrade-info.json is cross-checked with it. */
   planWatcher?: PlanWatcher;
+  /** A download of this plan's binary begun before the halt is the one the sequence needs: it waits for it. */
+  staging?: Staging;
   /** The manual upgrade applied (src/supervisor/manual): taken off its queue once switched. */
   manual?: ManualApplied;
   /** Starts the new node and follows the network; without it the sequence ends at the switch (start-up, a rehearsal). */
@@ -42,7 +45,7 @@ export interface UpgradeOptions {
 
 /** Resolves to the node started after the switch: undefined when there is none (no `start`, chainvisor stopped, DAEMON_RESTART_AFTER_UPGRADE=false). */
 export async function runUpgrade(target: UpgradeTarget, options: UpgradeOptions): Promise<Launched | undefined> {
-  const { ctx, planWatcher } = options;
+  const { ctx, planWatcher, staging } = options;
   const { plan, dir } = target;
   const events = ctx.events ?? loggedBus(ctx);
   const upgrade = { name: plan.name, height: plan.height };
@@ -55,7 +58,7 @@ export async function runUpgrade(target: UpgradeTarget, options: UpgradeOptions)
   try {
     await options.stopNode?.();
     planWatcher?.crossCheck(plan);
-    await planWatcher?.settle(plan);
+    await staging?.settle(plan);
     ctx.logger.info({ upgrade: plan.name, height: plan.height, dir }, 'applying upgrade');
     await waitDelay(ctx, options.delay);
     await requireBinarySource(target, ctx);
