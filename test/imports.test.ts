@@ -24,7 +24,7 @@ export const floors: readonly (readonly string[])[] = [
   ['watcher'], // detection: the halt-file watch, the plan on chain, the verdict "due now"
   ['download'], // a plan's binary fetched (and staged before the halt)
   ['verify'], // checksum, archives, safe extraction, the binary found
-  ['home'], // what chainvisor owns on disk: layout, lock, backup
+  ['guard', 'home'], // double-sign protection: the home lock, the sign guard, the twin check; what chainvisor owns on disk: layout, backup
   ['chain'], // what the chain says: its client over gRPC and CometBFT RPC, the files its upgrade module writes
   ['config'], // settings, validated together
   ['alerts'], // the alert channels, one file each, and their registry (config lists their settings)
