@@ -25,6 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 
+import { restoreSigning } from '../src/guard/index.js';
 import { backupData, planRestore, type RequestedMode, restoreData } from '../src/home/backup/index.js';
 import { layoutFor } from '../src/home/layout/index.js';
 import { silentLogger } from '../src/shared/log.js';
@@ -182,6 +183,7 @@ async function measureRestores(big: string, work: string): Promise<Row[]> {
   await fs.mkdir(path.join(home, 'cosmovisor', 'genesis', 'bin'), { recursive: true });
   await fs.rename(big, data);
   const layout = layoutFor({ home, name: 'simd' });
+  const signing = restoreSigning(layout);
   const rows: Row[] = [];
   try {
     for (const mode of ['copy', 'reflink', 'link'] as const) {
@@ -193,8 +195,8 @@ async function measureRestores(big: string, work: string): Promise<Row[]> {
       for (let i = 0; i < runs; i++) {
         await run('sync');
         const started = process.hrtime.bigint();
-        const plan = await planRestore({ layout, backupDir: backups, backup: made.path, keepBinary: true });
-        const record = await restoreData({ plan, layout, logger: silentLogger() });
+        const plan = await planRestore({ layout, backupDir: backups, backup: made.path, keepBinary: true, signing });
+        const record = await restoreData({ plan, layout, signing, logger: silentLogger() });
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
         await run('sync');
         const durable = Number(process.hrtime.bigint() - started) / 1e9;

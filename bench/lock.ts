@@ -17,8 +17,8 @@ import { parseArgs } from 'node:util';
 
 import { execa } from 'execa';
 
+import { acquireHomeLock, createNodeTracker, type LockMode, stopOrphanNode } from '../src/guard/index.js';
 import { layoutFor, removeLeftoverWorkFolders } from '../src/home/layout/index.js';
-import { acquireHomeLock, createNodeTracker, type LockMode, stopOrphanNode } from '../src/home/lock/index.js';
 import { createLogger } from '../src/shared/log.js';
 
 const chainvisor = path.resolve(fileURLToPath(import.meta.url), '../../../bin/chainvisor.js');

@@ -23,7 +23,7 @@ export const floors: readonly (readonly string[])[] = [
   ['supervisor', 'observe'], // the run loop and the upgrade sequence; status, metrics, HTTP, webhooks
   ['download'], // a plan's binary fetched (and staged before the halt)
   ['verify'], // checksum, archives, safe extraction, the binary found
-  ['home'], // what chainvisor owns on disk: layout, lock, backup
+  ['guard', 'home'], // double-sign protection: the home lock, the sign guard, the twin check; what chainvisor owns on disk: layout, backup
   ['watcher'], // detection: the halt-file watch, the plan on chain, the verdict "due now"
   ['chain'], // what the chain says: its client over gRPC and CometBFT RPC, the files its upgrade module writes
   ['config'], // settings, validated together

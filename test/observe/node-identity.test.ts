@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 
 import { readChainId } from '../../src/chain/index.js';
-import { nodeSigning } from '../../src/home/lock/index.js';
+import { nodeSigning } from '../../src/guard/index.js';
 import { createMetrics } from '../../src/observe/metrics.js';
 import { identityOf, readNodeFacts } from '../../src/observe/node-identity.js';
 import { createEventBus } from '../../src/shared/events/index.js';

@@ -30,20 +30,23 @@ export const restoreCommand = defineCommand({
     const { config } = loadContextConfig(ctx);
     const layout = layoutFor(config);
     await requireHome(layout);
-    const [backup, { acquireHomeLock }, { createLogger }] = await Promise.all([
+    const [backup, { acquireHomeLock, restoreSigning }, { createLogger }] = await Promise.all([
       import('../../home/backup/index.js'),
-      import('../../home/lock/index.js'),
+      import('../../guard/index.js'),
       import('../../shared/log.js'),
     ]);
     const logger = createLogger(logOptions(config));
     // No node may run on the data while it is replaced: `run` holds this lock for as long as it lives.
     const lock = await acquireHomeLock({ layout, version, logger });
+    // The signing safety is the double-sign guard's: the restore is handed its side.
+    const signing = restoreSigning(layout);
     try {
-      await backup.resumeInterruptedRestore({ layout, logger });
+      await backup.resumeInterruptedRestore({ layout, logger, signing });
       const plan = await backup.planRestore({
         layout,
         backupDir: config.dataBackupDir,
         keepBinary: args.keepBinary,
+        signing,
         ...(args.backup ? { backup: args.backup } : {}),
       });
       if (args.output === 'text') writeLine(ctx.stdout, renderPlan(plan));
@@ -52,7 +55,7 @@ export const restoreCommand = defineCommand({
         return 0;
       }
       if (!args.yes) await confirm(ctx, plan);
-      const record = await backup.restoreData({ plan, layout, logger });
+      const record = await backup.restoreData({ plan, layout, logger, signing });
       await announce(config, logger, record);
       if (args.output === 'json') writeLine(ctx.stdout, JSON.stringify({ dryRun: false, plan: planJson(plan), restored: record }, null, 2));
       else writeLine(ctx.stdout, renderDone(record));
@@ -98,7 +101,7 @@ async function announce(config: { webhookUrl: string }, logger: import('../../sh
   await webhooks?.close(5000);
 }
 
-/** As home/lock's describePoint, which this module does not load at start-up (every command's start loads this file). */
+/** As guard's describePoint, which this module does not load at start-up (every command's start loads this file). */
 function side(s: SignSide): string {
   return s === 'missing' ? 'none' : `height ${s.height} round ${s.round} step ${s.step}`;
 }

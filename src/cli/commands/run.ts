@@ -28,9 +28,9 @@ export const runCommand: Command = {
     const { config } = loaded;
     // The supervisor's machinery (pino, gRPC, prom-client, archives …) is loaded here, when it is used:
     // `help`, `version` and `status` never evaluate it, which keeps them fast.
-    const [{ removePartialBackups }, { acquireHomeLock, stopOrphanNode }, { createLogger }, { removeLeftoverRehearsals }] = await Promise.all([
+    const [{ removePartialBackups }, { acquireHomeLock, restoreSigning, stopOrphanNode }, { createLogger }, { removeLeftoverRehearsals }] = await Promise.all([
       import('../../home/backup/index.js'),
-      import('../../home/lock/index.js'),
+      import('../../guard/index.js'),
       import('../../shared/log.js'),
       import('../../rehearsal/index.js'),
     ]);
@@ -49,7 +49,7 @@ export const runCommand: Command = {
       await removeLeftoverWorkFolders({ parents: [layout.root, layout.upgradesDir], logger });
       await removePartialBackups({ config, logger });
       // A restore a crash interrupted (issue #28): finished or undone before the node may start.
-      await (await import('../../home/backup/index.js')).resumeInterruptedRestore({ layout, logger });
+      await (await import('../../home/backup/index.js')).resumeInterruptedRestore({ layout, logger, signing: restoreSigning(layout) });
       await removeLeftoverRehearsals({ rehearsalDir: config.rehearsalDir, logger });
       for (const file of await removeLeftoverSwitchFiles(layout)) {
         logger.info({ file }, 'removed a file left by an interrupted switch (current was not changed by it): %s', file);
@@ -69,7 +69,7 @@ async function supervise(args: string[], options: { loaded: LoadedConfig; layout
     await Promise.all([
       import('../../chain/index.js'),
       import('../../shared/events/index.js'),
-      import('../../home/lock/index.js'),
+      import('../../guard/index.js'),
       import('../../observe/index.js'),
       import('../../supervisor/index.js'),
       import('../../rehearsal/index.js'),

@@ -20,8 +20,8 @@ import { readRecord, recordFields } from '../../shared/fsread/index.js';
 import { fsyncDir, makeFolders, writeFileAtomic } from '../../shared/fswrite/index.js';
 import type { Logger } from '../../shared/log.js';
 import { type Layout, readCurrentDir, switchCurrent } from '../layout/index.js';
-import { heightText, raiseSignRecord, roundNumber, type SignPoint, stepNumber } from '../lock/index.js';
 import { type RestoreRecord, restoreRecordSchema, writeRestoreRecord } from './restore-record.js';
+import type { KeptSigning, RestoreSigning } from './restore-signing.js';
 
 export interface RestoreJournal {
   phase: 'copying' | 'swapping';
@@ -31,7 +31,7 @@ export interface RestoreJournal {
   /** Where `current` goes once the data is in place; absent: left alone. */
   currentTo?: string | undefined;
   /** The signing state kept, for the sign guard's record. */
-  signed?: { chainId: string; height: string; round: number; step: number; file: string } | undefined;
+  signed?: KeptSigning | undefined;
   /** What `status` shows of the restore once done. */
   record: RestoreRecord;
 }
@@ -40,23 +40,25 @@ export interface RestoreJournal {
 const beside = (dataDir: string, kind: 'restoring' | 'replaced', p: string): boolean =>
   path.dirname(p) === path.dirname(dataDir) && path.basename(p).startsWith(`${path.basename(dataDir)}.${kind}-`);
 
-const journalSchema = v.pipe(
-  v.strictObject({
-    phase: v.picklist(['copying', 'swapping']),
-    dataDir: recordFields.absolutePath,
-    work: recordFields.absolutePath,
-    replaced: recordFields.absolutePath,
-    currentTo: v.optional(recordFields.binaryDir),
-    signed: v.optional(v.strictObject({ chainId: v.string(), height: heightText, round: roundNumber, step: stepNumber, file: recordFields.absolutePath })),
-    record: restoreRecordSchema,
-  }),
-  // What is removed or renamed on its word: only the folders beside the data a restore makes.
-  v.check(
-    (j) => beside(j.dataDir, 'restoring', j.work) && beside(j.dataDir, 'replaced', j.replaced),
-    'work and replaced are not the <data>.restoring-* and <data>.replaced-* folders beside its data folder',
-  ),
-  v.check((j) => j.record.dataDir === j.dataDir && j.record.replaced === j.replaced, 'its record names other folders'),
-);
+/** The journal's shape; its `signed` as the double-sign guard checks it. */
+const journalSchema = (signed: RestoreSigning['keptSchema']) =>
+  v.pipe(
+    v.strictObject({
+      phase: v.picklist(['copying', 'swapping']),
+      dataDir: recordFields.absolutePath,
+      work: recordFields.absolutePath,
+      replaced: recordFields.absolutePath,
+      currentTo: v.optional(recordFields.binaryDir),
+      signed: v.optional(signed),
+      record: restoreRecordSchema,
+    }),
+    // What is removed or renamed on its word: only the folders beside the data a restore makes.
+    v.check(
+      (j) => beside(j.dataDir, 'restoring', j.work) && beside(j.dataDir, 'replaced', j.replaced),
+      'work and replaced are not the <data>.restoring-* and <data>.replaced-* folders beside its data folder',
+    ),
+    v.check((j) => j.record.dataDir === j.dataDir && j.record.replaced === j.replaced, 'its record names other folders'),
+  );
 
 export function journalPath(layout: Layout): string {
   return path.join(layout.stateDir, 'restore-journal.json');
@@ -73,9 +75,9 @@ export async function writeJournal(layout: Layout, journal: RestoreJournal): Pro
  * #31) stops `restore` and `run`: which phase was under way cannot be told, and a journal is what says
  * which folders to remove or rename — a damaged one named data/ itself.
  */
-async function readJournal(layout: Layout): Promise<RestoreJournal | undefined> {
+async function readJournal(layout: Layout, signing: RestoreSigning): Promise<RestoreJournal | undefined> {
   const file = journalPath(layout);
-  const read = await readRecord(file, journalSchema);
+  const read = await readRecord(file, journalSchema(signing.keptSchema));
   if (read.status === 'missing') return undefined;
   let reason = read.status === 'damaged' ? read.reason : undefined;
   if (read.status === 'ok' && !(await dataDirsOf(layout)).includes(read.value.dataDir)) {
@@ -122,7 +124,7 @@ export type RestoreStep = 'copying' | 'copied' | 'set-aside' | 'restored' | 'cur
 export async function completeSwap(
   layout: Layout,
   journal: RestoreJournal,
-  options: { logger: Logger; onStep?: ((step: RestoreStep) => void) | undefined },
+  options: { logger: Logger; signing: RestoreSigning; onStep?: ((step: RestoreStep) => void) | undefined },
 ): Promise<void> {
   const { dataDir, work, replaced } = journal;
   const { onStep } = options;
@@ -139,11 +141,7 @@ export async function completeSwap(
   onStep?.('restored');
   if (journal.currentTo !== undefined && (await readCurrentDir(layout)) !== journal.currentTo) await switchCurrent(layout, journal.currentTo);
   onStep?.('current-switched');
-  if (journal.signed !== undefined) {
-    const { chainId, height, round, step, file } = journal.signed;
-    const point: SignPoint = { height: BigInt(height), round, step };
-    await raiseSignRecord(layout, chainId, point, file);
-  }
+  if (journal.signed !== undefined) await options.signing.raise(journal.signed);
   await writeRestoreRecord(layout, journal.record, options.logger);
   await fs.rm(journalPath(layout), { force: true });
   onStep?.('done');
@@ -153,9 +151,13 @@ export async function completeSwap(
  * At the start of `restore` and `run`: a restore a crash interrupted is undone (the copy was not whole)
  * or finished (it was); said in the log. Returns what was done, if anything.
  */
-export async function resumeInterruptedRestore(options: { layout: Layout; logger: Logger }): Promise<'undone' | 'finished' | undefined> {
-  const { layout, logger } = options;
-  const journal = await readJournal(layout);
+export async function resumeInterruptedRestore(options: {
+  layout: Layout;
+  logger: Logger;
+  signing: RestoreSigning;
+}): Promise<'undone' | 'finished' | undefined> {
+  const { layout, logger, signing } = options;
+  const journal = await readJournal(layout, signing);
   if (journal === undefined) return undefined;
   if (journal.phase === 'copying') {
     await fs.rm(journal.work, { recursive: true, force: true });
@@ -167,7 +169,7 @@ export async function resumeInterruptedRestore(options: { layout: Layout; logger
     return 'undone';
   }
   try {
-    await completeSwap(layout, journal, { logger });
+    await completeSwap(layout, journal, { logger, signing });
   } catch (error) {
     throw new ChainvisorError(
       'CHAINVISOR_RESTORE_FAILED',

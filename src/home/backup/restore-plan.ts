@@ -3,7 +3,7 @@
  * prints): which backup (the newest one recorded, or `--backup`), where the current data goes
  * (`data.replaced-<time>` beside it) and the copy is made (`data.restoring-<time>`), which signing
  * state is kept — the further ahead by (height, round, step), never the one that went back (issue
- * #28) — and which binary `current` goes back to.
+ * #28), as the double-sign guard tells (./restore-signing.ts) — and which binary `current` goes back to.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -11,10 +11,8 @@ import path from 'node:path';
 import { readUpgradeInfo } from '../../chain/plan/index.js';
 import { ChainvisorError, isErrno } from '../../shared/errors/index.js';
 import { binaryPath, genesis, type Layout, planRecordPath, readCurrentDir, upgradeBinaryDir } from '../layout/index.js';
-import { compareSignPoints, nodeSigning, pointOf, readChainId, readSignRecords, readSignStateFile, type SignPoint } from '../lock/index.js';
 import { type MadeBackup, readMadeBackups } from './record.js';
-
-export type SignSide = SignPoint | 'missing';
+import type { RestoreSigning, SigningPlan } from './restore-signing.js';
 
 export interface RestorePlan {
   backup: string;
@@ -24,16 +22,7 @@ export interface RestorePlan {
   dataDir: string;
   work: string;
   replaced: string;
-  signing: {
-    /** The state file, relative to the data folder; undefined when config.toml keeps it outside `data/`. */
-    rel: string | undefined;
-    replaced: SignSide;
-    backup: SignSide;
-    kept: 'replaced' | 'backup' | 'none';
-    chainId: string;
-    /** What the sign guard remembers for this chain when it is ahead of the kept state (the node would not start). */
-    rememberedAhead: SignPoint | undefined;
-  };
+  signing: SigningPlan;
   current: {
     from: string;
     to: string;
@@ -51,6 +40,8 @@ export interface PlanOptions {
   /** `--backup`: a folder, or a name in the backup folder. */
   backup?: string;
   keepBinary: boolean;
+  /** The double-sign guard's side: which signing state is kept. */
+  signing: RestoreSigning;
   now?: Date;
 }
 
@@ -59,7 +50,7 @@ export async function planRestore(options: PlanOptions): Promise<RestorePlan> {
   const { backup, made } = await chooseBackup(options);
   const dataDir = await realData(layout.dataDir);
   const stamp = (options.now ?? new Date()).toISOString().replace(/[:.]/g, '-');
-  const signing = await planSigning(layout, dataDir, backup);
+  const signing = await options.signing.plan(dataDir, backup);
   const from = await readCurrentDir(layout);
   const current = options.keepBinary
     ? { from, to: from, source: 'keep-binary' as const }
@@ -121,27 +112,6 @@ async function realData(dataDir: string): Promise<string> {
     if (isErrno(error, 'ENOENT')) return dataDir; // no data at all: the backup becomes it
     throw error;
   }
-}
-
-async function planSigning(layout: Layout, dataDir: string, backup: string): Promise<RestorePlan['signing']> {
-  const signing = await nodeSigning(layout.home, layout.dataDir);
-  const chainId = await readChainId(signing.genesisFile);
-  const rel = path.relative(layout.dataDir, signing.stateFile);
-  if (rel.startsWith('..') || path.isAbsolute(rel)) {
-    return { rel: undefined, replaced: 'missing', backup: 'missing', kept: 'none', chainId, rememberedAhead: undefined };
-  }
-  // Either file unreadable refuses the restore (CHAINVISOR_SIGN_STATE_UNREADABLE): which is ahead cannot be told.
-  const replaced = await readSignStateFile(path.join(dataDir, rel));
-  const fromBackup = await readSignStateFile(path.join(backup, rel));
-  let kept: RestorePlan['signing']['kept'] = 'none';
-  if (replaced !== 'missing' && (fromBackup === 'missing' || compareSignPoints(replaced, fromBackup) >= 0)) kept = 'replaced';
-  else if (fromBackup !== 'missing') kept = 'backup';
-  const keptPoint = kept === 'replaced' ? replaced : kept === 'backup' ? fromBackup : undefined;
-  const remembered = (await readSignRecords(layout)).get(chainId);
-  const rememberedPoint = remembered && pointOf(remembered);
-  const rememberedAhead =
-    rememberedPoint !== undefined && (keptPoint === undefined || compareSignPoints(rememberedPoint, keptPoint as SignPoint) > 0) ? rememberedPoint : undefined;
-  return { rel, replaced, backup: fromBackup, kept, chainId, rememberedAhead };
 }
 
 /**

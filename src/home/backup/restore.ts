@@ -18,8 +18,9 @@ import type { Layout } from '../layout/index.js';
 import { createPlacer } from './place.js';
 import { runPool } from './pool.js';
 import { completeSwap, journalPath, type RestoreJournal, type RestoreStep, writeJournal } from './restore-journal.js';
-import type { RestorePlan, SignSide } from './restore-plan.js';
+import type { RestorePlan } from './restore-plan.js';
 import type { RestoreRecord } from './restore-record.js';
+import type { RestoreSigning, SignSide } from './restore-signing.js';
 import { bytesNeeded, type StatfsFn } from './space.js';
 import { readTree, type Tree } from './tree.js';
 
@@ -27,6 +28,8 @@ export interface RestoreOptions {
   plan: RestorePlan;
   layout: Layout;
   logger: Logger;
+  /** The double-sign guard's side: the sign record raised to the signing state kept. */
+  signing: RestoreSigning;
   /** Called with the bytes done and the total as files are written. */
   onProgress?: (bytes: number, total: number) => void;
   /** Test hook: the free-space query (fs.statfs). */
@@ -37,7 +40,7 @@ export interface RestoreOptions {
 }
 
 export async function restoreData(options: RestoreOptions): Promise<RestoreRecord> {
-  const { plan, layout, logger, onStep } = options;
+  const { plan, layout, logger, signing, onStep } = options;
   const started = Date.now();
   const tree = await readBackupTree(plan.backup);
   const parent = path.dirname(plan.dataDir);
@@ -104,7 +107,7 @@ export async function restoreData(options: RestoreOptions): Promise<RestoreRecor
   journal.record.durationSeconds = (Date.now() - started) / 1000;
   await writeJournal(layout, journal);
   try {
-    await completeSwap(layout, journal, { logger, onStep });
+    await completeSwap(layout, journal, { logger, signing, onStep });
   } catch (error) {
     throw swapFailed(plan.backup, error);
   }

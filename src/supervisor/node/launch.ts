@@ -5,9 +5,8 @@
  * refuses ends the run: the node is not started.
  * Why, and the rest of its rules: docs/design/upgrade.md#supervisornodelaunchts.
  */
+import type { NodeTracker, SignGuard, TwinCheck } from '../../guard/index.js';
 import { binaryPath, checkNodeBinary, type Current, type Layout, readCurrent } from '../../home/layout/index.js';
-import type { NodeTracker, SignGuard } from '../../home/lock/index.js';
-import type { TwinCheck } from '../../home/twin/index.js';
 import { ChainvisorError, ExitCode } from '../../shared/errors/index.js';
 import type { EventBus } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';

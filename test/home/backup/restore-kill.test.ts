@@ -18,15 +18,17 @@ import { upgradedHome } from '../../support/upgraded-home.js';
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../src');
 
 const childScript = `
+import { restoreSigning } from ${JSON.stringify(path.join(dist, 'guard/index.js'))};
 import { planRestore, restoreData } from ${JSON.stringify(path.join(dist, 'home/backup/index.js'))};
 import { layoutFor } from ${JSON.stringify(path.join(dist, 'home/layout/index.js'))};
 import { createLogger } from ${JSON.stringify(path.join(dist, 'shared/log.js'))};
 const [home, at] = process.argv.slice(2);
 const layout = layoutFor({ home, name: 'simd' });
-const plan = await planRestore({ layout, backupDir: home, keepBinary: false });
+const signing = restoreSigning(layout);
+const plan = await planRestore({ layout, backupDir: home, keepBinary: false, signing });
 const kill = () => process.kill(process.pid, 'SIGKILL');
 await restoreData({
-  plan, layout, logger: createLogger({ disabled: true }), concurrency: 1,
+  plan, layout, signing, logger: createLogger({ disabled: true }), concurrency: 1,
   onProgress: (done) => { if (at === 'mid-copy' && done > 0) kill(); },
   onStep: (step) => { if (step === at) kill(); },
 });

@@ -11,6 +11,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 
+import { restoreSigning } from '../../../src/guard/index.js';
 import { planRestore, restoreData } from '../../../src/home/backup/index.js';
 import { layoutFor } from '../../../src/home/layout/index.js';
 import type { ChainvisorError } from '../../../src/shared/errors/index.js';
@@ -190,9 +191,10 @@ describe('chainvisor restore', () => {
   test('the free space is checked before a byte is written (any host: the statfs of a full disk)', async () => {
     await upgradedHome(t);
     const layout = layoutFor({ home: t.home, name: 'simd' });
-    const plan = await planRestore({ layout, backupDir: t.home, keepBinary: false });
+    const signing = restoreSigning(layout);
+    const plan = await planRestore({ layout, backupDir: t.home, keepBinary: false, signing });
     await assert.rejects(
-      restoreData({ plan, layout, logger: memoryLogger().logger, statfs: async () => ({ bavail: 3, bsize: 4096 }) }),
+      restoreData({ plan, layout, signing, logger: memoryLogger().logger, statfs: async () => ({ bavail: 3, bsize: 4096 }) }),
       (error: ChainvisorError) => error.code === 'CHAINVISOR_RESTORE_NO_SPACE' && error.exitCode === 81 && /12 KiB|12\.0 KiB|12288/.test(error.message),
     );
     assert.deepEqual(

@@ -13,7 +13,7 @@ const repo = path.resolve(fileURLToPath(import.meta.url), '../../../../..');
 
 /** Names that look like codes but are not errors: environment variables and the code of a log line. */
 const notErrors = new Map<string, string>([
-  ['CHAINVISOR_RUN_ID', 'the environment variable chainvisor gives the node (src/home/lock/node-record.ts)'],
+  ['CHAINVISOR_RUN_ID', 'the environment variable chainvisor gives the node (src/guard/node-record.ts)'],
   ['CHAINVISOR_CONFIG', 'the environment variable naming the config file'],
 ]);
 /** A code on a log line that does not end chainvisor: `{ code: 'CODE', … }` handed to the logger. */

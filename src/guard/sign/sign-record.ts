@@ -19,7 +19,7 @@ import { ChainvisorError } from '../../shared/errors/index.js';
 import { readRecord } from '../../shared/fsread/index.js';
 import { makeFolders, writeFileAtomic } from '../../shared/fswrite/index.js';
 import { checkShape } from '../../shared/json.js';
-import type { Layout } from '../layout/index.js';
+import type { HomePaths } from '../home-paths.js';
 import { compareSignPoints, heightText, roundNumber, type SignPoint, stepNumber } from './sign-state.js';
 
 /** What chainvisor remembers for one chain id. */
@@ -41,11 +41,11 @@ const fileSchema = v.strictObject({
   chains: v.custom<Record<string, unknown>>((c) => typeof c === 'object' && c !== null && !Array.isArray(c), 'not an object of chain ids'),
 });
 
-export function signRecordPath(layout: Layout): string {
+export function signRecordPath(layout: HomePaths): string {
   return path.join(layout.stateDir, 'sign-state.json');
 }
 
-export async function readSignRecords(layout: Layout): Promise<SignRecords> {
+export async function readSignRecords(layout: HomePaths): Promise<SignRecords> {
   const file = signRecordPath(layout);
   const read = await readRecord(file, fileSchema);
   if (read.status === 'missing') return new Map();
@@ -74,7 +74,7 @@ export function pointOf(record: SignRecord): SignPoint {
 }
 
 /** Raises the record of `chainId` to `point` when it is ahead; returns whether it changed. `chains`: the records, when just read. */
-export async function raiseSignRecord(layout: Layout, chainId: string, point: SignPoint, file: string, chains?: SignRecords): Promise<boolean> {
+export async function raiseSignRecord(layout: HomePaths, chainId: string, point: SignPoint, file: string, chains?: SignRecords): Promise<boolean> {
   chains ??= await readSignRecords(layout);
   const known = chains.get(chainId);
   if (known !== undefined && compareSignPoints(point, pointOf(known)) <= 0) return false;

@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 
-import { layoutFor } from '../../../src/home/layout/index.js';
-import { createNodeTracker, readNodeRecord } from '../../../src/home/lock/index.js';
-import { createLogger } from '../../../src/shared/log.js';
+import { createNodeTracker, readNodeRecord } from '../../src/guard/node-record.js';
+import { layoutFor } from '../../src/home/layout/index.js';
+import { createLogger } from '../../src/shared/log.js';
 
 function sleeper() {
   const child = spawn('sleep', ['300'], { stdio: 'ignore' });

@@ -5,16 +5,16 @@
  * migration, a restored snapshot, a key copied onto a spare. chainvisor knows the last height this
  * home signed (`priv_validator_state.json`, which CometBFT writes before a signature leaves the
  * node): a signature of this validator on the network above it was made elsewhere.
- * Why, and the rest of its rules: docs/design/double-sign.md#hometwincheckts.
+ * Why, and the rest of its rules: docs/design/double-sign.md#guardtwincheckts.
  */
-import { createNetworkReader, NetworkRpcError } from '../../chain/index.js';
+import { cachedChainId, createNetworkReader, NetworkRpcError } from '../../chain/index.js';
 import { type Config, networkRpcUrls } from '../../config/index.js';
 import { ChainvisorError } from '../../shared/errors/index.js';
 import type { EventBus, TwinCheckReport } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
 import { createHttpClient, type HttpClient } from '../../shared/net/index.js';
-import type { Layout } from '../layout/index.js';
-import { cachedChainId, type NodeSigning, nodeSigning, readSignStateFile } from '../lock/index.js';
+import type { HomePaths } from '../home-paths.js';
+import { type NodeSigning, nodeSigning, readSignStateFile } from '../sign/sign-state.js';
 import { logTwinEvents } from './log.js';
 import { keyInUseError, reportOf, type TwinContext } from './report.js';
 import { TwinScan } from './scan.js';
@@ -29,7 +29,7 @@ import { waitBlocks, watchWhileRunning } from './watch.js';
 const keepAliveMs = 9000;
 
 export interface TwinCheckOptions {
-  layout: Layout;
+  layout: HomePaths;
   logger: Logger;
   events: EventBus;
   config: Pick<Config, 'networkRpc' | 'twinCheck' | 'twinBlocks' | 'twinTimeout' | 'twinWait'>;

@@ -72,7 +72,7 @@ export interface NodeSigning {
   remoteSigner: string;
   /** The genesis file (config.toml's `genesis_file`). */
   genesisFile: string;
-  /** The validator's key (config.toml's `priv_validator_key_file`): only its `address` is ever read (./validator-key.ts). */
+  /** The validator's key (config.toml's `priv_validator_key_file`): only its `address` is ever read (../twin/validator-key.ts). */
   keyFile: string;
 }
 

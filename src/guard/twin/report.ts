@@ -6,7 +6,7 @@
 import { ChainvisorError, isFsError } from '../../shared/errors/index.js';
 import type { TwinCheckReport } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
-import type { NodeSigning } from '../lock/index.js';
+import type { NodeSigning } from '../sign/sign-state.js';
 import type { TwinScan } from './scan.js';
 
 /** What the check knows once it applies: the signing files, the address, the network's memory. */

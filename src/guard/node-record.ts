@@ -14,12 +14,12 @@ import path from 'node:path';
 
 import * as v from 'valibot';
 
-import { ChainvisorError, isFsError, layoutFsError } from '../../shared/errors/index.js';
-import { readRecord, recordFields } from '../../shared/fsread/index.js';
-import { makeFolders, replaceFile } from '../../shared/fswrite/index.js';
-import type { Logger } from '../../shared/log.js';
-import { processStartToken } from '../../shared/proc/index.js';
-import type { Layout } from '../layout/index.js';
+import { ChainvisorError, isFsError, layoutFsError } from '../shared/errors/index.js';
+import { readRecord, recordFields } from '../shared/fsread/index.js';
+import { makeFolders, replaceFile } from '../shared/fswrite/index.js';
+import type { Logger } from '../shared/log.js';
+import { processStartToken } from '../shared/proc/index.js';
+import type { HomePaths } from './home-paths.js';
 
 /** Environment variable carrying the run id into the node (and every process it starts). */
 export const runIdVariable = 'CHAINVISOR_RUN_ID';
@@ -64,11 +64,11 @@ const nodeRecordSchema = v.strictObject({
   startedAt: v.string(),
 });
 
-export function nodeRecordPath(layout: Layout): string {
+export function nodeRecordPath(layout: HomePaths): string {
   return path.join(layout.stateDir, 'node.json');
 }
 
-export function createNodeTracker(options: { layout: Layout; logger: Logger; runId?: string }): NodeTracker {
+export function createNodeTracker(options: { layout: HomePaths; logger: Logger; runId?: string }): NodeTracker {
   const { layout, logger } = options;
   const runId = options.runId ?? randomBytes(12).toString('hex');
   const file = nodeRecordPath(layout);
@@ -139,7 +139,7 @@ export function createNodeTracker(options: { layout: Layout; logger: Logger; run
  * the record being written without a flush), and then it is ignored with a warning (the next node's
  * record replaces it).
  */
-export async function readNodeRecord(layout: Layout, logger?: Logger): Promise<NodeRecord | undefined> {
+export async function readNodeRecord(layout: HomePaths, logger?: Logger): Promise<NodeRecord | undefined> {
   const file = nodeRecordPath(layout);
   const read = await readRecord(file, nodeRecordSchema, 64 * 1024);
   if (read.status === 'missing') return undefined;
@@ -165,7 +165,7 @@ export async function readNodeRecord(layout: Layout, logger?: Logger): Promise<N
   );
 }
 
-export async function removeNodeRecord(layout: Layout): Promise<void> {
+export async function removeNodeRecord(layout: HomePaths): Promise<void> {
   try {
     await fs.rm(nodeRecordPath(layout), { force: true });
   } catch (error) {

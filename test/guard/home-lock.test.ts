@@ -7,10 +7,10 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 
 import { pino } from 'pino';
 
-import { layoutFor } from '../../../src/home/layout/index.js';
-import { acquireHomeLock, type LockMode, lockRecordPath } from '../../../src/home/lock/index.js';
-import { createLogger } from '../../../src/shared/log.js';
-import { makeHome, type TestHome, waitFor } from '../../support/home.js';
+import { acquireHomeLock, type LockMode, lockRecordPath } from '../../src/guard/home-lock.js';
+import { layoutFor } from '../../src/home/layout/index.js';
+import { createLogger } from '../../src/shared/log.js';
+import { makeHome, type TestHome, waitFor } from '../support/home.js';
 
 const quiet = createLogger({ disabled: true });
 

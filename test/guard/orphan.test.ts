@@ -10,10 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 
-import { layoutFor } from '../../../src/home/layout/index.js';
-import { nodeRecordPath, readNodeRecord, runIdVariable } from '../../../src/home/lock/index.js';
-import { isProcessAlive, processStartToken } from '../../../src/shared/proc/index.js';
-import { makeHome, type TestHome, waitFor } from '../../support/home.js';
+import { nodeRecordPath, readNodeRecord, runIdVariable } from '../../src/guard/node-record.js';
+import { layoutFor } from '../../src/home/layout/index.js';
+import { isProcessAlive, processStartToken } from '../../src/shared/proc/index.js';
+import { makeHome, type TestHome, waitFor } from '../support/home.js';
 
 /** A fake node that writes its pid to the journal when it starts. */
 const withPid = { onStart: 'echo "$L pid $$" >> "$J"' };

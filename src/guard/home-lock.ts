@@ -2,7 +2,7 @@
  * One supervisor per home: `chainvisor run` holds a lock for as long as it lives, so a second `run`
  * on the same $DAEMON_HOME refuses at once (exit 82) instead of starting a second node — two signers
  * of one validator get it slashed.
- * Why, and the rest of its rules: docs/design/double-sign.md#homelockhome-lockts.
+ * Why, and the rest of its rules: docs/design/double-sign.md#guardhome-lockts.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -12,12 +12,12 @@ import path from 'node:path';
 
 import * as v from 'valibot';
 
-import { ChainvisorError, isErrno, isFsError, layoutFsError } from '../../shared/errors/index.js';
-import { parseRecord, readRecord, recordFields } from '../../shared/fsread/index.js';
-import { makeFolders, replaceFile } from '../../shared/fswrite/index.js';
-import type { Logger } from '../../shared/log.js';
-import { processStartToken } from '../../shared/proc/index.js';
-import type { Layout } from '../layout/index.js';
+import { ChainvisorError, isErrno, isFsError, layoutFsError } from '../shared/errors/index.js';
+import { parseRecord, readRecord, recordFields } from '../shared/fsread/index.js';
+import { makeFolders, replaceFile } from '../shared/fswrite/index.js';
+import type { Logger } from '../shared/log.js';
+import { processStartToken } from '../shared/proc/index.js';
+import type { HomePaths } from './home-paths.js';
 
 export type LockMode = 'abstract' | 'socket-file';
 
@@ -41,7 +41,7 @@ export interface HomeLock {
 }
 
 export interface AcquireOptions {
-  layout: Layout;
+  layout: HomePaths;
   version: string;
   logger: Logger;
   /** Default: `abstract` on Linux, `socket-file` elsewhere. */
@@ -57,7 +57,7 @@ const holderSchema = v.object({
   home: v.string(),
 });
 
-export function lockRecordPath(layout: Layout): string {
+export function lockRecordPath(layout: HomePaths): string {
   return path.join(layout.stateDir, 'lock.json');
 }
 
@@ -116,7 +116,7 @@ export async function acquireHomeLock(options: AcquireOptions): Promise<HomeLock
   };
 }
 
-async function listen(server: net.Server, address: string, mode: LockMode, layout: Layout): Promise<void> {
+async function listen(server: net.Server, address: string, mode: LockMode, layout: HomePaths): Promise<void> {
   // A socket file whose listener died is stale: remove it and try again (a few times, as another
   // starter may be doing the same).
   for (let attempt = 0; ; attempt++) {
@@ -168,7 +168,7 @@ function askHolder(address: string): Promise<Answer> {
  * The record only names a holder (the socket is the lock): when it cannot be read, or is not the shape
  * a holder writes, the holder goes unnamed — never a pid from a damaged file in a "kill -TERM" hint.
  */
-async function readLockRecord(layout: Layout): Promise<LockHolder | undefined> {
+async function readLockRecord(layout: HomePaths): Promise<LockHolder | undefined> {
   const read = await readRecord(lockRecordPath(layout), holderSchema, 64 * 1024);
   return read.status === 'ok' ? read.value : undefined;
 }
@@ -178,7 +178,7 @@ function parseHolder(text: string): LockHolder | undefined {
   return read.status === 'ok' ? read.value : undefined;
 }
 
-async function realHome(layout: Layout): Promise<string> {
+async function realHome(layout: HomePaths): Promise<string> {
   try {
     return await fs.realpath(layout.home);
   } catch (error) {
@@ -200,7 +200,7 @@ function abstractAddress(home: string): string {
 }
 
 /** `<state>/lock.sock`, or one in the temp folder when that path is too long for a socket (~104 bytes). */
-async function socketFileAddress(layout: Layout, home: string): Promise<string> {
+async function socketFileAddress(layout: HomePaths, home: string): Promise<string> {
   const inState = path.join(layout.stateDir, 'lock.sock');
   if (Buffer.byteLength(inState) <= 100) {
     try {
@@ -224,7 +224,7 @@ function lockIoError(where: string, error: unknown): ChainvisorError {
 class HomeLockedError extends ChainvisorError {
   readonly holder: LockHolder | undefined;
 
-  constructor(layout: Layout, holder: LockHolder | undefined) {
+  constructor(layout: HomePaths, holder: LockHolder | undefined) {
     const who =
       holder === undefined
         ? 'another chainvisor (pid unknown)'

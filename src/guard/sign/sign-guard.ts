@@ -15,12 +15,12 @@
 import { cachedChainId } from '../../chain/index.js';
 import { ChainvisorError } from '../../shared/errors/index.js';
 import type { Logger } from '../../shared/log.js';
-import type { Layout } from '../layout/index.js';
+import type { HomePaths } from '../home-paths.js';
 import { pointOf, raiseSignRecord, readSignRecords, signRecordPath } from './sign-record.js';
 import { compareSignPoints, describePoint, nodeSigning, readSignStateFile, zeroPoint } from './sign-state.js';
 
 export interface SignGuardOptions {
-  layout: Layout;
+  layout: HomePaths;
   logger: Logger;
   /** CHAINVISOR_SIGN_GUARD. */
   mode: 'on' | 'off';

@@ -9,14 +9,14 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { ChainvisorError, isErrno } from '../../shared/errors/index.js';
-import type { Logger } from '../../shared/log.js';
-import { findProcessesByEnv, isProcessAlive, processStartToken, readProcessEnv } from '../../shared/proc/index.js';
-import type { Layout } from '../layout/index.js';
+import { ChainvisorError, isErrno } from '../shared/errors/index.js';
+import type { Logger } from '../shared/log.js';
+import { findProcessesByEnv, isProcessAlive, processStartToken, readProcessEnv } from '../shared/proc/index.js';
+import type { HomePaths } from './home-paths.js';
 import { type NodeRecord, nodeRecordPath, readNodeRecord, removeNodeRecord, runIdVariable } from './node-record.js';
 
 export interface OrphanOptions {
-  layout: Layout;
+  layout: HomePaths;
   logger: Logger;
   /** DAEMON_SHUTDOWN_GRACE in ms; 0 waits `defaultGraceMs` before SIGKILL (a clean stop matters more than speed here). */
   graceMs: number;
@@ -54,7 +54,7 @@ interface Target {
   token: string | undefined;
 }
 
-async function findOrphans(record: NodeRecord, layout: Layout, logger: Logger): Promise<Target[]> {
+async function findOrphans(record: NodeRecord, layout: HomePaths, logger: Logger): Promise<Target[]> {
   if (record.pid === undefined) {
     // Killed between the spawn and the record of its pid: the run id in the environment finds it.
     const pids = await findProcessesByEnv(runIdVariable, record.runId);

@@ -1,0 +1,13 @@
+/**
+ * Double-sign protection (docs/double-sign.md): one supervisor and one node per home — the home lock
+ * `run` and `restore` hold, the record of the node `run` starts and the start-up stop of a node a killed
+ * chainvisor left; the sign guard, which never lets the node start on a signing state that went back
+ * (a restore's included); and the twin check, which never lets it sign beside another machine.
+ */
+export { acquireHomeLock, type LockMode } from './home-lock.js';
+export { createNodeTracker, type NodeTracker } from './node-record.js';
+export { stopOrphanNode } from './orphan.js';
+export { restoreSigning } from './sign/restore-signing.js';
+export { createSignGuard, type SignGuard } from './sign/sign-guard.js';
+export { nodeSigning } from './sign/sign-state.js';
+export { createTwinCheck, type TwinCheck } from './twin/check.js';
