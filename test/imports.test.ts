@@ -27,8 +27,7 @@ export const floors: readonly (readonly string[])[] = [
   ['watcher'], // detection: the halt-file watch, the plan on chain, the verdict "due now"
   ['chain'], // what the chain says: its client over gRPC and CometBFT RPC, the files its upgrade module writes
   ['config'], // settings, validated together
-  ['alerts'], // the alert channels, one file each, and their registry (config lists their settings)
-  ['shared'], // errors, log, events, files, processes, the HTTP client
+  ['shared'], // errors, log, events, files, processes, the HTTP client, the alert channels (config lists their settings)
 ];
 
 function sourceFiles(dir: string): string[] {
@@ -168,6 +167,27 @@ test('every folder at the top of src/ is on a floor, and there are at most 12', 
     .sort();
   assert.deepEqual(top, [...floorOf.keys()].sort());
   assert.ok(top.length <= 12, `${top.length} folders at the top of src/`);
+});
+
+/** The floors as a document gives them: `cli → rehearsal → supervisor | observe → …` (one line or several). */
+export function floorsInText(text: string): string[][] | undefined {
+  const list = /\bcli\s*→[^.)]*?\bshared\b/.exec(text.replace(/\s+/g, ' '))?.[0];
+  return list?.split('→').map((floor) => floor.split('|').map((name) => name.trim()));
+}
+
+test("README's layout table gives each folder of src/ its floor", () => {
+  const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+  const rows = [...readme.matchAll(/^\| `src\/([a-z]+)\/` \|.*\| (\d+) \|$/gm)].map((m) => [m[1], Number(m[2])] as const);
+  assert.deepEqual(new Map(rows), new Map([...floorOf].map(([name, floor]) => [name, floor + 1])));
+});
+
+test('the floors are the ones CONVENTIONS.md lists', (t) => {
+  const conventions = fileURLToPath(new URL('../../../shared/CONVENTIONS.md', import.meta.url));
+  if (!existsSync(conventions)) {
+    t.skip(`SKIPPED: ${conventions} is not beside this checkout`);
+    return;
+  }
+  assert.deepEqual(floorsInText(readFileSync(conventions, 'utf8')), floors);
 });
 
 test('no import runs up a floor or sideways', () => {

@@ -1,9 +1,9 @@
 /**
  * The settings a command runs with, and what follows from them before it acts: a proxy variable that
  * cannot be used is refused, and the log is set up as the operator asked. Imported by the commands
- * only, so that `help` and `--version` never load config/, alerts/ or the HTTP client.
+ * only, so that `help` and `--version` never load config/, the alert channels or the HTTP client.
  */
-import { anyChannelOn } from '../alerts/index.js';
+import { anyChannelOn } from '../shared/alerts/index.js';
 import { type Config, loadConfig, type LoadedConfig } from '../config/index.js';
 import { ConfigError } from '../shared/errors/index.js';
 import type { LoggerOptions } from '../shared/log.js';

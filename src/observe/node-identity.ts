@@ -1,5 +1,5 @@
 /**
- * Which chain and which node a chainvisor speaks for: the facts every alert names (alerts/node-facts.ts)
+ * Which chain and which node a chainvisor speaks for: the facts every alert names (shared/alerts/node-facts.ts)
  * and `chainvisor_node_info` (issue #35), by which a fleet of thirty nodes on twelve chains groups and
  * joins its series. Both from one reading of the node's files (chain/node-files.ts): the chain id the
  * sign guard keys its record by (its genesis file's, streamed: a genesis can be gigabytes), else
@@ -8,7 +8,7 @@
  */
 import os from 'node:os';
 
-import type { NodeFacts } from '../alerts/index.js';
+import type { NodeFacts } from '../shared/alerts/index.js';
 import { readNodeNames } from '../chain/index.js';
 import type { NodeIdentity } from './metrics.js';
 

@@ -5,7 +5,7 @@
  * listen to the event bus: none can delay or change an upgrade. Settings are checked here, before the
  * node starts, so a typo stops chainvisor (exit 78) instead of leaving a fleet unmonitored.
  */
-import { type ChannelSettings, type NodeFacts, type NotifySettings, parseNotifySettings } from '../alerts/index.js';
+import { type ChannelSettings, type NodeFacts, type NotifySettings, parseNotifySettings } from '../shared/alerts/index.js';
 import type { Config } from '../config/index.js';
 import type { Layout } from '../home/layout/index.js';
 import { etaOf } from '../shared/eta.js';
@@ -85,7 +85,7 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
   const identityStop = new AbortController();
   let facts: Promise<NodeFacts> | undefined;
   const nodeFacts = (): Promise<NodeFacts> => (facts ??= readNodeFacts(layout.home, undefined, identityStop.signal));
-  // The alert channels (issue #27, alerts/).
+  // The alert channels (issue #27, shared/alerts/).
   const notifications: Notifications | undefined =
     notify.channels.length > 0
       ? startNotifications({

@@ -1,6 +1,6 @@
 /**
  * What describes one setting: its environment variable, kind, default, limits and meaning. It sits
- * below config (issue #33) because each alert channel's file (alerts/) declares its own settings with
+ * below config (issue #33) because each alert channel's file (shared/alerts/) declares its own settings with
  * it, and config lists them from the registry.
  */
 export type SettingKind =

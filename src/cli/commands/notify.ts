@@ -1,4 +1,4 @@
-import { alertChannels, channelSwitches, parseNotifySettings } from '../../alerts/index.js';
+import { alertChannels, channelSwitches, parseNotifySettings } from '../../shared/alerts/index.js';
 import { ConfigError, ExitCode } from '../../shared/errors/index.js';
 import { defineCommand, writeLine } from '../command.js';
 import { loadContextConfig } from '../settings.js';

@@ -1,5 +1,5 @@
-/** The HTTP endpoint (metrics, health, status), the generic webhook and the alert channels (each channel's own in its file: alerts/). */
-import { alertSettings, channelTitles } from '../../alerts/index.js';
+/** The HTTP endpoint (metrics, health, status), the generic webhook and the alert channels (each channel's own in its file: shared/alerts/). */
+import { alertSettings, channelTitles } from '../../shared/alerts/index.js';
 import type { SettingSpec } from '../../shared/setting-spec.js';
 
 export const observeSettings = {

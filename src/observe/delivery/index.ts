@@ -1,5 +1,5 @@
 /**
- * Delivery, alike for every receiver: the alert channels' messages (alerts/ renders them) and the
+ * Delivery, alike for every receiver: the alert channels' messages (shared/alerts/ renders them) and the
  * generic webhook (CHAINVISOR_WEBHOOK_URL: its targets and payload live here, for it has no service
  * shape of its own), each in order, in the background, retried, flushed at exit.
  */

@@ -1,5 +1,5 @@
 /**
- * The alert channels' delivery (issue #27), alike for every channel (each channel's file in alerts/
+ * The alert channels' delivery (issue #27), alike for every channel (each channel's file in shared/alerts/
  * only renders): the bus listener appends the event to every channel's queue and returns; delivery
  * happens in the background, one queue per channel, so a slow or dead service never delays the
  * upgrade, nor another channel. A failed attempt is retried (retry.ts); `close` delivers what is
@@ -8,7 +8,7 @@
  */
 import os from 'node:os';
 
-import { type Channel, chatEvents, type NodeFacts, noticeOf, testEvent, whenEvents } from '../../alerts/index.js';
+import { type Channel, chatEvents, type NodeFacts, noticeOf, testEvent, whenEvents } from '../../shared/alerts/index.js';
 import type { Eta } from '../../shared/eta.js';
 import type { EventBus, SupervisorEvent } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';

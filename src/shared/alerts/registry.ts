@@ -4,7 +4,7 @@
  * settings, the proxy check of every command, and `notify`'s help and its "none configured" problem.
  * Why, and the rest of its rules: docs/design/alerts.md#alertsregistryts.
  */
-import { ConfigError, type ConfigProblem } from '../shared/errors/index.js';
+import { ConfigError, type ConfigProblem } from '../errors/index.js';
 import type { AlertChannel, Channel, SettingValues } from './channel.js';
 import { discord } from './discord.js';
 import { chatEvents, testEvent } from './notice.js';

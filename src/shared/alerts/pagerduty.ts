@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 
-import { secretsOf } from '../shared/redact.js';
+import { secretsOf } from '../redact.js';
 import { defineChannel } from './channel.js';
 import type { NodeFacts } from './node-facts.js';
 import { cut, headlineOf, type Notice, testEvent } from './notice.js';

@@ -3,7 +3,7 @@
  * notifications and old clients show; the blocks carry the whole notice. Slack's mrkdwn needs `&`, `<`
  * and `>` escaped; a section's text holds at most 3000 characters.
  */
-import { secretsOf } from '../shared/redact.js';
+import { secretsOf } from '../redact.js';
 import { defineChannel } from './channel.js';
 import { cut, fitTo, headlineOf, type Notice, type Tone } from './notice.js';
 import { httpUrl } from './service-url.js';

@@ -3,9 +3,9 @@
  * upgrade at which height, what happened, and what to do. Every channel's format (registry.ts lists
  * them) renders this one notice, so they never disagree; a new fact for every channel is added here.
  */
-import { errorCatalogue, type ErrorCode, errorSpec } from '../shared/errors/index.js';
-import { describeEta, type Eta } from '../shared/eta.js';
-import { notableEvents, type SupervisorEvent } from '../shared/events/index.js';
+import { errorCatalogue, type ErrorCode, errorSpec } from '../errors/index.js';
+import { describeEta, type Eta } from '../eta.js';
+import { notableEvents, type SupervisorEvent } from '../events/index.js';
 import type { NodeFacts } from './node-facts.js';
 
 /** The events the chat channels send: the notable events, the after-upgrade follow's four (issue #26) among them. */

@@ -6,8 +6,8 @@
  * Delivery (queue, retries, the HTTP POST) is not a channel's business: observe/delivery/ does it for
  * every channel alike.
  */
-import type { ConfigProblem } from '../shared/errors/index.js';
-import type { SettingSpec } from '../shared/setting-spec.js';
+import type { ConfigProblem } from '../errors/index.js';
+import type { SettingSpec } from '../setting-spec.js';
 import type { NodeFacts } from './node-facts.js';
 import type { Notice } from './notice.js';
 

@@ -10,8 +10,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { alertChannels, alertSettings, anyChannelOn, channelSwitches, channelTitles, parseNotifySettings } from '../../src/alerts/index.js';
-import { settingKeys, settings } from '../../src/config/index.js';
+import { alertChannels, alertSettings, anyChannelOn, channelSwitches, channelTitles, parseNotifySettings } from '../../../src/shared/alerts/index.js';
+import { settingKeys, settings } from '../../../src/config/index.js';
 
 const srcDir = fileURLToPath(new URL('../../../src/', import.meta.url));
 

@@ -3,7 +3,7 @@
  * fields. Limits: title 256, description 4096, field value 1024, content 2000. Mentions in the text
  * (`@everyone`) never ping: `allowed_mentions` is empty.
  */
-import { secretsOf } from '../shared/redact.js';
+import { secretsOf } from '../redact.js';
 import { defineChannel } from './channel.js';
 import { cut, fitTo, headlineOf, type Notice, type Tone } from './notice.js';
 import { httpUrl } from './service-url.js';

@@ -4,9 +4,9 @@
  * its token) is never repeated in a problem; an API server's is shown only as shared/redact.ts shows a
  * receiver's (no credentials, no path tokens).
  */
-import type { ConfigProblem } from '../shared/errors/index.js';
-import { splitCredentials } from '../shared/net/index.js';
-import { redactSecretUrl } from '../shared/redact.js';
+import type { ConfigProblem } from '../errors/index.js';
+import { splitCredentials } from '../net/index.js';
+import { redactSecretUrl } from '../redact.js';
 
 /** An http(s) URL whose credentials can be read; a secret one is never repeated in a problem, another only redacted. */
 export function httpUrl(value: string, setting: string, secret: boolean, problems: ConfigProblem[]): URL | undefined {

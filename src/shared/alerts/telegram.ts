@@ -4,7 +4,7 @@
  * escaping so no entity or tag is ever cut in half. The bot's token is in the URL's path: the part
  * after its colon is the secret, the bot's number before it is not.
  */
-import { secretsOf } from '../shared/redact.js';
+import { secretsOf } from '../redact.js';
 import { defineChannel } from './channel.js';
 import { cut, fitTo, type Notice, type Tone, whereOf } from './notice.js';
 import { httpUrl, withSlash } from './service-url.js';
