@@ -3,8 +3,8 @@
  * cannot be used is refused, and the log is set up as the operator asked. Imported by the commands
  * only, so that `help` and `--version` never load config/, the alert channels or the HTTP client.
  */
-import { anyChannelOn } from '../shared/alerts/index.js';
 import { type Config, loadConfig, type LoadedConfig } from '../config/index.js';
+import { anyChannelOn } from '../shared/alerts/index.js';
 import { ConfigError } from '../shared/errors/index.js';
 import type { LoggerOptions } from '../shared/log.js';
 import { proxyProblems, proxySettings } from '../shared/net/index.js';

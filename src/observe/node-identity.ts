@@ -8,8 +8,8 @@
  */
 import os from 'node:os';
 
-import type { NodeFacts } from '../shared/alerts/index.js';
 import { readNodeNames } from '../chain/index.js';
+import type { NodeFacts } from '../shared/alerts/index.js';
 import type { NodeIdentity } from './metrics.js';
 
 /** `signal` stops a long genesis scan: the chain id then comes from client.toml, if it names one. */

@@ -5,9 +5,9 @@
  * listen to the event bus: none can delay or change an upgrade. Settings are checked here, before the
  * node starts, so a typo stops chainvisor (exit 78) instead of leaving a fleet unmonitored.
  */
-import { type ChannelSettings, type NodeFacts, type NotifySettings, parseNotifySettings } from '../shared/alerts/index.js';
 import type { Config } from '../config/index.js';
 import type { Layout } from '../home/layout/index.js';
+import { type ChannelSettings, type NodeFacts, type NotifySettings, parseNotifySettings } from '../shared/alerts/index.js';
 import { etaOf } from '../shared/eta.js';
 import type { EventBus } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';

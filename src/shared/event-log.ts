@@ -78,7 +78,7 @@ export function logEvents(events: EventBus, logger: Logger, options: { failures?
         logger[level]({ ...fields, ...after }, e.text);
         return;
       }
-      // A manual upgrade queued (src/supervisor/manual), or a plan seen on chain by the plan watch.
+      // A manual upgrade queued (src/watcher/manual), or a plan seen on chain by the plan watch.
       case 'upgrade-scheduled':
         if (data.manual === true) logger.info(fields, e.text);
         else planWatchLogger().info({ ...fields, info: data.info }, e.text);

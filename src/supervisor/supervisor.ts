@@ -1,6 +1,6 @@
 /**
  * The supervisor: the run loop and the composition root. It starts the node and waits for a wake-up —
- * the node's exit, a due plan (src/watcher/detector.ts), a manual upgrade height (src/supervisor/manual), a stop signal
+ * the node's exit, a due plan (src/watcher/detector.ts), a manual upgrade height (src/watcher/manual), a stop signal
  * (signals.ts) — and answers each.
  * Why, and the rest of its rules: docs/design/upgrade.md#supervisorsupervisorts.
  */
@@ -18,8 +18,8 @@ import { type Detected, logEvents } from '../shared/event-log.js';
 import { createEventBus, type EventBus } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
 import { Detector, type DetectorWake } from '../watcher/detector.js';
+import { type ManualPlan, ManualUpgrades } from '../watcher/manual/index.js';
 import { type PlanWatcher, startPlanWatcher } from '../watcher/plan-watch.js';
-import { type ManualPlan, ManualUpgrades } from './manual/index.js';
 import { describeExit, exitCodeOf, type ExitStatus, type LaunchContext, type Launched, launchNode, nodeEnvironment, type NodeProcess } from './node/index.js';
 import { type AfterExitContext, afterNodeExit, RestartPolicy } from './restart/index.js';
 import { groupSignalSettleMs, StopSignals } from './signals.js';
@@ -46,7 +46,7 @@ type Wake =
   | DetectorWake<Due>
   | { kind: 'exited'; status: ExitStatus }
   | { kind: 'stop' }
-  // Manual upgrades (src/supervisor/manual): the halt height must change, or the node reached a queued height.
+  // Manual upgrades (src/watcher/manual): the halt height must change, or the node reached a queued height.
   | { kind: 'restart'; reason: string }
   | { kind: 'manual-due'; plan: ManualPlan };
 
@@ -57,7 +57,7 @@ export class Supervisor {
   private readonly logger: Logger;
   private readonly abort = new AbortController();
   private readonly detector: Detector<Due>;
-  private readonly manual: ManualUpgrades;
+  private readonly manual: ManualUpgrades<UpgradeTarget>;
   /** What a node's exit with no upgrade pending is judged by (src/supervisor/restart). */
   private readonly restarts: Omit<AfterExitContext, 'lastUpgrade'>;
   /** The downloader a test put in place of the real one, if any. */
@@ -88,7 +88,14 @@ export class Supervisor {
     const current = () => readCurrent(layout);
     this.detector = new Detector({ config: this.config, layout, logger: this.logger, args: options.args, current, target: (plan) => planTarget(layout, plan) });
     const addresses = options.addresses ? { addresses: options.addresses } : {};
-    this.manual = new ManualUpgrades({ config: this.config, layout: options.layout, logger: this.logger, events: this.events, ...addresses });
+    this.manual = new ManualUpgrades({
+      config: this.config,
+      layout,
+      target: (plan) => planTarget(layout, plan),
+      logger: this.logger,
+      events: this.events,
+      ...addresses,
+    });
     const { restartMax } = this.config;
     this.restarts = { policy: new RestartPolicy(this.config), restartMax, events: this.events, logger: this.logger, signal: this.abort.signal };
     this.downloader = options.download ? { download: options.download } : {};

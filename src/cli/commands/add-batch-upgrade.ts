@@ -1,6 +1,6 @@
 import { layoutFor } from '../../home/layout/index.js';
 import { ExitCode } from '../../shared/errors/index.js';
-import type { ManualEntry } from '../../supervisor/manual/index.js';
+import type { ManualEntry } from '../../watcher/manual/index.js';
 import { defineCommand } from '../command.js';
 import { loadContextConfig } from '../settings.js';
 import { reportSchedule } from './batch-report.js';
@@ -30,8 +30,9 @@ export const addBatchUpgradeCommand = defineCommand({
   ].join('\n'),
   async run(ctx, { values }) {
     // Loaded when used: the queue's checks bring the chain reader, which other commands never evaluate.
-    const [{ parseUpgradeList, readUpgradeFile, scheduleUpgrades }, { addressesFor }] = await Promise.all([
-      import('../../supervisor/manual/index.js'),
+    const [{ parseUpgradeList, readUpgradeFile }, { scheduleUpgrades }, { addressesFor }] = await Promise.all([
+      import('../../watcher/manual/index.js'),
+      import('../schedule.js'),
       import('../../chain/index.js'),
     ]);
     const list = values['upgrade-list'];

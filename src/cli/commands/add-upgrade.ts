@@ -39,7 +39,7 @@ export const addUpgradeCommand = defineCommand({
     const height = values['upgrade-height'];
     if (height !== undefined) {
       // Loaded when used: the queue's checks bring the chain reader, which other commands never evaluate.
-      const [{ scheduleUpgrades }, { addressesFor }] = await Promise.all([import('../../supervisor/manual/index.js'), import('../../chain/index.js')]);
+      const [{ scheduleUpgrades }, { addressesFor }] = await Promise.all([import('../schedule.js'), import('../../chain/index.js')]);
       const entries = [{ name, source, height, info: '' }];
       const result = await scheduleUpgrades({ config, layout, force, entries, addresses: addressesFor(loaded) });
       reportSchedule(ctx, layout, result);

@@ -1,7 +1,7 @@
 /** What `add-upgrade --upgrade-height` and `add-batch-upgrade` print once the queue is written. */
 import type { Layout } from '../../home/layout/index.js';
-import type { ScheduleResult } from '../../supervisor/manual/index.js';
 import { type CommandContext, writeLine } from '../command.js';
+import type { ScheduleResult } from '../schedule.js';
 
 export function reportSchedule(ctx: CommandContext, layout: Layout, result: ScheduleResult): void {
   for (const dest of result.installed) writeLine(ctx.stdout, `installed ${dest}`);

@@ -10,7 +10,7 @@ import type { Layout } from '../../home/layout/index.js';
 import { readHome } from '../../observe/status/index.js';
 import { ChainvisorError } from '../../shared/errors/index.js';
 import type { Logger } from '../../shared/log.js';
-import { readQueued } from '../../supervisor/manual/index.js';
+import { readQueued } from '../../watcher/manual/index.js';
 
 export async function pickUpgrade(loaded: LoadedConfig, layout: Layout, logger: Logger): Promise<string> {
   const { config } = loaded;

@@ -35,7 +35,7 @@ export interface UpgradeOptions {
   planWatcher?: PlanWatcher;
   /** A download of this plan's binary begun before the halt is the one the sequence needs: it waits for it. */
   staging?: Staging;
-  /** The manual upgrade applied (src/supervisor/manual): taken off its queue once switched. */
+  /** The manual upgrade applied (src/watcher/manual): taken off its queue once switched. */
   manual?: ManualApplied;
   /** Starts the new node and follows the network; without it the sequence ends at the switch (start-up, a rehearsal). */
   start?: StartOptions;

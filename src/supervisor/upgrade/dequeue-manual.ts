@@ -1,5 +1,5 @@
 /** Step of the upgrade (compose.ts): a manual upgrade, once switched, is taken off its queue (data/upgrade-info.json.batch). */
-import type { ManualPlan, ManualUpgrades } from '../manual/index.js';
+import type { ManualPlan, ManualUpgrades } from '../../watcher/manual/index.js';
 
 export interface ManualApplied {
   plan: ManualPlan;

@@ -4,7 +4,7 @@
  * after the switch instead, and says so.
  */
 import type { Current } from '../../home/layout/index.js';
-import type { ManualUpgrades } from '../manual/index.js';
+import type { ManualUpgrades } from '../../watcher/manual/index.js';
 import { type LaunchContext, type Launched, launchNode } from '../node/index.js';
 import type { UpgradeContext } from './context.js';
 import type { UpgradeFollows } from './follow.js';

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 
-import { type NodeFacts, parseNotifySettings } from '../../../src/shared/alerts/index.js';
 import { startNotifications } from '../../../src/observe/delivery/index.js';
+import { type NodeFacts, parseNotifySettings } from '../../../src/shared/alerts/index.js';
 import { createEventBus, type EventName } from '../../../src/shared/events/index.js';
 import { alertSecrets, type AlertServices, routingKey, startAlertServices, tooMany } from '../../support/alert-services.js';
 import { memoryLogger } from '../../support/download-kit.js';

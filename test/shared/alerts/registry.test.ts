@@ -10,10 +10,10 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { alertChannels, alertSettings, anyChannelOn, channelSwitches, channelTitles, parseNotifySettings } from '../../../src/shared/alerts/index.js';
 import { settingKeys, settings } from '../../../src/config/index.js';
+import { alertChannels, alertSettings, anyChannelOn, channelSwitches, channelTitles, parseNotifySettings } from '../../../src/shared/alerts/index.js';
 
-const srcDir = fileURLToPath(new URL('../../../src/', import.meta.url));
+const srcDir = fileURLToPath(new URL('../../../../src/', import.meta.url));
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -27,7 +27,7 @@ test('each channel is one file: its settings (key or variable) are named in no o
   const files = sourceFiles(srcDir);
   assert.ok(files.length > 150, `only ${files.length} source files under ${srcDir}`);
   for (const channel of alertChannels) {
-    const own = path.join(srcDir, 'alerts', `${channel.name}.ts`);
+    const own = path.join(srcDir, 'shared', 'alerts', `${channel.name}.ts`);
     assert.ok(existsSync(own), `${channel.name} has no file of its own`);
     const names = Object.entries(channel.settings).flatMap(([key, spec]) => [key, spec.env]);
     for (const file of files) {

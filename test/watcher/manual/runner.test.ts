@@ -12,10 +12,10 @@ import { pino } from 'pino';
 
 import type { ChainClient } from '../../../src/chain/index.js';
 import { loadConfig } from '../../../src/config/index.js';
-import { layoutFor } from '../../../src/home/layout/index.js';
+import { layoutFor, planTarget } from '../../../src/home/layout/index.js';
 import { logEvents } from '../../../src/shared/event-log.js';
 import { createEventBus } from '../../../src/shared/events/index.js';
-import { type ManualPlan, ManualUpgrades, readQueued, writeQueue } from '../../../src/supervisor/manual/index.js';
+import { type ManualPlan, ManualUpgrades, readQueued, writeQueue } from '../../../src/watcher/manual/index.js';
 import { waitFor } from '../../support/home.js';
 
 interface Stub extends ChainClient {
@@ -48,7 +48,7 @@ async function setup(t: TestContext, queue: ManualPlan[]) {
   const events = createEventBus();
   // The queue's events reach the log through the bus's log listener, as under the supervisor.
   logEvents(events, logger);
-  const manual = new ManualUpgrades({ config, layout, logger, events, chain });
+  const manual = new ManualUpgrades({ config, layout, target: (plan) => planTarget(layout, plan), logger, events, chain });
   t.after(() => manual.close());
   const calls: string[] = [];
   const due: ManualPlan[] = [];

@@ -10,13 +10,12 @@
  */
 import fs from 'node:fs/promises';
 
-import { addressesFor, type ChainAddresses, type ChainClient, ChainUnavailableError, createChainReader } from '../../chain/index.js';
-import type { Config } from '../../config/index.js';
-import { binaryPath, installBinary, isFile, type Layout, planDir } from '../../home/layout/index.js';
-import { ChainvisorError, isErrno } from '../../shared/errors/index.js';
-import { sameContent } from '../../shared/fsread/index.js';
-import { byHeight, clashes, type ManualPlan, readQueued, writeQueue } from './file.js';
-import type { ManualEntry } from './parse-list.js';
+import { addressesFor, type ChainAddresses, type ChainClient, ChainUnavailableError, createChainReader } from '../chain/index.js';
+import type { Config } from '../config/index.js';
+import { binaryPath, installBinary, isFile, type Layout, planDir } from '../home/layout/index.js';
+import { ChainvisorError, isErrno } from '../shared/errors/index.js';
+import { sameContent } from '../shared/fsread/index.js';
+import { byHeight, clashes, type ManualEntry, type ManualPlan, readQueued, writeQueue } from '../watcher/manual/index.js';
 
 export interface ScheduleOptions {
   config: Config;

@@ -8,10 +8,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 
-import { type ChainClient, ChainUnavailableError } from '../../../src/chain/index.js';
-import { loadConfig } from '../../../src/config/index.js';
-import { layoutFor } from '../../../src/home/layout/index.js';
-import { readQueued, scheduleUpgrades } from '../../../src/supervisor/manual/index.js';
+import { type ChainClient, ChainUnavailableError } from '../../src/chain/index.js';
+import { scheduleUpgrades } from '../../src/cli/schedule.js';
+import { loadConfig } from '../../src/config/index.js';
+import { layoutFor } from '../../src/home/layout/index.js';
+import { readQueued } from '../../src/watcher/manual/index.js';
 
 function chainAt(height: number, plan: { name: string; height: number } | null = null): ChainClient {
   return {

@@ -3,13 +3,12 @@
  * wait for a second read that agrees, an invalid file keeps the last valid queue in force, and each
  * entry that appears is announced (`upgrade-scheduled`).
  */
-import type { Layout } from '../../home/layout/index.js';
 import type { EventBus } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
-import { type ManualPlan, readQueue, writeQueue } from './file.js';
+import { type ManualPlan, type QueueFiles, readQueue, writeQueue } from './file.js';
 
 export interface ManualQueueOptions {
-  layout: Layout;
+  layout: QueueFiles;
   logger: Logger;
   events: EventBus;
   /** Logs once per distinct `key` (a lasting problem must not flood the log every poll). */

@@ -7,10 +7,15 @@
  */
 import fs from 'node:fs/promises';
 
-import type { Layout } from '../../home/layout/index.js';
 import { ChainvisorError } from '../../shared/errors/index.js';
 import { readBounded } from '../../shared/fsread/index.js';
 import { makeFolders, writeFileAtomic } from '../../shared/fswrite/index.js';
+
+/** Where the queue lives (the home's layout has both): `data/` and `data/upgrade-info.json.batch` in it. */
+export interface QueueFiles {
+  dataDir: string;
+  batchFile: string;
+}
 
 export interface ManualPlan {
   name: string;
@@ -77,7 +82,7 @@ export function clashes(plans: readonly ManualPlan[]): string[] {
   return problems;
 }
 
-export async function readQueue(layout: Layout): Promise<QueueRead> {
+export async function readQueue(layout: QueueFiles): Promise<QueueRead> {
   // A regular file of at most 1 MiB (a FIFO or a device at the path is refused, never read).
   const read = await readBounded(layout.batchFile, 1024 * 1024);
   if (read.status === 'missing') return { status: 'missing' };
@@ -92,7 +97,7 @@ export async function readQueue(layout: Layout): Promise<QueueRead> {
 }
 
 /** The queued plans; an unreadable or invalid file is an error (commands must not overwrite it blindly). */
-export async function readQueued(layout: Layout): Promise<ManualPlan[]> {
+export async function readQueued(layout: QueueFiles): Promise<ManualPlan[]> {
   const read = await readQueue(layout);
   if (read.status === 'missing') return [];
   if (read.status === 'invalid') {
@@ -109,7 +114,7 @@ export function serializeQueue(plans: readonly ManualPlan[]): string {
 }
 
 /** Replaces the queue; an empty queue removes the file (cosmovisor reads a missing file as empty). */
-export async function writeQueue(layout: Layout, plans: readonly ManualPlan[]): Promise<void> {
+export async function writeQueue(layout: QueueFiles, plans: readonly ManualPlan[]): Promise<void> {
   try {
     await makeFolders(layout.dataDir);
     if (plans.length === 0) await fs.rm(layout.batchFile, { force: true });

@@ -6,22 +6,24 @@
  */
 import { addressesFor, type ChainAddresses, type ChainClient, ChainUnavailableError, createChainReader } from '../../chain/index.js';
 import type { Config } from '../../config/index.js';
-import { type Current, type Layout, planTarget, type UpgradeTarget } from '../../home/layout/index.js';
 import { ChainvisorError } from '../../shared/errors/index.js';
 import type { EventBus } from '../../shared/events/index.js';
 import { pollStat, type StatPoll } from '../../shared/fsread/index.js';
 import type { Logger } from '../../shared/log.js';
+import type { Running, Target } from '../due.js';
 import { confirmedHalt, judgeExit, type NodeExit } from './exit-at-halt.js';
-import { type ManualPlan, readQueued } from './file.js';
+import { type ManualPlan, type QueueFiles, readQueued } from './file.js';
 import { checkGovernanceClash } from './gov-clash.js';
 import { type HaltArgs, haltArgs } from './halt-args.js';
 import type { HeightSample } from './height.js';
 import { ManualQueue } from './queue.js';
 import { createTickLoop, type TickLoop } from './tick-loop.js';
 
-export interface ManualUpgradesOptions {
+export interface ManualUpgradesOptions<T extends Target = Target> {
   config: Config;
-  layout: Layout;
+  layout: QueueFiles;
+  /** A plan's folder and binary, named with the home's recase rule (home/layout's planTarget); throws on a name that cannot be a folder. */
+  target: (plan: ManualPlan) => T;
   logger: Logger;
   events: EventBus;
   /** Where the node listens (src/chain/addresses.ts); by default from the settings and DAEMON_HOME's files. */
@@ -58,8 +60,8 @@ const batchFilePollMs = 1000;
 /** The governance plan is compared with the queue every this many polls. */
 const govEvery = 10;
 
-export class ManualUpgrades {
-  private readonly options: ManualUpgradesOptions;
+export class ManualUpgrades<T extends Target = Target> {
+  private readonly options: ManualUpgradesOptions<T>;
   private readonly chain: ChainClient;
   private readonly queue: ManualQueue;
   private run: RunState | undefined;
@@ -75,7 +77,7 @@ export class ManualUpgrades {
   /** The highest height any node of this chainvisor reported. */
   private lastKnown = 0;
 
-  constructor(options: ManualUpgradesOptions) {
+  constructor(options: ManualUpgradesOptions<T>) {
     this.options = options;
     // Short deadlines: near H the height is read every poll. The reader sticks to whichever of gRPC and
     // RPC answered, so a node with gRPC off adds no fallback delay per read.
@@ -97,7 +99,7 @@ export class ManualUpgrades {
   }
 
   /** Reads the queue and drops entries `current` shows as already applied (a crash after the switch). */
-  async reconcile(current: Current): Promise<void> {
+  async reconcile(current: Running): Promise<void> {
     // An unreadable queue at start-up stops chainvisor (exit 78): running without its halt heights could
     // let the old binary past them. Once running, a bad edit keeps the last valid queue instead.
     await readQueued(this.options.layout);
@@ -161,9 +163,9 @@ export class ManualUpgrades {
     await this.queue.remove(plans);
   }
 
-  /** The plan's folder and binary, with the layout's recase rule. */
-  targetOf(plan: ManualPlan): UpgradeTarget {
-    return planTarget(this.options.layout, plan);
+  /** The plan's folder and binary, with the home's recase rule. */
+  targetOf(plan: ManualPlan): T {
+    return this.options.target(plan);
   }
 
   close(): void {
@@ -172,7 +174,7 @@ export class ManualUpgrades {
     this.chain.close();
   }
 
-  private isCurrent(plan: ManualPlan, current: Current): boolean {
+  private isCurrent(plan: ManualPlan, current: Running): boolean {
     try {
       return current.dir === this.targetOf(plan).dir || current.plan?.name === plan.name;
     } catch (error) {

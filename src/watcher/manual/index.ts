@@ -3,9 +3,8 @@
  * `add-upgrade --upgrade-height` and `add-batch-upgrade`), queued in data/upgrade-info.json.batch and
  * applied by halting the old binary with its own --halt-height.
  */
-export { type ManualPlan, parseQueue, type QueueRead, readQueue, readQueued, serializeQueue, writeQueue } from './file.js';
+export { byHeight, clashes, type ManualPlan, parseQueue, type QueueFiles, type QueueRead, readQueue, readQueued, serializeQueue, writeQueue } from './file.js';
 export { type HaltArgs, haltArgs, isStart, operatorHaltHeight } from './halt-args.js';
 export { type HeightSample, reachedHeight } from './height.js';
 export { type ManualEntry, parseUpgradeCsv, parseUpgradeList, readUpgradeFile } from './parse-list.js';
 export { ManualUpgrades, type ManualUpgradesOptions, type ManualWatchHandlers } from './runner.js';
-export { type ScheduleOptions, type ScheduleResult, scheduleUpgrades } from './schedule.js';

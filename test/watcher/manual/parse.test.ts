@@ -12,7 +12,7 @@ import {
   reachedHeight,
   readUpgradeFile,
   serializeQueue,
-} from '../../../src/supervisor/manual/index.js';
+} from '../../../src/watcher/manual/index.js';
 
 test('--upgrade-list: comma-separated name:path:height items, repeated flags too', () => {
   assert.deepEqual(parseUpgradeList(['v2:/opt/v2/simd:100,v3:/opt/v3/simd:200', 'v4:/opt/v4:simd:300']), [
