@@ -96,6 +96,11 @@ export function createJsonRpcClient(transport: RpcTransport, bounds: Required<Js
   return { call, close: () => transport.close() };
 }
 
+/** The websocket's one request: a subscription to the events `query` selects (CometBFT's `subscribe`). */
+export function subscribeRequest(query: string): string {
+  return JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'subscribe', params: { query } });
+}
+
 /** `route` under `base` (its path and query kept), with `params` added to the query. */
 function routeUrl(base: URL, route: string, params: RpcParams): URL {
   const url = new URL(base.href);

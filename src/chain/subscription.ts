@@ -6,7 +6,7 @@
  */
 import type { Agent, WebSocket } from 'undici';
 
-import { nodeConnect, nodeDialling } from './json-rpc.js';
+import { nodeConnect, nodeDialling, subscribeRequest } from './json-rpc.js';
 
 export interface SubscriptionOptions {
   /** The node's CometBFT RPC address (`tcp://host:port`, `host:port`, `unix:///path`). */
@@ -69,7 +69,7 @@ export function subscribeNewBlocks(options: SubscriptionOptions): BlockSubscript
       timer.unref();
       socket.addEventListener('open', () => {
         clearTimeout(timer);
-        socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'subscribe', params: { query: newBlockQuery } }));
+        socket.send(subscribeRequest(newBlockQuery));
       });
       socket.addEventListener('message', () => {
         if (!closed) options.onBlock();

@@ -23,7 +23,7 @@ import { type PlanWatcher, startPlanWatcher } from '../watcher/plan-watch.js';
 import { describeExit, exitCodeOf, type ExitStatus, type LaunchContext, type Launched, launchNode, nodeEnvironment, type NodeProcess } from './node/index.js';
 import { type AfterExitContext, afterNodeExit, RestartPolicy } from './restart/index.js';
 import { groupSignalSettleMs, StopSignals } from './signals.js';
-import { runUpgrade, type StartOptions, UpgradeFollows, type UpgradeOptions } from './upgrade/index.js';
+import { runUpgrade, UpgradeFollows, type UpgradeOptions } from './upgrade/index.js';
 
 export interface SupervisorOptions {
   config: Config;
@@ -73,6 +73,8 @@ export class Supervisor {
   private readonly launching: LaunchContext;
   /** The network followed after each upgrade (upgrade/follow.ts). */
   private readonly follows: UpgradeFollows;
+  /** The node's environment: chainvisor's, with the node record's run id. */
+  private readonly nodeEnv: NodeJS.ProcessEnv | undefined;
   /** A node has been started (or refused) in this run: CHAINVISOR_TWIN_WAIT is for the first start only. */
   private started = false;
 
@@ -85,6 +87,7 @@ export class Supervisor {
     const rpc = () => options.addresses?.rpc ?? resolveChainAddresses({ home: this.config.home, args: options.args }).rpc;
     this.follows = new UpgradeFollows({ events: this.events, logger: this.logger, warnMs: this.config.confirmWarn, rpc });
     const { layout, tracker } = options;
+    this.nodeEnv = nodeEnvironment(tracker?.env);
     const current = () => readCurrent(layout);
     this.detector = new Detector({ config: this.config, layout, logger: this.logger, args: options.args, current, target: (plan) => planTarget(layout, plan) });
     const addresses = options.addresses ? { addresses: options.addresses } : {};
@@ -246,7 +249,7 @@ export class Supervisor {
           detected,
           ...(stopNode ? { stopNode: () => (stopping = stopNode()) } : {}),
           ...(manual ? { manual: { plan: manual, queue: this.manual, follows: this.follows } } : {}),
-          start: this.startOptions(),
+          start: { launching: this.launching, args: this.options.args, queue: this.manual, env: this.nodeEnv, follows: this.follows },
         });
       } finally {
         // Never leave (or end chainvisor) with the node still stopping.
@@ -262,7 +265,7 @@ export class Supervisor {
   private async launch(): Promise<Launched | undefined> {
     const first = !this.started;
     this.started = true;
-    return launchNode(this.launching, { switched: undefined, first, args: this.manual.argsFor(this.options.args), env: this.nodeEnv() });
+    return launchNode(this.launching, { switched: undefined, first, args: this.manual.argsFor(this.options.args), env: this.nodeEnv });
   }
 
   /** A node just started (by the loop or the upgrade sequence): the one the stop signals and the detector look at. */
@@ -270,15 +273,6 @@ export class Supervisor {
     this.started = true;
     this.node = launched.node;
     this.detector.nodeStarted(launched.current);
-  }
-
-  private nodeEnv(): NodeJS.ProcessEnv | undefined {
-    return nodeEnvironment(this.options.tracker?.env);
-  }
-
-  /** How the upgrade sequence starts the new node and follows the network. */
-  private startOptions(): StartOptions {
-    return { launching: this.launching, args: this.options.args, queue: this.manual, env: this.nodeEnv(), follows: this.follows };
   }
 
   /** The upgrade sequence (upgrade/compose.ts), with what the run loop knows: staging under way. */

@@ -1,14 +1,6 @@
 /**
  * Detection: notices the node writing `$DAEMON_HOME/data/upgrade-info.json`.
- *
- * File events give the speed (a raw fs.watch on `data/`, see halt-hint.ts, and chokidar on the home
- * for a `data/` created or replaced later); a stat every DAEMON_POLL_INTERVAL is the safety net for
- * lost events, and the only mechanism with CHAINVISOR_WATCH=poll (network filesystems). While the
- * events of `data/` arrive, the safety net looks at most once a second (`safetyNetMs`): a poll tick costs
- * an idle `run` about as much as everything else it does (bench:idle), and a lost kernel event on a
- * local disk is a rare thing.
- * The node may be seen mid-write: a file that does not parse yet is re-read on a short backoff and
- * only reported as invalid once it has stayed that way. Each distinct content is reported once.
+ * Why, and the rest of its rules: docs/design/upgrade.md#watcherhalt-watchts.
  */
 import path from 'node:path';
 

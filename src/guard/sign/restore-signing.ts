@@ -15,19 +15,6 @@ import type { HomePaths } from '../home-paths.js';
 import { pointOf, raiseSignRecord, readSignRecords } from './sign-record.js';
 import { compareSignPoints, heightText, nodeSigning, readSignStateFile, roundNumber, type SignPoint, stepNumber } from './sign-state.js';
 
-type SignSide = SignPoint | 'missing';
-
-/** Which signing state a restore keeps, and what the sign record remembers ahead of it. */
-export interface RestoreSigningPlan {
-  /** The state file, relative to the data folder; undefined when it is kept outside it. */
-  rel: string | undefined;
-  replaced: SignSide;
-  backup: SignSide;
-  kept: 'replaced' | 'backup' | 'none';
-  chainId: string;
-  rememberedAhead: SignPoint | undefined;
-}
-
 /** The kept state as a restore's journal notes it: checked as the sign record is. */
 const keptSchema = v.strictObject({ chainId: v.string(), height: heightText, round: roundNumber, step: stepNumber, file: recordFields.absolutePath });
 
@@ -42,17 +29,18 @@ export function restoreSigning(layout: HomePaths) {
   };
 }
 
-async function planSigning(layout: HomePaths, dataDir: string, backup: string): Promise<RestoreSigningPlan> {
+/** Which signing state a restore keeps, and what the sign record remembers ahead of it (home/backup's SigningPlan). */
+async function planSigning(layout: HomePaths, dataDir: string, backup: string) {
   const signing = await nodeSigning(layout.home, layout.dataDir);
   const chainId = await readChainId(signing.genesisFile);
   const rel = path.relative(layout.dataDir, signing.stateFile);
   if (rel.startsWith('..') || path.isAbsolute(rel)) {
-    return { rel: undefined, replaced: 'missing', backup: 'missing', kept: 'none', chainId, rememberedAhead: undefined };
+    return { rel: undefined, replaced: 'missing' as const, backup: 'missing' as const, kept: 'none' as const, chainId, rememberedAhead: undefined };
   }
   // Either file unreadable refuses the restore (CHAINVISOR_SIGN_STATE_UNREADABLE): which is ahead cannot be told.
   const replaced = await readSignStateFile(path.join(dataDir, rel));
   const fromBackup = await readSignStateFile(path.join(backup, rel));
-  let kept: RestoreSigningPlan['kept'] = 'none';
+  let kept: 'replaced' | 'backup' | 'none' = 'none';
   if (replaced !== 'missing' && (fromBackup === 'missing' || compareSignPoints(replaced, fromBackup) >= 0)) kept = 'replaced';
   else if (fromBackup !== 'missing') kept = 'backup';
   const keptPoint = kept === 'replaced' ? replaced : kept === 'backup' ? fromBackup : undefined;

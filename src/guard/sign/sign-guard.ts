@@ -2,15 +2,8 @@
  * The sign guard (issue #28): before every start of the node — `run`, a restart, the start after an
  * upgrade — the validator's `priv_validator_state.json` is compared with the highest (height, round,
  * step) this home has signed (./sign-record.ts). Behind it, the node is not started: exit 84,
- * CHAINVISOR_SIGN_STATE_BEHIND. CometBFT's own check only knows the file it finds, and a file put back
- * from a backup or a snapshot has forgotten the votes since; a second, different vote for one of those
- * heights is a double-sign, slashed and tombstoned for good.
- *
- * What the guard remembers is read from the file after every exit of the node and every minute while
- * it runs. Reading one small JSON file is all it adds to a start. Off when config.toml names a remote
- * signer (TMKMS, Horcrux keep the state and guard it), and with CHAINVISOR_SIGN_GUARD=off (a warning at
- * every start). A node that is not a validator never signs: its file stays at height 0 (or is absent)
- * and the guard never stands in its way.
+ * CHAINVISOR_SIGN_STATE_BEHIND.
+ * Why, and the rest of its rules: docs/design/double-sign.md#guardsignsign-guardts.
  */
 import { cachedChainId } from '../../chain/index.js';
 import { ChainvisorError } from '../../shared/errors/index.js';

@@ -1,15 +1,10 @@
 /**
  * chainvisor's memory of the highest (height, round, step) this home's validator has signed,
- * `cosmovisor/.chainvisor/sign-state.json`, one entry per chain id (a new network or a genesis restart
- * under a new chain id starts afresh). CometBFT refuses a vote behind the file it finds, but a file put
- * back from a backup or a snapshot has forgotten what was signed since: the record has not.
- *
- * The record must be exactly what chainvisor writes (issue #31): `{"chains": {"<chain id>": {"height",
- * "round", "step", "time", "file"}}}`. Anything else — `{}`, `{"chains": null}`, a list, an entry of
- * another shape, a key twice, a height CometBFT cannot have — is unreadable (exit 84): a damaged memory
- * read as "nothing signed" would wave a node that went back through to a double-sign. Any string is a
- * chain id, `__proto__` and `constructor` included: the entries are kept in a Map, never looked up on
- * an object.
+ * `cosmovisor/.chainvisor/sign-state.json`, one entry per chain id (a new network or a genesis
+ * restart under a new chain id starts afresh). CometBFT refuses a vote behind the file it finds, but
+ * a file put back from a backup or a snapshot has forgotten what was signed since: the record has
+ * not.
+ * Why, and the rest of its rules: docs/design/double-sign.md#guardsignsign-recordts.
  */
 import path from 'node:path';
 

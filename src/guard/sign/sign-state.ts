@@ -1,13 +1,8 @@
 /**
  * The validator's signing state (issue #28): CometBFT's `data/priv_validator_state.json` — the last
- * (height, round, step) the validator signed — read and compared as CometBFT compares it. chainvisor's
- * memory of the highest one signed is ./sign-record.ts.
- *
- * The file is the node's, so it is read as CometBFT reads it (issue #31): height an int64 as a decimal
- * string (a JSON number is taken while it is an exact integer), round an int32, step 0–3, other fields
- * ignored, a key given twice read as its last value (as Go does: the guard compares what the node will
- * load). Anything else — a height of 2^63 or more, a negative or fractional number, nesting deep enough
- * to overflow a parser — is unreadable: exit 84, never a guess.
+ * (height, round, step) the validator signed — read and compared as CometBFT compares it.
+ * chainvisor's memory of the highest one signed is ./sign-record.ts.
+ * Why, and the rest of its rules: docs/design/double-sign.md#guardsignsign-statets.
  */
 import path from 'node:path';
 

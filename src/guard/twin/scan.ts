@@ -1,16 +1,8 @@
 /**
  * What the network says about this validator's key (issue #32): the commits of the newest blocks on
  * the network RPCs (CHAINVISOR_NETWORK_RPC, src/chain/network.ts), each height read once, and the
- * highest height at which this validator's address signed remembered. That memory is what makes a
- * check cheap after the first: a start after an upgrade, while the network is halted at the upgrade
- * height, reads one /status and no commit; a poll while the node runs reads the newest commit alone
- * (one request per block; the heights it skipped, when blocks came faster than the polls, with it). A
- * signature seen once stays evidence, whichever later reading it was seen in.
- *
- *   read   before a start: every RPC is asked its /status at once (another chain id: 78), the highest
- *          answering one is read, and another gives the commits it cannot;
- *   poll   while the node runs (and during CHAINVISOR_TWIN_WAIT): the current RPC's newest commit (a
- *          header of another chain id is a failure, a warning); the next RPC takes over from one that fails.
+ * highest height at which this validator's address signed remembered.
+ * Why, and the rest of its rules: docs/design/double-sign.md#guardtwinscants.
  */
 import type { NetworkCommit, NetworkReader, NetworkStatus } from '../../chain/index.js';
 import { NetworkRpcError } from '../../chain/index.js';

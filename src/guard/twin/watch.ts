@@ -1,16 +1,7 @@
 /**
  * The twin check over time (issue #32): the network's new blocks read as they come (./scan.ts), each
  * one compared with this home's signing state.
- *
- *   waitBlocks          CHAINVISOR_TWIN_WAIT, before the first start of a `run`: that many new blocks
- *                       watched first, which catches a twin started at the same moment as this node. A
- *                       network whose height stays put for 30 s (or 5 of its blocks) ends the wait: a
- *                       halted chain may be waiting for this very validator.
- *   watchWhileRunning   while the node runs: the newest commit read every block (paced by the blocks'
- *                       own times), at most once a second and at least every 10 s: one /commit per
- *                       reading on a kept-alive connection, the heights in between with it when blocks
- *                       come faster. A twin stops the node through the caller; an RPC that stops
- *                       answering is a warning (twin-unchecked), never a stop.
+ * Why, and the rest of its rules: docs/design/double-sign.md#guardtwinwatchts.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 

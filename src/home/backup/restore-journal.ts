@@ -1,14 +1,10 @@
 /**
  * A restore's crash safety. The backup is copied into a work folder beside `data/`; only when the
  * copy is whole is `data/` renamed to `data.replaced-<time>` and the work folder to `data/`. A small
- * journal, `cosmovisor/.chainvisor/restore-journal.json`, says which phase was under way, so whatever
- * kills chainvisor leaves the original `data/` or the restored one, never a mix, and the next `restore`
- * or `run` finishes or undoes it (as partial backups are cleaned, ./partials.ts):
- *
- *   copying   → the copy may be partial: it is removed; the original `data/` was never touched;
- *   swapping  → the copy is whole: the two renames, `current` and the records are finished.
- *
- * Each step after the copy is idempotent, so finishing twice is harmless.
+ * journal, `cosmovisor/.chainvisor/restore-journal.json`, says which phase was under way, so
+ * whatever kills chainvisor leaves the original `data/` or the restored one, never a mix, and the
+ * next `restore` or `run` finishes or undoes it (as partial backups are cleaned, ./partials.ts):
+ * Why, and the rest of its rules: docs/design/backups.md#homebackuprestore-journalts.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';

@@ -1,14 +1,10 @@
 /**
  * The records chainvisor keeps for its own safety (the sign record, the node and lock records, the
  * restore journal, the backups and restores made, all in `cosmovisor/.chainvisor/`) read back in one
- * way: a regular file of bounded size (./fsread's bounded reader: a FIFO or a device there is refused,
- * never waited on), JSON of bounded depth, no key twice, then a strict schema — exactly the shape
- * chainvisor writes, nothing missing and nothing more.
- *
- * Each is written whole (by rename), so any other content is a broken disk, a hand, or a copy from
- * elsewhere: `damaged`, with the reason. What a damaged record means is the caller's decision, made for
- * safety: never "nothing recorded" where that would let a node sign behind, run twice, or have a folder
- * removed on the record's word.
+ * way: a regular file of bounded size (./fsread's bounded reader: a FIFO or a device there is
+ * refused, never waited on), JSON of bounded depth, no key twice, then a strict schema — exactly the
+ * shape chainvisor writes, nothing missing and nothing more.
+ * Why, and the rest of its rules: docs/design/reading-and-redacting.md#sharedfsreadrecordts.
  */
 import path from 'node:path';
 

@@ -1,15 +1,9 @@
 /**
- * bzip2 decompression as a Node stream, driving unbzip2-stream's decoder (pure JavaScript) one
- * block at a time. unbzip2-stream's own stream decodes every remaining block at once when its input
- * ends — a few hundred bytes of bzip2 bomb would inflate whole before anyone could count them — and
- * collects each block in an array of numbers. Here the decoded bytes leave in 64 KiB pieces, and a
- * block (up to ~46 MB from a few bytes) is decoded in one go, without waiting for its reader, so each
- * piece is put to the inflate guard as it is decoded: a bomb stops in the middle of a block.
- *
- * The next block is decoded only when the reader wants more. A Transform decoded every whole block it
- * had at each write, and all that was left at the end: a stream that expands under the guard's
- * ratio (an honest-looking first MiB, then blocks of zeros) sat in memory, a GiB for each MiB of
- * the honest part, before the guard or the disk saw it (#31). Now at most one block's output waits.
+ * bzip2 decompression as a Node stream, driving unbzip2-stream's decoder (pure JavaScript) one block
+ * at a time. unbzip2-stream's own stream decodes every remaining block at once when its input ends —
+ * a few hundred bytes of bzip2 bomb would inflate whole before anyone could count them — and
+ * collects each block in an array of numbers.
+ * Why, and the rest of its rules: docs/design/downloads.md#verifyarchivedecode-bzip2ts.
  */
 import { Duplex } from 'node:stream';
 

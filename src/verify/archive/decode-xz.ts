@@ -1,17 +1,9 @@
 /**
- * xz: xz-container.ts reads the container on the way in (filters, dictionary, the SHA-256 check), the
- * decoder is xz-embedded compiled to WebAssembly (xz-wasm.ts: the package xz-decompress, inlined in
- * its JavaScript, so it works inside the single executable's bundle), and a last stage verifies the
- * SHA-256 of each block of a stream that has that check.
- *
- * The decoder is driven here, synchronously, through the WebAssembly module's own functions, not
- * through the package's web ReadableStream: Node 22's adapter between web and Node streams threw
- * "error.filter is not a function", uncaught, when a bomb was stopped while small chunks were
- * arriving, and `run` ended with a stack and its work folders left behind (#31). Synchronous calls
- * also need no lock between two xz streams, and each piece of output is put to the inflate guard as it
- * is produced: a 16 KiB piece of an xz bomb decodes to over 100 MB. What waits in memory is at most a
- * piece of output (64 KiB) beyond what the reader asked for, and the dictionary the stream names (at
- * most 64 MiB, given back with the stream's own WebAssembly instance when it ends).
+ * xz: xz-container.ts reads the container on the way in (filters, dictionary, the SHA-256 check),
+ * the decoder is xz-embedded compiled to WebAssembly (xz-wasm.ts: the package xz-decompress, inlined
+ * in its JavaScript, so it works inside the single executable's bundle), and a last stage verifies
+ * the SHA-256 of each block of a stream that has that check.
+ * Why, and the rest of its rules: docs/design/downloads.md#verifyarchivedecode-xzts.
  */
 import { createHash, type Hash } from 'node:crypto';
 import { Duplex, Transform } from 'node:stream';

@@ -1,13 +1,9 @@
 /**
- * The formats chainvisor reads, one row each: how a file of it begins, whether it is a compression (a
- * tar or a bare executable inside, decompressed as it arrives) or an archive of entries, the decoder
- * or extractor that reads it, and go-getter's names for it. go-getter's `Decompressors` map is the
- * model. Everything else is derived from this table: the `Format` type, detection (detect.ts), which
- * extractor runs (unpack.ts, stream-unpack.ts), the name of a compressed tar, the
- * CHAINVISOR_UNKNOWN_FORMAT hint, `check-plan --help` and the docs' table (format-texts.ts). So a new
- * format is its decoder's (or extractor's) file, one row here and its sample in
- * test/verify/archive/formats.test.ts (which does not compile without one); every compression's output
- * goes through the same inflate guard (decompress.ts) the day it is added.
+ * The formats chainvisor reads, one row each: how a file of it begins, whether it is a compression
+ * (a tar or a bare executable inside, decompressed as it arrives) or an archive of entries, the
+ * decoder or extractor that reads it, and go-getter's names for it. go-getter's `Decompressors` map
+ * is the model.
+ * Why, and the rest of its rules: docs/design/downloads.md#verifyarchiveformatsts.
  */
 import type { Subject } from '../errors.js';
 import type { ExtractLimits } from '../limits.js';
