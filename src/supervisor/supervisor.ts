@@ -135,7 +135,6 @@ export class Supervisor {
       const startup = await this.detector.dueFromFile();
       if (startup) await this.upgrade(startup, { delay: false, detectedAt: Date.now(), detected: { how: 'start-up' } });
       if (stop.signal) return stop.exitCode;
-      if (startup && !config.restartAfterUpgrade) return this.exitAfterSwitch();
       await this.manual.reconcile(await readCurrent(layout));
       this.manual.watch({
         restart: (reason) => this.wake?.({ kind: 'restart', reason }),
