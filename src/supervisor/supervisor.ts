@@ -7,12 +7,13 @@
 import { setTimeout as delay } from 'node:timers/promises';
 
 import { type ChainAddresses, resolveChainAddresses } from '../chain/index.js';
+import type { Plan } from '../chain/plan/index.js';
 import type { Config } from '../config/index.js';
 import type { Downloader } from '../download/index.js';
 import { type Staging, startStaging } from '../download/staging/index.js';
 import { createSignGuard, createTwinCheck, type NodeTracker } from '../guard/index.js';
 import { pruneBackups } from '../home/backup/index.js';
-import { type Layout, planTarget, readCurrent, type UpgradeTarget } from '../home/layout/index.js';
+import { type Current, type Layout, planTarget, readCurrent, type UpgradeTarget } from '../home/layout/index.js';
 import { ExitCode } from '../shared/errors/index.js';
 import { type Detected, logEvents } from '../shared/event-log.js';
 import { createEventBus, type EventBus } from '../shared/events/index.js';
@@ -57,7 +58,7 @@ export class Supervisor {
   private readonly logger: Logger;
   private readonly abort = new AbortController();
   private readonly detector: Detector<Due>;
-  private readonly manual: ManualUpgrades<UpgradeTarget>;
+  private readonly manual: ManualUpgrades<Due>;
   /** What a node's exit with no upgrade pending is judged by (src/supervisor/restart). */
   private readonly restarts: Omit<AfterExitContext, 'lastUpgrade'>;
   /** The downloader a test put in place of the real one, if any. */
@@ -73,6 +74,7 @@ export class Supervisor {
   private readonly launching: LaunchContext;
   /** The network followed after each upgrade (upgrade/follow.ts). */
   private readonly follows: UpgradeFollows;
+  private readonly current: () => Promise<Current>;
   /** The node's environment: chainvisor's, with the node record's run id. */
   private readonly nodeEnv: NodeJS.ProcessEnv | undefined;
   /** A node has been started (or refused) in this run: CHAINVISOR_TWIN_WAIT is for the first start only. */
@@ -88,13 +90,15 @@ export class Supervisor {
     this.follows = new UpgradeFollows({ events: this.events, logger: this.logger, warnMs: this.config.confirmWarn, rpc });
     const { layout, tracker } = options;
     this.nodeEnv = nodeEnvironment(tracker?.env);
-    const current = () => readCurrent(layout);
-    this.detector = new Detector({ config: this.config, layout, logger: this.logger, args: options.args, current, target: (plan) => planTarget(layout, plan) });
+    // The plan's folder with the home's recase rule, and `current` as the home reads it: what detection is handed.
+    const target = (plan: Plan) => planTarget(layout, plan);
+    this.current = () => readCurrent(layout);
+    this.detector = new Detector({ config: this.config, layout, logger: this.logger, args: options.args, current: this.current, target });
     const addresses = options.addresses ? { addresses: options.addresses } : {};
     this.manual = new ManualUpgrades({
       config: this.config,
       layout,
-      target: (plan) => planTarget(layout, plan),
+      target,
       logger: this.logger,
       events: this.events,
       ...addresses,
@@ -135,7 +139,7 @@ export class Supervisor {
       const startup = await this.detector.dueFromFile();
       if (startup) await this.upgrade(startup, { delay: false, detectedAt: Date.now(), detected: { how: 'start-up' } });
       if (stop.signal) return stop.exitCode;
-      await this.manual.reconcile(await readCurrent(layout));
+      await this.manual.reconcile(await this.current());
       this.manual.watch({
         restart: (reason) => this.wake?.({ kind: 'restart', reason }),
         due: (plan) => this.wake?.({ kind: 'manual-due', plan }),
@@ -144,7 +148,7 @@ export class Supervisor {
       if (config.planPollInterval > 0) {
         const addresses = this.options.addresses ? { addresses: this.options.addresses } : {};
         this.planOnChain.staging = startStaging({ config, layout, logger, events: this.events, ...this.downloader });
-        this.planOnChain.planWatcher = startPlanWatcher({ config, logger, events: this.events, current: () => readCurrent(layout), ...addresses });
+        this.planOnChain.planWatcher = startPlanWatcher({ config, logger, events: this.events, current: this.current, ...addresses });
       }
       // Never hold the node back on file events: polling covers until (or unless) they are live.
       if (!(await Promise.race([ready.then(() => true), delay(5000, false, { ref: false })]))) {
@@ -247,16 +251,15 @@ export class Supervisor {
           detectedAt,
           detected,
           ...(stopNode ? { stopNode: () => (stopping = stopNode()) } : {}),
-          ...(manual ? { manual: { plan: manual, queue: this.manual, follows: this.follows } } : {}),
-          start: { launching: this.launching, args: this.options.args, queue: this.manual, env: this.nodeEnv, follows: this.follows },
+          start: { launching: this.launching, args: this.options.args, queue: this.manual, manual, env: this.nodeEnv, follows: this.follows },
         });
       } finally {
         // Never leave (or end chainvisor) with the node still stopping.
         await stopping?.catch(() => undefined);
       }
       this.lastUpgrade = { name: due.plan.name, at: Date.now() };
-      if (!this.config.restartAfterUpgrade) return this.exitAfterSwitch();
-      if (launched !== undefined && !this.config.unsafeSkipBackup) this.prune();
+      if (!this.config.unsafeSkipBackup && (launched !== undefined || !this.config.restartAfterUpgrade)) this.prune();
+      if (!this.config.restartAfterUpgrade) return ExitCode.ok;
     }
   }
 
@@ -269,7 +272,6 @@ export class Supervisor {
 
   /** A node just started (by the loop or the upgrade sequence): the one the stop signals and the detector look at. */
   private adopt(launched: Launched): void {
-    this.started = true;
     this.node = launched.node;
     this.detector.nodeStarted(launched.current);
   }
@@ -283,12 +285,6 @@ export class Supervisor {
       ...this.planOnChain,
       stopping: () => this.stop?.signal !== undefined && this.abort.signal.aborted,
     });
-  }
-
-  /** DAEMON_RESTART_AFTER_UPGRADE=false: chainvisor exits after the switch (the sequence said so). */
-  private exitAfterSwitch(): number {
-    if (!this.config.unsafeSkipBackup) this.prune();
-    return ExitCode.ok;
   }
 
   /** Starts CHAINVISOR_BACKUP_KEEP's removal of old backups, due after an upgrade; awaited before run() returns. It never throws. */

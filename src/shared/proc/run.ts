@@ -55,18 +55,21 @@ export function startProgram(file: string, args: readonly string[], options: Run
     let cause: NodeJS.ErrnoException | undefined;
     let timedOut = false;
     let timer: NodeJS.Timeout | undefined;
+    let killTimer: NodeJS.Timeout | undefined;
+    // Once the program has exited and its group was killed, its pid may be reused: never signal it again.
+    let ended = false;
     const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     pid = child.pid;
     const killGroup = (signal: NodeJS.Signals) => {
       try {
-        if (child.pid !== undefined) process.kill(-child.pid, signal);
+        if (child.pid !== undefined && !ended) process.kill(-child.pid, signal);
       } catch {
         // The group is gone already.
       }
     };
     const stop = () => {
       killGroup('SIGTERM');
-      setTimeout(() => killGroup('SIGKILL'), killAfterMs).unref();
+      killTimer ??= setTimeout(() => killGroup('SIGKILL'), killAfterMs).unref();
     };
     // chainvisor never leaves a group of its own behind when it exits first.
     const onExit = () => killGroup('SIGKILL');
@@ -96,7 +99,11 @@ export function startProgram(file: string, args: readonly string[], options: Run
       cause ??= error;
     });
     // Whatever the program started and left running goes with it (and with it, the pipes it held open).
-    child.on('exit', () => killGroup('SIGKILL'));
+    child.on('exit', () => {
+      killGroup('SIGKILL');
+      ended = true;
+      clearTimeout(killTimer);
+    });
     // 'close' follows the exit and the end of the output; a failed spawn emits 'error' then 'close'.
     child.on('close', (code, signal) => {
       clearTimeout(timer);

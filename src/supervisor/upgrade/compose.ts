@@ -13,7 +13,7 @@ import type { PlanWatcher } from '../../watcher/plan-watch.js';
 import type { Launched } from '../node/index.js';
 import { backUp } from './back-up.js';
 import type { UpgradeContext } from './context.js';
-import { dequeueManual, type ManualApplied } from './dequeue-manual.js';
+import { dequeueManual } from './dequeue-manual.js';
 import { obtainBinary, requireBinarySource } from './obtain-binary.js';
 import { recordPlan } from './record-plan.js';
 import { runCustomPreUpgrade } from './run-custom-pre-upgrade.js';
@@ -35,8 +35,6 @@ export interface UpgradeOptions {
   planWatcher?: PlanWatcher;
   /** A download of this plan's binary begun before the halt is the one the sequence needs: it waits for it. */
   staging?: Staging;
-  /** The manual upgrade applied (src/watcher/manual): taken off its queue once switched. */
-  manual?: ManualApplied;
   /** Starts the new node and follows the network; without it the sequence ends at the switch (start-up, a rehearsal). */
   start?: StartOptions;
   /** True when a failure is chainvisor's stop, not the upgrade's (no upgrade-failed event then). */
@@ -78,8 +76,8 @@ export async function runUpgrade(target: UpgradeTarget, options: UpgradeOptions)
   }
   const ms = Date.now() - detectedAt;
   events.emit('upgrade-applied', { upgrade, text: `upgrade "${plan.name}" at height ${plan.height} applied: current -> ${dir}`, data: { dir, ms } });
-  if (options.manual) await dequeueManual(options.manual);
   if (options.start === undefined) return undefined;
+  await dequeueManual(options.start);
   const launched = await startNode({ dir, plan }, options.start, ctx);
   if (launched !== undefined) options.start.follows.start();
   return launched;

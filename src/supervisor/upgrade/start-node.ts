@@ -4,7 +4,7 @@
  * after the switch instead, and says so.
  */
 import type { Current } from '../../home/layout/index.js';
-import type { ManualUpgrades } from '../../watcher/manual/index.js';
+import type { ManualPlan, ManualUpgrades } from '../../watcher/manual/index.js';
 import { type LaunchContext, type Launched, launchNode } from '../node/index.js';
 import type { UpgradeContext } from './context.js';
 import type { UpgradeFollows } from './follow.js';
@@ -14,6 +14,8 @@ export interface StartOptions {
   /** The node's arguments as the operator gave them; the manual queue adds its --halt-height. */
   args: readonly string[];
   queue: ManualUpgrades;
+  /** The manual upgrade this sequence applies: taken off the queue before the start (dequeue-manual.ts). */
+  manual?: ManualPlan | undefined;
   /** The node's environment (../node nodeEnvironment). */
   env: NodeJS.ProcessEnv | undefined;
   /** The follow of the network, begun once the node is started (follow.ts). */
