@@ -172,7 +172,6 @@ export interface NodeNames {
 export async function readNodeNames(home: string, signal?: AbortSignal): Promise<NodeNames> {
   const [configToml, clientToml] = await Promise.all([readNodeToml(home, 'config.toml'), readNodeToml(home, 'client.toml')]);
   const { genesisFile, moniker } = nodeConfigOf(home, configToml);
-  const genesis = await readGenesisFacts(genesisFile, { chainIdOnly: true, ...(signal ? { signal } : {}) }).catch(() => undefined);
-  const fromGenesis = genesis?.status === 'ok' ? genesis.facts.chainId : undefined;
-  return { chainId: fromGenesis !== undefined && fromGenesis.trim() !== '' ? fromGenesis : nodeSetting(clientToml, 'chain-id'), moniker };
+  const fromGenesis = await readChainId(genesisFile, signal).catch(() => 'unknown');
+  return { chainId: fromGenesis !== 'unknown' && fromGenesis.trim() !== '' ? fromGenesis : nodeSetting(clientToml, 'chain-id'), moniker };
 }

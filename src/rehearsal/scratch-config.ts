@@ -158,6 +158,10 @@ export async function writeScratchConfig(options: ScratchConfigOptions): Promise
 export async function liveGenesisPath(home: string): Promise<string> {
   const read = await readNodeToml(home, 'config.toml');
   if (read.status === 'refused') throw new ChainvisorError('CHAINVISOR_REHEARSAL_UNAVAILABLE', `cannot read ${read.file}: ${read.reason}`);
-  if (read.status === 'malformed') throw read.error;
+  if (read.status === 'malformed') {
+    throw new ChainvisorError('CHAINVISOR_REHEARSAL_UNAVAILABLE', `cannot parse ${read.file}: ${(read.error as Error).message}`, {
+      hint: "fix the node's config.toml (the node cannot start on it either), then rehearse again",
+    });
+  }
   return nodeConfigOf(home, read).genesisFile;
 }

@@ -20,7 +20,9 @@ export const notifyCommand = defineCommand({
     if (channels.length === 0) {
       throw new ConfigError([{ setting: channelSwitches(), message: 'no alert channel is configured; set at least one (docs/monitoring.md)' }]);
     }
-    const facts = await readNodeFacts(config.home);
+    // A genesis of gigabytes whose chain_id comes after app_state: a test message waits for it 10 s at most
+    // (the chain id then comes from client.toml, if it names one).
+    const facts = await readNodeFacts(config.home, undefined, AbortSignal.timeout(10_000));
     const results = await sendTestNotices(channels, { facts, env: ctx.env });
     const width = Math.max(...results.map((r) => r.channel.length));
     for (const { channel, answer } of results) {
