@@ -254,7 +254,7 @@ const slowFirst = [
   'dist/test/e2e/download-bombs.test.js',
   'dist/test/e2e/rehearse-auto.test.js',
   'dist/test/cli/exit-codes.test.js',
-  'dist/test/guard/sign/sign-guard-damaged.test.js',
+  'dist/test/guard/sign-guard-damaged.test.js',
   'dist/test/cli/check-plan-streams.test.js',
   'dist/test/download/staging/sources.test.js',
   'dist/test/cli/usage-errors.test.js',

@@ -3,7 +3,7 @@
  * node's gRPC, or its CometBFT RPC when gRPC is off or does not answer (reader.ts), at the addresses the
  * node itself listens on (addresses.ts), and the network's view from other nodes' RPCs (network.ts).
  * Every CometBFT RPC goes through one JSON-RPC client (json-rpc.ts), its answers checked against
- * answers.ts. The node's own files are read by node-files.ts; upgrade-info.json by plan/. Read-only.
+ * answers.ts. The node's own files are read by node-files.ts; upgrade-info.json by upgrade-info.ts. Read-only.
  */
 export {
   addressesFor,
@@ -39,4 +39,15 @@ export {
 } from './node-files.js';
 export { type ChainReader, type ChainReaderOptions, createChainReader } from './reader.js';
 export { createRpcClient, type RpcClientOptions } from './rpc-client.js';
+export { skipHeights } from './skip-heights.js';
 export { type BlockSubscription, keepSubscribed, newBlockQuery, subscribeNewBlocks, type SubscriptionOptions } from './subscription.js';
+export {
+  maxUpgradeInfoBytes,
+  parseUpgradeInfo,
+  type Plan,
+  type PlanParse,
+  readUpgradeInfo,
+  serializePlan,
+  upgradeInfoError,
+  type UpgradeInfoRead,
+} from './upgrade-info.js';

@@ -1,7 +1,7 @@
 /**
  * The network's view (issue #32): a CometBFT RPC of another node of the chain, from
  * CHAINVISOR_NETWORK_RPC, read through the one JSON-RPC client (json-rpc.ts) on chainvisor's HTTP
- * client, so that the twin check (src/guard/twin) can see who signed the newest blocks. Read-only; the
+ * client, so that the twin check (src/guard/twin-*.ts) can see who signed the newest blocks. Read-only; the
  * URL is only ever shown redacted.
  * Why, and the rest of its rules: docs/design/chain.md#chainnetworkts.
  */

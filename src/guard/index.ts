@@ -7,7 +7,7 @@
 export { acquireHomeLock, type LockMode } from './home-lock.js';
 export { createNodeTracker, type NodeTracker } from './node-record.js';
 export { stopOrphanNode } from './orphan.js';
-export { restoreSigning } from './sign/restore-signing.js';
-export { createSignGuard, type SignGuard } from './sign/sign-guard.js';
-export { nodeSigning } from './sign/sign-state.js';
-export { createTwinCheck, type TwinCheck } from './twin/check.js';
+export { restoreSigning } from './restore-signing.js';
+export { createSignGuard, type SignGuard } from './sign-guard.js';
+export { nodeSigning } from './sign-state.js';
+export { createTwinCheck, type TwinCheck } from './twin-check.js';

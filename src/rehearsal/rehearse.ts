@@ -9,7 +9,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { type Plan, readUpgradeInfo } from '../chain/plan/index.js';
+import { type Plan, readUpgradeInfo } from '../chain/index.js';
 import type { Config } from '../config/index.js';
 import { createPlacer } from '../home/backup/index.js';
 import { type Layout, layoutFor, planTarget } from '../home/layout/index.js';

@@ -1,6 +1,6 @@
 /**
  * A node process of the rehearsal: the old binary's `in-place-testnet`, then the new binary's `start`.
- * Unlike the live node (src/supervisor/node/, output passed straight through), it runs as any program run
+ * Unlike the live node (src/supervisor/node-process.ts, output passed straight through), it runs as any program run
  * to its end (src/shared/proc, its own process group): its output kept in `<scratch>/node.log` and its last
  * lines in memory for the report, with the first `panic:` line noted; its peak resident memory sampled
  * from /proc (VmHWM); its RPC asked for the latest height. It never outlives chainvisor's own exit.

@@ -4,7 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { readUpgradeInfo } from '../chain/plan/index.js';
+import { readUpgradeInfo } from '../chain/index.js';
 import { type Exit, rpcHeight, type ScratchNode } from './scratch-node.js';
 
 /**

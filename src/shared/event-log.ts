@@ -6,7 +6,7 @@
  * upgrade-confirmed, validator-not-signing, upgrade-stalled), the plan on chain and its staging
  * (upgrade-scheduled, plan-cancelled, binary-staged, staging-failed, checksum-disagreement), a manual upgrade queued, the node
  * started and exited, rehearsals' results and a restore. The twin check's events have their own
- * listener beside their check (src/guard/twin/log.ts).
+ * listener beside their check (src/guard/twin-log.ts).
  */
 import type { EventBus, SupervisorEvent } from './events/index.js';
 import type { Logger } from './log.js';

@@ -1,3 +1,3 @@
-export { exitCodeOf, type ExitStatus } from './node/index.js';
+export { exitCodeOf, type ExitStatus } from './node-process.js';
 export { Supervisor, type SupervisorOptions } from './supervisor.js';
 export { runUpgrade, type UpgradeContext } from './upgrade/index.js';

@@ -7,7 +7,7 @@ import { constants } from 'node:os';
 
 import { ChainvisorError } from '../shared/errors/index.js';
 import type { Logger } from '../shared/log.js';
-import { describeExit, exitCodeOf, type ExitStatus, type NodeProcess } from './node/index.js';
+import { describeExit, exitCodeOf, type ExitStatus, type NodeProcess } from './node-process.js';
 
 const stopSignals = ['SIGTERM', 'SIGINT', 'SIGQUIT'] as const;
 const forwardedSignals = [...stopSignals, 'SIGHUP'] as const;

@@ -6,8 +6,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 
-import { type ChainAddresses, resolveChainAddresses } from '../chain/index.js';
-import type { Plan } from '../chain/plan/index.js';
+import { type ChainAddresses, type Plan, resolveChainAddresses } from '../chain/index.js';
 import type { Config } from '../config/index.js';
 import type { Downloader } from '../download/index.js';
 import { type Staging, startStaging } from '../download/staging/index.js';
@@ -21,7 +20,8 @@ import type { Logger } from '../shared/log.js';
 import { Detector, type DetectorWake } from '../watcher/detector.js';
 import { type ManualPlan, ManualUpgrades } from '../watcher/manual/index.js';
 import { type PlanWatcher, startPlanWatcher } from '../watcher/plan-watch.js';
-import { describeExit, exitCodeOf, type ExitStatus, type LaunchContext, type Launched, launchNode, nodeEnvironment, type NodeProcess } from './node/index.js';
+import { type LaunchContext, type Launched, launchNode } from './launch.js';
+import { describeExit, exitCodeOf, type ExitStatus, nodeEnvironment, type NodeProcess } from './node-process.js';
 import { type AfterExitContext, afterNodeExit, RestartPolicy } from './restart/index.js';
 import { groupSignalSettleMs, StopSignals } from './signals.js';
 import { runUpgrade, UpgradeFollows, type UpgradeOptions } from './upgrade/index.js';

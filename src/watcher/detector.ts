@@ -4,7 +4,7 @@
  * reports what it will not apply once per content: a skipped height, an invalid file. The run loop
  * hears of a plan only through the wake-ups it is given.
  */
-import { type Plan, readUpgradeInfo, skipHeights, upgradeInfoError } from '../chain/plan/index.js';
+import { type Plan, readUpgradeInfo, skipHeights, upgradeInfoError } from '../chain/index.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../shared/log.js';
 import { type Running, type Target, upgradeDue, type Verdict } from './due.js';

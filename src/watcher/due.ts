@@ -5,7 +5,7 @@
  * - not when it is older than the plan `current` records: a leftover file of an earlier upgrade
  *   (the node only ever halts for a plan at or above the height of the last one applied).
  */
-import type { Plan } from '../chain/plan/index.js';
+import type { Plan } from '../chain/index.js';
 
 /** What `current` runs from, as the home reads it (home/layout's `Current`): its folder and the plan it records. */
 export interface Running {

@@ -6,7 +6,7 @@ import path from 'node:path';
 
 import { type FSWatcher, watch } from 'chokidar';
 
-import { type Plan, readUpgradeInfo, upgradeInfoError } from '../chain/plan/index.js';
+import { type Plan, readUpgradeInfo, upgradeInfoError } from '../chain/index.js';
 import { backoffMs } from '../shared/backoff.js';
 import { pollStat } from '../shared/fsread/index.js';
 import type { Logger } from '../shared/log.js';

@@ -8,8 +8,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { addressesFor, type ChainAddresses, type ChainClient, createChainReader, type ScheduledPlan } from '../chain/index.js';
-import type { Plan } from '../chain/plan/index.js';
+import { addressesFor, type ChainAddresses, type ChainClient, createChainReader, type Plan, type ScheduledPlan } from '../chain/index.js';
 import { type Config, formatDuration } from '../config/index.js';
 import { backoffMs } from '../shared/backoff.js';
 import type { EventBus } from '../shared/events/index.js';

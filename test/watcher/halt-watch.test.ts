@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 
-import type { Plan } from '../../src/chain/plan/index.js';
+import type { Plan } from '../../src/chain/index.js';
 import { silentLogger } from '../../src/shared/log.js';
 import { type HaltFileWatch, watchHaltFile } from '../../src/watcher/halt-watch.js';
 import { waitFor } from '../support/home.js';

@@ -1,4 +1,4 @@
-import { maxUpgradeInfoBytes } from '../../chain/plan/index.js';
+import { maxUpgradeInfoBytes } from '../../chain/index.js';
 import { genesis, layoutFor, planRecordPath, readCurrentDir } from '../../home/layout/index.js';
 import { ChainvisorError, ExitCode } from '../../shared/errors/index.js';
 import { readBounded } from '../../shared/fsread/index.js';

@@ -3,8 +3,7 @@
  * says it read — a plan scheduled or changed, cancelled, the chain's height — and drives the stager
  * (stager.ts). The supervisor starts it beside the plan watch; the upgrade sequence settles it at the halt.
  */
-import type { ScheduledPlan } from '../../chain/index.js';
-import type { Plan } from '../../chain/plan/index.js';
+import type { Plan, ScheduledPlan } from '../../chain/index.js';
 import type { Config } from '../../config/index.js';
 import type { Layout } from '../../home/layout/index.js';
 import type { EventBus, SupervisorEvent } from '../../shared/events/index.js';

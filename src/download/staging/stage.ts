@@ -4,7 +4,7 @@
  * extract the whole archive tree → one rename into place). An operator-installed binary is never
  * replaced; one chainvisor staged for a different Info is moved aside (never deleted) and restaged.
  */
-import type { Plan } from '../../chain/plan/index.js';
+import type { Plan } from '../../chain/index.js';
 import type { Config } from '../../config/index.js';
 import { binaryDirPath, isFile, type Layout, moveAside, planDir, planTarget, readCurrentDir } from '../../home/layout/index.js';
 import type { Logger } from '../../shared/log.js';

@@ -7,8 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import type { ScheduledPlan } from '../../chain/index.js';
-import type { Plan } from '../../chain/plan/index.js';
+import type { Plan, ScheduledPlan } from '../../chain/index.js';
 import type { Config } from '../../config/index.js';
 import { binaryPath, isFile, type Layout, planDir } from '../../home/layout/index.js';
 import { backoffMs } from '../../shared/backoff.js';

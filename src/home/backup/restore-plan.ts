@@ -8,7 +8,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { readUpgradeInfo } from '../../chain/plan/index.js';
+import { readUpgradeInfo } from '../../chain/index.js';
 import { ChainvisorError, isErrno } from '../../shared/errors/index.js';
 import { binaryPath, genesis, type Layout, planRecordPath, readCurrentDir, upgradeBinaryDir } from '../layout/index.js';
 import { type MadeBackup, readMadeBackups } from './record.js';

@@ -7,7 +7,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { type Plan, readUpgradeInfo } from '../../chain/plan/index.js';
+import { type Plan, readUpgradeInfo } from '../../chain/index.js';
 import { ChainvisorError, ExitCode, isErrno, isFsError, layoutFsError } from '../../shared/errors/index.js';
 import { fsyncDir, tempSibling } from '../../shared/fswrite/index.js';
 import { isProcessAlive } from '../../shared/proc/index.js';

@@ -2,7 +2,7 @@
  * Plan name → folder name under `upgrades/`, exactly as cosmovisor does it: lower-cased unless
  * COSMOVISOR_DISABLE_RECASE, then escaped like Go's url.PathEscape (`a b` → `a%20b`, `a/b` → `a%2Fb`).
  */
-import type { Plan } from '../../chain/plan/index.js';
+import type { Plan } from '../../chain/index.js';
 import { ChainvisorError } from '../../shared/errors/index.js';
 import { type BinaryDir, binaryPath, type Layout, upgradeBinaryDir } from './paths.js';
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 
 import * as v from 'valibot';
 
-import { readUpgradeInfo } from '../../chain/plan/index.js';
+import { readUpgradeInfo } from '../../chain/index.js';
 import { readStagedRecords } from '../../download/staging/index.js';
 import { binaryPath, genesis, isFile, type Layout, planBinaryDir, planRecordPath, readCurrent, upgradeBinaryDir } from '../../home/layout/index.js';
 import { isErrno } from '../../shared/errors/index.js';

@@ -10,7 +10,7 @@ import { switchCurrent, type UpgradeTarget } from '../../home/layout/index.js';
 import { type Detected, logEvents } from '../../shared/event-log.js';
 import { createEventBus, type EventBus } from '../../shared/events/index.js';
 import type { PlanWatcher } from '../../watcher/plan-watch.js';
-import type { Launched } from '../node/index.js';
+import type { Launched } from '../launch.js';
 import { backUp } from './back-up.js';
 import type { UpgradeContext } from './context.js';
 import { dequeueManual } from './dequeue-manual.js';

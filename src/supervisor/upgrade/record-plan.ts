@@ -3,7 +3,7 @@
  * read through `current`), written whole before the switch. A full disk or a folder in the way fails the
  * upgrade (79) before the switch, naming the file; `current` is not touched.
  */
-import { serializePlan } from '../../chain/plan/index.js';
+import { serializePlan } from '../../chain/index.js';
 import { planRecordPath, type UpgradeTarget } from '../../home/layout/index.js';
 import { ChainvisorError, isFsError } from '../../shared/errors/index.js';
 import { writeFileAtomic } from '../../shared/fswrite/index.js';

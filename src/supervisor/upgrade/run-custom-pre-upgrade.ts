@@ -5,7 +5,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import type { Plan } from '../../chain/plan/index.js';
+import type { Plan } from '../../chain/index.js';
 import type { UpgradeTarget } from '../../home/layout/index.js';
 import { ChainvisorError, isErrno } from '../../shared/errors/index.js';
 import type { Logger } from '../../shared/log.js';

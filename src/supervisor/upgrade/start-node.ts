@@ -5,7 +5,7 @@
  */
 import type { Current } from '../../home/layout/index.js';
 import type { ManualPlan, ManualUpgrades } from '../../watcher/manual/index.js';
-import { type LaunchContext, type Launched, launchNode } from '../node/index.js';
+import { type LaunchContext, type Launched, launchNode } from '../launch.js';
 import type { UpgradeContext } from './context.js';
 import type { UpgradeFollows } from './follow.js';
 

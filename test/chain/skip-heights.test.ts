@@ -1,8 +1,8 @@
-/** The node's --unsafe-skip-upgrades heights, read from its arguments as the node reads them (src/chain/plan/skip-heights.ts). */
+/** The node's --unsafe-skip-upgrades heights, read from its arguments as the node reads them (src/chain/skip-heights.ts). */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { skipHeights } from '../../../src/chain/plan/index.js';
+import { skipHeights } from '../../src/chain/index.js';
 
 describe('--unsafe-skip-upgrades', () => {
   test('space-separated values after the flag, the = form with commas, and repeats', () => {

@@ -4,8 +4,8 @@
  * The file is read defensively (../fsread): only a regular file of at most 1 MiB — a FIFO, a device,
  * a folder or a huge file at that path is a reason like any other, never a hang or a memory blow-up.
  */
-import { ChainvisorError } from '../../shared/errors/index.js';
-import { readBounded } from '../../shared/fsread/index.js';
+import { ChainvisorError } from '../shared/errors/index.js';
+import { readBounded } from '../shared/fsread/index.js';
 
 /** The largest upgrade-info.json read (1 MiB); a real one is a few hundred bytes, its Info included. */
 export const maxUpgradeInfoBytes = 1024 * 1024;

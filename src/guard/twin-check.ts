@@ -7,19 +7,19 @@
  * node): a signature of this validator on the network above it was made elsewhere.
  * Why, and the rest of its rules: docs/design/double-sign.md#guardtwincheckts.
  */
-import { cachedChainId, createNetworkReader, NetworkRpcError } from '../../chain/index.js';
-import { type Config, networkRpcUrls } from '../../config/index.js';
-import { ChainvisorError } from '../../shared/errors/index.js';
-import type { EventBus, TwinCheckReport } from '../../shared/events/index.js';
-import type { Logger } from '../../shared/log.js';
-import { createHttpClient, type HttpClient } from '../../shared/net/index.js';
-import type { HomePaths } from '../home-paths.js';
-import { type NodeSigning, nodeSigning, readSignStateFile } from '../sign/sign-state.js';
-import { logTwinEvents } from './log.js';
-import { keyInUseError, reportOf, type TwinContext } from './report.js';
-import { TwinScan } from './scan.js';
+import { cachedChainId, createNetworkReader, NetworkRpcError } from '../chain/index.js';
+import { type Config, networkRpcUrls } from '../config/index.js';
+import { ChainvisorError } from '../shared/errors/index.js';
+import type { EventBus, TwinCheckReport } from '../shared/events/index.js';
+import type { Logger } from '../shared/log.js';
+import { createHttpClient, type HttpClient } from '../shared/net/index.js';
+import type { HomePaths } from './home-paths.js';
+import { type NodeSigning, nodeSigning, readSignStateFile } from './sign-state.js';
+import { logTwinEvents } from './twin-log.js';
+import { keyInUseError, reportOf, type TwinContext } from './twin-report.js';
+import { TwinScan } from './twin-scan.js';
+import { waitBlocks, watchWhileRunning } from './twin-watch.js';
 import { readValidatorAddress } from './validator-key.js';
-import { waitBlocks, watchWhileRunning } from './watch.js';
 
 /**
  * The connection to the network RPC is kept between readings (one every block, 1–10 s): opening one per

@@ -10,11 +10,11 @@ import path from 'node:path';
 
 import * as v from 'valibot';
 
-import { ChainvisorError } from '../../shared/errors/index.js';
-import { readRecord } from '../../shared/fsread/index.js';
-import { makeFolders, writeFileAtomic } from '../../shared/fswrite/index.js';
-import { checkShape } from '../../shared/json.js';
-import type { HomePaths } from '../home-paths.js';
+import { ChainvisorError } from '../shared/errors/index.js';
+import { readRecord } from '../shared/fsread/index.js';
+import { makeFolders, writeFileAtomic } from '../shared/fswrite/index.js';
+import { checkShape } from '../shared/json.js';
+import type { HomePaths } from './home-paths.js';
 import { compareSignPoints, heightText, roundNumber, type SignPoint, stepNumber } from './sign-state.js';
 
 /** What chainvisor remembers for one chain id. */

@@ -5,10 +5,10 @@
  * CHAINVISOR_SIGN_STATE_BEHIND.
  * Why, and the rest of its rules: docs/design/double-sign.md#guardsignsign-guardts.
  */
-import { cachedChainId } from '../../chain/index.js';
-import { ChainvisorError } from '../../shared/errors/index.js';
-import type { Logger } from '../../shared/log.js';
-import type { HomePaths } from '../home-paths.js';
+import { cachedChainId } from '../chain/index.js';
+import { ChainvisorError } from '../shared/errors/index.js';
+import type { Logger } from '../shared/log.js';
+import type { HomePaths } from './home-paths.js';
 import { pointOf, raiseSignRecord, readSignRecords, signRecordPath } from './sign-record.js';
 import { compareSignPoints, describePoint, nodeSigning, readSignStateFile, zeroPoint } from './sign-state.js';
 

@@ -1,11 +1,11 @@
-/** upgrade-info.json (src/chain/plan/upgrade-info.ts): the node's format, half-written files, what stands in its place. */
+/** upgrade-info.json (src/chain/upgrade-info.ts): the node's format, half-written files, what stands in its place. */
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 
-import { parseUpgradeInfo, readUpgradeInfo, serializePlan } from '../../../src/chain/plan/index.js';
+import { parseUpgradeInfo, readUpgradeInfo, serializePlan } from '../../src/chain/index.js';
 
 describe('upgrade-info.json', () => {
   test('the node format parses and serialises back to the same bytes', () => {

@@ -8,10 +8,10 @@ import path from 'node:path';
 
 import * as v from 'valibot';
 
-import { nodeConfigOf, readNodeToml } from '../../chain/index.js';
-import { ChainvisorError } from '../../shared/errors/index.js';
-import { readBounded } from '../../shared/fsread/index.js';
-import { parseJson } from '../../shared/json.js';
+import { nodeConfigOf, readNodeToml } from '../chain/index.js';
+import { ChainvisorError } from '../shared/errors/index.js';
+import { readBounded } from '../shared/fsread/index.js';
+import { parseJson } from '../shared/json.js';
 
 /** A (height, round, step): step 1 propose, 2 prevote, 3 precommit; a new home is 0/0/0. */
 export interface SignPoint {

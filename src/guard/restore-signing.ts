@@ -9,9 +9,9 @@ import path from 'node:path';
 
 import * as v from 'valibot';
 
-import { readChainId } from '../../chain/index.js';
-import { recordFields } from '../../shared/fsread/index.js';
-import type { HomePaths } from '../home-paths.js';
+import { readChainId } from '../chain/index.js';
+import { recordFields } from '../shared/fsread/index.js';
+import type { HomePaths } from './home-paths.js';
 import { pointOf, raiseSignRecord, readSignRecords } from './sign-record.js';
 import { compareSignPoints, heightText, nodeSigning, readSignStateFile, roundNumber, type SignPoint, stepNumber } from './sign-state.js';
 

@@ -12,7 +12,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 
-import { type CliResult, makeHome, type TestHome } from '../../support/home.js';
+import { type CliResult, makeHome, type TestHome } from '../support/home.js';
 
 function stateJson(height: number | string, round = 0, step = 3): string {
   return JSON.stringify({ height: String(height), round, step, signature: 'c2ln', signbytes: 'ab' });

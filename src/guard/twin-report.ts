@@ -3,11 +3,11 @@
  * of a key in use, and what a check that applies knows (the signing files, the address, the network's
  * memory), shared by the check before a start (./check.ts) and the watch over time (./watch.ts).
  */
-import { ChainvisorError, isFsError } from '../../shared/errors/index.js';
-import type { TwinCheckReport } from '../../shared/events/index.js';
-import type { Logger } from '../../shared/log.js';
-import type { NodeSigning } from '../sign/sign-state.js';
-import type { TwinScan } from './scan.js';
+import { ChainvisorError, isFsError } from '../shared/errors/index.js';
+import type { TwinCheckReport } from '../shared/events/index.js';
+import type { Logger } from '../shared/log.js';
+import type { NodeSigning } from './sign-state.js';
+import type { TwinScan } from './twin-scan.js';
 
 /** What the check knows once it applies: the signing files, the address, the network's memory. */
 export interface TwinContext {

@@ -3,8 +3,8 @@
  * the check emits key-in-use, twin-unchecked and twin-checked once each, where it finds them, and the
  * log follows them as status, metrics and webhooks do.
  */
-import type { EventBus } from '../../shared/events/index.js';
-import type { Logger } from '../../shared/log.js';
+import type { EventBus } from '../shared/events/index.js';
+import type { Logger } from '../shared/log.js';
 
 /** What CHAINVISOR_NETWORK_RPC protects against, said at each start of a validator without it. */
 const withoutRpc =

@@ -5,10 +5,10 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { NetworkRpcError } from '../../chain/index.js';
-import type { ChainvisorError } from '../../shared/errors/index.js';
-import { isLocalReadFailure, keyInUseError, reportOf, type TwinContext } from './report.js';
-import type { ScanResult } from './scan.js';
+import { NetworkRpcError } from '../chain/index.js';
+import type { ChainvisorError } from '../shared/errors/index.js';
+import { isLocalReadFailure, keyInUseError, reportOf, type TwinContext } from './twin-report.js';
+import type { ScanResult } from './twin-scan.js';
 
 /** Readings while the node runs: every block, within these bounds. */
 const minIntervalMs = 1000;

@@ -4,9 +4,9 @@
  * highest height at which this validator's address signed remembered.
  * Why, and the rest of its rules: docs/design/double-sign.md#guardtwinscants.
  */
-import type { NetworkCommit, NetworkReader, NetworkStatus } from '../../chain/index.js';
-import { NetworkRpcError } from '../../chain/index.js';
-import { ChainvisorError } from '../../shared/errors/index.js';
+import type { NetworkCommit, NetworkReader, NetworkStatus } from '../chain/index.js';
+import { NetworkRpcError } from '../chain/index.js';
+import { ChainvisorError } from '../shared/errors/index.js';
 
 export interface ScanOptions {
   readers: readonly NetworkReader[];

@@ -5,11 +5,11 @@
  * refuses ends the run: the node is not started.
  * Why, and the rest of its rules: docs/design/upgrade.md#supervisornodelaunchts.
  */
-import type { NodeTracker, SignGuard, TwinCheck } from '../../guard/index.js';
-import { binaryPath, checkNodeBinary, type Current, type Layout, readCurrent } from '../../home/layout/index.js';
-import { ChainvisorError, ExitCode } from '../../shared/errors/index.js';
-import type { EventBus } from '../../shared/events/index.js';
-import type { Logger } from '../../shared/log.js';
+import type { NodeTracker, SignGuard, TwinCheck } from '../guard/index.js';
+import { binaryPath, checkNodeBinary, type Current, type Layout, readCurrent } from '../home/layout/index.js';
+import { ChainvisorError, ExitCode } from '../shared/errors/index.js';
+import type { EventBus } from '../shared/events/index.js';
+import type { Logger } from '../shared/log.js';
 import { describeExit, type NodeProcess, startNode } from './node-process.js';
 
 export interface LaunchContext {

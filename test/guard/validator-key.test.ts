@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 
-import { readValidatorAddress } from '../../../src/guard/twin/validator-key.js';
+import { readValidatorAddress } from '../../src/guard/validator-key.js';
 
 const privateKey = 'c2VjcmV0LXByaXZhdGUta2V5LWJ5dGVz';
 

@@ -9,8 +9,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 
-import { compareSignPoints, parseSignState } from '../../../src/guard/sign/sign-state.js';
-import { makeHome, type TestHome } from '../../support/home.js';
+import { compareSignPoints, parseSignState } from '../../src/guard/sign-state.js';
+import { makeHome, type TestHome } from '../support/home.js';
 
 function stateJson(height: number, round = 0, step = 3): string {
   return JSON.stringify({ height: String(height), round, step, signature: 'c2ln', signbytes: 'ab' });

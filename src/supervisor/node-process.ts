@@ -5,11 +5,11 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 
-import { ChainvisorError, ExitCode } from '../../shared/errors/index.js';
-import type { Logger } from '../../shared/log.js';
-import type { ExitStatus } from '../../shared/proc/index.js';
+import { ChainvisorError, ExitCode } from '../shared/errors/index.js';
+import type { Logger } from '../shared/log.js';
+import type { ExitStatus } from '../shared/proc/index.js';
 
-export { describeExit, type ExitStatus } from '../../shared/proc/index.js';
+export { describeExit, type ExitStatus } from '../shared/proc/index.js';
 
 /** The shell convention: the code, or 128 + the signal's number when killed by a signal. */
 export function exitCodeOf(status: ExitStatus): number {

@@ -8,8 +8,8 @@
  */
 import * as v from 'valibot';
 
-import { readBounded } from '../../shared/fsread/index.js';
-import { parseJson } from '../../shared/json.js';
+import { readBounded } from '../shared/fsread/index.js';
+import { parseJson } from '../shared/json.js';
 
 export type ValidatorAddress =
   | { status: 'ok'; address: string; file: string }

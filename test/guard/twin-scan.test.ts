@@ -1,5 +1,5 @@
 /**
- * The network's memory of the twin check (issue #32, guard/twin/scan.ts), against local CometBFT-shaped
+ * The network's memory of the twin check (issue #32, guard/twin-scan.ts), against local CometBFT-shaped
  * servers: the window of the newest commits read once, then only what is new (a start after an upgrade
  * on a halted network reads one /status); the highest answering RPC read, another taking over the
  * commits it cannot give; a pruned height skipped; another chain id refused at a start.
@@ -9,9 +9,9 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { test, type TestContext } from 'node:test';
 
-import { createNetworkReader } from '../../../src/chain/index.js';
-import { TwinScan } from '../../../src/guard/twin/scan.js';
-import { createHttpClient } from '../../../src/shared/net/index.js';
+import { createNetworkReader } from '../../src/chain/index.js';
+import { TwinScan } from '../../src/guard/twin-scan.js';
+import { createHttpClient } from '../../src/shared/net/index.js';
 
 const me = 'AA'.repeat(20);
 const peer = 'BB'.repeat(20);
