@@ -5,10 +5,11 @@
  * 2.7 MB bundle would make V8 compile all of it at every start (~75 ms of a `help` here), and would
  * load every built-in module any part imports (zlib, http2, tls, …). So:
  *
- * - `main` (ESM, the SEA's main script): `bin/chainvisor.js`, the command line and every command's
+ * - `main` (CommonJS, the SEA's main script): `bin/chainvisor.js`, the command line and every command's
  *   module (each evaluated only when its command runs), with what they import statically: settings,
  *   the layout, status. That is all `help`, `version`, `status`, `config`, `init` and
- *   `show-upgrade-info` need.
+ *   `show-upgrade-info` need. CommonJS, not ESM: a module's built-in modules are then required when
+ *   the module is evaluated, not all at the start (ESM output hoists every `import 'node:…'` to the top).
  * - `lazy` (CommonJS, an SEA asset): every module the commands load with `await import(…)` (the
  *   supervisor, gRPC, pino, prom-client, downloads and archives, execa) and what they import. It is read
  *   and compiled on the first such `import()`. Modules of `main` it imports are not copied: it is handed
@@ -165,17 +166,17 @@ export async function bundle(options: BundleOptions): Promise<Bundles> {
     '  return found();',
     '}',
   ].join('\n');
-  const main = path.join(outDir, 'chainvisor.mjs');
+  const main = path.join(outDir, 'chainvisor.cjs');
   const inputs = new Set<string>();
   await esbuild
     .build({
       ...common,
       entryPoints: [path.join(root, 'bin', 'chainvisor.js')],
-      format: 'esm',
+      format: 'cjs',
       outfile: main,
+      // version.ts reads package.json through import.meta only where no version was written in (not here).
+      logOverride: { 'empty-import-meta': 'silent' },
       metafile: true,
-      // CommonJS dependencies bundled into ESM still call require() for Node's built-in modules.
-      banner: { js: "import { createRequire as chainvisorCreateRequire } from 'node:module';\nconst require = chainvisorCreateRequire(import.meta.url);" },
       plugins: [
         lazyImports,
         { name: 'runtime', setup: (b) => b.onLoad({ filter: /.*/, namespace: runtimeId }, () => ({ contents: runtime, loader: 'js', resolveDir: root })) },

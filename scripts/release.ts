@@ -126,7 +126,7 @@ async function main(): Promise<void> {
     // Paths relative to the work folder: the blob records the main script's path as given.
     const config = {
       main: path.relative(work, bundles.main),
-      mainFormat: 'module',
+      mainFormat: 'commonjs',
       assets: Object.fromEntries(Object.entries(bundles.assets).map(([name, file]) => [name, path.relative(work, file)])),
       executable: nodes[arch],
       output,
