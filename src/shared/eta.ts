@@ -66,16 +66,31 @@ export function createBlockClock(window = windowBlocks): BlockClock {
   };
 }
 
-/** The estimated time of `height`; null without a block time. */
+/** Date's range: ±100,000,000 days from 1970. */
+const maxDateMs = 8.64e15;
+
+/** The estimated time of `height`; null without a block time, or when it is no date (etaProblem says why). */
 export function etaOf(height: number, blockTime: BlockTime | null, now = Date.now()): Eta | null {
   if (blockTime === null) return null;
-  const at = blockTime.at + Math.max(0, height - blockTime.height) * blockTime.seconds * 1000;
+  const at = estimatedAt(height, blockTime);
+  if (at === null) return null;
   return {
-    at: new Date(Math.round(at)).toISOString(),
+    at: new Date(at).toISOString(),
     seconds: Math.max(0, Math.round((at - now) / 1000)),
     blockTimeSeconds: Math.round(blockTime.seconds * 1000) / 1000,
     basedOnBlocks: blockTime.basedOnBlocks,
   };
+}
+
+/** Why a height with a block time has no estimate (a plan at 10^15 on a fast chain is past Date's range); null when it has one. */
+export function etaProblem(height: number, blockTime: BlockTime | null): string | null {
+  if (blockTime === null || estimatedAt(height, blockTime) !== null) return null;
+  return `height ${height} is too far ahead to be a date at ${blockTimeText(blockTime.seconds)} a block`;
+}
+
+function estimatedAt(height: number, blockTime: BlockTime): number | null {
+  const at = Math.round(blockTime.at + Math.max(0, height - blockTime.height) * blockTime.seconds * 1000);
+  return Number.isFinite(at) && Math.abs(at) <= maxDateMs ? at : null;
 }
 
 /** `in about 3 h 12 min (around 04:31 UTC; block time 6.1 s over the last 500 blocks)`. */

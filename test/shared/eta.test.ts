@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { aboutDuration, createBlockClock, describeEta, etaOf } from '../../src/shared/eta.js';
+import { aboutDuration, createBlockClock, describeEta, etaOf, etaProblem } from '../../src/shared/eta.js';
 
 const t0 = Date.parse('2026-11-27T00:00:00Z');
 
@@ -64,4 +64,14 @@ test('the ETA counts from the newest reading and says it as the status shows it'
   assert.equal(aboutDuration(45), '45 s');
   assert.equal(aboutDuration(700), '12 min');
   assert.equal(describeEta({ ...eta, blockTimeSeconds: 0.2, basedOnBlocks: 1 }).endsWith('block time 200 ms over the last block)'), true);
+});
+
+test('a height past what a date can hold has no estimate, and etaProblem says why; a reachable one has no problem', () => {
+  const bt = { seconds: 0.5, basedOnBlocks: 500, height: 1000, at: Date.parse('2026-11-27T01:18:48Z') };
+  assert.equal(etaOf(1e15, bt, bt.at), null);
+  assert.equal(etaProblem(1e15, bt), 'height 1000000000000000 is too far ahead to be a date at 500 ms a block');
+  assert.equal(etaOf(Number.MAX_SAFE_INTEGER, { ...bt, seconds: 6 }, bt.at), null);
+  assert.ok(etaOf(2000, bt, bt.at));
+  assert.equal(etaProblem(2000, bt), null);
+  assert.equal(etaProblem(1e15, null), null, 'no block time: nothing to explain');
 });

@@ -3,7 +3,7 @@
  * by the one function below from the home (always read fresh) and, when `run` is active, its live
  * state. Field names are a public interface (scripts read them): add, never rename.
  */
-import { type Eta, etaOf } from '../../shared/eta.js';
+import { type Eta, etaOf, etaProblem } from '../../shared/eta.js';
 import type { AfterUpgrade, TwinCheckReport } from '../../shared/events/index.js';
 import type { HomeFacts, HomeOptions } from './home.js';
 import { readHome, upgradeBinaryPresent } from './home.js';
@@ -30,6 +30,8 @@ export interface StatusDocument {
     binaryPresent: boolean;
     /** When the height is expected, from the block time over the recent blocks (issue #35); null while unknown. */
     eta: Eta | null;
+    /** Only when there is a block time and yet no estimate: why (a height too far ahead to be a date). */
+    etaProblem?: string;
   } | null;
   chain: { height: number | null };
   staged: HomeFacts['staged'];
@@ -65,12 +67,15 @@ export async function buildStatus(options: BuildOptions): Promise<StatusDocument
   const live = options.live;
   const pendingRef = live?.pending ?? (home.haltPlan ? { ...home.haltPlan, source: 'halt-file' as const } : null);
   const chainHeight = live?.chainHeight ?? null;
+  const blockTime = chainHeight === null ? null : (live?.blockTime ?? null);
+  const problem = pendingRef ? etaProblem(pendingRef.height, blockTime) : null;
   const pending = pendingRef
     ? {
         ...pendingRef,
         blocksRemaining: chainHeight === null ? null : Math.max(0, pendingRef.height - chainHeight),
         binaryPresent: await upgradeBinaryPresent(options.layout, pendingRef.name, options.recase),
-        eta: chainHeight === null ? null : etaOf(pendingRef.height, live?.blockTime ?? null),
+        eta: etaOf(pendingRef.height, blockTime),
+        ...(problem === null ? {} : { etaProblem: problem }),
       }
     : null;
   const known = live?.backups ?? options.history?.backups ?? [];

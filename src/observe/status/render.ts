@@ -25,6 +25,7 @@ export function renderStatus(doc: StatusDocument): string {
           `, binary ${doc.pending.binaryPresent ? 'installed' : 'NOT installed'}`,
   );
   if (doc.pending?.eta) add('eta', `${doc.pending.name} at height ${doc.pending.height}: ${describeEta(doc.pending.eta)}`);
+  else if (doc.pending?.etaProblem) add('eta', `${doc.pending.name} at height ${doc.pending.height}: none (${doc.pending.etaProblem})`);
   add('staged', doc.staged.length === 0 ? 'none' : doc.staged.map((s) => (s.source === undefined ? s.name : `${s.name} (from ${s.source})`)).join(', '));
   add('queued', doc.queued.length === 0 ? 'none' : doc.queued.map((q) => `${q.name}@${q.height}`).join(', '));
   const last = doc.lastUpgrade;

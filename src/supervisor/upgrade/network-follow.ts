@@ -175,8 +175,8 @@ export function startFollow(options: FollowOptions): Follow {
         seconds: Math.max(0, commit.time - switchedAt) / 1000,
         since: new Date(noticedAt).toISOString(),
       };
-      // `noticedMs`: from the block's time to this event, how late chainvisor saw it (bench and tests).
-      emit('upgrade-confirmed', { blockTime: new Date(commit.time).toISOString(), noticedMs: noticedAt - commit.time });
+      // `noticedMs`: from the block's time to this event, how late chainvisor saw it (bench and tests); 0 for a block from the future.
+      emit('upgrade-confirmed', { blockTime: new Date(commit.time).toISOString(), noticedMs: Math.max(0, noticedAt - commit.time) });
       if (signed !== false) return end();
     }
     // With voting power and absent from the first block: the next two decide.

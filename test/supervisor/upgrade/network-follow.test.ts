@@ -16,7 +16,13 @@ import { waitFor } from '../../support/home.js';
 const self = 'A'.repeat(40);
 const peer = 'B'.repeat(40);
 
-function scripted(chain: { latest: number; power?: number; signs?: (h: number) => boolean; round?: () => RoundState }): ConsensusReader & { closed: boolean } {
+function scripted(chain: {
+  latest: number;
+  power?: number;
+  signs?: (h: number) => boolean;
+  round?: () => RoundState;
+  time?: () => number;
+}): ConsensusReader & { closed: boolean } {
   const reader = {
     closed: false,
     validator: async (): Promise<NodeValidator> => ({ address: self, votingPower: chain.power ?? 10, latestHeight: chain.latest }),
@@ -29,7 +35,11 @@ function scripted(chain: { latest: number; power?: number; signs?: (h: number) =
         precommits: { voted: [false, false], power: 0, total: 30, ratio: 0, overstated: false },
       },
     validatorOrder: async () => [self, peer],
-    commit: async (height: number) => ({ height, time: Date.now() - 50, signers: new Set(chain.signs?.(height) === false ? [peer] : [self, peer]) }),
+    commit: async (height: number) => ({
+      height,
+      time: chain.time?.() ?? Date.now() - 50,
+      signers: new Set(chain.signs?.(height) === false ? [peer] : [self, peer]),
+    }),
     close() {
       reader.closed = true;
     },
@@ -292,4 +302,13 @@ test('a NewBlock from the subscription confirms at once: the first block’s com
   assert.deepEqual(r.names(), ['network-waiting', 'upgrade-confirmed']);
   assert.equal(r.seen.at(-1)?.data?.signed, true);
   assert.ok(closed, 'the subscription ends with the follow');
+});
+
+test('a first block whose time is in the future (a node clock ahead): noticedMs is 0, never negative', async () => {
+  const reader = scripted({ latest: 100, time: () => Date.now() + 60_000 });
+  const r = recorder();
+  const follow = startFollow({ upgrade, switchedAt: Date.now(), rpcAddress: '', events: r.events, logger, warnMs: 60_000, intervalMs: 20, reader });
+  await follow.done;
+  const confirmed = r.seen.find((e) => e.event === 'upgrade-confirmed');
+  assert.equal(confirmed?.data?.noticedMs, 0);
 });
