@@ -26,6 +26,12 @@ export interface BlockSubscription {
 /** A NewBlock of a full block (21 MiB of transactions, base64) is larger: the connection closes, the poll sees it. */
 const maxMessageBytes = 8 * 1024 * 1024;
 
+/**
+ * How long a closing websocket waits for the node's close frame before its connection is destroyed: a
+ * server that never answers (or floods, or pings) must not keep chainvisor alive after it decided to exit.
+ */
+export const closeDeadlineMs = 1000;
+
 export const newBlockQuery = "tm.event='NewBlock'";
 
 /** Undefined when the address cannot be dialled (the follow polls). */
@@ -39,6 +45,8 @@ export function subscribeNewBlocks(options: SubscriptionOptions): BlockSubscript
   let ws: WebSocket | undefined;
   let agent: Agent | undefined;
   let timer: NodeJS.Timeout | undefined;
+  // The websocket's connection leaves the agent's pool once upgraded: kept here, to be destroyed.
+  const sockets = new Set<{ destroy(): void }>();
   /** Closes what is open; false when it was closed already. */
   const shut = (): boolean => {
     if (closed) return false;
@@ -50,6 +58,7 @@ export function subscribeNewBlocks(options: SubscriptionOptions): BlockSubscript
       // Closing a socket that never opened: nothing to close.
     }
     void agent?.close().catch(() => undefined);
+    if (sockets.size > 0) setTimeout(() => sockets.forEach((socket) => socket.destroy()), closeDeadlineMs).unref();
     return true;
   };
   const end = (reason: string): void => {
@@ -59,8 +68,13 @@ export function subscribeNewBlocks(options: SubscriptionOptions): BlockSubscript
   void import('undici').then(
     (undici) => {
       if (closed) return;
+      const connect = undici.buildConnector(nodeConnect(endpoint, timeoutMs));
       agent = new undici.Agent({
-        connect: nodeConnect(endpoint, timeoutMs),
+        connect: (options, done) =>
+          connect(options, (error, socket) => {
+            if (socket !== null) sockets.add(socket);
+            (done as (error: Error | null, socket: unknown) => void)(error, socket);
+          }),
         webSocket: { maxPayloadSize: maxMessageBytes },
       });
       const socket = new undici.WebSocket(url, { dispatcher: agent });

@@ -3,6 +3,7 @@
  * (a JSON-RPC `result`) or as a hostile one might (any body, a body trickled a byte at a time, a body
  * that never ends). The shapes of a real node's answers (REFERENCE §6) are built by the functions below.
  */
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
@@ -14,7 +15,12 @@ export type Reply =
   /** `body`, one byte every `everyMs` (a slow-loris answer). */
   | { trickle: string; everyMs: number }
   /** A 200 whose body never ends: 64 KiB chunks until the client hangs up. */
-  | { endless: true };
+  | { endless: true }
+  /**
+   * `/websocket`: the handshake, then a server that never answers a close frame: `silent` sends
+   * nothing, `flood` 7 MB frames, `pings` a ping every 50 ms, `slow` one byte of a frame every 200 ms.
+   */
+  | { websocket: 'silent' | 'flood' | 'pings' | 'slow' };
 
 export interface FakeRpc {
   /** `tcp://127.0.0.1:<port>`, as CHAINVISOR_RPC_ADDRESS is written. */
@@ -38,7 +44,7 @@ export async function startFakeRpc(): Promise<FakeRpc> {
     requests.push(url);
     const path = [...replies.keys()].filter((p) => url.startsWith(p)).sort((a, b) => b.length - a.length)[0];
     const reply = path === undefined ? undefined : replies.get(path);
-    if (reply === undefined) return void res.writeHead(404).end();
+    if (reply === undefined || 'websocket' in reply) return void res.writeHead(404).end();
     if ('result' in reply) return void res.writeHead(200, { 'content-type': 'application/json' }).end(wrap(reply.result));
     if ('body' in reply) return void res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' }).end(reply.body);
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -61,6 +67,32 @@ export async function startFakeRpc(): Promise<FakeRpc> {
       if (!res.destroyed) res.once('drain', pump);
     };
     pump();
+  });
+  server.on('upgrade', (req: http.IncomingMessage, socket: Socket) => {
+    const reply = replies.get('/websocket');
+    requests.push(req.url ?? '/');
+    if (reply === undefined || !('websocket' in reply)) return void socket.destroy();
+    const accept = createHash('sha1')
+      .update(`${String(req.headers['sec-websocket-key'])}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`)
+      .digest('base64');
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+    socket.on('data', () => undefined); // a close frame from the client is never answered
+    socket.on('error', () => undefined);
+    const every = (ms: number, send: () => void): void => {
+      const timer = setInterval(() => (socket.destroyed ? clearInterval(timer) : send()), ms);
+      timers.add(timer);
+    };
+    if (reply.websocket === 'flood') {
+      const payload = Buffer.alloc(7_000_000, 'x');
+      const head = Buffer.from([0x82, 127, 0, 0, 0, 0, 0, 0, 0, 0]);
+      head.writeUInt32BE(payload.length, 6);
+      every(50, () => socket.writableLength < 32_000_000 && socket.write(Buffer.concat([head, payload])));
+    } else if (reply.websocket === 'pings') every(50, () => socket.write(Buffer.from([0x89, 0])));
+    else if (reply.websocket === 'slow') {
+      const frame = Buffer.from([0x81, 100, ...Buffer.alloc(100, 'y')]);
+      let i = 0;
+      every(200, () => socket.write(frame.subarray(i % frame.length, (i++ % frame.length) + 1)));
+    }
   });
   server.on('connection', (socket) => {
     sockets.add(socket);
