@@ -17,4 +17,5 @@ USER 10001:10001
 # tini is PID 1: it passes SIGTERM/SIGINT to chainvisor (which stops the node within
 # DAEMON_SHUTDOWN_GRACE), reaps processes orphaned by the node, and exits with chainvisor's status.
 ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/chainvisor"]
-CMD ["run", "start"]
+# The node with --home at DAEMON_HOME: without it an SDK node keeps its data in $HOME/.<app>.
+CMD ["run", "start", "--home", "/home/chainvisor"]

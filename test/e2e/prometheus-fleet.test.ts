@@ -109,13 +109,16 @@ async function node(
   return { t, rpc, endpoint: endpoint.replace('http://', '') };
 }
 
-/** Every PromQL expression of the board, with Grafana's variables given: every instance. */
+/** A board query with Grafana's variables given: the job of the scrape configuration, every chain and instance. */
+const withVariables = (expr: string): string => expr.replaceAll('$job', 'chainvisor').replaceAll('$chain', '.*').replaceAll('$instance', '.*');
+
+/** Every PromQL expression of the board, with Grafana's variables given. */
 function boardExpressions(node: unknown, out: { panel: string; expr: string }[] = [], panel = ''): { panel: string; expr: string }[] {
   if (Array.isArray(node)) for (const item of node) boardExpressions(item, out, panel);
   else if (node !== null && typeof node === 'object') {
     const title = typeof (node as { title?: unknown }).title === 'string' ? String((node as { title: string }).title) : panel;
     for (const [key, value] of Object.entries(node)) {
-      if (key === 'expr' && typeof value === 'string') out.push({ panel: title, expr: value.replaceAll('$instance', '.*') });
+      if (key === 'expr' && typeof value === 'string') out.push({ panel: title, expr: withVariables(value) });
       else boardExpressions(value, out, title);
     }
   }
@@ -154,7 +157,7 @@ test(
     const table = async (): Promise<Map<string, Record<string, string>>> => {
       const rows = new Map<string, Record<string, string>>();
       for (const target of fleet.targets ?? []) {
-        for (const s of await prom.query(target.expr.replaceAll('$instance', '.*'))) {
+        for (const s of await prom.query(withVariables(target.expr))) {
           const instance = s.metric.instance ?? '';
           rows.set(instance, { ...rows.get(instance), ...s.metric, [`Value #${target.refId}`]: s.value[1] });
         }
@@ -203,7 +206,7 @@ test(
 
     // The upgrades of the coming 7 days: b only (a is 99 000 blocks of 0.1 s away: 2.75 h; within 7 days too).
     const week = board.panels.find((p) => p.title === 'Upgrades of the coming 7 days')?.targets?.[0]?.expr ?? '';
-    const coming = (await prom.query(week.replaceAll('$instance', '.*'))).map((s: PromSample) => s.metric.node).sort();
+    const coming = (await prom.query(withVariables(week))).map((s: PromSample) => s.metric.node).sort();
     assert.deepEqual(coming, ['node-a', 'node-b']);
 
     // The not-staged alert: b, and b only.

@@ -1,18 +1,13 @@
 /**
- * The container image (Dockerfile, `npm run image`) on a real Docker engine: chainvisor as the
- * entrypoint supervises a fake node whose home is a bind-mounted volume, applies an upgrade, stops
- * within the grace on `docker stop` with its own exit status, leaves no zombie behind tini, and works
- * with a read-only root filesystem. Every container runs with `--network none`, but the one that downloads through
- * a proxy on the host's loopback (`--network host`).
- *
- * The image has no shell, so the fake node is a busybox-static script kept in the home volume (the
- * product image is tested as it ships, with nothing added). Run by `npm run test:image`
- * (scripts/test-image.sh), which builds the image, finds busybox and starts dockerd when needed, and
- * passes CHAINVISOR_IMAGE and CHAINVISOR_TEST_BUSYBOX; without them (plain `npm test`) every test here
- * is skipped with a loud line.
+ * The container image (Dockerfile, `npm run image`) on a real Docker engine, started with
+ * docs/container.md's command: chainvisor on tini supervises a fake node (test/support/image-home.ts)
+ * that keeps its data as an SDK node does, in a bind-mounted home; applies an upgrade; stops within the
+ * grace on `docker stop` with its status; leaves no zombie; works with a read-only root. Containers run
+ * with `--network none`, but the one that downloads through a proxy on the host's loopback. Run by
+ * `npm run test:image` (scripts/test-image.sh), which builds the image and passes CHAINVISOR_IMAGE and
+ * CHAINVISOR_TEST_BUSYBOX; without them (plain `npm test`) every test is skipped with a loud line.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,8 +15,10 @@ import { after, afterEach, before, describe, test } from 'node:test';
 
 import { goodArchives } from '../../scripts/make-hostile-archives.js';
 import { hostPlatform } from '../../src/download/index.js';
+import { containerDocArgs } from '../support/documented-command.js';
 import { withChecksum } from '../support/download-kit.js';
 import { startFaultServer } from '../support/fault-server.js';
+import { BUSYBOX, docker, dockerOk, haltNode, HOME, IMAGE_UID, makeHome as makeImageHome, TOOLS, userArgs } from '../support/image-home.js';
 import { startProxyServer } from '../support/proxy-server.js';
 import { testCa } from '../support/tls.js';
 
@@ -32,88 +29,11 @@ if (skip) {
   process.stderr.write(`\n!!! CONTAINER IMAGE TESTS SKIPPED: ${skip}\n\n`);
 }
 
-/** Where the home is inside the container (the image's DAEMON_HOME). */
-const HOME = '/home/chainvisor';
-const TOOLS = `${HOME}/.tools`;
-const BUSYBOX = `${TOOLS}/busybox`;
-const IMAGE_UID = 10001;
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function docker(args: string[], timeoutMs = 60_000): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile('docker', args, { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-async function dockerOk(args: string[], timeoutMs?: number): Promise<string> {
-  const run = await docker(args, timeoutMs);
-  assert.equal(run.code, 0, `docker ${args.join(' ')} failed: ${run.stderr}`);
-  return run.stdout;
-}
-
-/** The fake node: logs to the journal, exits 42 on SIGTERM (or ignores it), may leave orphans behind. */
-function fakeNode(label: string): string {
-  return [
-    `#!${BUSYBOX} sh`,
-    `PATH=${TOOLS}/bin`,
-    `H=${HOME}; J=$H/journal; L=${label}`,
-    'case "$1" in',
-    '  pre-upgrade) exit 1 ;;',
-    `  version) echo ${label}; exit 0 ;;`,
-    'esac',
-    'echo "$L start pid=$$ uid=$(id -u) args=$*" >> "$J"',
-    'if [ -f "$H/ignore-term" ]; then',
-    `  trap 'echo "$L got TERM (ignored)" >> "$J"' TERM`,
-    'else',
-    `  trap 'echo "$L got TERM" >> "$J"; exit 42' TERM`,
-    'fi',
-    // Children that outlive their parent: reparented to PID 1, which must reap them when they exit.
-    'if [ -f "$H/orphans" ]; then',
-    '  for i in 1 2 3 4 5; do ( sleep 0.3 & ); done',
-    '  echo "$L left orphans" >> "$J"',
-    'fi',
-    'while :; do sleep 0.1; done',
-    '',
-  ].join('\n');
-}
-
-const applets = ['sh', 'sleep', 'id', 'cat', 'echo', 'mkdir', 'mv', 'rm', 'ls'];
-
-/** A home laid out on the host: busybox, genesis and v2 fake nodes; owned by the image's user. */
-async function makeHome(): Promise<string> {
-  const home = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-image-'));
-  await fs.mkdir(path.join(home, '.tools/bin'), { recursive: true });
-  await fs.copyFile(busybox, path.join(home, '.tools/busybox'));
-  await fs.chmod(path.join(home, '.tools/busybox'), 0o755);
-  for (const applet of applets) await fs.symlink('../busybox', path.join(home, '.tools/bin', applet));
-  await fs.writeFile(path.join(home, '.tools/genesis-simd'), fakeNode('genesis'), { mode: 0o755 });
-  await fs.mkdir(path.join(home, 'cosmovisor/upgrades/v2/bin'), { recursive: true });
-  await fs.writeFile(path.join(home, 'cosmovisor/upgrades/v2/bin/simd'), fakeNode('v2'), { mode: 0o755 });
-  await fs.mkdir(path.join(home, 'data'));
-  await fs.chmod(home, 0o755);
-  await chownTree(home);
-  return home;
-}
-
-async function chownTree(file: string): Promise<void> {
-  if (process.getuid?.() !== 0) return;
-  await fs.lchown(file, IMAGE_UID, IMAGE_UID);
-  const stat = await fs.lstat(file);
-  if (stat.isDirectory()) for (const name of await fs.readdir(file)) await chownTree(path.join(file, name));
-}
-
-/** `--user` for a non-root test run: the home is then this user's, not the image's. */
-function userArgs(): string[] {
-  return process.getuid?.() === 0 ? [] : ['--user', `${process.getuid?.()}:${process.getgid?.()}`];
-}
+/** chainvisor's arguments as docs/container.md gives them (`run start --home …`), and the node's part. */
+const DOCUMENTED = containerDocArgs();
+const NODE_ARGS = DOCUMENTED.slice(1).join(' ');
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const makeHome = (): Promise<string> => makeImageHome(busybox);
 
 let counter = 0;
 const created: string[] = [];
@@ -133,7 +53,7 @@ async function start(home: string, options: StartOptions = {}): Promise<string> 
   const common = ['--network', 'none', '--label', 'chainvisor-test=1', '-v', `${home}:${HOME}`, ...userArgs(), ...envArgs, ...(options.extra ?? [])];
   await dockerOk(['run', '--rm', ...common, image, 'init', `${TOOLS}/genesis-simd`]);
   created.push(name);
-  await dockerOk(['run', '-d', '--name', name, ...common, image, ...(options.args ?? ['run', 'start', '--x-crisis-skip-assert-invariants'])]);
+  await dockerOk(['run', '-d', '--name', name, ...common, image, ...(options.args ?? DOCUMENTED)]);
   return name;
 }
 
@@ -179,14 +99,6 @@ async function inspect(name: string, format: string): Promise<string> {
   return (await dockerOk(['inspect', '--format', format, name])).trim();
 }
 
-/** Writes data/upgrade-info.json into the volume, as the node does at the upgrade height. */
-async function writePlan(home: string, name: string, height: number): Promise<void> {
-  const tmp = path.join(home, 'data/.upgrade-info.json.tmp');
-  await fs.writeFile(tmp, JSON.stringify({ name, time: '0001-01-01T00:00:00Z', height }));
-  await chownTree(tmp);
-  await fs.rename(tmp, path.join(home, 'data/upgrade-info.json'));
-}
-
 describe('container image', { skip, concurrency: false }, () => {
   before(async () => {
     const info = await docker(['image', 'inspect', image]);
@@ -204,10 +116,12 @@ describe('container image', { skip, concurrency: false }, () => {
   test('the image is chainvisor on tini, as a non-root user, with no shell', async () => {
     const config = JSON.parse(await dockerOk(['image', 'inspect', '--format', '{{json .Config}}', image])) as {
       Entrypoint: string[];
+      Cmd: string[];
       User: string;
       Env: string[];
     };
     assert.deepEqual(config.Entrypoint, ['/usr/bin/tini', '--', '/usr/local/bin/chainvisor']);
+    assert.deepEqual(config.Cmd, DOCUMENTED, "the image's CMD is docs/container.md's command");
     assert.equal(config.User, `${IMAGE_UID}:${IMAGE_UID}`);
     assert.ok(config.Env.includes(`DAEMON_HOME=${HOME}`));
     const version = await dockerOk(['run', '--rm', '--network', 'none', image, '--version']);
@@ -221,8 +135,8 @@ describe('container image', { skip, concurrency: false }, () => {
     homes.push(home);
     const name = await start(home, { env: { CHAINVISOR_HTTP_ADDRESS: '0.0.0.0:9102', DAEMON_SHUTDOWN_GRACE: '10s' } });
 
-    // 1. The node runs under chainvisor, with its arguments, as the image's user; tini is PID 1.
-    const first = await waitJournal(home, name, /genesis start pid=\d+ uid=\d+ args=start --x-crisis-skip-assert-invariants/);
+    // 1. The node runs under chainvisor, with its arguments, its home at DAEMON_HOME, as the image's user; tini is PID 1.
+    const first = await waitJournal(home, name, new RegExp(`genesis start pid=\\d+ uid=\\d+ home=${HOME} args=${escape(NODE_ARGS)}$`, 'm'));
     if (process.getuid?.() === 0) assert.match(first, new RegExp(`uid=${IMAGE_UID} `));
     const states = await processStates(name);
     assert.equal(states.get(1)?.comm, 'tini', 'PID 1 is tini');
@@ -233,7 +147,7 @@ describe('container image', { skip, concurrency: false }, () => {
       '-c',
       `for d in /proc/[0-9]*; do ${BUSYBOX} grep -q '^PPid:\t1$' $d/status && ${BUSYBOX} tr '\\0' ' ' < $d/cmdline && ${BUSYBOX} grep '^Uid:' $d/status; done; true`,
     );
-    assert.match(supervisor, /^\/usr\/local\/bin\/chainvisor run start --x-crisis-skip-assert-invariants Uid:\t(\d+)/, supervisor);
+    assert.match(supervisor, new RegExp(`^/usr/local/bin/chainvisor ${escape(DOCUMENTED.join(' '))} Uid:\t(\\d+)`), supervisor);
     if (process.getuid?.() === 0) assert.match(supervisor, new RegExp(`Uid:\\t${IMAGE_UID}\\t`));
     assert.equal((await fs.readlink(path.join(home, 'cosmovisor/current'))).replace(/\/$/, ''), 'genesis');
     // /healthz (what the Kubernetes readiness probe reads) says ok while the node runs.
@@ -244,9 +158,13 @@ describe('container image', { skip, concurrency: false }, () => {
     }
     assert.match(health, /"status":"ok"/);
 
-    // 2. An upgrade inside the container: the plan appears in the volume, v2 starts, current moves.
-    await writePlan(home, 'v2', 20);
-    await waitJournal(home, name, /v2 start pid=\d+ .*args=start --x-crisis-skip-assert-invariants/);
+    // 2. An upgrade inside the container: the node halts and writes the plan in its home, v2 starts, current moves.
+    await haltNode(home, 'v2', 20);
+    await waitJournal(home, name, new RegExp(`v2 start pid=\\d+ .*home=${HOME} args=${escape(NODE_ARGS)}$`, 'm'));
+    assert.match(await journal(home), new RegExp(`genesis halted home=${HOME}$`, 'm'));
+    // The node's data is chainvisor's: its signing state in $DAEMON_HOME/data, nothing under $HOME/.simd.
+    await fs.access(path.join(home, 'data/priv_validator_state.json'));
+    await assert.rejects(fs.access(path.join(home, '.simd')), { code: 'ENOENT' });
     assert.equal((await fs.readlink(path.join(home, 'cosmovisor/current'))).replace(/\/$/, ''), 'upgrades/v2');
     // `docker exec <container> chainvisor status` works (chainvisor is on the image's PATH).
     const status = JSON.parse(await dockerOk(['exec', name, 'chainvisor', 'status', '--output', 'json'])) as { current: { name: string } };
@@ -308,7 +226,7 @@ describe('container image', { skip, concurrency: false }, () => {
     await waitJournal(home, name, /genesis start/);
     const write = await docker(['exec', name, BUSYBOX, 'touch', '/tmp/x']);
     assert.notEqual(write.code, 0, 'the root filesystem is read-only');
-    await writePlan(home, 'v2', 20);
+    await haltNode(home, 'v2', 20);
     await waitJournal(home, name, /v2 start/);
     assert.equal((await fs.readlink(path.join(home, 'cosmovisor/current'))).replace(/\/$/, ''), 'upgrades/v2');
     const backups = (await fs.readdir(home)).filter((f) => f.startsWith('data-backup-'));
