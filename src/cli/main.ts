@@ -3,6 +3,7 @@
  * ChainvisorErrors, which are shown as message + hint; anything else is a bug and shows its stack.
  */
 import { ChainvisorError, ExitCode, UsageError } from '../shared/errors/index.js';
+import { isJournalStream } from '../shared/journal-stream.js';
 import { type ArgsSpec, optionLines, parseCommandArgs, usageLine } from './args.js';
 import { type Command, type CommandContext, type CommandEntry, usageOf, writeLine } from './command.js';
 import { commands } from './commands/index.js';
@@ -56,7 +57,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     const ctx: CommandContext = { args, env: options.env ?? process.env, configFile, cosmovisorConfigFile, stdout, stderr };
     return await command.run(ctx, parsed);
   } catch (error) {
-    return reportError(error, stderr, usage);
+    // Under systemd's journal the report is an error (`<3>`), so `journalctl -p err` shows why chainvisor stopped.
+    const journal = options.stderr === undefined && isJournalStream(2, process.env.JOURNAL_STREAM);
+    return reportError(error, journal ? { write: (text) => stderr.write(text.replace(/^(?=.)/gm, '<3>')) } : stderr, usage);
   }
 }
 
@@ -133,7 +136,7 @@ async function commandHelp(entry: CommandEntry, command: Command): Promise<strin
 /** The hint UsageError gives when its thrower had nothing more precise to say. */
 const genericUsageHint = new UsageError('').hint;
 
-function reportError(error: unknown, stderr: NodeJS.WritableStream, usage: { name: string; line: string } | undefined): number {
+function reportError(error: unknown, stderr: { write(text: string): unknown }, usage: { name: string; line: string } | undefined): number {
   if (error instanceof ChainvisorError) {
     stderr.write(`chainvisor: error: ${error.message}\n`);
     let hint = error.hint;

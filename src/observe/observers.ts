@@ -12,7 +12,15 @@ import { etaOf } from '../shared/eta.js';
 import type { EventBus } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
 import { startProgressView } from '../shared/progress/index.js';
-import { type Notifications, parseWebhookTargets, startNotifications, startWebhooks, type Webhooks, type WebhookTarget } from './delivery/index.js';
+import {
+  loadFailureRepeats,
+  type Notifications,
+  parseWebhookTargets,
+  startNotifications,
+  startWebhooks,
+  type Webhooks,
+  type WebhookTarget,
+} from './delivery/index.js';
 import type { HttpServer, ListenAddress } from './http/index.js';
 import type { Metrics } from './metrics.js';
 import { identityOf, readNodeFacts } from './node-identity.js';
@@ -78,7 +86,9 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
     return doc;
   };
   const stopProgress = startProgressView({ bus, logger, ...(options.progressTty ? { tty: options.progressTty } : {}) });
-  const webhooks: Webhooks | undefined = targets.length > 0 ? startWebhooks({ targets, bus, logger, events: notify.events }) : undefined;
+  // Both kinds of receivers share one record of the failures sent, so a restart loop pages once an hour.
+  const repeats = targets.length > 0 || notify.channels.length > 0 ? await loadFailureRepeats({ stateDir: layout.stateDir, logger }) : undefined;
+  const webhooks: Webhooks | undefined = targets.length > 0 ? startWebhooks({ targets, bus, logger, events: notify.events, repeats }) : undefined;
   if (webhooks) logger.info({ webhooks: targets.map((t) => t.shown) }, 'sending upgrade events to %d webhook receiver(s)', targets.length);
   // The node's moniker and chain id, for the alerts and the metrics' node info, read once in the
   // background; a genesis of gigabytes is scanned for its chain id, and a stop does not wait for it.
@@ -94,6 +104,7 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
           logger,
           facts: nodeFacts(),
           eta: (height) => etaOf(height, tracker.state().blockTime ?? null),
+          repeats,
         })
       : undefined;
   if (notifications)
@@ -172,6 +183,7 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
         for (const signal of ['SIGTERM', 'SIGINT'] as const) process.off(signal, onSignal);
       }
       await flushing;
+      await repeats?.settled();
       await statusFile.close();
       await server?.close();
       metrics?.close();

@@ -147,7 +147,8 @@ export const cosmovisorSettings = {
     kind: 'enum',
     default: 'auto',
     values: ['auto', 'json', 'text'],
-    description: "chainvisor's log lines: `json`, human-readable `text`, or `auto` (text when stderr is a terminal).",
+    description:
+      "chainvisor's log lines: `json`, human-readable `text`, or `auto` (text when stderr is a terminal or systemd's journal, else JSON). When stderr is the journal (`JOURNAL_STREAM`), text lines carry no colour and no time (the journal stamps them) and begin with their syslog priority (`<4>` warning …), so `journalctl -p warning` filters; `json` keeps JSON there.",
   },
   customPreUpgrade: {
     env: 'COSMOVISOR_CUSTOM_PREUPGRADE',

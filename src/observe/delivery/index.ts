@@ -4,5 +4,6 @@
  * shape of its own), each in order, in the background, retried, flushed at exit.
  */
 export { type Notifications, type NotifyOptions, sendTestNotices, startNotifications } from './notify.js';
+export { type FailureRepeats, loadFailureRepeats } from './repeats.js';
 export { payloadOf, startWebhooks, type WebhookOptions, type WebhookPayload, type Webhooks } from './sender.js';
 export { parseWebhookTargets, type WebhookTarget } from './targets.js';

@@ -16,6 +16,7 @@ import { createHttpClient, type HttpClient } from '../../shared/net/index.js';
 import { scrubSecrets } from '../../shared/redact.js';
 import type { Answer } from './post.js';
 import { createDeliveryQueue, flushQueues } from './queue.js';
+import type { FailureRepeats } from './repeats.js';
 import { postWithRetry } from './retry.js';
 
 export interface NotifyOptions {
@@ -38,6 +39,8 @@ export interface NotifyOptions {
   maxQueued?: number;
   /** Where the proxy variables and SSL_CERT_FILE/SSL_CERT_DIR are read; default process.env. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** A failure that ends chainvisor goes out once an hour across restarts (repeats.ts). */
+  repeats?: FailureRepeats;
 }
 
 export interface Notifications {
@@ -62,7 +65,7 @@ export function startNotifications(options: NotifyOptions): Notifications {
   });
   const off = options.bus.on((event) => {
     // PagerDuty's resolves come from events CHAINVISOR_NOTIFY_EVENTS may leave out: the channel filters.
-    if (!sent.has(event.event)) return;
+    if (!sent.has(event.event) || options.repeats?.allows(event) === false) return;
     // Estimated now, not when the message is formatted: a queue held up by a slow service sends the same time.
     const eta = event.upgrade && whenEvents.includes(event.event) ? options.eta?.(event.upgrade.height) : undefined;
     for (const queue of queues) queue.push({ event, ...(eta ? { eta } : {}) });

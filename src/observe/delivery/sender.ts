@@ -23,6 +23,7 @@ import type { Logger } from '../../shared/log.js';
 import { createHttpClient, type HttpClient } from '../../shared/net/index.js';
 import { scrubSecrets } from '../../shared/redact.js';
 import { createDeliveryQueue, flushQueues } from './queue.js';
+import type { FailureRepeats } from './repeats.js';
 import { postWithRetry } from './retry.js';
 import type { WebhookTarget } from './targets.js';
 
@@ -54,6 +55,8 @@ export interface WebhookOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** CHAINVISOR_NOTIFY_EVENTS: only these are sent; undefined for all. */
   events?: ReadonlySet<string> | undefined;
+  /** A failure that ends chainvisor goes out once an hour across restarts (repeats.ts). */
+  repeats?: FailureRepeats;
 }
 
 export interface Webhooks {
@@ -94,6 +97,7 @@ export function startWebhooks(options: WebhookOptions): Webhooks {
   const queues = options.targets.map((target) => createQueue(target, options, client, stop.signal));
   const off = options.bus.on((event) => {
     if (!notable.has(event.event) || (options.events !== undefined && !options.events.has(event.event))) return;
+    if (options.repeats?.allows(event) === false) return;
     const body = JSON.stringify(payloadOf(event, host));
     for (const queue of queues) queue.push({ event: event.event, body });
   });

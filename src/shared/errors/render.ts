@@ -46,6 +46,15 @@ export function renderErrorsDoc(): string {
     "`chainvisor: usage: …`, the command's usage line, after the error. A code listed with several exit codes",
     'says why. Anything an upgrade meets while its binary is downloaded and installed fails that upgrade with',
     'exit 79, whatever its code.',
+    '',
+    'Under systemd (docs/systemd/chainvisor.service), `RestartPreventExitStatus=64 78 84` leaves to a person the',
+    'exits a restart cannot mend: 64, the command line in the unit is wrong, and stays wrong; 78, the settings',
+    'or the home cannot work until someone changes them; 84, the node could double-sign, and starting it again',
+    'is the very risk (docs/double-sign.md). The others may pass: 79 to 81 fail an upgrade with `current`',
+    'unchanged and a start applies it again (once the binary, the pre-upgrade or the disk is fixed), 82 ends',
+    'when the other chainvisor does, and a node that crashed (its own exit status, which chainvisor passes on)',
+    'restarts as it would without chainvisor. A failure that ends chainvisor is sent to the webhooks and alert',
+    'channels once an hour however often the unit restarts it.',
   ];
   for (const group of groups) {
     const codes = errorCodes.filter((code) => errorCatalogue[code].exit === group.exit);
