@@ -283,6 +283,9 @@ export function startFollow(options: FollowOptions): Follow {
     }, interval);
     timer.unref();
   };
+  // The subscription is tried from the start, every 200 ms until the node answers: a node that commits its
+  // first block before its RPC listens is read as soon as the websocket opens (its first message wakes a reading).
+  subscribe();
   void wake().finally(schedule);
 
   return {

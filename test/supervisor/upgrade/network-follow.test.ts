@@ -312,3 +312,27 @@ test('a first block whose time is in the future (a node clock ahead): noticedMs 
   const confirmed = r.seen.find((e) => e.event === 'upgrade-confirmed');
   assert.equal(confirmed?.data?.noticedMs, 0);
 });
+
+test('a node whose first block beats its RPC: the websocket is tried from the start, and its opening reads at once, not a second later', async () => {
+  let listening = false;
+  const chain = { latest: 101 };
+  const reader = scripted(chain);
+  const validator = reader.validator;
+  reader.validator = async () => {
+    if (!listening) throw new Error('connect ECONNREFUSED');
+    return validator();
+  };
+  const subscribe = (o: { onBlock: () => void; onEnd: (reason: string) => void }) => {
+    const opened = listening;
+    setTimeout(() => (opened ? o.onBlock() : o.onEnd('connect ECONNREFUSED')), 5);
+    return { close: () => undefined };
+  };
+  const r = recorder();
+  const startedAt = Date.now();
+  const follow = startFollow({ upgrade, switchedAt: startedAt, rpcAddress: '', events: r.events, logger, warnMs: 60_000, intervalMs: 1000, reader, subscribe });
+  setTimeout(() => (listening = true), 300);
+  await follow.done;
+  const tookMs = Date.now() - startedAt;
+  assert.deepEqual(r.names(), ['upgrade-confirmed']);
+  assert.ok(tookMs < 800, `confirmed ${tookMs} ms after the start; the RPC listened at 300 ms and the websocket is retried every 200 ms`);
+});
