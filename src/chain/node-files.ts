@@ -107,10 +107,16 @@ export function readNodeListens(home: string, args: readonly string[]): NodeList
   };
 }
 
+/** The node's `--home` (`--home <dir>` or `--home=<dir>`, the last one wins), as written; undefined without one. */
+export function nodeHomeFlag(args: readonly string[]): string | undefined {
+  const home = nodeFlags(args, ['home']).get('home');
+  return home === undefined || home.trim() === '' ? undefined : home;
+}
+
 /** `--name value` and `--name=value` as pflag reads them (the last one wins; `--` ends the flags); `--grpc.enable` alone is true. */
-function nodeFlags(args: readonly string[]): Map<string, string> {
+function nodeFlags(args: readonly string[], names = ['rpc.laddr', 'grpc.address', 'grpc.enable']): Map<string, string> {
   const found = new Map<string, string>();
-  const wanted = new Set(['rpc.laddr', 'grpc.address', 'grpc.enable']);
+  const wanted = new Set(names);
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     if (arg === '--') break;

@@ -2,8 +2,10 @@
  * Double-sign protection (docs/double-sign.md): one supervisor and one node per home — the home lock
  * `run` and `restore` hold, the record of the node `run` starts and the start-up stop of a node a killed
  * chainvisor left; the sign guard, which never lets the node start on a signing state that went back
- * (a restore's included); and the twin check, which never lets it sign beside another machine.
+ * (a restore's included); the twin check, which never lets it sign beside another machine; and the
+ * home check, which sees a node that lives outside DAEMON_HOME.
  */
+export { createHomeCheck, type HomeCheck } from './home-check.js';
 export { acquireHomeLock, type LockMode } from './home-lock.js';
 export { createNodeTracker, type NodeTracker } from './node-record.js';
 export { stopOrphanNode } from './orphan.js';

@@ -5,7 +5,7 @@
  * the sequence, src/supervisor/upgrade/compose.ts), the follow after it (network-waiting,
  * upgrade-confirmed, validator-not-signing, upgrade-stalled), the plan on chain and its staging
  * (upgrade-scheduled, plan-cancelled, binary-staged, staging-failed, checksum-disagreement), a manual upgrade queued, the node
- * started and exited, rehearsals' results and a restore. The twin check's events have their own
+ * started and exited, rehearsals' results, a restore and a node outside DAEMON_HOME. The twin check's events have their own
  * listener beside their check (src/guard/twin-log.ts).
  */
 import type { EventBus, SupervisorEvent } from './events/index.js';
@@ -49,6 +49,10 @@ export function logEvents(events: EventBus, logger: Logger, options: { failures?
           { event: e.event, backup: data.backup, replaced: data.replaced, signing: data.signing, current: (data.current as { to?: unknown }).to },
           e.text,
         );
+        return;
+      // The node lives outside DAEMON_HOME (src/guard/home-check.ts): refused (84) or a warning.
+      case 'home-mismatch':
+        logger[data.refused === true ? 'error' : 'warn']({ event: e.event, nodeHome: data.nodeHome, daemonHome: data.daemonHome, seen: data.seen }, e.text);
         return;
       default:
     }

@@ -1,11 +1,11 @@
 /**
  * The one launch point of the node: every start — `run`, a restart, the start after an upgrade, after a
- * manual upgrade, with a new halt height — comes through here: the binary checked, the signer guards
- * (the sign guard, the twin check), then the node record, the spawn and the watches. A guard that
- * refuses ends the run: the node is not started.
+ * manual upgrade, with a new halt height — comes through here: the binary checked, the guards (the
+ * home check, the sign guard, the twin check), then the node record, the spawn and the watches. A
+ * guard that refuses ends the run: the node is not started.
  * Why, and the rest of its rules: docs/design/upgrade.md#supervisornodelaunchts.
  */
-import type { NodeTracker, SignGuard, TwinCheck } from '../guard/index.js';
+import type { HomeCheck, NodeTracker, SignGuard, TwinCheck } from '../guard/index.js';
 import { binaryPath, checkNodeBinary, type Current, type Layout, readCurrent } from '../home/layout/index.js';
 import { ChainvisorError, ExitCode } from '../shared/errors/index.js';
 import type { EventBus } from '../shared/events/index.js';
@@ -17,12 +17,13 @@ export interface LaunchContext {
   logger: Logger;
   events: EventBus;
   tracker: NodeTracker | undefined;
+  homeCheck: HomeCheck;
   signGuard: SignGuard;
   twinCheck: TwinCheck;
   /** Aborted when chainvisor is asked to stop: a guard that waits (CHAINVISOR_TWIN_WAIT) gives up. */
   signal: AbortSignal;
-  /** The twin check saw this validator sign elsewhere while the node runs: the run loop stops it. */
-  keyInUse(error: ChainvisorError): void;
+  /** A guard found the running node unsafe (its key signing elsewhere, its home elsewhere): the run loop stops it. */
+  stopUnsafe(error: ChainvisorError): void;
   /** The node just spawned: from now on the one the stop signals and the detector look at. */
   started(launched: Launched): void;
 }
@@ -58,6 +59,8 @@ export async function launchNode(ctx: LaunchContext, options: LaunchOptions): Pr
     });
   }
   try {
+    // First: with the node's home elsewhere, the sign guard and the twin check would read the wrong files.
+    await ctx.homeCheck.beforeStart(options.args);
     await ctx.signGuard.beforeStart(ctx.signal);
     await ctx.twinCheck.beforeStart({ first: options.first && switched === undefined, signal: ctx.signal });
   } catch (error) {
@@ -70,7 +73,8 @@ export async function launchNode(ctx: LaunchContext, options: LaunchOptions): Pr
   const node = startNode(binary, args, logger, options.env);
   tracker?.spawned(node);
   ctx.signGuard.watch(node.exited);
-  ctx.twinCheck.watch(node.exited, (error) => ctx.keyInUse(error));
+  ctx.twinCheck.watch(node.exited, (error) => ctx.stopUnsafe(error));
+  ctx.homeCheck.watch(node, (error) => ctx.stopUnsafe(error));
   events.emit('node-started', { text: `node started: ${binary}`, data: { pid: node.pid, binary, args, current: current.dir } });
   void node.exited.then(
     (status) =>

@@ -10,7 +10,7 @@ import { type ChainAddresses, type Plan, resolveChainAddresses } from '../chain/
 import type { Config } from '../config/index.js';
 import type { Downloader } from '../download/index.js';
 import { type Staging, startStaging } from '../download/staging/index.js';
-import { createSignGuard, createTwinCheck, type NodeTracker } from '../guard/index.js';
+import { createHomeCheck, createSignGuard, createTwinCheck, type NodeTracker } from '../guard/index.js';
 import { pruneBackups } from '../home/backup/index.js';
 import { type Current, type Layout, planTarget, readCurrent, type UpgradeTarget } from '../home/layout/index.js';
 import { ExitCode } from '../shared/errors/index.js';
@@ -70,7 +70,7 @@ export class Supervisor {
   private wake: ((event: Wake) => void) | undefined;
   private lastUpgrade: { name: string; at: number } | undefined;
   private pruning: Promise<unknown> = Promise.resolve();
-  /** The launch point's guards and hooks (launch.ts): the sign guard (#28), the twin check (#32). */
+  /** The launch point's guards and hooks (launch.ts): the home check (#43), the sign guard (#28), the twin check (#32). */
   private readonly launching: LaunchContext;
   /** The network followed after each upgrade (upgrade/follow.ts). */
   private readonly follows: UpgradeFollows;
@@ -112,10 +112,11 @@ export class Supervisor {
       events: this.events,
       tracker,
       signal: this.abort.signal,
+      homeCheck: createHomeCheck({ layout, logger: this.logger, events: this.events }),
       signGuard: createSignGuard({ layout, logger: this.logger, mode: this.config.signGuard }),
       twinCheck: createTwinCheck({ layout, logger: this.logger, events: this.events, config: this.config }),
-      // A twin seen while the node runs stops it, and the error ends the run whatever the restart policy.
-      keyInUse: (error) => this.wake?.({ kind: 'error', error }),
+      // A twin, or a home elsewhere, seen while the node runs stops it, and the error ends the run whatever the restart policy.
+      stopUnsafe: (error) => this.wake?.({ kind: 'error', error }),
       started: (launched) => this.adopt(launched),
     };
   }
@@ -167,6 +168,7 @@ export class Supervisor {
       await this.pruning;
       await this.detector.close();
       await Promise.all([this.planOnChain.planWatcher?.stop(), this.planOnChain.staging?.stop()]);
+      this.launching.homeCheck.close();
       await this.launching.signGuard.close();
       await this.launching.twinCheck.close();
     }

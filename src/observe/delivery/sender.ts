@@ -13,6 +13,7 @@ import {
   type AfterUpgrade,
   afterUpgradeEvents,
   type EventBus,
+  type HomeMismatch,
   type NotableEvent,
   notableEvents,
   type SupervisorEvent,
@@ -36,6 +37,8 @@ export interface WebhookPayload extends Partial<Omit<AfterUpgrade, 'upgrade'>> {
   text: string;
   /** key-in-use and twin-unchecked (issue #32): what the twin check found, the RPC redacted. */
   twinCheck?: TwinCheckReport;
+  /** home-mismatch (issue #43): the node's home and DAEMON_HOME, how it was seen. */
+  homeMismatch?: HomeMismatch;
 }
 
 export interface WebhookOptions {
@@ -75,7 +78,13 @@ export function payloadOf(event: SupervisorEvent, host: string): WebhookPayload 
     // One line: chat webhooks render `text` as it is.
     text: event.text.replace(/\s*\n\s*/g, ' '),
     ...(twinCheckEvents.includes(event.event) && event.data !== undefined ? { twinCheck: twinCheckFields(event.data) } : {}),
+    ...(event.event === 'home-mismatch' && event.data !== undefined ? { homeMismatch: homeMismatchFields(event.data) } : {}),
   };
+}
+
+function homeMismatchFields(data: Record<string, unknown>): HomeMismatch {
+  const { nodeHome, daemonHome, seen, file, refused } = data as unknown as HomeMismatch;
+  return { nodeHome, daemonHome, seen, file, refused };
 }
 
 function twinCheckFields(data: Record<string, unknown>): TwinCheckReport {

@@ -4,7 +4,7 @@
  * state. Field names are a public interface (scripts read them): add, never rename.
  */
 import { type Eta, etaOf, etaProblem } from '../../shared/eta.js';
-import type { AfterUpgrade, TwinCheckReport } from '../../shared/events/index.js';
+import type { AfterUpgrade, HomeMismatch, TwinCheckReport } from '../../shared/events/index.js';
 import type { HomeFacts, HomeOptions } from './home.js';
 import { readHome, upgradeBinaryPresent } from './home.js';
 import type { Activity, LastUpgrade, LiveState, NodeState } from './live.js';
@@ -43,6 +43,8 @@ export interface StatusDocument {
   afterUpgrade: AfterUpgrade | null;
   /** The twin check's last finding (issue #32, docs/double-sign.md): clear, key-in-use, unchecked or off; kept after `run` exits. */
   twinCheck: TwinCheckReport | null;
+  /** The node lives outside DAEMON_HOME (issue #43, docs/cosmovisor.md#the-nodes-home): its home, DAEMON_HOME, how it was seen (`flag`, `open-files`); null otherwise; kept after `run` exits. */
+  homeMismatch: HomeMismatch | null;
   /** The last rehearsal of each upgrade, newest first (`chainvisor rehearse`, docs/rehearsal.md). */
   rehearsals: HomeFacts['rehearsals'];
   /** The newest of them, or null. */
@@ -59,7 +61,14 @@ export interface BuildOptions extends HomeOptions {
   live: LiveState | undefined;
   /** Kept from a previous run's status file: the last upgrade is history, still true after a restart. */
   history?:
-    { lastUpgrade: LastUpgrade | null; backups: LiveState['backups']; afterUpgrade?: AfterUpgrade | null; twinCheck?: TwinCheckReport | null } | undefined;
+    | {
+        lastUpgrade: LastUpgrade | null;
+        backups: LiveState['backups'];
+        afterUpgrade?: AfterUpgrade | null;
+        twinCheck?: TwinCheckReport | null;
+        homeMismatch?: HomeMismatch | null;
+      }
+    | undefined;
 }
 
 export async function buildStatus(options: BuildOptions): Promise<StatusDocument> {
@@ -102,6 +111,7 @@ export async function buildStatus(options: BuildOptions): Promise<StatusDocument
     activity: live?.activity ?? null,
     afterUpgrade: live?.afterUpgrade ?? options.history?.afterUpgrade ?? null,
     twinCheck: live?.twinCheck ?? options.history?.twinCheck ?? null,
+    homeMismatch: live?.homeMismatch ?? options.history?.homeMismatch ?? null,
     rehearsals: home.rehearsals,
     lastRehearsal: home.rehearsals[0] ?? null,
     lastRestore: home.lastRestore,

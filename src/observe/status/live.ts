@@ -5,7 +5,7 @@
  * backup folders) is read from the home instead (./home.ts), so it is never stale.
  */
 import { type BlockTime, createBlockClock } from '../../shared/eta.js';
-import type { AfterUpgrade, EventBus, SupervisorEvent, TwinCheckReport } from '../../shared/events/index.js';
+import type { AfterUpgrade, EventBus, HomeMismatch, SupervisorEvent, TwinCheckReport } from '../../shared/events/index.js';
 
 export type NodeState = 'starting' | 'running' | 'stopped' | 'upgrading' | 'exited' | 'unsupervised';
 
@@ -57,6 +57,8 @@ export interface LiveState {
   rpcProblem?: string | null;
   /** The twin check's last finding (issue #32): clear, key-in-use, unchecked or off. */
   twinCheck: TwinCheckReport | null;
+  /** The node lives outside DAEMON_HOME (issue #43): its home and how it was seen; null when it does not (or not yet seen). */
+  homeMismatch?: HomeMismatch | null;
   updated: string;
 }
 
@@ -84,6 +86,7 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
     afterUpgrade: null,
     rpcProblem: null,
     twinCheck: null,
+    homeMismatch: null,
     updated: iso(now()),
   };
   const listeners: ((urgent: boolean) => void)[] = [];
@@ -166,6 +169,9 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
       case 'twin-unchecked':
         state.twinCheck = fieldsOf(data, twinCheckFields);
         return true;
+      case 'home-mismatch':
+        state.homeMismatch = fieldsOf(data, homeMismatchFields);
+        return true;
       case 'chain-height': {
         const height = num(data.height);
         if (height === null || height === state.chainHeight) return false;
@@ -245,6 +251,8 @@ const twinCheckFields: FieldList<TwinCheckReport> = {
   address: true,
   reason: true,
 };
+
+const homeMismatchFields: FieldList<HomeMismatch> = { nodeHome: true, daemonHome: true, seen: true, file: true, refused: true };
 
 /** Every field of `T`, so that the compiler names one a list forgets. */
 type FieldList<T> = { readonly [K in keyof T]-?: true };

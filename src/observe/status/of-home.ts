@@ -9,7 +9,13 @@ export async function statusOfHome(options: { layout: Layout; backupDir: string;
   const live = file?.alive ? file.live : undefined;
   const history =
     file && !file.alive
-      ? { lastUpgrade: file.live.lastUpgrade, backups: file.live.backups, afterUpgrade: file.live.afterUpgrade ?? null, twinCheck: file.live.twinCheck ?? null }
+      ? {
+          lastUpgrade: file.live.lastUpgrade,
+          backups: file.live.backups,
+          afterUpgrade: file.live.afterUpgrade ?? null,
+          twinCheck: file.live.twinCheck ?? null,
+          homeMismatch: file.live.homeMismatch ?? null,
+        }
       : undefined;
   return buildStatus({ ...options, live, history });
 }

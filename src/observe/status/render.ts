@@ -1,6 +1,6 @@
 /** The status document for people: `chainvisor status` without `--output json`. */
 import { describeEta } from '../../shared/eta.js';
-import { describeAfterUpgrade, describeTwinCheck } from '../../shared/events/index.js';
+import { describeAfterUpgrade, describeHomeMismatch, describeTwinCheck } from '../../shared/events/index.js';
 import type { StatusDocument } from './document.js';
 
 export function renderStatus(doc: StatusDocument): string {
@@ -9,6 +9,7 @@ export function renderStatus(doc: StatusDocument): string {
   add('chainvisor', doc.chainvisor.running ? `running (pid ${doc.chainvisor.pid}, since ${doc.chainvisor.since})` : 'not running for this home');
   if (doc.chainvisor.http) add('endpoint', `http://${doc.chainvisor.http}`);
   add('health', doc.health.ok ? 'ok' : `NOT OK: ${doc.health.reason}`);
+  if (doc.homeMismatch) add('home', `MISMATCH: ${describeHomeMismatch(doc.homeMismatch)}`);
   add('current', `${doc.current.name}${doc.current.height === null ? '' : ` (height ${doc.current.height})`} → ${doc.current.binary}`);
   const exit = doc.node.lastExit ? `, last exit ${doc.node.lastExit.signal ?? `code ${doc.node.lastExit.code}`}` : '';
   add(

@@ -79,6 +79,11 @@ const titles: Record<string, { title: (name: string) => string; tone: Tone; hint
     tone: 'warning',
     hint: 'make CHAINVISOR_NETWORK_RPC answer (an RPC of this chain): until then chainvisor cannot see this key signing elsewhere',
   },
+  'home-mismatch': {
+    title: () => 'Node runs outside DAEMON_HOME',
+    tone: 'warning',
+    hint: "pass --home $DAEMON_HOME to the node, or set DAEMON_HOME to the node's home: until then upgrades are not applied and the node's signing state is not guarded",
+  },
   [testEvent]: { title: () => 'Test message from chainvisor', tone: 'info' },
 };
 
@@ -96,7 +101,8 @@ export function noticeOf(event: Pick<SupervisorEvent, 'event' | 'upgrade' | 'tex
   if (
     (event.event === 'node-exited' && failedExit && data.restart === false) ||
     (event.event === 'staging-failed' && data.blocksLeft !== undefined) ||
-    (event.event === 'twin-unchecked' && data.refused === true)
+    (event.event === 'twin-unchecked' && data.refused === true) ||
+    (event.event === 'home-mismatch' && data.refused === true)
   )
     tone = 'bad';
   return {

@@ -99,6 +99,8 @@ export function pageFor(notice: Notice, facts: NodeFacts): Page | undefined {
       return { action: 'trigger', severity: 'critical', dedupKey: dedupKey(facts, undefined, 'key-in-use') };
     case 'twin-unchecked':
       return data.refused === true ? { action: 'trigger', severity: 'error', dedupKey: dedupKey(facts, undefined, 'twin-check') } : undefined;
+    case 'home-mismatch':
+      return data.refused === true ? { action: 'trigger', severity: 'error', dedupKey: dedupKey(facts, undefined, 'home') } : undefined;
     case 'node-exited': {
       const failed = typeof data.code === 'number' ? data.code !== 0 : data.signal !== undefined && data.signal !== null;
       const restarts = typeof data.restarts === 'number' ? data.restarts : 0;

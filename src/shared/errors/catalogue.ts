@@ -229,6 +229,11 @@ export const errorCatalogue = {
     when: "Before a start of the node, or while it runs: this validator's address signed a block on the network (`CHAINVISOR_NETWORK_RPC`) at a height above this home's `priv_validator_state.json`, a signature this home did not make. The node is not started, or is stopped at once, and not restarted whatever the restart policy.",
     hint: "another machine runs this validator's key: find it and stop it (a failover node, an old VM back after a migration, a restored snapshot, a copied key); do not start this node until then",
   },
+  CHAINVISOR_HOME_MISMATCH: {
+    exit: ExitCode.doubleSignRisk,
+    when: "Before a start of the node, or a few seconds after it (Linux: the files it holds open): the node lives in another home than `DAEMON_HOME` (its `--home`, or the data folder it opened) and signs there with a local validator key (`priv_validator_key.json`, no remote signer); the sign guard and the twin check would guard `DAEMON_HOME`'s signing state, not the node's. The node is not started, or is stopped.",
+    hint: "pass --home $DAEMON_HOME to the node (after 'chainvisor run start'), or set DAEMON_HOME to the home the node uses",
+  },
   CHAINVISOR_TWIN_UNCHECKED: {
     exit: ExitCode.doubleSignRisk,
     when: "Before a start with `CHAINVISOR_TWIN_CHECK=require`: no network RPC answered within `CHAINVISOR_TWIN_TIMEOUT` (or this validator's key file could not be read), so the check could not be made; the node was not started.",

@@ -27,6 +27,8 @@ export const notableEvents = [
   // Never two signers (issue #32): data is a `TwinCheckReport`.
   'key-in-use',
   'twin-unchecked',
+  // The node lives outside DAEMON_HOME (issue #43): data is a `HomeMismatch`.
+  'home-mismatch',
 ] as const;
 export type NotableEvent = (typeof notableEvents)[number];
 

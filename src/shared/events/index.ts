@@ -1,4 +1,4 @@
-/** The supervisor's events and their bus (bus.ts); the after-upgrade and twin-check events' data. */
+/** The supervisor's events and their bus (bus.ts); the after-upgrade, twin-check and home-mismatch events' data. */
 export { type AfterUpgrade, afterUpgradeEvents, describeAfterUpgrade } from './after-upgrade.js';
 export {
   createEventBus,
@@ -10,4 +10,5 @@ export {
   type SupervisorEvent,
   type UpgradeRef,
 } from './bus.js';
+export { describeHomeMismatch, type HomeMismatch } from './home-mismatch.js';
 export { describeTwinCheck, twinCheckEvents, type TwinCheckReport } from './twin-check.js';

@@ -34,6 +34,7 @@ function doc(afterUpgrade: AfterUpgrade | null): StatusDocument {
     activity: null,
     afterUpgrade,
     twinCheck: null,
+    homeMismatch: null,
     rehearsals: [],
     lastRehearsal: null,
     lastRestore: null,
