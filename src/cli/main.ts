@@ -4,6 +4,7 @@
  */
 import { ChainvisorError, ExitCode, UsageError } from '../shared/errors/index.js';
 import { isJournalStream } from '../shared/journal-stream.js';
+import { shownLines } from '../shared/json.js';
 import { type ArgsSpec, optionLines, parseCommandArgs, usageLine } from './args.js';
 import { type Command, type CommandContext, type CommandEntry, usageOf, writeLine } from './command.js';
 import { commands } from './commands/index.js';
@@ -138,7 +139,7 @@ const genericUsageHint = new UsageError('').hint;
 
 function reportError(error: unknown, stderr: { write(text: string): unknown }, usage: { name: string; line: string } | undefined): number {
   if (error instanceof ChainvisorError) {
-    stderr.write(`chainvisor: error: ${error.message}\n`);
+    stderr.write(`chainvisor: error: ${shownLines(error.message)}\n`);
     let hint = error.hint;
     // A misuse of a known command: its usage line, and where its whole help is.
     if (error instanceof UsageError && usage !== undefined) {
@@ -146,12 +147,12 @@ function reportError(error: unknown, stderr: { write(text: string): unknown }, u
       const more = `run 'chainvisor help ${usage.name}' for its arguments and options`;
       hint = hint === undefined || hint === genericUsageHint ? more : `${hint}; ${more}`;
     }
-    if (hint) stderr.write(`chainvisor: hint: ${hint}\n`);
+    if (hint) stderr.write(`chainvisor: hint: ${shownLines(hint)}\n`);
     // The stable code, for scripts and for searching the documentation (the text may change).
     stderr.write(`chainvisor: code: ${error.code}\n`);
     return error.exitCode;
   }
   const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  stderr.write(`chainvisor: unexpected error (this is a bug in chainvisor; please report it with this output):\n${stack}\n`);
+  stderr.write(`chainvisor: unexpected error (this is a bug in chainvisor; please report it with this output):\n${shownLines(stack)}\n`);
   return ExitCode.internal;
 }

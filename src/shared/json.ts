@@ -78,6 +78,19 @@ export function shownText(text: string, max = 200): string {
 }
 
 /**
+ * Text of several lines made safe to print where a person reads it (the command's error lines, the text
+ * and journal logs): each line as shownText, unclipped, and every line after the first indented (when it
+ * is not already), so that nothing quoted from outside (an RPC's error, a node's output) can pass for a
+ * line of its own.
+ */
+export function shownLines(text: string): string {
+  return text
+    .split('\n')
+    .map((line, i) => (i === 0 || /^\s/.test(line) ? '' : '  ') + shownText(line, Number.POSITIVE_INFINITY))
+    .join('\n');
+}
+
+/**
  * The deepest nesting of `text`, counted up to `stop` + 1 (then the scan ends: the text is refused
  * anyway). Brackets inside strings do not count. Not a validation of the text: JSON.parse does that.
  */

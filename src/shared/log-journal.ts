@@ -8,10 +8,11 @@ import { destination } from 'pino';
 import type pinoPretty from 'pino-pretty';
 
 import { syslogPriority } from './journal-stream.js';
+import { shownMessage } from './log-message.js';
 
 /** A pino destination writing journal lines to `fd`, synchronously (the last line before an exit is kept). */
 export function journalDestination(fd: number, pretty: typeof pinoPretty): { write(line: string): void } {
-  const format = pretty.prettyFactory({ colorize: false, ignore: 'time,pid,hostname,module', singleLine: true });
+  const format = pretty.prettyFactory({ colorize: false, ignore: 'time,pid,hostname,module', singleLine: true, messageFormat: shownMessage });
   const out = destination({ fd, sync: true });
   const stream = {
     [Symbol.for('pino.metadata')]: true,

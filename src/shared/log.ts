@@ -11,6 +11,7 @@ import type pinoPretty from 'pino-pretty';
 
 import { isJournalStream } from './journal-stream.js';
 import { journalDestination } from './log-journal.js';
+import { shownMessage } from './log-message.js';
 
 // pino-pretty (and its dependencies) is loaded only for human-readable output (a terminal, the journal):
 // written as JSON elsewhere, its memory (about 1.3 MiB private on Node 22) would sit there for nothing.
@@ -73,6 +74,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       translateTime: `SYS:${mask}`,
       ignore: 'pid,hostname,module',
       singleLine: true,
+      messageFormat: shownMessage,
     });
     return pino({ level, base, serializers }, stream);
   }

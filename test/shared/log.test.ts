@@ -4,10 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
 
 import { ChainvisorError } from '../../src/shared/errors/index.js';
-import { serializeError } from '../../src/shared/log.js';
+import { createLogger, serializeError } from '../../src/shared/log.js';
 
 const read = (error: unknown) => serializeError(error) as Record<string, unknown>;
 
@@ -48,4 +50,21 @@ test('a bug keeps its stack, Node argument errors included; a cause that is not 
     (many.errors as Array<Record<string, unknown>>).map((e) => e.message),
     ['one', 'two'],
   );
+});
+
+test('a human-readable log line quotes outside text escaped: no colour code, no bidi override, no line of its own', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainvisor-log-'));
+  const file = path.join(dir, 'log');
+  const fd = fs.openSync(file, 'w');
+  try {
+    const logger = createLogger({ pretty: true, color: false, fd, journalStream: undefined });
+    logger.warn({ upgrade: 'v2' }, 'the RPC said: %s', '\u001b[31mred\u202e\nchainvisor: error: forged');
+  } finally {
+    fs.closeSync(fd);
+  }
+  const text = fs.readFileSync(file, 'utf8');
+  fs.rmSync(dir, { recursive: true, force: true });
+  assert.match(text, /the RPC said: \\u\{1b\}\[31mred\\u\{202e\}/);
+  assert.doesNotMatch(text, /[\u001b\u202e]/);
+  assert.doesNotMatch(text, /^chainvisor: error: forged/m);
 });
