@@ -6,6 +6,7 @@
 import { type Config, loadConfig, type LoadedConfig } from '../config/index.js';
 import { anyChannelOn } from '../shared/alerts/index.js';
 import { ConfigError } from '../shared/errors/index.js';
+import { shownText } from '../shared/json.js';
 import type { LoggerOptions } from '../shared/log.js';
 import { proxyProblems, proxySettings } from '../shared/net/index.js';
 import type { CommandContext } from './command.js';
@@ -22,7 +23,33 @@ export function loadContextConfig(ctx: CommandContext): LoadedConfig {
   // uses it runs as with cosmovisor.
   const c = loaded.config;
   if (c.allowDownloadBinaries || c.webhookUrl !== '' || c.networkRpc !== '' || anyChannelOn(c)) refuseUnusableProxies(ctx.env);
+  warnIgnoredKeys(loaded);
   return loaded;
+}
+
+/** The cosmovisor config.toml keys warned about: once per start, however often a command loads its settings. */
+const warnedKeys = new Set<string>();
+
+/**
+ * A key of cosmovisor's config.toml that is no setting (a newer cosmovisor's, another tool's) is ignored,
+ * as cosmovisor ignores it: a warning, never a validator stopped at boot (issue #43).
+ */
+function warnIgnoredKeys(loaded: LoadedConfig): void {
+  const file = loaded.cosmovisorConfigFile;
+  const fresh = loaded.ignoredKeys.filter((key) => !warnedKeys.has(key));
+  if (file === undefined || fresh.length === 0) return;
+  for (const key of fresh) warnedKeys.add(key);
+  const options = logOptions(loaded.config);
+  // The logger is loaded for this line only: `status` and `config` use none otherwise.
+  void import('../shared/log.js').then(({ createLogger }) => {
+    const logger = createLogger(options);
+    for (const key of fresh) {
+      logger.warn(
+        { file, key: shownText(key) },
+        `unknown key "${shownText(key)}" in ${file}: ignored, as cosmovisor ignores it; check its spelling ('chainvisor config' lists the settings) or remove it`,
+      );
+    }
+  });
 }
 
 /** Exit 78 when a proxy variable cannot be used (not a URL, credentials that cannot be decoded or sent). */

@@ -4,13 +4,14 @@
  * variable names, strings in single quotes, booleans, and durations as integer NANOSECONDS (Go's
  * time.Duration through go-toml), e.g. `daemon_poll_interval = 300000000`. A quoted Go duration
  * (`'30s'`) is accepted too, as cosmovisor (viper) accepts it. chainvisor's own `chainvisor_*` keys
- * may be added to the same file; cosmovisor ignores them.
+ * may be added to the same file; cosmovisor ignores them. A key that is no setting (a newer cosmovisor's,
+ * another tool's) is ignored as cosmovisor ignores it, and named to the caller, who warns (issue #43).
  */
 import { parse } from 'smol-toml';
 
 import type { ConfigProblem } from '../shared/errors/index.js';
 import { readBoundedSync } from '../shared/fsread/index.js';
-import { type Config, fileKey, fileSettings, type RawConfig, type SettingKey, settings } from './schema.js';
+import { type Config, fileKey, fileSettings, type RawConfig, type SettingKey, type SettingKind, settings } from './schema.js';
 
 /** The keys cosmovisor writes, in its order (its Config struct's). */
 const cosmovisorKeys = [
@@ -33,8 +34,8 @@ const cosmovisorKeys = [
   'disableRecase',
 ] as const satisfies readonly SettingKey[];
 
-/** Reads a cosmovisor config.toml into raw strings; every problem is added to `problems`. */
-export function readCosmovisorToml(file: string, problems: ConfigProblem[]): RawConfig {
+/** Reads a cosmovisor config.toml into raw strings; every problem is added to `problems`, every key that is no setting to `ignored`. */
+export function readCosmovisorToml(file: string, problems: ConfigProblem[], ignored: string[]): RawConfig {
   // A regular file of at most 1 MiB: a FIFO or a device at the path is refused, never read.
   const read = readBoundedSync(file, 1024 * 1024);
   if (read.status !== 'ok') {
@@ -55,7 +56,7 @@ export function readCosmovisorToml(file: string, problems: ConfigProblem[]): Raw
     });
     return {};
   }
-  return fileSettings(table, file, problems, (value, kind) => {
+  const settingsOf = (value: unknown, kind: SettingKind): string | { wrong: string } => {
     const numeric = typeof value === 'number' || typeof value === 'bigint';
     if (typeof value === 'string') return value;
     if (typeof value === 'boolean' && kind === 'bool') return String(value);
@@ -63,7 +64,8 @@ export function readCosmovisorToml(file: string, problems: ConfigProblem[]): Raw
     if (numeric && kind === 'duration') return `${value}ns`;
     if (numeric && (kind === 'count' || kind === 'bytes')) return String(value);
     return { wrong: `has the wrong type for a ${kind} setting` };
-  });
+  };
+  return fileSettings(table, file, problems, settingsOf, (name) => ignored.push(name));
 }
 
 /** config.toml for `init`, in cosmovisor's format, from resolved settings. */

@@ -36,6 +36,8 @@ export interface LoadedConfig {
   sources: Record<SettingKey, Source>;
   configFile: string | undefined;
   cosmovisorConfigFile: string | undefined;
+  /** Keys of the cosmovisor config.toml that are no setting: ignored, as cosmovisor ignores them (the command warns). */
+  ignoredKeys: string[];
 }
 
 export function loadConfig(options: LoadOptions): LoadedConfig {
@@ -43,7 +45,8 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
   const configFile = options.configFile ?? nonEmpty(options.env.CHAINVISOR_CONFIG);
   const fromFile = configFile === undefined ? {} : readConfigFile(configFile, problems);
   const cosmovisorConfigFile = options.cosmovisorConfigFile;
-  const fromToml = cosmovisorConfigFile === undefined ? {} : readCosmovisorToml(cosmovisorConfigFile, problems);
+  const ignoredKeys: string[] = [];
+  const fromToml = cosmovisorConfigFile === undefined ? {} : readCosmovisorToml(cosmovisorConfigFile, problems, ignoredKeys);
 
   const raw: RawConfig = {};
   const sources = {} as Record<SettingKey, Source>;
@@ -125,7 +128,7 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
 
   problems.push(...upgradeSourceProblems(values, (key) => labels[key]));
   if (problems.length > 0) throw new ConfigError(problems);
-  return { config: values as Config, sources, configFile, cosmovisorConfigFile };
+  return { config: values as Config, sources, configFile, cosmovisorConfigFile, ignoredKeys };
 }
 
 function parseValue(spec: SettingSpec, text: string): Parsed<unknown> {

@@ -62,19 +62,25 @@ export function fileKey(key: SettingKey): string {
 /**
  * The settings of a parsed settings file (chainvisor's JSON, cosmovisor's TOML): keys matched to
  * settings, values turned into the raw text an environment variable would hold by `asText`, which
- * answers `{ wrong }` for a value of the wrong type. Unknown keys and wrong types are added to `problems`.
+ * answers `{ wrong }` for a value of the wrong type. Wrong types are added to `problems`, and so are unknown
+ * keys, unless `unknown` is given: then they are handed to it (cosmovisor's TOML, whose unknown keys are ignored).
  */
 export function fileSettings(
   entries: Record<string, unknown>,
   file: string,
   problems: Array<{ setting: string; value?: string; message: string }>,
   asText: (value: unknown, kind: SettingKind) => string | { wrong: string },
+  unknown?: (name: string) => void,
 ): RawConfig {
   const byFileKey = new Map(settingKeys.map((key) => [fileKey(key), key]));
   const raw: RawConfig = {};
   for (const [name, value] of Object.entries(entries)) {
     const key = byFileKey.get(name.toLowerCase());
     const label = `${name} in ${file}`;
+    if (key === undefined && unknown !== undefined) {
+      unknown(name);
+      continue;
+    }
     if (key === undefined) {
       problems.push({ setting: label, message: "unknown setting; keys are the lower-cased variable names that 'chainvisor config' lists" });
       continue;

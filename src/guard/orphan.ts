@@ -37,12 +37,12 @@ export async function stopOrphanNode(options: OrphanOptions): Promise<number[]> 
   const orphans = await findOrphans(record, layout, logger);
   for (const orphan of orphans) {
     logger.warn(
-      { event: 'orphan-node', pid: orphan.pid, binary: record.binary, since: record.startedAt, supervisor: record.supervisorPid },
+      { event: 'orphan-node', nodePid: orphan.pid, binary: record.binary, since: record.startedAt, supervisor: record.supervisorPid },
       'the node started by an earlier chainvisor (pid %d, killed without stopping it) is still running: stopping it before starting a new one — never two nodes of one home',
       orphan.pid,
     );
     await stopProcess(orphan, options);
-    logger.warn({ event: 'orphan-node-stopped', pid: orphan.pid }, 'the orphan node (pid %d) has stopped', orphan.pid);
+    logger.warn({ event: 'orphan-node-stopped', nodePid: orphan.pid }, 'the orphan node (pid %d) has stopped', orphan.pid);
   }
   await removeNodeRecord(layout);
   return orphans.map((o) => o.pid);
@@ -63,16 +63,16 @@ async function findOrphans(record: NodeRecord, layout: HomePaths, logger: Logger
   const pid = record.pid;
   const token = (await isProcessAlive(pid)) ? await processStartToken(pid) : undefined;
   if (token === undefined) {
-    logger.debug({ pid }, 'node record: the node it names has exited');
+    logger.debug({ nodePid: pid }, 'node record: the node it names has exited');
     return [];
   }
   if (record.startToken !== undefined && token !== record.startToken) {
-    logger.info({ pid, recorded: record.startToken, now: token }, 'ignoring a stale node record: pid %d now belongs to another process', pid);
+    logger.info({ nodePid: pid, recorded: record.startToken, now: token }, 'ignoring a stale node record: pid %d now belongs to another process', pid);
     return [];
   }
   const env = await readProcessEnv(pid);
   if (env !== undefined && env.get(runIdVariable) !== record.runId) {
-    logger.info({ pid }, 'ignoring a stale node record: pid %d is not the node it recorded (its %s differs)', pid, runIdVariable);
+    logger.info({ nodePid: pid }, 'ignoring a stale node record: pid %d is not the node it recorded (its %s differs)', pid, runIdVariable);
     return [];
   }
   if (record.startToken === undefined && env === undefined) {
@@ -91,7 +91,7 @@ async function stopProcess(target: Target, options: OrphanOptions): Promise<void
   const poll = options.pollMs ?? 50;
   signal(target, 'SIGTERM');
   if (await goneWithin(target, grace, poll)) return;
-  options.logger.warn({ pid: target.pid, graceMs: grace }, 'orphan node still running after the grace period; sending SIGKILL');
+  options.logger.warn({ nodePid: target.pid, graceMs: grace }, 'orphan node still running after the grace period; sending SIGKILL');
   signal(target, 'SIGKILL');
   if (await goneWithin(target, killWaitMs, poll)) return;
   throw unstoppable(target, 'it is still running after SIGKILL');

@@ -114,7 +114,7 @@ export function startAutoRehearsal(options: AutoRehearsalOptions): { stop(): Pro
     }
     // Short of memory, the kernel kills the rehearsal (and its scratch node, which inherits this), never the live node first.
     if (proc.pid !== undefined) await fs.writeFile(`/proc/${proc.pid}/oom_score_adj`, '1000').catch(() => undefined);
-    logger.info({ upgrade: name, pid: proc.pid }, `rehearsing upgrade "${name}" on a copy of this node's state, in the background`);
+    logger.info({ upgrade: name, rehearsalPid: proc.pid }, `rehearsing upgrade "${name}" on a copy of this node's state, in the background`);
     const exited = proc.done.then((result) => {
       child = undefined;
       const { exitCode: code, signal } = result;

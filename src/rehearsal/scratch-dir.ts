@@ -46,7 +46,7 @@ async function stopRecordedNode(scratch: string, logger: Logger): Promise<void> 
   if (!record.ok) return;
   const { pid, start } = record.value;
   if ((await processStartToken(pid)) !== start) return;
-  logger.info({ pid, scratch }, `stopping the scratch node (pid ${pid}) left by an interrupted rehearsal`);
+  logger.info({ nodePid: pid, scratch }, `stopping the scratch node (pid ${pid}) left by an interrupted rehearsal`);
   try {
     process.kill(pid, 'SIGKILL');
   } catch (error) {

@@ -77,16 +77,16 @@ export function startNode(binary: string, args: readonly string[], logger: Logge
     async stop({ graceMs, killAtZero }) {
       if (done) return exited;
       if (graceMs === 0 && killAtZero) {
-        logger.info({ pid: child.pid }, 'stopping node (SIGKILL; DAEMON_SHUTDOWN_GRACE is 0)');
+        logger.info({ nodePid: child.pid }, 'stopping node (SIGKILL; DAEMON_SHUTDOWN_GRACE is 0)');
         kill('SIGKILL');
         return exited;
       }
-      logger.info({ pid: child.pid, graceMs }, 'stopping node (SIGTERM)');
+      logger.info({ nodePid: child.pid, graceMs }, 'stopping node (SIGTERM)');
       kill('SIGTERM');
       if (graceMs > 0) {
         const timer = setTimeout(() => {
           if (!done) {
-            logger.warn({ pid: child.pid, graceMs }, 'node still running after DAEMON_SHUTDOWN_GRACE; sending SIGKILL');
+            logger.warn({ nodePid: child.pid, graceMs }, 'node still running after DAEMON_SHUTDOWN_GRACE; sending SIGKILL');
             kill('SIGKILL');
           }
         }, graceMs);

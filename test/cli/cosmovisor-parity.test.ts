@@ -2,7 +2,7 @@
  * cosmovisor parity, each case one of cosmovisor's own scenarios, run black-box against the real
  * `chainvisor` command: config.toml written by init and read by --cosmovisor-config, init's argument and
  * layout checks, `current` created at start, an uninitialised home refused, a relative backup folder
- * accepted when backups are skipped, impossible durations refused.
+ * accepted when backups are skipped, impossible durations refused, an unknown config.toml key ignored.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
@@ -106,6 +106,35 @@ describe('cosmovisor parity: configuration and init', () => {
     const r = await t.cli(['run', 'start', '--cosmovisor-config', toml, '--home', t.home], { DAEMON_HOME: '', DAEMON_NAME: '' });
     assert.equal(r.exitCode, 0, r.stderr);
     assert.deepEqual(await t.journalLines(), ['genesis start [start] [--home] [' + t.home + ']', 'genesis exit 0']);
+  });
+
+  test('an unknown key in config.toml is ignored with one warning naming it and the file (cosmovisor ignores it); in the JSON file it stays an error', async () => {
+    await t.cliOk(['init', await t.fakeNode({ label: 'genesis', runMs: 10, exitCode: 0 })]);
+    const toml = path.join(t.root, 'cv.toml');
+    await fs.writeFile(
+      toml,
+      [`daemon_home = '${t.home}'`, "daemon_name = 'simd'", "cosmovisor_future_setting = 'on'", 'unsafe_skip_backup = true', ''].join('\n'),
+    );
+    const env = { DAEMON_HOME: '', DAEMON_NAME: '', UNSAFE_SKIP_BACKUP: '', CHAINVISOR_LOG_FORMAT: 'json' };
+    const run = await t.cli(['run', 'start', '--cosmovisor-config', toml], env);
+    assert.equal(run.exitCode, 0, run.stderr);
+    const warnings = run.stderr.split('\n').filter((l) => l.includes('cosmovisor_future_setting'));
+    assert.equal(warnings.length, 1, run.stderr);
+    const line = JSON.parse(warnings[0] as string) as Record<string, unknown>;
+    assert.equal(line.level, 40, 'a warning');
+    assert.equal(line.key, 'cosmovisor_future_setting');
+    assert.equal(line.file, toml);
+    assert.match(String(line.msg), /unknown key "cosmovisor_future_setting" in .*cv\.toml: ignored, as cosmovisor ignores it/);
+    assert.deepEqual(await t.journalLines(), ['genesis start [start]', 'genesis exit 0'], 'the node ran');
+    const config = await t.cli(['--cosmovisor-config', toml, 'config'], env);
+    assert.equal(config.exitCode, 0, config.stderr);
+    assert.match(config.stderr, /unknown key \\?"cosmovisor_future_setting\\?" in /);
+
+    const json = path.join(t.root, 'chainvisor.json');
+    await fs.writeFile(json, JSON.stringify({ daemon_home: t.home, daemon_name: 'simd', cosmovisor_future_setting: 'on' }));
+    const refused = await t.cli(['--config', json, 'config'], env);
+    assert.equal(refused.exitCode, 78);
+    assert.match(refused.stderr, /cosmovisor_future_setting in .*chainvisor\.json: unknown setting/);
   });
 
   test('init checks its argument before creating anything (64), with the fix', async () => {

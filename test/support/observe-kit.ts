@@ -5,7 +5,7 @@ import path from 'node:path';
 import { type TestHome, waitFor } from './home.js';
 
 /** Where `run` listens (it was asked for port 0), from the status file it keeps. */
-export async function endpointOf(t: TestHome): Promise<string> {
+export async function endpointOf(t: Pick<TestHome, 'home'>): Promise<string> {
   const file = path.join(t.home, 'cosmovisor', '.chainvisor', 'status.json');
   let address = '';
   await waitFor(

@@ -12,6 +12,7 @@ export const restoreCommand = defineCommand({
       'dry-run': { type: 'boolean', help: 'print the plan and change nothing' },
       yes: { type: 'boolean', short: 'y', help: 'do not ask (for scripts; without a terminal, restore needs it)' },
       'keep-binary': { type: 'boolean', help: 'leave `current` as it is' },
+      'drop-queue': { type: 'boolean', help: 'the restored data has no manual-upgrade queue (default: the current one is kept)' },
       output: { type: 'string', short: 'o', choices: ['json', 'text'], help: 'json: the plan and what was done as JSON; text (the default): for people' },
     },
   },
@@ -20,13 +21,22 @@ export const restoreCommand = defineCommand({
     'copied (clones where the filesystem allows), never moved: it stays for another try. The current data/ is',
     'renamed data.replaced-<time> beside it; nothing is deleted. The validator signing state',
     '(priv_validator_state.json) is never moved back: the one further ahead by (height, round, step) is kept.',
-    "`current` goes back to the binary of the backup's time (--keep-binary leaves it). Refused while `run`",
-    'holds the home (82). Asks on a terminal; --yes for scripts. --dry-run prints the plan and changes nothing.',
+    "`current` goes back to the binary of the backup's time (--keep-binary leaves it). The manual-upgrade queue",
+    "(data/upgrade-info.json.batch) of today is kept in the restored data, never the backup's (--drop-queue: none).",
+    'Refused while `run` holds the home (82). Asks on a terminal; --yes for scripts. --dry-run prints the plan and',
+    'changes nothing, even while `run` is active.',
     'Exit 0 restored, 79 nothing to restore (or a backup, a record or a journal it cannot use), 81 not enough space, 84 a signing',
     'state that cannot be read.',
   ].join('\n'),
   async run(ctx, { values }) {
-    const args = { backup: values.backup, dryRun: values['dry-run'], yes: values.yes, keepBinary: values['keep-binary'], output: values.output ?? 'text' };
+    const args = {
+      backup: values.backup,
+      dryRun: values['dry-run'],
+      yes: values.yes,
+      keepBinary: values['keep-binary'],
+      dropQueue: values['drop-queue'] === true,
+      output: values.output ?? 'text',
+    };
     const { config } = loadContextConfig(ctx);
     const layout = layoutFor(config);
     await requireHome(layout);
@@ -36,29 +46,37 @@ export const restoreCommand = defineCommand({
       import('../../shared/log.js'),
     ]);
     const logger = createLogger(logOptions(config));
-    // No node may run on the data while it is replaced: `run` holds this lock for as long as it lives.
-    const lock = await acquireHomeLock({ layout, version, logger });
     // The signing safety is the double-sign guard's: the restore is handed its side.
     const signing = restoreSigning(layout);
-    try {
-      await backup.resumeInterruptedRestore({ layout, logger, signing });
-      const plan = await backup.planRestore({
+    const planOf = () =>
+      backup.planRestore({
         layout,
         backupDir: config.dataBackupDir,
         keepBinary: args.keepBinary,
+        dropQueue: args.dropQueue,
         signing,
         ...(args.backup ? { backup: args.backup } : {}),
       });
-      if (args.output === 'text') writeLine(ctx.stdout, renderPlan(plan));
-      if (args.dryRun) {
-        if (args.output === 'json') writeLine(ctx.stdout, JSON.stringify({ dryRun: true, plan: planJson(plan), restored: null }, null, 2));
-        return 0;
-      }
+    if (args.dryRun) {
+      // Read only, so allowed while `run` is active: no lock taken, an interrupted restore neither finished nor undone.
+      const pending = await backup.pendingRestore({ layout, signing });
+      const plan = await planOf();
+      if (args.output === 'json')
+        writeLine(ctx.stdout, JSON.stringify({ dryRun: true, plan: planJson(plan), pending: pending ?? null, restored: null }, null, 2));
+      else writeLine(ctx.stdout, [renderPlan(plan, backup.describeQueue(plan.queue)), ...dryRunNotes(pending)].join('\n'));
+      return 0;
+    }
+    // No node may run on the data while it is replaced: `run` holds this lock for as long as it lives.
+    const lock = await acquireHomeLock({ layout, version, logger });
+    try {
+      await backup.resumeInterruptedRestore({ layout, logger, signing });
+      const plan = await planOf();
+      if (args.output === 'text') writeLine(ctx.stdout, renderPlan(plan, backup.describeQueue(plan.queue)));
       if (!args.yes) await confirm(ctx, plan);
       const record = await backup.restoreData({ plan, layout, logger, signing });
       await announce(config, logger, record);
       if (args.output === 'json') writeLine(ctx.stdout, JSON.stringify({ dryRun: false, plan: planJson(plan), restored: record }, null, 2));
-      else writeLine(ctx.stdout, renderDone(record));
+      else writeLine(ctx.stdout, renderDone(record, plan));
       return 0;
     } finally {
       await lock.release();
@@ -77,12 +95,33 @@ async function confirm(ctx: CommandContext, plan: RestorePlan): Promise<void> {
   const { createInterface } = process.getBuiltinModule('node:readline/promises');
   const rl = createInterface({ input: process.stdin, output: ctx.stderr });
   try {
-    const answer = await rl.question(`Replace ${plan.dataDir} with a copy of ${plan.backup}? [y/N] `);
+    const queue = plan.queue.kept
+      ? ', keeping the manual-upgrade queue'
+      : plan.queue.dropped && plan.queue.current.status !== 'missing'
+        ? ', dropping the manual-upgrade queue'
+        : '';
+    const answer = await rl.question(`Replace ${plan.dataDir} with a copy of ${plan.backup}${queue}? [y/N] `);
     if (!/^y(es)?$/i.test(answer.trim()))
       throw new ChainvisorError('CHAINVISOR_RESTORE_UNCONFIRMED', `restore of ${plan.backup} not confirmed; nothing was changed`);
   } finally {
     rl.close();
   }
+}
+
+type Pending = Awaited<ReturnType<typeof import('../../home/backup/index.js').pendingRestore>>;
+
+/** What a dry run adds under its plan: nothing changed, what the restore itself needs, a restore still pending. */
+function dryRunNotes(pending: Pending): string[] {
+  const notes = [
+    "dry run: nothing was changed. The restore itself needs the node and 'chainvisor run' stopped (while run holds the home it refuses, exit 82): stop them, then run chainvisor restore without --dry-run",
+  ];
+  if (pending?.phase === 'copying') notes.push(`an interrupted restore of ${pending.backup} is pending: the restore first undoes it (removes ${pending.work})`);
+  if (pending?.phase === 'swapping') {
+    notes.push(
+      `an interrupted restore of ${pending.backup} is pending: the restore (or run) first finishes it (${pending.work} becomes the data, the data now is set aside as ${pending.replaced}); this plan is of the data as it is now`,
+    );
+  }
+  return notes;
 }
 
 /** The `data-restored` event: logged, and to the webhooks when CHAINVISOR_WEBHOOK_URL is set (`run` is not running: this command sends it). */
@@ -106,7 +145,7 @@ function side(s: SignSide): string {
   return s === 'missing' ? 'none' : `height ${s.height} round ${s.round} step ${s.step}`;
 }
 
-function renderPlan(plan: RestorePlan): string {
+function renderPlan(plan: RestorePlan, queue: string): string {
   const made = plan.made ? ` (made for upgrade ${plan.made.upgrade} at height ${plan.made.height}, ${plan.made.time}, ${plan.made.mode})` : '';
   const s = plan.signing;
   const signing =
@@ -133,6 +172,7 @@ function renderPlan(plan: RestorePlan): string {
     `  copy           clones where the filesystem allows, copies otherwise (via ${plan.work}); the backup stays`,
     `  signing state  ${signing}`,
     `  current        ${current}`,
+    `  upgrade queue  ${queue}`,
   ];
   if (s.rememberedAhead) {
     lines.push(
@@ -142,7 +182,7 @@ function renderPlan(plan: RestorePlan): string {
   return lines.join('\n');
 }
 
-function renderDone(record: RestoreRecord): string {
+function renderDone(record: RestoreRecord, plan: RestorePlan): string {
   const how = record.mode === 'reflink' ? 'clones' : 'copies';
   const kept =
     record.signing.kept === 'none'
@@ -153,6 +193,7 @@ function renderDone(record: RestoreRecord): string {
     `the data it replaced is in ${record.replaced}`,
     `signing state: ${kept}`,
     `current: ${record.current.to}`,
+    `upgrade queue: ${plan.queue.kept ? 'kept' : plan.queue.dropped && plan.queue.current.status !== 'missing' ? 'dropped (--drop-queue)' : 'none'}`,
   ].join('\n');
 }
 
@@ -173,5 +214,6 @@ function planJson(plan: RestorePlan): Record<string, unknown> {
       rememberedAhead: plan.signing.rememberedAhead ? point(plan.signing.rememberedAhead) : null,
     },
     current: plan.current,
+    queue: plan.queue,
   };
 }

@@ -7,6 +7,7 @@
 import type { Plan } from '../../chain/index.js';
 import type { Config } from '../../config/index.js';
 import { binaryDirPath, isFile, type Layout, moveAside, planDir, planTarget, readCurrentDir } from '../../home/layout/index.js';
+import type { EventBus } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
 import type { Downloader } from '../index.js';
 import { readStagedRecords, updateStagedRecord } from './record.js';
@@ -28,6 +29,8 @@ export interface StageOptions {
   layout: Layout;
   logger: Logger;
   signal?: AbortSignal;
+  /** Receives the download's progress (`download-progress`: chainvisor_download_bytes_total, status, the board). */
+  events?: EventBus;
   download?: Downloader;
 }
 
@@ -53,7 +56,14 @@ export async function stagePlan(options: StageOptions): Promise<StageResult> {
     await updateStagedRecord(layout, dir, undefined);
   }
   const download = options.download ?? (await import('../index.js')).downloadUpgradeBinary;
-  const done = await download({ target, config, layout, logger, ...(options.signal ? { signal: options.signal } : {}) });
+  const done = await download({
+    target,
+    config,
+    layout,
+    logger,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.events ? { events: options.events } : {}),
+  });
   const source = done.source === undefined ? {} : { source: done.source };
   await updateStagedRecord(layout, dir, { name: plan.name, height: plan.height, info: plan.info, stagedAt: new Date().toISOString(), ...source });
   return { status: 'downloaded', dir, binary, ...source };

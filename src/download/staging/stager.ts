@@ -102,6 +102,7 @@ export function createStager(options: StagerOptions): Stager {
             layout,
             logger,
             signal: abort.signal,
+            events,
             ...(options.download ? { download: options.download } : {}),
           });
           state.staged = true;

@@ -38,7 +38,7 @@ export async function backupBeforeUpgrade(options: BackupBeforeUpgradeOptions): 
   });
   if (existing) {
     logger.info(
-      { upgrade: upgrade.name, height: upgrade.height, path: existing.path, mode: existing.mode, time: existing.time },
+      { upgrade: upgrade.name, height: upgrade.height, path: existing.path, mode: existing.mode, madeAt: existing.time },
       `reusing the backup made for upgrade "${upgrade.name}" at ${existing.time}: ${existing.path} (the node has not run since)`,
     );
     return { path: existing.path, reused: true };

@@ -143,6 +143,15 @@ export async function completeSwap(
   onStep?.('done');
 }
 
+/** What `restore --dry-run` says of an interrupted restore, read only: the real restore finishes (`swapping`) or undoes (`copying`) it first. */
+export async function pendingRestore(options: {
+  layout: Layout;
+  signing: RestoreSigning;
+}): Promise<(Pick<RestoreJournal, 'phase' | 'work' | 'replaced'> & { backup: string }) | undefined> {
+  const journal = await readJournal(options.layout, options.signing);
+  return journal && { phase: journal.phase, work: journal.work, replaced: journal.replaced, backup: journal.record.backup };
+}
+
 /**
  * At the start of `restore` and `run`: a restore a crash interrupted is undone (the copy was not whole)
  * or finished (it was); said in the log. Returns what was done, if anything.

@@ -3,7 +3,8 @@
  * prints): which backup (the newest one recorded, or `--backup`), where the current data goes
  * (`data.replaced-<time>` beside it) and the copy is made (`data.restoring-<time>`), which signing
  * state is kept — the further ahead by (height, round, step), never the one that went back (issue
- * #28), as the double-sign guard tells (./restore-signing.ts) — and which binary `current` goes back to.
+ * #28), as the double-sign guard tells (./restore-signing.ts) — which binary `current` goes back to, and
+ * the manual-upgrade queue carried over or dropped (./restore-queue.ts).
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import { readUpgradeInfo } from '../../chain/index.js';
 import { ChainvisorError, isErrno } from '../../shared/errors/index.js';
 import { binaryPath, genesis, type Layout, planRecordPath, readCurrentDir, upgradeBinaryDir } from '../layout/index.js';
 import { type MadeBackup, readMadeBackups } from './record.js';
+import { planQueue, type QueuePlan } from './restore-queue.js';
 import type { RestoreSigning, SigningPlan } from './restore-signing.js';
 
 export interface RestorePlan {
@@ -31,6 +33,7 @@ export interface RestorePlan {
     /** Whether `to` has a binary installed (a switch to a folder without one is not made). */
     installed: boolean;
   };
+  queue: QueuePlan;
 }
 
 export interface PlanOptions {
@@ -40,6 +43,8 @@ export interface PlanOptions {
   /** `--backup`: a folder, or a name in the backup folder. */
   backup?: string;
   keepBinary: boolean;
+  /** `--drop-queue`: the restored data has no manual-upgrade queue. */
+  dropQueue?: boolean;
   /** The double-sign guard's side: which signing state is kept. */
   signing: RestoreSigning;
   now?: Date;
@@ -69,6 +74,7 @@ export async function planRestore(options: PlanOptions): Promise<RestorePlan> {
     replaced: `${dataDir}.replaced-${stamp}`,
     signing,
     current: { ...current, installed },
+    queue: await planQueue(dataDir, backup, options.dropQueue === true),
   };
 }
 

@@ -3,7 +3,8 @@
  * copied, never moved or linked — clones where the filesystem allows, copies otherwise — so the restored
  * data has inodes of its own and the backup survives for another try; the free space is checked first,
  * as for a backup. The copy goes to a work folder; the signing state further ahead is put in it (never
- * the one that went back); then the swap and the rest (./restore-journal.ts, crash-safe).
+ * the one that went back), and today's manual-upgrade queue (./restore-queue.ts); then the swap and
+ * the rest (./restore-journal.ts, crash-safe).
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
@@ -19,6 +20,7 @@ import { createPlacer } from './place.js';
 import { runPool } from './pool.js';
 import { completeSwap, journalPath, type RestoreJournal, type RestoreStep, writeJournal } from './restore-journal.js';
 import type { RestorePlan } from './restore-plan.js';
+import { carryQueue } from './restore-queue.js';
 import type { RestoreRecord } from './restore-record.js';
 import type { RestoreSigning, SignSide } from './restore-signing.js';
 import { bytesNeeded, type StatfsFn } from './space.js';
@@ -92,6 +94,7 @@ export async function restoreData(options: RestoreOptions): Promise<RestoreRecor
       await fs.mkdir(path.dirname(into), { recursive: true });
       await copyFileAtomic(path.join(plan.dataDir, plan.signing.rel), into, 0o600);
     }
+    await carryQueue(plan.queue, plan.dataDir, plan.work);
     await fsyncDir(parent);
   } catch (error) {
     await fs.rm(plan.work, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 /**
  * Staging before the halt, on the simulated chain under `chainvisor run`: the binary of a plan scheduled
- * by governance is downloaded while the old node runs, so nothing is downloaded at the halt; a cancelled
+ * by governance is downloaded while the old node runs (and counted in chainvisor_download_bytes_total),
+ * so nothing is downloaded at the halt; a cancelled
  * plan discards it; a changed height keeps it; a dead link warns loudly before the height; a restart of
  * chainvisor mid-staging stages again; `prepare-upgrade` stages on its own.
  */
@@ -12,6 +13,7 @@ import { test } from 'node:test';
 import { upgradeInfoFor } from '@chainvisor/simd';
 import { cli, proposeUpgrade, startNode, waitFor, waitForProposal } from '@chainvisor/simd/testing';
 
+import { endpointOf, sample } from '../../support/observe-kit.js';
 import { makeChain, runChainvisor, serveFiles } from '../../support/staging-chain.js';
 
 const exists = (file: string) =>
@@ -20,11 +22,11 @@ const exists = (file: string) =>
     () => false,
   );
 
-test('a scheduled plan is staged while the old node runs; the halt downloads nothing and switches', async (t) => {
+test('a scheduled plan is staged while the old node runs, its bytes counted; the halt downloads nothing and switches', async (t) => {
   const chain = await makeChain(t);
   const server = await serveFiles(t, chain.built.out);
   const info = upgradeInfoFor(chain.built.versions.v2!, server.url);
-  const run = runChainvisor(t, chain);
+  const run = runChainvisor(t, chain, { CHAINVISOR_HTTP_ADDRESS: '127.0.0.1:0' });
   const genesis = await run.nodeOf('genesis');
   const height = (await run.height(genesis)) + 60;
   await proposeUpgrade(chain.built.versions.genesis!.bin, chain.home, { name: 'v2', height, info });
@@ -36,6 +38,9 @@ test('a scheduled plan is staged while the old node runs; the halt downloads not
   assert.equal(run.events('upgrade-scheduled')[0]?.upgrade, 'v2');
   const stagedBytes = server.bytes();
   assert.ok(stagedBytes > 0);
+  // The download the board's panel and status's activity show: the staging's, days before the halt.
+  const metrics = await (await fetch(`${await endpointOf(chain)}/metrics`)).text();
+  assert.equal(sample(metrics, 'chainvisor_download_bytes_total'), stagedBytes);
 
   const v2 = await run.nodeOf('v2');
   await waitFor(async () => (await run.height(v2).catch(() => 0)) > height, 'v2 past the height');

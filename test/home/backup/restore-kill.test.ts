@@ -71,8 +71,18 @@ describe('a restore killed at each step', () => {
         } else assert.equal(step, 'set-aside');
 
         if (next === 'restore') {
-          const r = await t.cli(['restore', '--dry-run']);
-          assert.equal(r.exitCode, 0, r.stderr);
+          // A dry run only says what the restore will do first (issue #43: it writes nothing).
+          const journal = path.join(t.home, 'cosmovisor', '.chainvisor', 'restore-journal.json');
+          const dry = await t.cli(['restore', '--dry-run']);
+          assert.equal(dry.exitCode, 0, dry.stderr);
+          assert.match(
+            dry.stdout,
+            undone.has(step) ? /interrupted restore of .* is pending: the restore first undoes it/ : /is pending: the restore \(or run\) first finishes it/,
+          );
+          await fs.access(journal);
+          // The restore itself finishes or undoes it before it asks (no terminal, no --yes: 64).
+          const r = await t.cli(['restore']);
+          assert.equal(r.exitCode, 64, r.stderr);
           assert.match(r.stderr, undone.has(step) ? /undid a restore interrupted while copying/ : /finished a restore interrupted after its copy was whole/);
         } else {
           const r = await t.cli(['run', 'start'], { CHAINVISOR_SIGN_GUARD: 'off' });
