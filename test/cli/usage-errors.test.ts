@@ -99,6 +99,8 @@ describe('every command answers a misuse with its usage: exit 64, never a stack 
     assert.deepEqual(addUpgrade?.options, [
       { name: 'upgrade-height', value: '<H>' },
       { name: 'force', value: undefined },
+      { name: 'yes', value: undefined },
+      { name: 'restart-now', value: undefined },
     ]);
   });
 
