@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { alertSecrets, type AlertServices, startAlertServices } from '../support/alert-services.js';
 import { plan } from '../support/fake-node.js';
 import { makeHome, type TestHome } from '../support/home.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
 
 function assertNoSecret(text: string, where: string): void {
   for (const secret of alertSecrets) assert.ok(!text.includes(secret), `${where} shows a secret:\n${text}`);
@@ -82,6 +83,49 @@ describe('chainvisor notify, config and run with alert channels', () => {
       'CHAINVISOR_PAGERDUTY_ROUTING_KEY',
     ])
       assert.ok(none.stderr.includes(setting), `the problem names ${setting}:\n${none.stderr}`);
+  });
+
+  test('notify without --test is a usage error (64) naming --test, and sends nothing', async () => {
+    await t.cliOk(['init', await t.fakeNode({ label: 'genesis' })]);
+    const r = await t.cli(['notify']);
+    assert.equal(r.exitCode, 64, r.stdout + r.stderr);
+    assert.match(r.stderr, /^chainvisor: error: notify needs --test$/m);
+    assert.match(r.stderr, /^chainvisor: usage: chainvisor notify --test$/m);
+    assert.equal(r.stdout, '');
+    for (const service of ['slack', 'discord', 'telegram', 'pagerduty'] as const) assert.deepEqual(services.delivered(service), [], service);
+  });
+
+  test('notify --test with only CHAINVISOR_WEBHOOK_URL: each webhook gets a test message, as a channel', async () => {
+    await t.cliOk(['init', await t.fakeNode({ label: 'genesis' })]);
+    const [hook, down] = [await startWebhookReceiver(), await startWebhookReceiver()];
+    try {
+      down.always = 503;
+      const only = {
+        CHAINVISOR_SLACK_WEBHOOK_URL: '',
+        CHAINVISOR_DISCORD_WEBHOOK_URL: '',
+        CHAINVISOR_TELEGRAM_BOT_TOKEN: '',
+        CHAINVISOR_TELEGRAM_CHAT_ID: '',
+        CHAINVISOR_PAGERDUTY_ROUTING_KEY: '',
+      };
+      const r = await t.cli(['notify', '--test'], { ...only, CHAINVISOR_WEBHOOK_URL: hook.url });
+      assert.equal(r.exitCode, 0, r.stdout + r.stderr);
+      // Named by its URL as log lines show it: the path (often a token) left out.
+      assert.match(r.stdout, /^webhook http:\/\/127\.0\.0\.1:\d+\/… {2}delivered$/m);
+      assert.equal(hook.delivered().length, 1);
+      const body = hook.delivered()[0]?.body ?? {};
+      assert.equal(body.event, 'notify-test');
+      assert.equal(body.upgrade, null);
+      assert.match(String(body.text), /can reach this channel; nothing needs doing/);
+      // Two receivers, one refusing: said per receiver, and the exit is 79 as for any channel that did not take it.
+      const both = await t.cli(['notify', '--test'], { ...only, CHAINVISOR_WEBHOOK_URL: `${hook.url},${down.url}` });
+      assert.equal(both.exitCode, 79, both.stdout + both.stderr);
+      assert.match(both.stdout, /^webhook \S+ +delivered$/m);
+      assert.match(both.stdout, /^webhook \S+ +not delivered: HTTP 503/m);
+      assert.equal(hook.delivered().length, 2);
+    } finally {
+      await hook.close();
+      await down.close();
+    }
   });
 
   test('notify --help names each channel and what turns it on', async () => {

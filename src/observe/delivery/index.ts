@@ -4,5 +4,5 @@
  * shape of its own), each in order, in the background, retried, flushed at exit.
  */
 export { type Notifications, type NotifyOptions, sendTestNotices, startNotifications } from './notify.js';
-export { payloadOf, startWebhooks, type WebhookOptions, type WebhookPayload, type Webhooks } from './sender.js';
+export { payloadOf, startWebhooks, webhookChannels, type WebhookOptions, type WebhookPayload, type Webhooks } from './sender.js';
 export { parseWebhookTargets, type WebhookTarget } from './targets.js';
