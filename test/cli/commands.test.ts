@@ -168,6 +168,40 @@ describe('chainvisor commands', () => {
     assert.match(unknown.stderr, /unknown command "frobnicate"/);
   });
 
+  test('status of a DAEMON_HOME that does not exist says so and exits 78, as config and run do', async () => {
+    const missing = path.join(t.root, 'no-such-home');
+    for (const args of [['status'], ['status', '--output', 'json'], ['config']]) {
+      const r = await t.cli(args, { DAEMON_HOME: missing });
+      assert.equal(r.exitCode, 78, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+      assert.equal(r.stdout, '', 'no plausible status');
+      assert.match(r.stderr, new RegExp(`DAEMON_HOME \\(${missing}\\) does not exist`));
+      assert.match(r.stderr, /code: CHAINVISOR_HOME_MISSING/);
+    }
+  });
+
+  test('status says "1 block left", not "1 blocks left"', async () => {
+    await t.cliOk(['init', await t.fakeNode({ label: 'genesis' })]);
+    // The live state a `run` keeps, as this (live) process's: status trusts it while its pid is alive.
+    const live = {
+      chainvisor: { pid: process.pid, since: new Date().toISOString(), version: '0', http: null },
+      node: { pid: null, state: 'running', since: null, restarts: 0, lastExit: null },
+      pending: { name: 'v2', height: 101, source: 'chain' },
+      chainHeight: 100,
+      lastUpgrade: null,
+      backups: [],
+      activity: null,
+      afterUpgrade: null,
+      twinCheck: null,
+      updated: new Date().toISOString(),
+    };
+    await fs.mkdir(path.join(t.home, 'cosmovisor/.chainvisor'), { recursive: true });
+    await fs.writeFile(path.join(t.home, 'cosmovisor/.chainvisor/status.json'), JSON.stringify({ live }));
+    const r = await t.cli(['status']);
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.match(r.stdout, /v2 at height 101 \(from chain\), 1 block left,/);
+    assert.doesNotMatch(r.stdout, /1 blocks/);
+  });
+
   test('run without an initialised home says what to do', async () => {
     const r = await t.cli(['run', 'start']);
     assert.equal(r.exitCode, 78);

@@ -188,6 +188,9 @@ describe('chainvisor notify, config and run with alert channels', () => {
     assert.equal(payload.severity, 'critical');
     assert.equal(payload.source, 'val-eu-1');
     assert.match(String(payload.summary), /^\[testnet-7 \/ val-eu-1\] Upgrade v2 failed \(height 10\): upgrade "v2" at height 10 failed: /);
+    // The step's message names the upgrade too: said once, not `failed: upgrade "v2" at height 10 needs …`.
+    assert.match(String(payload.summary), /upgrade "v2" at height 10 failed: needs \S+, which is not installed/);
+    assert.doesNotMatch(failed.stderr + JSON.stringify(services.delivered('slack')), /failed: upgrade "v2" at height 10/);
     assert.match(String((payload.custom_details as Record<string, unknown>).what_to_do), /add-upgrade/, "the error's hint");
     for (const service of ['slack', 'discord', 'telegram'] as const) {
       assert.equal(services.delivered(service).length, 2, `${service}: upgrade-detected and upgrade-failed arrived before the exit`);
