@@ -114,7 +114,7 @@ export function parseCommandArgs<S extends ArgsSpec>(command: string, spec: S, a
   }
   for (const [name, o] of Object.entries(options)) {
     if (o.type === 'boolean') values[name] ??= false;
-    if (o.required && values[name] === undefined) throw new UsageError(`${command} needs --${name}`);
+    if (o.required && (values[name] === undefined || values[name] === false)) throw new UsageError(`${command} needs --${name}`);
   }
   if (spec.exclusive) {
     const given = spec.exclusive.options.filter((name) => values[name] !== undefined && values[name] !== false);

@@ -8,6 +8,7 @@ import { shownLines } from '../shared/json.js';
 import { type ArgsSpec, optionLines, parseCommandArgs, usageLine } from './args.js';
 import { type Command, type CommandContext, type CommandEntry, usageOf, writeLine } from './command.js';
 import { commands } from './commands/index.js';
+import { nearestName } from './nearest.js';
 import { version } from './version.js';
 
 export interface MainOptions {
@@ -22,8 +23,8 @@ const helpArgs = { positionals: [{ name: 'command', what: 'a command' }] } satis
 export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
-  /** The command the arguments are for, once known: a usage error then shows its usage line. */
-  let usage: { name: string; line: string } | undefined;
+  /** The usage line a misuse shows: the command's once it is known, the general one before. */
+  let usage: { name: string; line: string } = { name: '', line: generalUsage };
   try {
     const global = takeGlobalOptions(argv);
     const [name, ...commandArgs] = global.rest;
@@ -32,7 +33,12 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     const { file: lateCosmovisorConfig, args } = takeCosmovisorConfig(commandArgs);
     const configFile = global.configFile;
     const cosmovisorConfigFile = global.cosmovisorConfigFile ?? lateCosmovisorConfig;
-    if (name === undefined || name === '--help' || name === '-h') {
+    // No command is a misuse, as cobra has it: the help goes to stderr, and the exit says so (64).
+    if (name === undefined) {
+      writeLine(stderr, generalHelp());
+      return ExitCode.usage;
+    }
+    if (name === '--help' || name === '-h') {
       writeLine(stdout, generalHelp());
       return ExitCode.ok;
     }
@@ -42,7 +48,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       writeLine(stdout, topic === undefined ? generalHelp() : await topicHelp(topic));
       return ExitCode.ok;
     }
-    if (name === '--version') {
+    if (name === '--version' || name === '-v') {
+      usage = { name: '', line: `chainvisor ${name}` };
+      if (args.length > 0) throw new UsageError(`${name} takes no arguments, got ${JSON.stringify(args[0])}`);
       writeLine(stdout, `chainvisor version: ${version}`);
       return ExitCode.ok;
     }
@@ -97,12 +105,14 @@ function takeCosmovisorConfig(args: string[]): { file: string | undefined; args:
   return { file, args: [...args.slice(0, i), ...args.slice(i + (eq === -1 ? 2 : 1))] };
 }
 
+const generalUsage = 'chainvisor [--config <file.json>] [--cosmovisor-config <config.toml>] <command> [arguments]';
+
 function generalHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return [
     `chainvisor ${version} — runs a Cosmos-SDK node and switches its binary at upgrade heights.`,
     '',
-    'Usage: chainvisor [--config <file.json>] [--cosmovisor-config <config.toml>] <command> [arguments]',
+    `Usage: ${generalUsage}`,
     '',
     'Commands:',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
@@ -116,8 +126,9 @@ function generalHelp(): string {
 
 function findCommand(name: string): CommandEntry {
   const entry = commands.find((c) => c.name === name);
-  if (entry === undefined) throw new UsageError(`unknown command ${JSON.stringify(name)}`);
-  return entry;
+  if (entry !== undefined) return entry;
+  const near = nearestName(name, [...commands.map((c) => c.name), 'help']);
+  throw new UsageError(`unknown command ${JSON.stringify(name)}${near === undefined ? '' : `; did you mean "${near}"?`}`);
 }
 
 /** `chainvisor help <topic>`: loads that command only. */
@@ -137,14 +148,14 @@ async function commandHelp(entry: CommandEntry, command: Command): Promise<strin
 /** The hint UsageError gives when its thrower had nothing more precise to say. */
 const genericUsageHint = new UsageError('').hint;
 
-function reportError(error: unknown, stderr: { write(text: string): unknown }, usage: { name: string; line: string } | undefined): number {
+function reportError(error: unknown, stderr: { write(text: string): unknown }, usage: { name: string; line: string }): number {
   if (error instanceof ChainvisorError) {
     stderr.write(`chainvisor: error: ${shownLines(error.message)}\n`);
     let hint = error.hint;
-    // A misuse of a known command: its usage line, and where its whole help is.
-    if (error instanceof UsageError && usage !== undefined) {
+    // A misuse of a known command (any exit 64: the command line is wrong): its usage line, and where its whole help is.
+    if (error.exitCode === ExitCode.usage) {
       stderr.write(`chainvisor: usage: ${usage.line}\n`);
-      const more = `run 'chainvisor help ${usage.name}' for its arguments and options`;
+      const more = `run 'chainvisor help${usage.name === '' ? '' : ` ${usage.name}`}' for ${usage.name === '' ? 'the commands' : 'its arguments and options'}`;
       hint = hint === undefined || hint === genericUsageHint ? more : `${hint}; ${more}`;
     }
     if (hint) stderr.write(`chainvisor: hint: ${shownLines(hint)}\n`);

@@ -68,7 +68,12 @@ export async function scheduleUpgrades(options: ScheduleOptions): Promise<Schedu
       );
     }
   }
-  const added: ManualPlan[] = entries.map((e) => ({ name: e.name, height: e.height, info: e.info }));
+  const added: ManualPlan[] = entries.map((e) => ({
+    name: e.name,
+    height: e.height,
+    info: e.info,
+    ...(e.waitForRestart ? { waitForRestart: true as const } : {}),
+  }));
   problems.push(...clashes(added));
 
   // 2. Against the queue: the same name is replaced only with --force; the same height never.

@@ -30,7 +30,8 @@ describe('chainvisor commands', () => {
 
     const other = await t.fakeNode({ label: 'other' });
     const refused = await t.cli(['init', other]);
-    assert.equal(refused.exitCode, 64);
+    // 78, not 64: the command line is right, the home holds another binary.
+    assert.equal(refused.exitCode, 78);
     assert.match(refused.stderr, /a different genesis binary is already installed/);
     assert.match(refused.stderr, /hint: pass --force/);
     assert.equal((await t.cli(['init', other, '--force'])).exitCode, 0);
@@ -108,16 +109,26 @@ describe('chainvisor commands', () => {
     assert.match(unknown.stderr, /DAEMON_HOME: is required/);
   });
 
-  test('add-upgrade installs by folder name and refuses to overwrite without --force', async () => {
+  test('add-upgrade installs by folder name; the same binary again is a no-op; a different one is refused (78) without --force', async () => {
     const bin = await t.fakeNode({ label: 'v2' });
     const r = await t.cli(['add-upgrade', 'V2.0', bin]);
     assert.equal(r.exitCode, 0, r.stderr);
     const dest = path.join(t.home, 'cosmovisor/upgrades/v2.0/bin/simd');
     assert.equal((await fs.stat(dest)).mode & 0o111, 0o111);
-    const again = await t.cli(['add-upgrade', 'V2.0', bin]);
-    assert.equal(again.exitCode, 64);
-    assert.match(again.stderr, /already installed .*hint: pass --force/s);
-    assert.equal((await t.cli(['add-upgrade', 'V2.0', bin, '--force'])).exitCode, 0);
+    // An Ansible re-run: the same bytes (another copy of them) are already installed.
+    const copy = path.join(t.root, 'copy-of-v2');
+    await fs.copyFile(bin, copy);
+    const again = await t.cli(['add-upgrade', 'V2.0', copy]);
+    assert.equal(again.exitCode, 0, again.stderr);
+    assert.match(again.stdout, /^upgrade "V2\.0": the same binary is already installed as .*v2\.0\/bin\/simd; nothing changed$/m);
+    const other = await t.fakeNode({ label: 'v2-rebuilt' });
+    const refused = await t.cli(['add-upgrade', 'V2.0', other]);
+    assert.equal(refused.exitCode, 78, refused.stderr);
+    assert.match(refused.stderr, /a different binary is already installed for upgrade "V2\.0" at .*hint: pass --force/s);
+    assert.match(refused.stderr, /code: CHAINVISOR_ALREADY_INSTALLED/);
+    assert.equal(await fs.readFile(dest, 'utf8'), await fs.readFile(bin, 'utf8'), 'left as it was');
+    assert.equal((await t.cli(['add-upgrade', 'V2.0', other, '--force'])).exitCode, 0);
+    assert.equal(await fs.readFile(dest, 'utf8'), await fs.readFile(other, 'utf8'));
     const dots = await t.cli(['add-upgrade', '..', bin]);
     assert.equal(dots.exitCode, 79);
     assert.match(dots.stderr, /the upgrade name "\.\." cannot be used as a folder name/);
@@ -155,6 +166,40 @@ describe('chainvisor commands', () => {
     const unknown = await t.cli(['frobnicate']);
     assert.equal(unknown.exitCode, 64);
     assert.match(unknown.stderr, /unknown command "frobnicate"/);
+  });
+
+  test('status of a DAEMON_HOME that does not exist says so and exits 78, as config and run do', async () => {
+    const missing = path.join(t.root, 'no-such-home');
+    for (const args of [['status'], ['status', '--output', 'json'], ['config']]) {
+      const r = await t.cli(args, { DAEMON_HOME: missing });
+      assert.equal(r.exitCode, 78, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+      assert.equal(r.stdout, '', 'no plausible status');
+      assert.match(r.stderr, new RegExp(`DAEMON_HOME \\(${missing}\\) does not exist`));
+      assert.match(r.stderr, /code: CHAINVISOR_HOME_MISSING/);
+    }
+  });
+
+  test('status says "1 block left", not "1 blocks left"', async () => {
+    await t.cliOk(['init', await t.fakeNode({ label: 'genesis' })]);
+    // The live state a `run` keeps, as this (live) process's: status trusts it while its pid is alive.
+    const live = {
+      chainvisor: { pid: process.pid, since: new Date().toISOString(), version: '0', http: null },
+      node: { pid: null, state: 'running', since: null, restarts: 0, lastExit: null },
+      pending: { name: 'v2', height: 101, source: 'chain' },
+      chainHeight: 100,
+      lastUpgrade: null,
+      backups: [],
+      activity: null,
+      afterUpgrade: null,
+      twinCheck: null,
+      updated: new Date().toISOString(),
+    };
+    await fs.mkdir(path.join(t.home, 'cosmovisor/.chainvisor'), { recursive: true });
+    await fs.writeFile(path.join(t.home, 'cosmovisor/.chainvisor/status.json'), JSON.stringify({ live }));
+    const r = await t.cli(['status']);
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.match(r.stdout, /v2 at height 101 \(from chain\), 1 block left,/);
+    assert.doesNotMatch(r.stdout, /1 blocks/);
   });
 
   test('run without an initialised home says what to do', async () => {

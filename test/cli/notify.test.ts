@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { alertSecrets, type AlertServices, startAlertServices } from '../support/alert-services.js';
 import { plan } from '../support/fake-node.js';
 import { makeHome, type TestHome } from '../support/home.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
 
 function assertNoSecret(text: string, where: string): void {
   for (const secret of alertSecrets) assert.ok(!text.includes(secret), `${where} shows a secret:\n${text}`);
@@ -84,6 +85,49 @@ describe('chainvisor notify, config and run with alert channels', () => {
       assert.ok(none.stderr.includes(setting), `the problem names ${setting}:\n${none.stderr}`);
   });
 
+  test('notify without --test is a usage error (64) naming --test, and sends nothing', async () => {
+    await t.cliOk(['init', await t.fakeNode({ label: 'genesis' })]);
+    const r = await t.cli(['notify']);
+    assert.equal(r.exitCode, 64, r.stdout + r.stderr);
+    assert.match(r.stderr, /^chainvisor: error: notify needs --test$/m);
+    assert.match(r.stderr, /^chainvisor: usage: chainvisor notify --test$/m);
+    assert.equal(r.stdout, '');
+    for (const service of ['slack', 'discord', 'telegram', 'pagerduty'] as const) assert.deepEqual(services.delivered(service), [], service);
+  });
+
+  test('notify --test with only CHAINVISOR_WEBHOOK_URL: each webhook gets a test message, as a channel', async () => {
+    await t.cliOk(['init', await t.fakeNode({ label: 'genesis' })]);
+    const [hook, down] = [await startWebhookReceiver(), await startWebhookReceiver()];
+    try {
+      down.always = 503;
+      const only = {
+        CHAINVISOR_SLACK_WEBHOOK_URL: '',
+        CHAINVISOR_DISCORD_WEBHOOK_URL: '',
+        CHAINVISOR_TELEGRAM_BOT_TOKEN: '',
+        CHAINVISOR_TELEGRAM_CHAT_ID: '',
+        CHAINVISOR_PAGERDUTY_ROUTING_KEY: '',
+      };
+      const r = await t.cli(['notify', '--test'], { ...only, CHAINVISOR_WEBHOOK_URL: hook.url });
+      assert.equal(r.exitCode, 0, r.stdout + r.stderr);
+      // Named by its URL as log lines show it: the path (often a token) left out.
+      assert.match(r.stdout, /^webhook http:\/\/127\.0\.0\.1:\d+\/… {2}delivered$/m);
+      assert.equal(hook.delivered().length, 1);
+      const body = hook.delivered()[0]?.body ?? {};
+      assert.equal(body.event, 'notify-test');
+      assert.equal(body.upgrade, null);
+      assert.match(String(body.text), /can reach this channel; nothing needs doing/);
+      // Two receivers, one refusing: said per receiver, and the exit is 79 as for any channel that did not take it.
+      const both = await t.cli(['notify', '--test'], { ...only, CHAINVISOR_WEBHOOK_URL: `${hook.url},${down.url}` });
+      assert.equal(both.exitCode, 79, both.stdout + both.stderr);
+      assert.match(both.stdout, /^webhook \S+ +delivered$/m);
+      assert.match(both.stdout, /^webhook \S+ +not delivered: HTTP 503/m);
+      assert.equal(hook.delivered().length, 2);
+    } finally {
+      await hook.close();
+      await down.close();
+    }
+  });
+
   test('notify --help names each channel and what turns it on', async () => {
     const r = await t.cliOk(['notify', '--help']);
     assert.match(r.stdout, /^ {2}Slack {6}CHAINVISOR_SLACK_WEBHOOK_URL$/m);
@@ -144,6 +188,9 @@ describe('chainvisor notify, config and run with alert channels', () => {
     assert.equal(payload.severity, 'critical');
     assert.equal(payload.source, 'val-eu-1');
     assert.match(String(payload.summary), /^\[testnet-7 \/ val-eu-1\] Upgrade v2 failed \(height 10\): upgrade "v2" at height 10 failed: /);
+    // The step's message names the upgrade too: said once, not `failed: upgrade "v2" at height 10 needs …`.
+    assert.match(String(payload.summary), /upgrade "v2" at height 10 failed: needs \S+, which is not installed/);
+    assert.doesNotMatch(failed.stderr + JSON.stringify(services.delivered('slack')), /failed: upgrade "v2" at height 10/);
     assert.match(String((payload.custom_details as Record<string, unknown>).what_to_do), /add-upgrade/, "the error's hint");
     for (const service of ['slack', 'discord', 'telegram'] as const) {
       assert.equal(services.delivered(service).length, 2, `${service}: upgrade-detected and upgrade-failed arrived before the exit`);

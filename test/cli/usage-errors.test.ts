@@ -99,6 +99,8 @@ describe('every command answers a misuse with its usage: exit 64, never a stack 
     assert.deepEqual(addUpgrade?.options, [
       { name: 'upgrade-height', value: '<H>' },
       { name: 'force', value: undefined },
+      { name: 'yes', value: undefined },
+      { name: 'restart-now', value: undefined },
     ]);
   });
 
@@ -170,5 +172,86 @@ describe('every command answers a misuse with its usage: exit 64, never a stack 
 
   test('nothing was done by any of them', async () => {
     assert.deepEqual(await fs.readdir(t.home), []);
+  });
+});
+
+describe('the command line around the commands: no command, the version flags, global options, typos', () => {
+  let t: TestHome;
+  before(async () => {
+    t = await makeHome({}, { bin: true });
+  });
+  after(async () => {
+    await t.cleanup();
+  });
+
+  const general = 'chainvisor: usage: chainvisor [--config <file.json>] [--cosmovisor-config <config.toml>] <command> [arguments]';
+
+  test('no command: the help on stderr, exit 64 (as cobra does); --help still exits 0', async () => {
+    const r = await t.cli([]);
+    assert.equal(r.exitCode, 64, r.stderr);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^Usage: chainvisor \[--config/m);
+    assert.match(r.stderr, /^Commands:$/m);
+    assert.equal((await t.cli(['--help'])).exitCode, 0);
+  });
+
+  test('-v prints the version as --version does; either with an argument is a usage error', async () => {
+    const long = await t.cli(['--version']);
+    assert.equal(long.exitCode, 0, long.stderr);
+    const short = await t.cli(['-v']);
+    assert.equal(short.exitCode, 0, short.stderr);
+    assert.equal(short.stdout, long.stdout);
+    assert.match(short.stdout, /^chainvisor version: \d+\.\d+\.\d+/);
+    for (const flag of ['--version', '-v']) {
+      const r = await t.cli([flag, 'extra']);
+      assert.equal(r.exitCode, 64, r.stdout + r.stderr);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, new RegExp(`^chainvisor: error: ${flag} takes no arguments, got "extra"$`, 'm'));
+      assert.match(r.stderr, new RegExp(`^chainvisor: usage: chainvisor ${flag}$`, 'm'));
+    }
+  });
+
+  test('--config without a value shows the usage line', async () => {
+    for (const args of [['--config'], ['--config='], ['--cosmovisor-config']]) {
+      const r = await t.cli(args);
+      assert.equal(r.exitCode, 64, r.stderr);
+      const lines = r.stderr.trimEnd().split('\n');
+      assert.match(lines[0] as string, /^chainvisor: error: --(cosmovisor-)?config needs a file path$/);
+      assert.equal(lines[1], general);
+      assert.equal(lines[2], "chainvisor: hint: run 'chainvisor help' for the commands");
+    }
+  });
+
+  test("a binary path that does not exist shows the command's usage line (exit 64)", async () => {
+    const r = await t.cli(['add-upgrade', 'v9', '/nonexistent']);
+    assert.equal(r.exitCode, 64, r.stderr);
+    const lines = r.stderr.trimEnd().split('\n');
+    assert.deepEqual(lines.slice(0, 2), [
+      'chainvisor: error: no file at /nonexistent',
+      'chainvisor: usage: chainvisor add-upgrade <upgrade-name> <path-to-binary> [--upgrade-height <H>] [--force] [--yes] [--restart-now]',
+    ]);
+    assert.match(lines[2] as string, /^chainvisor: hint: give the path of the node binary to install; run 'chainvisor help add-upgrade'/);
+    assert.equal(lines[3], 'chainvisor: code: CHAINVISOR_BINARY_NOT_FOUND');
+  });
+
+  test('a mistyped command: "did you mean" the one command within two edits, none when nothing is near', async () => {
+    for (const [typed, meant] of [
+      ['statsu', 'status'],
+      ['stauts', 'status'],
+      ['conifg', 'config'],
+      ['notfiy', 'notify'],
+      ['versoin', 'version'],
+      ['hlep', 'help'],
+    ] as const) {
+      const r = await t.cli([typed]);
+      assert.equal(r.exitCode, 64, r.stderr);
+      assert.match(r.stderr, new RegExp(`^chainvisor: error: unknown command "${typed}"; did you mean "${meant}"\\?$`, 'm'));
+    }
+    const far = await t.cli(['frobnicate']);
+    assert.equal(far.exitCode, 64);
+    assert.match(far.stderr, /^chainvisor: error: unknown command "frobnicate"$/m);
+    const help = await t.cli(['help', 'statsu']);
+    assert.equal(help.exitCode, 64);
+    assert.match(help.stderr, /did you mean "status"\?/);
   });
 });

@@ -221,7 +221,7 @@ test('a manual upgrade at an exact height: the first block of the new binary is 
   const genesis = await run.nodeOf('genesis');
   await waitFor(async () => (await heightOf(genesis).catch(() => 0)) >= 3, 'genesis blocks');
   const h = (await heightOf(genesis)) + 60;
-  const add = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', String(h)]);
+  const add = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', String(h), '--restart-now']);
   assert.equal(add.code, 0, add.stderr);
   await run.nodeOf('v2');
   const u = { sim, run, seen: [] } as unknown as Upgraded;

@@ -62,7 +62,7 @@ for (const haltMode of ['exit', 'stay'] as const) {
     assert.deepEqual(await batchOf(sim.home), []);
 
     const h = (await heightOf(genesis)) + 150;
-    const add = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', String(h)]);
+    const add = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', String(h), '--restart-now']);
     assert.equal(add.code, 0, add.stderr);
     assert.match(add.stdout, /the node is at height \d+/);
 
@@ -80,7 +80,8 @@ test('a batch edited while running: the node restarts only when the first queued
   const genesis = await run.nodeOf('genesis');
   await waitFor(async () => (await heightOf(genesis).catch(() => 0)) >= 3, 'genesis blocks');
   const far = (await heightOf(genesis)) + 5000;
-  const add = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', String(far)]);
+  // The simulated node signs with a local key: the restart needs the go-ahead.
+  const add = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', String(far), '--restart-now']);
   assert.equal(add.code, 0, add.stderr);
   await waitFor(() => run.output().includes(`--halt-height=${far}`), 'a restart with the first halt height');
   const restarts = () => run.output().split('restarting the node with a new halt height').length - 1;
@@ -144,7 +145,7 @@ test('a manual upgrade at the height of a governance plan is refused before it h
   assert.match(clash.stderr, new RegExp(`governance already plans upgrade "gov-v2" at that height`));
   assert.deepEqual(await batchOf(sim.home), []);
   // One block earlier is another height: accepted.
-  const before = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', String(g - 1)]);
+  const before = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', String(g - 1), '--yes']);
   assert.equal(before.code, 0, before.stderr);
   // Governance then moves its plan onto the queued height: run reports the clash before the height.
   await waitFor(() => run.output().includes(`--halt-height=${g - 1}`), 'the node restarted with the queued halt height');

@@ -1,5 +1,6 @@
-import { installBinary, layoutFor, planDir } from '../../home/layout/index.js';
-import { ExitCode } from '../../shared/errors/index.js';
+import { binaryPath, installBinary, layoutFor, planDir } from '../../home/layout/index.js';
+import { ChainvisorError, ExitCode, UsageError } from '../../shared/errors/index.js';
+import { sameContent } from '../../shared/fsread/index.js';
 import { wholeNumber } from '../args.js';
 import { defineCommand, writeLine } from '../command.js';
 import { loadContextConfig } from '../settings.js';
@@ -24,11 +25,26 @@ export const addUpgradeCommand = defineCommand({
         ].join('\n'),
       },
       force: { type: 'boolean', help: 'replace a binary already installed for that upgrade\n(and a queued entry of that name)' },
+      yes: { type: 'boolean', help: 'with --upgrade-height: let a running `run` restart a validator now (as --restart-now)' },
+      'restart-now': {
+        type: 'boolean',
+        help: [
+          'with --upgrade-height: let a running `run` restart the node now to pass it the new',
+          '--halt-height; needed when the node signs with a local key (config/priv_validator_key.json),',
+          'otherwise the upgrade is queued without a restart (see docs/manual-upgrades.md)',
+        ].join('\n'),
+      },
     },
   },
   help: [
     'Copies the binary to $DAEMON_HOME/cosmovisor/upgrades/<name>/bin/$DAEMON_NAME (the name lower-cased',
-    'unless COSMOVISOR_DISABLE_RECASE, then escaped), made executable, in one step.',
+    'unless COSMOVISOR_DISABLE_RECASE, then escaped), made executable, in one step. The same binary again is',
+    'a no-op (exit 0); a different one is refused (exit 78) unless --force.',
+    '',
+    "With --upgrade-height, while 'chainvisor run' is active and H becomes the first queued height, run restarts",
+    'the node to pass it --halt-height=H, and the command says so. When the node signs with a local key, that',
+    'restart needs --yes or --restart-now; without either the upgrade is queued and the command explains what',
+    'happens until the node restarts.',
   ].join('\n'),
   async run(ctx, { values, positionals }) {
     const [name, source] = positionals as [string, string];
@@ -37,16 +53,38 @@ export const addUpgradeCommand = defineCommand({
     const layout = layoutFor(config);
     const force = values.force;
     const height = values['upgrade-height'];
+    const goAhead = values.yes || values['restart-now'];
+    if (goAhead && height === undefined) throw new UsageError('--yes and --restart-now go with --upgrade-height: they allow the restart of the node it causes');
     if (height !== undefined) {
       // Loaded when used: the queue's checks bring the chain reader, which other commands never evaluate.
-      const [{ scheduleUpgrades }, { addressesFor }] = await Promise.all([import('../schedule.js'), import('../../chain/index.js')]);
-      const entries = [{ name, source, height, info: '' }];
+      const [{ scheduleUpgrades }, { addressesFor }, { restartLines, restartOutlook, restartsFor }, { readQueued }] = await Promise.all([
+        import('../schedule.js'),
+        import('../../chain/index.js'),
+        import('../restart-outlook.js'),
+        import('../../watcher/manual/index.js'),
+      ]);
+      const outlook = await restartOutlook({ layout, backupDir: config.dataBackupDir, queued: await readQueued(layout), replaced: force ? name : '' });
+      // A validator is not restarted without the operator's word: the entry waits for the node's next start.
+      const held = restartsFor(outlook, height) && outlook.localKey !== undefined && !goAhead;
+      const entries = [{ name, source, height, info: '', ...(held ? { waitForRestart: true as const } : {}) }];
       const result = await scheduleUpgrades({ config, layout, force, entries, addresses: addressesFor(loaded) });
       reportSchedule(ctx, layout, result);
+      for (const line of restartLines(outlook, { name, source, height, held })) writeLine(ctx.stdout, line);
       return ExitCode.ok;
     }
     const dir = planDir(layout, name);
-    const dest = await installBinary(layout, dir, source, { force });
+    const installed = binaryPath(layout, dir);
+    // Run again (an Ansible re-run): the same bytes are already in place, so there is nothing to do.
+    if (!force && (await sameContent(source, installed))) {
+      writeLine(ctx.stdout, `upgrade "${name}": the same binary is already installed as ${installed}; nothing changed`);
+      return ExitCode.ok;
+    }
+    const dest = await installBinary(layout, dir, source, { force }).catch((error: unknown) => {
+      if (!(error instanceof ChainvisorError && error.code === 'CHAINVISOR_ALREADY_INSTALLED')) throw error;
+      throw new ChainvisorError('CHAINVISOR_ALREADY_INSTALLED', `a different binary is already installed for upgrade "${name}" at ${installed}`, {
+        hint: 'pass --force to replace it',
+      });
+    });
     writeLine(ctx.stdout, `installed ${source} for upgrade "${name}" as ${dest}`);
     return ExitCode.ok;
   },

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 
-import { layoutFor } from '../../home/layout/index.js';
+import { layoutFor, requireHome } from '../../home/layout/index.js';
 import { renderStatus, statusOfHome, watchLine, watchScreen } from '../../observe/status/index.js';
 import { UsageError } from '../../shared/errors/index.js';
 import { type CommandContext, defineCommand, writeLine } from '../command.js';
@@ -23,12 +23,17 @@ export const statusCommand = defineCommand({
     '--watch: on a terminal, redraws once a second the node, the plan and the blocks left, and after an upgrade',
     "the network's height and round, a bar of the prevote share and this validator's vote (what pvtop shows);",
     'elsewhere, prints one line each time that changes. Ends on Ctrl-C, with status 0.',
+    '',
+    'Refuses (exit 78) when $DAEMON_HOME or $DAEMON_HOME/cosmovisor does not exist.',
   ].join('\n'),
   async run(ctx, { values }) {
     const { output, watch } = values;
     if (watch && output === 'json') throw new UsageError('--watch shows the status for people; use --output json without --watch, or GET /status');
     const { config } = loadContextConfig(ctx);
-    const read = () => statusOfHome({ layout: layoutFor(config), backupDir: config.dataBackupDir, version });
+    const layout = layoutFor(config);
+    // A status of a folder that is not a home would read as a plausible one (current genesis, nothing queued).
+    await requireHome(layout);
+    const read = () => statusOfHome({ layout, backupDir: config.dataBackupDir, version });
     if (watch) return watchStatus(ctx, read);
     const doc = await read();
     writeLine(ctx.stdout, output === 'json' ? JSON.stringify(doc, null, 2) : renderStatus(doc));

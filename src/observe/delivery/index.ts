@@ -5,5 +5,5 @@
  */
 export { type Notifications, type NotifyOptions, sendTestNotices, startNotifications } from './notify.js';
 export { type FailureRepeats, loadFailureRepeats } from './repeats.js';
-export { payloadOf, startWebhooks, type WebhookOptions, type WebhookPayload, type Webhooks } from './sender.js';
+export { payloadOf, startWebhooks, webhookChannels, type WebhookOptions, type WebhookPayload, type Webhooks } from './sender.js';
 export { parseWebhookTargets, type WebhookTarget } from './targets.js';

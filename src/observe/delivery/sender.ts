@@ -9,6 +9,7 @@
  */
 import os from 'node:os';
 
+import type { Channel } from '../../shared/alerts/index.js';
 import {
   type AfterUpgrade,
   afterUpgradeEvents,
@@ -85,6 +86,19 @@ export function payloadOf(event: SupervisorEvent, host: string): WebhookPayload 
 function homeMismatchFields(data: Record<string, unknown>): HomeMismatch {
   const { nodeHome, daemonHome, seen, file, refused } = data as unknown as HomeMismatch;
   return { nodeHome, daemonHome, seen, file, refused };
+}
+
+/**
+ * `notify --test`: each CHAINVISOR_WEBHOOK_URL target as a channel (named by its redacted URL) whose
+ * message is the payload a webhook gets, for the test notice (`"event": "notify-test"`).
+ */
+export function webhookChannels(targets: readonly WebhookTarget[], host = os.hostname()): Channel[] {
+  return targets.map((target) => ({
+    name: `webhook ${target.shown}`,
+    url: target.url,
+    secrets: target.secrets,
+    formatter: () => (notice) => [JSON.stringify(payloadOf({ event: notice.event as SupervisorEvent['event'], text: notice.what, time: Date.now() }, host))],
+  }));
 }
 
 function twinCheckFields(data: Record<string, unknown>): TwinCheckReport {

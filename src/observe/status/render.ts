@@ -22,7 +22,7 @@ export function renderStatus(doc: StatusDocument): string {
     doc.pending === null
       ? 'none'
       : `${doc.pending.name} at height ${doc.pending.height} (from ${doc.pending.source})` +
-          `${doc.pending.blocksRemaining === null ? '' : `, ${doc.pending.blocksRemaining} blocks left`}` +
+          `${doc.pending.blocksRemaining === null ? '' : `, ${blocksLeft(doc.pending.blocksRemaining)}`}` +
           `, binary ${doc.pending.binaryPresent ? 'installed' : 'NOT installed'}`,
   );
   if (doc.pending?.eta) add('eta', `${doc.pending.name} at height ${doc.pending.height}: ${describeEta(doc.pending.eta)}`);
@@ -65,4 +65,9 @@ export function renderStatus(doc: StatusDocument): string {
   for (const problem of doc.problems) add('problem', problem);
   const width = Math.max(...rows.map(([key]) => key.length));
   return rows.map(([key, value]) => `${key.padEnd(width)}  ${value}`).join('\n');
+}
+
+/** "1 block left", "3 blocks left". */
+export function blocksLeft(n: number): string {
+  return `${n} ${n === 1 ? 'block' : 'blocks'} left`;
 }

@@ -6,6 +6,7 @@
  */
 import { describeAfterUpgrade } from '../../shared/events/index.js';
 import type { StatusDocument } from './document.js';
+import { blocksLeft } from './render.js';
 
 const barWidth = 30;
 
@@ -25,7 +26,7 @@ export function watchScreen(doc: StatusDocument): string[] {
   lines.push(`node     ${node}, current ${doc.current.name}${doc.chain.height === null ? '' : `, chain height ${doc.chain.height}`}`);
   const p = doc.pending;
   lines.push(
-    `plan     ${p === null ? 'none' : `${p.name} at height ${p.height}${p.blocksRemaining === null ? '' : `, ${p.blocksRemaining} blocks left`}${p.binaryPresent ? '' : ', binary NOT installed'}`}`,
+    `plan     ${p === null ? 'none' : `${p.name} at height ${p.height}${p.blocksRemaining === null ? '' : `, ${blocksLeft(p.blocksRemaining)}`}${p.binaryPresent ? '' : ', binary NOT installed'}`}`,
   );
   const a = doc.afterUpgrade;
   if (a !== null) {
@@ -54,7 +55,7 @@ export function watchLine(doc: StatusDocument): string {
   const parts = [
     `node ${doc.node.state}`,
     `current ${doc.current.name}`,
-    p === null ? 'no plan' : `plan ${p.name} at ${p.height}${p.blocksRemaining === null ? '' : ` (${p.blocksRemaining} blocks left)`}`,
+    p === null ? 'no plan' : `plan ${p.name} at ${p.height}${p.blocksRemaining === null ? '' : ` (${blocksLeft(p.blocksRemaining)})`}`,
   ];
   if (doc.afterUpgrade) parts.push(describeAfterUpgrade(doc.afterUpgrade));
   return parts.join('; ');

@@ -28,11 +28,6 @@ export const errorCatalogue = {
     when: 'The command line is wrong: unknown command or option, missing or extra argument.',
     hint: "run 'chainvisor help' for the commands and their arguments",
   },
-  CHAINVISOR_ALREADY_INSTALLED: {
-    exit: ExitCode.usage,
-    when: '`init` or `add-upgrade`: a (different) binary is already installed where this one would go.',
-    hint: 'pass --force to replace it',
-  },
   CHAINVISOR_BINARY_NOT_FOUND: {
     exit: ExitCode.usage,
     when: '`init` or `add-upgrade`: there is no file at the binary path given.',
@@ -79,6 +74,11 @@ export const errorCatalogue = {
     exit: ExitCode.config,
     when: '`run` and `config`: an entry of `CHAINVISOR_WEBHOOK_URL` is not an http(s) URL, or its user or password has a `%` that starts no escape.',
     hint: 'give one or more http(s) URLs separated by commas, for example CHAINVISOR_WEBHOOK_URL=https://hooks.example.com/T0/B0/xyz',
+  },
+  CHAINVISOR_ALREADY_INSTALLED: {
+    exit: ExitCode.config,
+    when: '`init` or `add-upgrade`: a different binary is already installed where this one would go (the same binary again is a no-op, exit 0). Not 64: the command line is right, the home holds another binary.',
+    hint: 'pass --force to replace it',
   },
   CHAINVISOR_HOME_MISSING: {
     exit: ExitCode.config,

@@ -69,7 +69,10 @@ export async function runUpgrade(target: UpgradeTarget, options: UpgradeOptions)
   } catch (error) {
     if (options.stopping?.() !== true) {
       const { code, hint } = error as { code?: unknown; hint?: unknown };
-      const text = `upgrade "${plan.name}" at height ${plan.height} failed: ${error instanceof Error ? error.message : String(error)}`;
+      // A step's message may name the upgrade already (`upgrade "v9" at height 300 needs …`): said once.
+      const named = `upgrade "${plan.name}" at height ${plan.height}`;
+      const message = error instanceof Error ? error.message : String(error);
+      const text = `${named} failed: ${message.startsWith(`${named} `) ? message.slice(named.length + 1) : message}`;
       events.emit('upgrade-failed', { upgrade, text, data: { code, hint } });
     }
     throw error;

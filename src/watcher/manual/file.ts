@@ -21,6 +21,12 @@ export interface ManualPlan {
   name: string;
   height: number;
   info: string;
+  /**
+   * `"wait_for_restart": true` (chainvisor's own field; cosmovisor ignores it): queued on a validator
+   * without the go-ahead to restart its node, so a running `run` does not restart the node to pass it this
+   * height; it stops the node when it reports the height instead (docs/manual-upgrades.md).
+   */
+  waitForRestart?: true;
 }
 
 export type QueueRead = { status: 'missing' } | { status: 'invalid'; reason: string; text: string } | { status: 'valid'; plans: ManualPlan[]; text: string };
@@ -45,8 +51,8 @@ export function parseQueue(text: string): { ok: true; plans: ManualPlan[] } | { 
     const problem = planProblem(item);
     if (problem !== undefined) reasons.push(`entry ${i}: ${problem}`);
     else {
-      const { name, height, info } = item as { name: string; height: number; info?: string | null };
-      plans.push({ name, height, info: typeof info === 'string' ? info : '' });
+      const { name, height, info, wait_for_restart: wait } = item as { name: string; height: number; info?: string | null; wait_for_restart?: unknown };
+      plans.push({ name, height, info: typeof info === 'string' ? info : '', ...(wait === true ? { waitForRestart: true as const } : {}) });
     }
   });
   reasons.push(...clashes(plans));
@@ -109,7 +115,9 @@ export async function readQueued(layout: QueueFiles): Promise<ManualPlan[]> {
 }
 
 export function serializeQueue(plans: readonly ManualPlan[]): string {
-  const out = [...plans].sort(byHeight).map((p) => (p.info === '' ? { name: p.name, height: p.height } : { name: p.name, height: p.height, info: p.info }));
+  const out = [...plans]
+    .sort(byHeight)
+    .map((p) => ({ name: p.name, height: p.height, ...(p.info === '' ? {} : { info: p.info }), ...(p.waitForRestart ? { wait_for_restart: true } : {}) }));
   return `${JSON.stringify(out, null, 2)}\n`;
 }
 

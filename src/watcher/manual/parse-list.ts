@@ -15,6 +15,8 @@ export interface ManualEntry {
   source?: string;
   height: number;
   info: string;
+  /** Queue it without a restart of the running node (file.ts's `waitForRestart`). */
+  waitForRestart?: true;
 }
 
 function parseHeight(text: string, where: string, problems: string[]): number {

@@ -45,6 +45,8 @@ interface RunState {
   /** The node of this run is (as far as we know) running. */
   active: boolean;
   plan: ManualPlan | undefined;
+  /** `plan` was queued without a restart (`waitForRestart`): the node runs without its halt height, so an exit is never its halt. */
+  held?: boolean;
   first?: HeightSample;
   last?: HeightSample;
 }
@@ -150,12 +152,12 @@ export class ManualUpgrades<T extends Target = Target> {
 
   /** The queued plan when the heights seen show the node's exit 0 was its halt there (./exit-at-halt.ts). */
   haltConfirmed(status: NodeExit): ManualPlan | undefined {
-    return confirmedHalt(this.run, status, Date.now());
+    return confirmedHalt(this.run?.held ? undefined : this.run, status, Date.now());
   }
 
   /** The queued plan when the node's exit is taken as its halt at the queued height (./exit-at-halt.ts). */
   haltedOnExit(status: NodeExit): ManualPlan | undefined {
-    return judgeExit(this.run, status, Date.now(), this.options.logger);
+    return judgeExit(this.run?.held ? undefined : this.run, status, Date.now(), this.options.logger);
   }
 
   /** Removes applied (or abandoned) entries from the file. */
@@ -211,7 +213,22 @@ export class ManualUpgrades<T extends Target = Target> {
   private checkHaltChange(): void {
     const run = this.run;
     if (!run) return;
-    const next = haltArgs(run.args, this.next()?.height ?? 0);
+    const first = this.next();
+    const next = haltArgs(run.args, first?.height ?? 0);
+    // Queued without the go-ahead to restart (a validator's `add-upgrade`): the node keeps its halt height
+    // until its next start, and the height watch stops it when it reports the new, lower one.
+    if (first?.waitForRestart && next.owner === 'manual' && (run.halt.haltHeight === 0 || first.height < run.halt.haltHeight)) {
+      if (run.plan?.name !== first.name || run.plan.height !== first.height) {
+        this.options.logger.warn(
+          { upgrade: first.name, height: first.height, haltHeight: run.halt.haltHeight },
+          'manual upgrade queued without a restart: the node keeps %s until its next start; chainvisor stops it when it reports height %d',
+          run.halt.haltHeight === 0 ? 'running without --halt-height' : `--halt-height=${run.halt.haltHeight}`,
+          first.height,
+        );
+      }
+      this.run = { ...run, plan: first, held: true };
+      return;
+    }
     if (next.haltHeight !== run.halt.haltHeight) {
       this.handlers?.restart(
         `the first queued manual upgrade is now at ${next.haltHeight || 'none'} (the node runs with ${run.halt.haltHeight || 'no halt height'})`,
