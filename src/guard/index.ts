@@ -5,7 +5,7 @@
  * (a restore's included); and the twin check, which never lets it sign beside another machine.
  */
 export { acquireHomeLock, type LockMode } from './home-lock.js';
-export { createNodeTracker, type NodeTracker } from './node-record.js';
+export { createNodeTracker, type NodeTracker, runningNodeAddresses } from './node-record.js';
 export { stopOrphanNode } from './orphan.js';
 export { restoreSigning } from './restore-signing.js';
 export { createSignGuard, type SignGuard } from './sign-guard.js';

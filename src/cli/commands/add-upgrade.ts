@@ -39,9 +39,9 @@ export const addUpgradeCommand = defineCommand({
     const height = values['upgrade-height'];
     if (height !== undefined) {
       // Loaded when used: the queue's checks bring the chain reader, which other commands never evaluate.
-      const [{ scheduleUpgrades }, { addressesFor }] = await Promise.all([import('../schedule.js'), import('../../chain/index.js')]);
+      const [{ scheduleUpgrades }, { nodeAddresses }] = await Promise.all([import('../schedule.js'), import('../node-addresses.js')]);
       const entries = [{ name, source, height, info: '' }];
-      const result = await scheduleUpgrades({ config, layout, force, entries, addresses: addressesFor(loaded) });
+      const result = await scheduleUpgrades({ config, layout, force, entries, addresses: await nodeAddresses(loaded, layout) });
       reportSchedule(ctx, layout, result);
       return ExitCode.ok;
     }
