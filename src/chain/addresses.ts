@@ -6,7 +6,7 @@
  * Why, and the rest of its rules: docs/design/chain.md#chainaddressests.
  */
 import { type Config, grpcHostPort, type LoadedConfig, rpcEndpoint, settings } from '../config/index.js';
-import { type Endpoint, readNodeListens } from './node-files.js';
+import { type Endpoint, type NodeListens, readNodeListens } from './node-files.js';
 
 export interface ChainAddresses {
   /** `enabled` false: the node serves no gRPC (`source` then says where that came from); never dialled. */
@@ -21,13 +21,18 @@ export interface ResolveOptions {
   args?: readonly string[];
   /** The operator's settings, which win over everything the node says (`operatorEndpoints`). */
   operator?: { grpc?: Endpoint; rpc?: Endpoint };
+  /**
+   * Where the node `chainvisor run` started listens, as run published it (the node record): used instead
+   * of `args` and the files, which may not say it (addresses given as flags; files edited since).
+   */
+  running?: ChainAddresses;
 }
 
 export const defaultRpcAddress = 'tcp://127.0.0.1:26657';
 export const defaultGrpcAddress = settings.grpcAddress.default;
 
 export function resolveChainAddresses(options: ResolveOptions): ChainAddresses {
-  const node = readNodeListens(options.home, options.args ?? []);
+  const node = options.running === undefined ? readNodeListens(options.home, options.args ?? []) : runningListens(options.running);
   const rpc: Endpoint = options.operator?.rpc ?? node.rpc ?? { address: defaultRpcAddress, source: 'default' };
   const grpc: Endpoint = options.operator?.grpc ?? node.grpc ?? { address: defaultGrpcAddress, source: 'default' };
   // An operator who names a gRPC address means it to be asked, whatever the node's files say.
@@ -65,10 +70,28 @@ export function operatorEndpoints(loaded: Pick<LoadedConfig, 'config'> & Partial
   };
 }
 
-/** The addresses for a command with no node arguments (`config`, `prepare-upgrade`, `rehearse`, `add-upgrade`). */
-export function addressesFor(loaded: Pick<LoadedConfig, 'config'> & Partial<Omit<LoadedConfig, 'config'>>, args?: readonly string[]): ChainAddresses {
+/**
+ * The addresses for `run` (the node's arguments) or for a command with none (`config`, `prepare-upgrade`,
+ * `rehearse`, `add-upgrade`), which passes where the running node listens when `run` published it.
+ */
+export function addressesFor(
+  loaded: Pick<LoadedConfig, 'config'> & Partial<Omit<LoadedConfig, 'config'>>,
+  args?: readonly string[],
+  running?: ChainAddresses,
+): ChainAddresses {
   const config: Config = loaded.config;
-  return resolveChainAddresses({ home: config.home, operator: operatorEndpoints(loaded), ...(args === undefined ? {} : { args }) });
+  const node = { ...(args === undefined ? {} : { args }), ...(running === undefined ? {} : { running }) };
+  return resolveChainAddresses({ home: config.home, operator: operatorEndpoints(loaded), ...node });
+}
+
+/** The running node's published addresses as the node's own word, their sources marked as its. */
+function runningListens(running: ChainAddresses): NodeListens {
+  const source = (from: string) => `the running node's ${from}`;
+  return {
+    rpc: { address: running.rpc.address, source: source(running.rpc.source) },
+    grpc: { address: running.grpc.address, source: source(running.grpc.source) },
+    grpcEnable: running.grpc.enabled ? undefined : { address: 'false', source: source(running.grpc.source) },
+  };
 }
 
 /** A listen host to dial: all interfaces becomes loopback. */

@@ -31,7 +31,8 @@ const infoHint = 'the Info must be {"binaries": {"<os>/<arch>": "<url>?checksum=
 /** Only that `binaries` is an object: each of its keys (any string, `__proto__` too) is checked below. */
 const infoSchema = v.object({ binaries: jsonObject });
 
-function isInfoUrl(text: string): boolean {
+/** An Info given as a URL to its document (`scheme://…`), not as JSON. */
+export function isInfoUrl(text: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(text.trim());
 }
 

@@ -7,7 +7,7 @@
  */
 export { createHomeCheck, type HomeCheck } from './home-check.js';
 export { acquireHomeLock, type LockMode } from './home-lock.js';
-export { createNodeTracker, type NodeTracker } from './node-record.js';
+export { createNodeTracker, type NodeTracker, runningNodeAddresses } from './node-record.js';
 export { stopOrphanNode } from './orphan.js';
 export { restoreSigning } from './restore-signing.js';
 export { createSignGuard, type SignGuard } from './sign-guard.js';

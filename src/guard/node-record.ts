@@ -5,7 +5,8 @@
  * Written in two steps around the spawn: before it, the run's id (CHAINVISOR_RUN_ID, also put in the
  * node's environment); after it, the pid and the process's start time. Removed once the node has
  * exited. A kill between spawn and the second write leaves only the run id, which is enough on Linux:
- * the orphan is the process whose environment carries it.
+ * the orphan is the process whose environment carries it. It also publishes where the node listens
+ * (from its flags, else its files), for the one-shot commands that must find it: runningNodeAddresses.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -14,6 +15,7 @@ import path from 'node:path';
 
 import * as v from 'valibot';
 
+import type { ChainAddresses } from '../chain/index.js';
 import { ChainvisorError, isFsError, layoutFsError } from '../shared/errors/index.js';
 import { readRecord, recordFields } from '../shared/fsread/index.js';
 import { makeFolders, replaceFile } from '../shared/fswrite/index.js';
@@ -33,6 +35,8 @@ export interface NodeRecord {
   pid?: number;
   startToken?: string;
   startedAt: string;
+  /** Where the node listens, as `run` found it from the node's arguments and files (not the operator's settings). */
+  addresses?: ChainAddresses;
 }
 
 export interface NodeTracker {
@@ -62,13 +66,19 @@ const nodeRecordSchema = v.strictObject({
   pid: v.optional(pidNumber),
   startToken: v.optional(v.string()),
   startedAt: v.string(),
+  addresses: v.optional(
+    v.strictObject({
+      rpc: v.strictObject({ address: v.string(), source: v.string() }),
+      grpc: v.strictObject({ address: v.string(), source: v.string(), enabled: v.boolean() }),
+    }),
+  ),
 });
 
 export function nodeRecordPath(layout: HomePaths): string {
   return path.join(layout.stateDir, 'node.json');
 }
 
-export function createNodeTracker(options: { layout: HomePaths; logger: Logger; runId?: string }): NodeTracker {
+export function createNodeTracker(options: { layout: HomePaths; logger: Logger; runId?: string; addresses?: ChainAddresses }): NodeTracker {
   const { layout, logger } = options;
   const runId = options.runId ?? randomBytes(12).toString('hex');
   const file = nodeRecordPath(layout);
@@ -102,7 +112,8 @@ export function createNodeTracker(options: { layout: HomePaths; logger: Logger; 
     env: { [runIdVariable]: runId },
     beforeSpawn(binary) {
       generation += 1;
-      record = { runId, supervisorPid: process.pid, binary, startedAt: new Date().toISOString() };
+      const addresses = options.addresses === undefined ? {} : { addresses: options.addresses };
+      record = { runId, supervisorPid: process.pid, binary, startedAt: new Date().toISOString(), ...addresses };
       return write(record);
     },
     spawned(node) {
@@ -163,6 +174,19 @@ export async function readNodeRecord(layout: HomePaths, logger?: Logger): Promis
       hint: `look for a node of this home still running (ps -eo pid,lstart,args; its environment has ${runIdVariable}) and stop it if there is one; then remove ${file} and start chainvisor again`,
     },
   );
+}
+
+/**
+ * Where the node `run` started listens, while that node runs (its pid alive with the recorded start
+ * time); undefined otherwise — no run, a node between stop and start, a stale or damaged record — and
+ * the caller then reads the node's files. Never throws for the record: it is a hint, not a guard.
+ */
+export async function runningNodeAddresses(layout: HomePaths): Promise<ChainAddresses | undefined> {
+  const read = await readRecord(nodeRecordPath(layout), nodeRecordSchema, 64 * 1024);
+  if (read.status !== 'ok') return undefined;
+  const { pid, startToken, addresses } = read.value;
+  if (addresses === undefined || pid === undefined || startToken === undefined) return undefined;
+  return (await processStartToken(pid)) === startToken ? addresses : undefined;
 }
 
 export async function removeNodeRecord(layout: HomePaths): Promise<void> {

@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { execa } from 'execa';
 
 import { compressedArchives, extensions } from '../../scripts/make-compressed-archives.js';
+import { goodArchives } from '../../scripts/make-hostile-archives.js';
 import { hostPlatform } from '../../src/download/index.js';
 import { formats, formatsHelp } from '../../src/verify/index.js';
 import { chainvisorCommand } from '../support/chainvisor-command.js';
@@ -40,6 +41,31 @@ for (const { compressor, key, format, from } of cases) {
     assert.match(r.stdout, /ok: v2\.0\.0/);
   });
 }
+
+test('check-plan --info with a plain executable: the binary column says so once', async (t) => {
+  const data = goodArchives('simd').plain?.data as Buffer;
+  const s = await startFaultServer();
+  t.after(() => s.close());
+  s.route('/simd', { body: data });
+  const [file, args] = chainvisorCommand(['check-plan', '--info', binariesInfo({ [host]: withChecksum(s.url('/simd'), data) })]);
+  const r = await execa(file, args, { env: { DAEMON_NAME: 'simd', CHAINVISOR_DOWNLOAD_RETRIES: '0' }, reject: false });
+  assert.equal(r.exitCode, 0, `${r.stdout}\n${r.stderr}`);
+  const row = r.stdout.split('\n').find((line) => line.startsWith(host));
+  assert.match(row ?? '', / \(plain executable\) +ok: v2\.0\.0$/, r.stdout);
+});
+
+test('check-plan --info that is neither JSON nor a URL is a usage error (64); a JSON Info of the wrong shape is a finding (79)', async () => {
+  for (const info of ['not json', '{"binaries": {"linux/amd64": "https://x"']) {
+    const [file, args] = chainvisorCommand(['check-plan', '--info', info]);
+    const r = await execa(file, args, { env: { DAEMON_NAME: 'simd' }, reject: false });
+    assert.equal(r.exitCode, 64, r.stderr);
+    assert.match(r.stderr, /check-plan --info must be the Info as JSON or a URL to it, not "/);
+  }
+  const [file, args] = chainvisorCommand(['check-plan', '--info', '{"binaries": {}}']);
+  const r = await execa(file, args, { env: { DAEMON_NAME: 'simd' }, reject: false });
+  assert.equal(r.exitCode, 79, r.stderr);
+  assert.match(r.stderr, /"binaries" is empty/);
+});
 
 test("check-plan --help lists the formats of the table, as 'chainvisor help check-plan' does", async () => {
   for (const command of [

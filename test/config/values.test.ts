@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { loadConfig, renderDocsTable, renderExample, settingKeys, settings } from '../../src/config/index.js';
+import { fileKey, loadConfig, renderDocsTable, renderExample, settingKeys, settings } from '../../src/config/index.js';
 import { maxExact, parseBool, parseBytes, parseCount, parseDuration, parseFileName } from '../../src/config/values.js';
 
 const repo = path.resolve(fileURLToPath(import.meta.url), '../../../..');
@@ -127,5 +127,18 @@ describe('setting values', () => {
       readme.includes(renderDocsTable()),
       "run 'npm run build && node scripts/regen-docs.mjs' (or paste 'chainvisor config --docs' into docs/settings.md)",
     );
+  });
+
+  test("docs/settings.md names every setting config.example.json leaves out, and the config file's CHAINVISOR_CONFIG", async () => {
+    const example = JSON.parse(await fs.readFile(path.join(repo, 'config.example.json'), 'utf8')) as Record<string, string>;
+    const doc = await fs.readFile(path.join(repo, 'docs', 'settings.md'), 'utf8');
+    const prose = doc.slice(0, doc.indexOf('| variable | default | meaning |'));
+    const left = settingKeys.filter((key) => !Object.hasOwn(example, fileKey(key))).map((key) => settings[key].env as string);
+    assert.deepEqual(
+      left.filter((env) => !prose.includes(`\`${env}\``)),
+      [],
+      'say in the text above the table of docs/settings.md why config.example.json leaves these out',
+    );
+    assert.match(prose, /`CHAINVISOR_CONFIG=<file>`/);
   });
 });

@@ -58,6 +58,7 @@ for (const [v2, result, value] of [
     const hook = receiver.delivered().find((r) => String(r.body.event).startsWith('rehearsal-'))!;
     assert.equal(hook.body.event, `rehearsal-${result}`);
     assert.equal((hook.body.upgrade as { name: string }).name, 'v2');
+    assert.equal((hook.body.upgrade as { height: number }).height, start + 1000, "the plan's height, not the scratch testnet's");
     const metrics = await (await fetch(`http://${http}/metrics`)).text();
     assert.match(metrics, new RegExp(`chainvisor_rehearsal_result\\{upgrade="v2"\\} ${value}`));
     if (result === 'passed') assert.match(metrics, /chainvisor_rehearsal_migration_seconds\{upgrade="v2"\} \d/);

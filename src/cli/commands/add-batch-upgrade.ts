@@ -30,17 +30,17 @@ export const addBatchUpgradeCommand = defineCommand({
   ].join('\n'),
   async run(ctx, { values }) {
     // Loaded when used: the queue's checks bring the chain reader, which other commands never evaluate.
-    const [{ parseUpgradeList, readUpgradeFile }, { scheduleUpgrades }, { addressesFor }] = await Promise.all([
+    const [{ parseUpgradeList, readUpgradeFile }, { scheduleUpgrades }, { nodeAddresses }] = await Promise.all([
       import('../../watcher/manual/index.js'),
       import('../schedule.js'),
-      import('../../chain/index.js'),
+      import('../node-addresses.js'),
     ]);
     const list = values['upgrade-list'];
     const file = values['upgrade-file'];
     const entries: ManualEntry[] = list !== undefined ? parseUpgradeList(list) : await readUpgradeFile(file as string);
     const loaded = loadContextConfig(ctx);
     const layout = layoutFor(loaded.config);
-    const result = await scheduleUpgrades({ config: loaded.config, layout, force: values.force, entries, addresses: addressesFor(loaded) });
+    const result = await scheduleUpgrades({ config: loaded.config, layout, force: values.force, entries, addresses: await nodeAddresses(loaded, layout) });
     reportSchedule(ctx, layout, result);
     return ExitCode.ok;
   },

@@ -57,9 +57,9 @@ export const addUpgradeCommand = defineCommand({
     if (goAhead && height === undefined) throw new UsageError('--yes and --restart-now go with --upgrade-height: they allow the restart of the node it causes');
     if (height !== undefined) {
       // Loaded when used: the queue's checks bring the chain reader, which other commands never evaluate.
-      const [{ scheduleUpgrades }, { addressesFor }, { restartLines, restartOutlook, restartsFor }, { readQueued }] = await Promise.all([
+      const [{ scheduleUpgrades }, { nodeAddresses }, { restartLines, restartOutlook, restartsFor }, { readQueued }] = await Promise.all([
         import('../schedule.js'),
-        import('../../chain/index.js'),
+        import('../node-addresses.js'),
         import('../restart-outlook.js'),
         import('../../watcher/manual/index.js'),
       ]);
@@ -67,7 +67,7 @@ export const addUpgradeCommand = defineCommand({
       // A validator is not restarted without the operator's word: the entry waits for the node's next start.
       const held = restartsFor(outlook, height) && outlook.localKey !== undefined && !goAhead;
       const entries = [{ name, source, height, info: '', ...(held ? { waitForRestart: true as const } : {}) }];
-      const result = await scheduleUpgrades({ config, layout, force, entries, addresses: addressesFor(loaded) });
+      const result = await scheduleUpgrades({ config, layout, force, entries, addresses: await nodeAddresses(loaded, layout) });
       reportSchedule(ctx, layout, result);
       for (const line of restartLines(outlook, { name, source, height, held })) writeLine(ctx.stdout, line);
       return ExitCode.ok;

@@ -15,6 +15,7 @@ import type { Logger } from '../../shared/log.js';
 
 /** What check-plan uses of the download and verify code, loaded when it runs (other commands never evaluate it). */
 type Lib = typeof import('../../download/index.js') & Pick<typeof import('../../verify/index.js'), 'weakAlgos'>;
+import { parseJsonValue, shownText } from '../../shared/json.js';
 import { formatBytes } from '../../shared/units.js';
 import { type CommandContext, defineCommand, writeLine } from '../command.js';
 import { refuseUnusableProxies } from '../settings.js';
@@ -86,6 +87,7 @@ export const checkPlanCommand = defineCommand({
       import('../../verify/index.js'),
     ]);
     const lib: Lib = { ...download, weakAlgos };
+    if (values.info !== undefined) refuseUnreadableInfo(lib, values.info);
     const logger = createLogger({ level: 'warn', pretty: true, color: false });
     const work = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-check-plan-'));
     const fetcher = lib.fetcherFromConfig(config, logger);
@@ -173,13 +175,25 @@ async function checkOne(o: CheckOneOptions): Promise<Row> {
   if (progress.stopped !== undefined) row.size = `stopped at ${formatBytes(progress.stopped)}`;
   if (row.checksum === '-' && progress.stopped !== undefined) row.checksum = 'not checked';
   if (row.checksum === '-') row.checksum = progress.verified ? 'ok' : row.problem?.code === 'CHAINVISOR_CHECKSUM_MISMATCH' ? 'MISMATCH' : '-';
-  if (progress.unpacked !== undefined) row.binary = `${progress.unpacked.from} (${progress.unpacked.format})`;
+  // A plain executable's format is `executable`: said once. A compressed one keeps its compression: `(plain executable) (gz)`.
+  const unpacked = progress.unpacked;
+  if (unpacked) row.binary = unpacked.format === 'executable' ? unpacked.from : `${unpacked.from} (${unpacked.format})`;
   else if (progress.verified && row.problem !== undefined) row.binary = 'NOT FOUND';
   if (!runsHere) row.smoke = 'n/a (other platform)';
   else if (!o.smoke) row.smoke = 'skipped';
   else if (progress.version !== undefined) row.smoke = `ok: ${progress.version}`;
   else if (row.problem?.code === 'CHAINVISOR_SMOKE_TEST_FAILED') row.smoke = 'FAILED';
   return row;
+}
+
+/** An --info neither JSON nor a URL is a command-line mistake (64); an Info of the wrong shape stays a finding (79). */
+function refuseUnreadableInfo(lib: Lib, info: string): void {
+  const text = info.trim();
+  const parsed = parseJsonValue(text);
+  if (text === '' || lib.isInfoUrl(text) || parsed.ok) return;
+  const why = /^[[{"]/.test(text) ? `it is not valid JSON (${parsed.reason})` : 'it is neither';
+  const example = `--info '{"binaries": {"linux/amd64": "https://…/simd?checksum=sha256:…"}}'`;
+  throw new UsageError(`check-plan --info must be the Info as JSON or a URL to it, not ${JSON.stringify(shownText(text, 80))}: ${why}; for example ${example}`);
 }
 
 /** A row for an entry that is not downloaded (without --all-platforms): its URL is checked only. */

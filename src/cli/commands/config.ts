@@ -49,7 +49,7 @@ export const configCommand = defineCommand({
     writeLine(ctx.stdout, `upgrade-info.json    ${layout.upgradeInfoFile}`);
     writeLine(ctx.stdout, `backups              ${loaded.config.unsafeSkipBackup ? 'skipped (UNSAFE_SKIP_BACKUP)' : loaded.config.dataBackupDir}`);
     // Loaded here only: the chain reader's module brings the gRPC client.
-    const { grpc, rpc } = (await import('../../chain/index.js')).addressesFor(loaded);
+    const { grpc, rpc } = await (await import('../node-addresses.js')).nodeAddresses(loaded, layout);
     writeLine(ctx.stdout, `grpc                 ${grpc.enabled ? grpc.address : 'off'} [${grpc.source}]`);
     writeLine(ctx.stdout, `rpc                  ${rpc.address} [${rpc.source}]`);
     writeLine(ctx.stdout);

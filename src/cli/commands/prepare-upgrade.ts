@@ -1,15 +1,17 @@
 import { layoutFor } from '../../home/layout/index.js';
 import { ChainvisorError, ExitCode } from '../../shared/errors/index.js';
 import { defineCommand, writeLine } from '../command.js';
+import { nodeAddresses } from '../node-addresses.js';
 import { loadContextConfig, logOptions } from '../settings.js';
 
 export const prepareUpgradeCommand = defineCommand({
   args: {},
   help: [
     "Reads the scheduled upgrade plan from the node's gRPC, or from its CometBFT RPC when gRPC is off or does",
-    "not answer (addresses: DAEMON_GRPC_ADDRESS and CHAINVISOR_RPC_ADDRESS when set, else the node's",
-    "config/app.toml and config/config.toml; 'chainvisor config' shows them), then downloads, verifies and",
-    'installs the binary its Info names for this host into upgrades/<name>, exactly as the halt would. Does not',
+    'not answer (addresses: DAEMON_GRPC_ADDRESS and CHAINVISOR_RPC_ADDRESS when set, else where the node',
+    "chainvisor run started listens, else the node's config/app.toml and config/config.toml; 'chainvisor config'",
+    'shows them), then downloads, verifies and installs the binary its Info names for this host into',
+    'upgrades/<name>, exactly as the halt would. Does not',
     'need chainvisor run, nor DAEMON_ALLOW_DOWNLOAD_BINARIES (running it is the permission). An installed binary',
     'is left as it is. Exit 0 when staged or when no upgrade is scheduled; 79 when it cannot be staged or the',
     'node answers on neither.',
@@ -19,13 +21,13 @@ export const prepareUpgradeCommand = defineCommand({
     const { config } = loaded;
     const layout = layoutFor(config);
     // Loaded when used, so that other commands never evaluate gRPC, pino and the download code.
-    const [{ addressesFor, createChainReader }, { createLogger }, { stagePlan }] = await Promise.all([
+    const [{ createChainReader }, { createLogger }, { stagePlan }] = await Promise.all([
       import('../../chain/index.js'),
       import('../../shared/log.js'),
       import('../../download/staging/index.js'),
     ]);
     const logger = createLogger(logOptions(config));
-    const client = createChainReader({ addresses: addressesFor(loaded) });
+    const client = createChainReader({ addresses: await nodeAddresses(loaded, layout) });
     // A node that answers on neither is a ChainUnavailableError naming both: exit 79 with the fix.
     const plan = await client.currentPlan().finally(() => client.close());
     const asked = `asked ${client.answeredBy() ?? client.describe()}`;

@@ -4,18 +4,19 @@
  * when the node could not be asked and nothing is queued, the one upgrade staged in `upgrades/` (a
  * binary never switched to), if there is exactly one — said in the log.
  */
-import { addressesFor, createChainReader } from '../../chain/index.js';
+import { createChainReader } from '../../chain/index.js';
 import type { LoadedConfig } from '../../config/index.js';
 import type { Layout } from '../../home/layout/index.js';
 import { readHome } from '../../observe/status/index.js';
 import { ChainvisorError } from '../../shared/errors/index.js';
 import type { Logger } from '../../shared/log.js';
 import { readQueued } from '../../watcher/manual/index.js';
+import { nodeAddresses } from '../node-addresses.js';
 
 export async function pickUpgrade(loaded: LoadedConfig, layout: Layout, logger: Logger): Promise<string> {
   const { config } = loaded;
   let unanswered = false;
-  const client = createChainReader({ addresses: addressesFor(loaded), timeoutMs: 3000 });
+  const client = createChainReader({ addresses: await nodeAddresses(loaded, layout), timeoutMs: 3000 });
   let asked: string;
   try {
     const plan = await client.currentPlan();

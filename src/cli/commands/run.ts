@@ -65,15 +65,21 @@ export const runCommand: Command = {
 async function supervise(args: string[], options: { loaded: LoadedConfig; layout: Layout; logger: Logger; pretty: boolean }): Promise<number> {
   const { loaded, layout, logger, pretty } = options;
   const { config } = loaded;
-  const [{ addressesFor }, { createEventBus }, { createNodeTracker }, { startObservers }, { Supervisor }, { followRehearsals, startAutoRehearsal }] =
-    await Promise.all([
-      import('../../chain/index.js'),
-      import('../../shared/events/index.js'),
-      import('../../guard/index.js'),
-      import('../../observe/index.js'),
-      import('../../supervisor/index.js'),
-      import('../../rehearsal/index.js'),
-    ]);
+  const [
+    { addressesFor, resolveChainAddresses },
+    { createEventBus },
+    { createNodeTracker },
+    { startObservers },
+    { Supervisor },
+    { followRehearsals, startAutoRehearsal },
+  ] = await Promise.all([
+    import('../../chain/index.js'),
+    import('../../shared/events/index.js'),
+    import('../../guard/index.js'),
+    import('../../observe/index.js'),
+    import('../../supervisor/index.js'),
+    import('../../rehearsal/index.js'),
+  ]);
   if (await ensureCurrentLink(layout, switchCurrent)) {
     logger.info({ current: layout.currentLink }, "'current' was missing: created it as a link to genesis (as cosmovisor does)");
   }
@@ -87,9 +93,11 @@ async function supervise(args: string[], options: { loaded: LoadedConfig; layout
     version,
     ...(pretty && process.stderr.isTTY && !config.disableLogs ? { progressTty: process.stderr } : {}),
   });
-  const tracker = createNodeTracker({ layout, logger });
   // Where the node listens, as it finds it itself: its flags (these arguments), then its config files.
   const addresses = addressesFor(loaded, args);
+  // Published in the node record for `prepare-upgrade`, `rehearse` and `add-upgrade`, which have no node
+  // arguments: the node's own word (its flags and files), not the operator's settings, which they read themselves.
+  const tracker = createNodeTracker({ layout, logger, addresses: resolveChainAddresses({ home: config.home, args }) });
   const { grpc, rpc } = addresses;
   logger.info(
     { grpc: grpc.enabled ? grpc.address : 'off', grpcSource: grpc.source, rpc: rpc.address, rpcSource: rpc.source },

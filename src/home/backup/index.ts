@@ -6,6 +6,7 @@ export { backupData, type BackupOptions, type BackupResult } from './backup.js';
 export { backupBeforeUpgrade, type BackupBeforeUpgradeOptions } from './before-upgrade.js';
 export { copyWhole } from './copy.js';
 export { chooseMode, type RequestedMode } from './mode.js';
+export { backupMadeAt } from './names.js';
 export { removePartialBackups } from './partials.js';
 export { type BackupMode, createPlacer, isImmutableTable, type Placer } from './place.js';
 export { pruneBackups } from './prune.js';

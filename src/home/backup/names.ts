@@ -22,6 +22,22 @@ export async function backupTarget(backupDir: string, now: Date): Promise<string
   return `${target}-${now.toISOString().slice(11, 19).replaceAll(':', '')}`;
 }
 
+/**
+ * When a backup was made, as well as its folder tells: the day its name gives — cosmovisor's
+ * `data-backup-<year>-<month>-<day>` (Go's "%d-%d-%d" of the local date, month and day not padded),
+ * chainvisor's with `-HHMMSS` on a day's second backup — and the folder's mtime within that day; the
+ * day's local midnight when the mtime is another day (a folder copied or touched since); the mtime for
+ * a name that gives no date.
+ */
+export function backupMadeAt(name: string, mtime: Date): Date {
+  const match = /^data-backup-(\d{4})-(\d{1,2})-(\d{1,2})(?:-\d{6})?$/.exec(name);
+  if (!match) return mtime;
+  const [year, month, day] = [Number(match[1]), Number(match[2]) - 1, Number(match[3])];
+  const start = new Date(year, month, day);
+  if (start.getFullYear() !== year || start.getMonth() !== month || start.getDate() !== day) return mtime;
+  return mtime >= start && mtime < new Date(year, month, day + 1) ? mtime : start;
+}
+
 export function partialPath(target: string): string {
   return path.join(path.dirname(target), `.${path.basename(target)}.partial-${process.pid}-${randomBytes(4).toString('hex')}`);
 }

@@ -124,7 +124,7 @@ export async function buildStatus(options: BuildOptions): Promise<StatusDocument
 /** Without any record, the plan beside the current binary tells which upgrade was applied last. */
 function lastFromHome(home: HomeFacts): LastUpgrade | null {
   if (home.current.height === null) return null;
-  return { name: home.current.name, height: home.current.height, result: 'applied', durationSeconds: null, time: '' };
+  return { name: home.current.name, height: home.current.height, result: 'applied', durationSeconds: null, time: null };
 }
 
 function health(live: LiveState | undefined, home: HomeFacts): StatusDocument['health'] {

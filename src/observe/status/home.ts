@@ -11,6 +11,7 @@ import * as v from 'valibot';
 
 import { readUpgradeInfo } from '../../chain/index.js';
 import { readStagedRecords } from '../../download/staging/index.js';
+import { backupMadeAt } from '../../home/backup/index.js';
 import { binaryPath, genesis, isFile, type Layout, planBinaryDir, planRecordPath, readCurrent, upgradeBinaryDir } from '../../home/layout/index.js';
 import { isErrno } from '../../shared/errors/index.js';
 import { readBounded } from '../../shared/fsread/index.js';
@@ -147,7 +148,7 @@ async function readBackups(backupDir: string, problems: string[]): Promise<HomeF
     names.map(async (name) => {
       const full = path.join(backupDir, name);
       const stat = await fs.stat(full).catch(() => undefined);
-      return stat?.isDirectory() ? { name, path: full, time: stat.mtime.toISOString() } : undefined;
+      return stat?.isDirectory() ? { name, path: full, time: backupMadeAt(name, stat.mtime).toISOString() } : undefined;
     }),
   );
   return backups.filter((b) => b !== undefined).sort((a, b) => (b.time ?? '').localeCompare(a.time ?? ''));

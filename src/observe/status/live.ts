@@ -22,7 +22,8 @@ export interface LastUpgrade {
   result: 'applied' | 'failed';
   /** Halt detected → new node started (until it starts: → switched); null when unknown. */
   durationSeconds: number | null;
-  time: string;
+  /** When it was applied or failed; null when unknown (read from the home, not seen by a run). */
+  time: string | null;
   error?: string;
 }
 

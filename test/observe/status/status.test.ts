@@ -79,6 +79,31 @@ describe('chainvisor status', () => {
     assert.equal(typeof doc.lastUpgrade.durationSeconds, 'number');
   });
 
+  test("a home cosmovisor upgraded: the last upgrade's time unknown (null), the backups dated by their names", async () => {
+    const genesis = await t.fakeNode({ label: 'genesis', runMs: 10 });
+    await t.cliOk(['init', genesis]);
+    await t.cliOk(['add-upgrade', 'v2', genesis]);
+    await fs.writeFile(path.join(t.home, 'cosmovisor', 'upgrades', 'v2', 'upgrade-info.json'), JSON.stringify(plan('v2', 10)));
+    const current = path.join(t.home, 'cosmovisor', 'current');
+    await fs.rm(current);
+    await fs.symlink(path.join(t.home, 'cosmovisor', 'upgrades', 'v2'), current);
+    // cosmovisor's names (month and day not padded); the folders' mtimes are today's, as after a copy to a new disk.
+    await fs.mkdir(path.join(t.home, 'data-backup-2025-6-1'));
+    await fs.mkdir(path.join(t.home, 'data-backup-2025-12-10'));
+    const madeAt = new Date(2025, 11, 10, 15, 30);
+    await fs.utimes(path.join(t.home, 'data-backup-2025-12-10'), madeAt, madeAt);
+
+    const doc = JSON.parse((await t.cliOk(['status', '-o', 'json'])).stdout);
+    assert.deepEqual(doc.lastUpgrade, { name: 'v2', height: 10, result: 'applied', durationSeconds: null, time: null });
+    assert.deepEqual(
+      doc.backups.map((b: { name: string; time: string }) => [b.name, b.time]),
+      [
+        ['data-backup-2025-12-10', madeAt.toISOString()],
+        ['data-backup-2025-6-1', new Date(2025, 5, 1).toISOString()],
+      ],
+    );
+  });
+
   test('a bad --output is a usage error', async () => {
     const r = await t.cli(['status', '--output', 'yaml']);
     assert.equal(r.exitCode, 64);

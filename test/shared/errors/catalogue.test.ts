@@ -60,6 +60,19 @@ describe('the error catalogue', () => {
     assert.deepEqual(unknown, [], 'add these codes to src/shared/errors/catalogue.ts, then run npm run build && node scripts/regen-docs.mjs');
   });
 
+  test('every CHAINVISOR_ name in the docs and the README is a catalogued code, a setting, or a known non-error name', async () => {
+    const docs = (await fs.readdir(path.join(repo, 'docs'), { recursive: true })).filter((f) => f.endsWith('.md')).map((f) => path.join('docs', f));
+    const unknown: string[] = [];
+    for (const file of ['README.md', ...docs]) {
+      const text = await fs.readFile(path.join(repo, file), 'utf8');
+      // A family (`CHAINVISOR_DOWNLOAD_*`) is not a name.
+      for (const match of text.matchAll(/\bCHAINVISOR_[A-Z0-9_]*[A-Z0-9]\b(?!_?\*)/g)) {
+        if (!catalogued(match[0]) && !settingNames.has(match[0]) && !notErrors.has(match[0])) unknown.push(`${match[0]} (${file})`);
+      }
+    }
+    assert.deepEqual(unknown, [], 'the docs name codes that do not exist: use the catalogued name (docs/errors.md)');
+  });
+
   test('every catalogued code is raised or logged somewhere, so the catalogue cannot rot', async () => {
     const raised = new Set<string>();
     for (const { file, text } of await sources()) {
