@@ -72,7 +72,7 @@ export function subscribeNewBlocks(options: SubscriptionOptions): BlockSubscript
       agent = new undici.Agent({
         connect: (options, done) =>
           connect(options, (error, socket) => {
-            if (socket !== null) sockets.add(socket);
+            if (socket) sockets.add(socket);
             (done as (error: Error | null, socket: unknown) => void)(error, socket);
           }),
         webSocket: { maxPayloadSize: maxMessageBytes },
