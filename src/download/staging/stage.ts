@@ -28,6 +28,8 @@ export interface StageOptions {
   layout: Layout;
   logger: Logger;
   signal?: AbortSignal;
+  /** Fires when the node halts for this plan: from then the sources are asked as at the height. */
+  halted?: AbortSignal;
   download?: Downloader;
 }
 
@@ -53,7 +55,16 @@ export async function stagePlan(options: StageOptions): Promise<StageResult> {
     await updateStagedRecord(layout, dir, undefined);
   }
   const download = options.download ?? (await import('../index.js')).downloadUpgradeBinary;
-  const done = await download({ target, config, layout, logger, ...(options.signal ? { signal: options.signal } : {}) });
+  // Ahead of the height (staging, prepare-upgrade): the sources get the whole download policy.
+  const done = await download({
+    target,
+    config,
+    layout,
+    logger,
+    ahead: true,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.halted ? { halted: options.halted } : {}),
+  });
   const source = done.source === undefined ? {} : { source: done.source };
   await updateStagedRecord(layout, dir, { name: plan.name, height: plan.height, info: plan.info, stagedAt: new Date().toISOString(), ...source });
   return { status: 'downloaded', dir, binary, ...source };
