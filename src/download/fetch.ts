@@ -69,6 +69,8 @@ export interface FetchResult {
 
 export interface Fetcher {
   fetchToFile(request: FetchRequest): Promise<FetchResult>;
+  /** The URL policy every fetch applies; whoever weighs URLs before fetching applies this one. */
+  readonly policy: UrlPolicy;
   close(): Promise<void>;
 }
 
@@ -174,6 +176,7 @@ export function createFetcher(options: FetcherOptions): Fetcher {
 
   return {
     fetchToFile,
+    policy: options.policy,
     close: () => client.close(),
   };
 }

@@ -14,11 +14,12 @@ import { ChainvisorError, ExitCode, isFsError } from '../shared/errors/index.js'
 import type { EventBus } from '../shared/events/index.js';
 import type { Logger } from '../shared/log.js';
 import { progressOnBus } from '../shared/progress/index.js';
+import { isDisagreement, sendDisagreement } from './disagreement.js';
 import { DownloadIoError } from './errors.js';
 import { fetcherFromConfig, type FetcherOptions } from './fetch.js';
 import { fetchAndUnpack, type FetchProgress } from './fetch-unpack.js';
 import { hostPlatform } from './platform.js';
-import { binaryCandidates, type Candidate, tryMirrorAfter, usesSources } from './sources/index.js';
+import { binaryCandidates, type Candidate, sourceDeadlineAtHeightMs, tryMirrorAfter, usesSources } from './sources/index.js';
 import { createWorkspace } from './workspace.js';
 
 export interface DownloadUpgradeOptions {
@@ -36,6 +37,14 @@ export interface DownloadUpgradeOptions {
   platform?: string;
   /** Tests: the smoke test's time limit (10 s). */
   smokeTimeoutMs?: number;
+  /**
+   * Fetched ahead of the height (staging, prepare-upgrade): the registry and chain registry get the whole
+   * download policy. Otherwise (the halt, default) each has sourceDeadlineAtHeightMs, and a disagreement
+   * found is sent on `events` as `checksum-disagreement`.
+   */
+  ahead?: boolean;
+  /** Ahead of the height: fires when the node halts for this plan; the documents still out have sourceDeadlineAtHeightMs from then. */
+  halted?: AbortSignal;
 }
 
 /** What downloads a plan's binary into `upgrades/<dir>`: downloadUpgradeBinary, or a test's stand-in. */
@@ -57,6 +66,7 @@ export async function downloadUpgradeBinary(options: DownloadUpgradeOptions): Pr
   const fetcher = fetcherFromConfig(config, logger, options.fetch);
   try {
     const signalOption = options.signal ? { signal: options.signal } : {};
+    const upgrade = { name: plan.name, height: plan.height };
     const candidates = await binaryCandidates({
       plan: { name: plan.name, height: plan.height, info: plan.info },
       config,
@@ -65,8 +75,12 @@ export async function downloadUpgradeBinary(options: DownloadUpgradeOptions): Pr
       workDir: workspace.path,
       logger,
       ...signalOption,
+      ...lateness(options),
+    }).catch((error: unknown) => {
+      // Staging sends it itself, once per plan; at the height it is found here first.
+      if (!options.ahead && options.events && isDisagreement(error)) sendDisagreement(options.events, upgrade, error, { blocksLeft: 0, near: true });
+      throw error;
     });
-    const upgrade = { name: plan.name, height: plan.height };
     const fetchFrom = async (candidate: Candidate, workDir: string) => {
       const { download: source, platform } = candidate;
       const progress = options.events ? progressOnBus({ events: options.events, event: 'download-progress', what: source.shown, upgrade }) : undefined;
@@ -145,6 +159,12 @@ export async function downloadUpgradeBinary(options: DownloadUpgradeOptions): Pr
     // A failure to clean up must not hide why the attempt failed; the next attempt retries it.
     await workspace.remove().catch((error: unknown) => logger.warn({ folder: workspace.path, err: error }, 'could not remove the work folder'));
   }
+}
+
+/** At the height the registry's few seconds run from the start; ahead of it, from the halt if one comes. */
+function lateness(options: DownloadUpgradeOptions): { lateAfterMs?: number; lateFrom?: AbortSignal } {
+  if (!options.ahead) return { lateAfterMs: sourceDeadlineAtHeightMs };
+  return options.halted === undefined ? {} : { lateAfterMs: sourceDeadlineAtHeightMs, lateFrom: options.halted };
 }
 
 async function guardIo<T>(action: string, file: string, run: () => Promise<T>): Promise<T> {

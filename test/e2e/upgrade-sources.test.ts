@@ -4,8 +4,9 @@
  * CHAINVISOR_UPGRADE_SOURCES: a plan without binaries served by the registry or the chain registry;
  * the plan's URL down and the registry's mirror of the same file used; checksums that disagree (exit
  * 79, nothing installed); a quorum of 2 met and not met; an entry for another height ignored; a
- * registry that is unreachable or hostile skipped with a warning. Every document comes from a local
- * server.
+ * registry that is unreachable or hostile skipped with a warning; a registry that never answers or
+ * trickles is late after 5 s, named, and not waited for; a disagreement first met at the halt is sent
+ * as `checksum-disagreement`. Every document comes from a local server.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -20,7 +21,7 @@ import { fakeNodeScript, plan } from '../support/fake-node.js';
 import { type FaultServer, startFaultServer } from '../support/fault-server.js';
 import { makeHome, type TestHome } from '../support/home.js';
 import { checksumOf, hostileRegistries, pinned, registryDocument, versionsDocument } from '../support/upgrade-sources.js';
-import { refusedUrl } from '../support/webhook-receiver.js';
+import { refusedUrl, startWebhookReceiver } from '../support/webhook-receiver.js';
 
 const host = hostPlatform();
 
@@ -176,6 +177,61 @@ describe('chainvisor run: upgrade sources at the halt', () => {
       r.stderr,
       /upgrade source registry \(http:\/\/127\.0\.0\.1:\d+\/hook\/registry\.json\) is not used for upgrade "v2": .*(refused|ECONNREFUSED)/,
     );
+  });
+
+  const slowRegistries = [
+    { what: 'accepts and never answers', fault: { kind: 'no-answer' } },
+    { what: 'trickles its document', fault: { kind: 'trickle', bytes: 1, everyMs: 300 } },
+  ] as const;
+  for (const slow of slowRegistries) {
+    test(`a registry that ${slow.what} is late at the height: the plan's binary is switched to within 15 s, the registry named`, async () => {
+      await genesisHaltingFor(binariesInfo({ [host]: pinned(server.url('/v2/simd.tar.gz'), archive) }));
+      const mirror = { name: 'v2', binaries: { [host]: pinned(server.url('/mirror/simd.tar.gz'), archive) } };
+      server.route('/registry.json', { body: registryDocument([mirror]), always: slow.fault });
+      const started = Date.now();
+      const r = await t.cli(['run', 'start'], { CHAINVISOR_UPGRADE_SOURCES: 'plan,registry', CHAINVISOR_REGISTRY_URL: server.url('/registry.json') });
+      await assertApplied(r);
+      assert.ok(Date.now() - started < 15_000, `switched ${Date.now() - started} ms after the start, over 15 s`);
+      assert.match(r.stderr, /upgrade source registry \(http:\/\/127\.0\.0\.1:\d+\/registry\.json\) is not used for upgrade "v2": late: no answer within 5 s/);
+      assert.match(r.stderr, /the binary of upgrade "v2" comes from plan/);
+    });
+  }
+
+  test('a quorum of 2 that needs the late registry fails at the height, naming it, without waiting for it', async () => {
+    await genesisHaltingFor(binariesInfo({ [host]: pinned(server.url('/v2/simd.tar.gz'), archive) }));
+    server.route('/registry.json', { body: registryDocument([]), always: { kind: 'no-answer' } });
+    const started = Date.now();
+    const r = await t.cli(['run', 'start'], {
+      CHAINVISOR_UPGRADE_SOURCES: 'plan,registry',
+      CHAINVISOR_REGISTRY_URL: server.url('/registry.json'),
+      CHAINVISOR_CHECKSUM_QUORUM: '2',
+    });
+    await assertNothingInstalled(r, 'CHAINVISOR_CHECKSUM_QUORUM_NOT_MET');
+    assert.ok(Date.now() - started < 15_000, `failed ${Date.now() - started} ms after the start, over 15 s`);
+    assert.match(r.stderr, /CHAINVISOR_CHECKSUM_QUORUM is 2 but .* 1 give sha256:[0-9a-f]{64} \(plan\); found: .*registry: late: no answer within 5 s/);
+  });
+
+  test('a disagreement first met at the halt is sent as checksum-disagreement, naming each source and value', async () => {
+    const hook = await startWebhookReceiver();
+    try {
+      const other = Buffer.concat([archive, Buffer.from('another build')]);
+      await genesisHaltingFor(binariesInfo({ [host]: pinned(server.url('/v2/simd.tar.gz'), archive) }));
+      const url = registry([{ name: 'v2', binaries: { [host]: pinned(server.url('/mirror/simd.tar.gz'), other) } }]);
+      const r = await t.cli(['run', 'start'], { CHAINVISOR_UPGRADE_SOURCES: 'plan,registry', CHAINVISOR_REGISTRY_URL: url, CHAINVISOR_WEBHOOK_URL: hook.url });
+      await assertNothingInstalled(r, 'CHAINVISOR_CHECKSUM_DISAGREEMENT');
+      const events = hook.received.map((h) => h.body.event);
+      assert.deepEqual(
+        events.filter((e) => e === 'checksum-disagreement' || e === 'upgrade-failed'),
+        ['checksum-disagreement', 'upgrade-failed'],
+        JSON.stringify(events),
+      );
+      const sent = hook.received.find((h) => h.body.event === 'checksum-disagreement')?.body;
+      assert.ok(String(sent?.text).includes(`plan gives ${checksumOf(archive)}; registry gives ${checksumOf(other)}`), JSON.stringify(sent));
+      assert.deepEqual(sent?.upgrade, { name: 'v2', height: 10 });
+      assert.match(r.stderr, /checksum-disagreement/, 'logged with its event name');
+    } finally {
+      await hook.close();
+    }
   });
 
   for (const hostile of hostileRegistries) {

@@ -7,9 +7,11 @@
  *
  * What is downloaded is then checked against the agreed checksum, whichever source's URL it comes
  * from; a later source's URL with that same checksum is a mirror, tried when the first download fails.
+ * A URL the download's own URL policy (../policy.ts) refuses is no candidate; its checksum still counts.
  */
 import { type Checksum, formatChecksum } from '../../verify/index.js';
-import { ChecksumRequiredError } from '../errors.js';
+import { ChecksumRequiredError, UrlRefusedError } from '../errors.js';
+import { checkUrlAllowed, type UrlPolicy } from '../policy.js';
 import type { DownloadSource } from '../source.js';
 import type { SourceAnswer } from './ask.js';
 import { ChecksumDisagreementError, NoSourceBinaryError, QuorumNotMetError, type SourceChecksum } from './errors.js';
@@ -32,8 +34,10 @@ export interface Weighed {
   checksum: Checksum | undefined;
   agreeing: SourceChecksum[];
   agreement: Agreement[];
+  /** Per answer: why the URL policy refuses its URL (it is then no candidate). */
+  refused: Array<UrlRefusedError | undefined>;
   /** Why no binary is installed; `candidates` is then empty. */
-  problem: NoSourceBinaryError | ChecksumDisagreementError | QuorumNotMetError | ChecksumRequiredError | undefined;
+  problem: NoSourceBinaryError | ChecksumDisagreementError | QuorumNotMetError | ChecksumRequiredError | UrlRefusedError | undefined;
 }
 
 export interface WeighOptions {
@@ -41,6 +45,8 @@ export interface WeighOptions {
   platform: string;
   quorum: number;
   mustHaveChecksum: boolean;
+  /** The fetcher's: what the download would refuse, the weighing refuses too. */
+  policy: UrlPolicy;
 }
 
 const same = (a: Checksum | undefined, b: Checksum | undefined) => a !== undefined && b !== undefined && a.algo === b.algo && a.hex === b.hex;
@@ -59,7 +65,17 @@ export function weighAnswers(answers: readonly SourceAnswer[], options: WeighOpt
   });
   const valueOf = (a: (typeof found)[number]): SourceChecksum => ({ source: a.source, checksum: formatChecksum(a.download.checksum as Checksum) });
   const agreeing = given.filter((a) => same(a.download.checksum, checksum)).map(valueOf);
-  const weighed: Weighed = { candidates: [], checksum, agreeing, agreement, problem: undefined };
+  const refusalOf = (url: URL): UrlRefusedError | undefined => {
+    try {
+      checkUrlAllowed(url, options.policy);
+      return undefined;
+    } catch (error) {
+      if (error instanceof UrlRefusedError) return error;
+      throw error;
+    }
+  };
+  const refused = answers.map((a) => (a.state === 'found' ? refusalOf(a.download.url) : undefined));
+  const weighed: Weighed = { candidates: [], checksum, agreeing, agreement, refused, problem: undefined };
   const said = answers.map((a) => describeAnswer(a));
   if (primary === undefined) return { ...weighed, problem: new NoSourceBinaryError(options.upgrade, options.platform, said) };
   const differ = given.some((a) =>
@@ -78,7 +94,9 @@ export function weighAnswers(answers: readonly SourceAnswer[], options: WeighOpt
     if (candidates.some((c) => c.download.url.href === a.download.url.href)) continue;
     candidates.push({ source: a.source, platform: a.platform, download: a.download });
   }
-  return { ...weighed, candidates };
+  const allowed = candidates.filter((c) => refusalOf(c.download.url) === undefined);
+  if (allowed.length === 0) return { ...weighed, problem: refusalOf(primary.download.url) };
+  return { ...weighed, candidates: allowed };
 }
 
 /** `registry: sha256:ab12… at https://…` or `chain-registry: unreachable …`: one source, for messages. */

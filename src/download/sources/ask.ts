@@ -3,7 +3,8 @@
  * chain registry's versions.json. Whatever a source holds is data from the network: a document is
  * fetched by the download client (URL policy, proxies, CAs, file://, size and time limits), parsed
  * within bounds, and each URL read by the Info's own parser. A source that cannot be read, or holds
- * nothing usable, answers with why, never a throw: the caller warns and asks the next one.
+ * nothing usable, answers with why, never a throw: the caller warns and asks the next one. At the
+ * height a document source has a short deadline of its own (docs/sources.md#at-the-height).
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -53,12 +54,41 @@ export interface AskOptions {
   fetcher: Fetcher;
   workDir: string;
   signal?: AbortSignal;
+  /** At the height: a document source (not the plan) not answered within this is late and not waited for. */
+  lateAfterMs?: number;
+  /** Ahead of the height: `lateAfterMs` runs from when this fires (the node halted), not from the start. */
+  lateFrom?: AbortSignal;
 }
 
 export async function askSource(options: AskOptions): Promise<SourceAnswer> {
+  const { source, lateAfterMs, lateFrom } = options;
+  if (source === 'plan' || lateAfterMs === undefined) return askOnce(options);
+  const late = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const start = () => {
+    timer = setTimeout(() => late.abort(new Error('late at the height')), lateAfterMs);
+  };
+  if (lateFrom === undefined || lateFrom.aborted) start();
+  else lateFrom.addEventListener('abort', start, { once: true });
+  try {
+    return await askOnce({ ...options, signal: options.signal === undefined ? late.signal : AbortSignal.any([options.signal, late.signal]) });
+  } catch (error) {
+    if (!late.signal.aborted || options.signal?.aborted) throw error;
+    const detail = `late: no answer within ${lateAfterMs / 1000} s at the upgrade's height; not waited for`;
+    return { source, state: 'unusable', origin: originOf(options), detail };
+  } finally {
+    clearTimeout(timer);
+    lateFrom?.removeEventListener('abort', start);
+  }
+}
+
+const originOf = (options: AskOptions): string =>
+  options.source === 'plan' ? 'the plan' : redactUrl(options.source === 'registry' ? options.registryUrl : options.chainRegistryUrl);
+
+async function askOnce(options: AskOptions): Promise<SourceAnswer> {
   const { source } = options;
   const url = source === 'registry' ? options.registryUrl : source === 'chain-registry' ? options.chainRegistryUrl : '';
-  const origin = source === 'plan' ? 'the plan' : redactUrl(url);
+  const origin = originOf(options);
   try {
     if (source === 'plan') return await askPlan(options);
     const read = await readDocument(options, url);

@@ -8,4 +8,4 @@ export { askSource, type SourceAnswer } from './ask.js';
 export { matchEntry, maxSourceBytes, parseSourceDocument, type SourceEntry } from './documents.js';
 export { ChecksumDisagreementError, NoSourceBinaryError, QuorumNotMetError, type SourceChecksum } from './errors.js';
 export { type SourceReport, sourceReport, type SourceRow } from './report.js';
-export { binaryCandidates, type Resolution, type ResolveOptions, resolveSources, tryMirrorAfter, usesSources } from './resolve.js';
+export { binaryCandidates, type Resolution, type ResolveOptions, resolveSources, sourceDeadlineAtHeightMs, tryMirrorAfter, usesSources } from './resolve.js';

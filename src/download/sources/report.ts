@@ -26,12 +26,18 @@ export function sourceReport(resolution: Resolution, quorum: number): SourceRepo
   const rows = answers.map((answer, i): SourceRow => {
     if (answer.state === 'found') {
       const checksum = answer.download.checksum === undefined ? 'none given' : formatChecksum(answer.download.checksum);
-      return { source: answer.source, url: answer.download.shown, checksum, agreement: weighed.agreement[i] ?? '-' };
+      const agreement = weighed.agreement[i] ?? '-';
+      // The row says what the download would do: a URL the URL policy refuses is never fetched.
+      return { source: answer.source, url: answer.download.shown, checksum, agreement: weighed.refused[i] ? `${agreement}, URL REFUSED` : agreement };
     }
     const agreement = answer.state === 'none' ? 'no entry' : answer.state === 'height-differs' ? 'other height' : 'UNUSABLE';
     return { source: answer.source, url: answer.origin, checksum: '-', agreement };
   });
-  const notes = answers.flatMap((answer) => (answer.state === 'found' ? [] : [`${answer.source}: ${answer.detail}`]));
+  const notes = answers.flatMap((answer, i) => {
+    if (answer.state !== 'found') return [`${answer.source}: ${answer.detail}`];
+    const refusal = weighed.refused[i];
+    return refusal === undefined ? [] : [`${answer.source}: ${refusal.message}`];
+  });
   const [first, ...mirrors] = weighed.candidates;
   const checksum = weighed.checksum === undefined ? 'no checksum' : formatChecksum(weighed.checksum);
   const summary =

@@ -3,7 +3,8 @@
  * `check-plan` make. With CHAINVISOR_UPGRADE_SOURCES=plan (the default) it is today's path, unchanged:
  * the plan's Info, this host's entry, its URL, and their errors. With more sources, each is asked once
  * (all at once: one round trip each, per plan), a source that cannot answer is a warning, and the
- * answers are weighed (./agreement.ts) into the URL and its mirrors.
+ * answers are weighed (./agreement.ts) into the URL and its mirrors. At the height the documents
+ * have `lateAfterMs` to answer: a slow optional source must not hold a switch the others can make.
  */
 import { type Config, upgradeSourceList, type UpgradeSourceName } from '../../config/index.js';
 import type { Logger } from '../../shared/log.js';
@@ -25,7 +26,14 @@ export interface ResolveOptions {
   workDir: string;
   logger: Logger;
   signal?: AbortSignal;
+  /** At the height (sourceDeadlineAtHeightMs): a registry or chain registry not answered by then is late; ahead of it, none. */
+  lateAfterMs?: number;
+  /** While staging: the node halted; `lateAfterMs` runs from then. */
+  lateFrom?: AbortSignal;
 }
+
+/** How long a document source has at the height (docs/sources.md#at-the-height); staging keeps the download policy. */
+export const sourceDeadlineAtHeightMs = 5000;
 
 export interface Resolution {
   sources: UpgradeSourceName[];
@@ -57,6 +65,8 @@ export async function resolveSources(options: ResolveOptions): Promise<Resolutio
         fetcher: options.fetcher,
         workDir: options.workDir,
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.lateAfterMs === undefined ? {} : { lateAfterMs: options.lateAfterMs }),
+        ...(options.lateFrom === undefined ? {} : { lateFrom: options.lateFrom }),
       }),
     ),
   );
@@ -65,6 +75,7 @@ export async function resolveSources(options: ResolveOptions): Promise<Resolutio
     platform: options.platform,
     quorum: config.checksumQuorum,
     mustHaveChecksum: config.downloadMustHaveChecksum,
+    policy: options.fetcher.policy,
   });
   return { sources, answers, weighed };
 }
@@ -100,6 +111,11 @@ export async function binaryCandidates(options: ResolveOptions): Promise<Candida
         answer.detail,
       );
     else if (answer.state === 'none') logger.info({ source: answer.source, reason: answer.detail }, 'upgrade source %s: %s', answer.source, answer.detail);
+  }
+  for (const [i, refusal] of weighed.refused.entries()) {
+    const source = answers[i]?.source;
+    if (refusal !== undefined)
+      logger.warn({ source, url: refusal.url }, 'the URL upgrade source %s gives for upgrade "%s" is not used: %s', source, plan.name, refusal.message);
   }
   if (weighed.problem !== undefined) throw weighed.problem;
   const [first, ...mirrors] = weighed.candidates as [Candidate, ...Candidate[]];

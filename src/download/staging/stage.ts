@@ -31,6 +31,8 @@ export interface StageOptions {
   signal?: AbortSignal;
   /** Receives the download's progress (`download-progress`: chainvisor_download_bytes_total, status, the board). */
   events?: EventBus;
+  /** Fires when the node halts for this plan: from then the sources are asked as at the height. */
+  halted?: AbortSignal;
   download?: Downloader;
 }
 
@@ -56,13 +58,16 @@ export async function stagePlan(options: StageOptions): Promise<StageResult> {
     await updateStagedRecord(layout, dir, undefined);
   }
   const download = options.download ?? (await import('../index.js')).downloadUpgradeBinary;
+  // Ahead of the height (staging, prepare-upgrade): the sources get the whole download policy.
   const done = await download({
     target,
     config,
     layout,
     logger,
+    ahead: true,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.events ? { events: options.events } : {}),
+    ...(options.halted ? { halted: options.halted } : {}),
   });
   const source = done.source === undefined ? {} : { source: done.source };
   await updateStagedRecord(layout, dir, { name: plan.name, height: plan.height, info: plan.info, stagedAt: new Date().toISOString(), ...source });

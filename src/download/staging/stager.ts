@@ -13,8 +13,8 @@ import { binaryPath, isFile, type Layout, planDir } from '../../home/layout/inde
 import { backoffMs } from '../../shared/backoff.js';
 import type { EventBus } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
+import { isDisagreement, sendDisagreement } from '../disagreement.js';
 import type { Downloader } from '../index.js';
-import type { ChecksumDisagreementError } from '../sources/index.js';
 import { discardStaged, stagePlan } from './stage.js';
 
 export interface StagerOptions {
@@ -57,12 +57,9 @@ interface Job {
   disagreementReported: boolean;
   /** Ends the wait between failed attempts: chainvisor stopping, or the node halted for this plan. */
   pause: AbortController;
+  /** The node halted for this plan: an attempt still asking the sources asks them as at the height. */
+  halted: AbortController;
 }
-
-// By its code, not its class: the sources' module brings the verifier and the archive readers with it,
-// which an idle run (this watch included) must not load (test/release/at-rest.test.ts).
-const isDisagreement = (error: unknown): error is ChecksumDisagreementError =>
-  (error as { code?: unknown } | null)?.code === 'CHAINVISOR_CHECKSUM_DISAGREEMENT';
 
 const defaultRetryDelay = (attempt: number) => backoffMs({ attempt, baseMs: 5000, maxMs: 60_000 });
 
@@ -83,6 +80,7 @@ export function createStager(options: StagerOptions): Stager {
     abort.signal.addEventListener('abort', () => pause.abort(), { once: true });
     const state: Job = {
       pause,
+      halted: new AbortController(),
       plan: target,
       abort,
       done: Promise.resolve(),
@@ -103,6 +101,7 @@ export function createStager(options: StagerOptions): Stager {
             logger,
             signal: abort.signal,
             events,
+            halted: state.halted.signal,
             ...(options.download ? { download: options.download } : {}),
           });
           state.staged = true;
@@ -127,12 +126,7 @@ export function createStager(options: StagerOptions): Stager {
             state.disagreementReported = true;
             const now = height();
             const blocksLeft = now === undefined ? undefined : target.height - now;
-            const near = blocksLeft !== undefined && blocksLeft <= config.stageWarnBlocks;
-            events.emit('checksum-disagreement', {
-              upgrade: upgradeOf(target),
-              text: error.message,
-              data: { sources: error.values, platform: error.platform, near, ...(blocksLeft === undefined ? {} : { blocksLeft }), hint: error.hint },
-            });
+            sendDisagreement(events, upgradeOf(target), error, { blocksLeft, near: blocksLeft !== undefined && blocksLeft <= config.stageWarnBlocks });
           }
           if (!state.failedReported) {
             state.failedReported = true;
@@ -209,8 +203,10 @@ export function createStager(options: StagerOptions): Stager {
       settled.add(halted.name);
       if (job !== undefined && job.plan.name === halted.name) {
         if (!job.staged) logger.info({ upgrade: halted.name }, 'the node halted while its binary was still being staged; waiting for that download');
-        // A staging that keeps failing waits for its next attempt; the halt tries now instead.
+        // A staging that keeps failing waits for its next attempt; the halt tries now instead. One still
+        // asking a slow registry gives it the height's few seconds, not the download policy's minutes.
         job.pause.abort();
+        job.halted.abort();
         const settling = job;
         await settling.done;
         // Applied next: a later plan is not taken for it (the plan watch says nothing of a plan applied).

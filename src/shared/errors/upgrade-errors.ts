@@ -72,12 +72,12 @@ export const upgradeErrors = {
   },
   CHAINVISOR_CHECKSUM_DISAGREEMENT: {
     exit: ExitCode.upgradeFailed,
-    when: "Two of the upgrade's sources (`CHAINVISOR_UPGRADE_SOURCES`: the plan, the registry, the chain registry) give different checksums for this platform's binary; nothing is installed from either, whatever `CHAINVISOR_CHECKSUM_QUORUM`. Found while staging, days ahead (event `checksum-disagreement`).",
+    when: "Two of the upgrade's sources (`CHAINVISOR_UPGRADE_SOURCES`: the plan, the registry, the chain registry) give different checksums for this platform's binary; nothing is installed from either, whatever `CHAINVISOR_CHECKSUM_QUORUM`. Found while staging, days ahead, or first at the height; either way the event `checksum-disagreement` names each source and its value.",
     hint: "find out which source is wrong (check-plan --upgrade <name> shows each source's checksum) and correct it, or install a verified binary with 'chainvisor add-upgrade <name> <path>'",
   },
   CHAINVISOR_CHECKSUM_QUORUM_NOT_MET: {
     exit: ExitCode.upgradeFailed,
-    when: "Fewer sources than `CHAINVISOR_CHECKSUM_QUORUM` give the same checksum for this platform's binary (a source without one does not count), and none disagree.",
+    when: "Fewer sources than `CHAINVISOR_CHECKSUM_QUORUM` give the same checksum for this platform's binary (a source without one does not count), and none disagree. At the height a registry or chain registry that has not answered within 5 s does not count either: it is named late.",
     hint: "publish the binary's checksum in another source (the registry), lower CHAINVISOR_CHECKSUM_QUORUM, or install a verified binary with 'chainvisor add-upgrade <name> <path>'",
   },
   CHAINVISOR_NO_SOURCE_BINARY: {
@@ -87,7 +87,7 @@ export const upgradeErrors = {
   },
   CHAINVISOR_URL_REFUSED: {
     exit: ExitCode.upgradeFailed,
-    when: 'The URL policy refuses a URL or a redirect target: plain http to a host other than this machine, file:// not enabled, or an unsupported scheme.',
+    when: "The URL policy refuses a URL or a redirect target: plain http to a host other than this machine, file:// not enabled, or an unsupported scheme. `check-plan --upgrade` applies the same policy to each source's URL.",
     hint: 'use an https URL (or set CHAINVISOR_ALLOW_INSECURE_HTTP / CHAINVISOR_ALLOW_FILE_URLS if you trust it)',
   },
   CHAINVISOR_REDIRECT_REFUSED: {
