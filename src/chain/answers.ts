@@ -34,9 +34,13 @@ const address = v.pipe(v.string(), v.regex(/^[0-9A-Fa-f]{1,64}$/, 'an address is
 /** `BA{<n>:<x or _ per validator>} <voted power>/<total power> = <share>`, or `nil-BitArray`; parsed by parseVoteShare. */
 const bitArrayText = v.pipe(v.string(), v.maxLength(maxValidators + 100, `a bit array has at most ${maxValidators} entries`));
 
-/** An array of at most `max` entries, its length checked before any entry is. */
+/** An array of at most `max` entries, its length checked before any entry is (or the array is copied). */
 const boundedArray = <S extends v.GenericSchema>(item: S, max: number, what: string) =>
-  v.pipe(v.array(v.unknown()), v.maxLength(max, `more than ${max} ${what}`), v.array(item));
+  v.pipe(
+    v.custom<unknown[]>((value) => Array.isArray(value), 'not an array'),
+    v.check((value) => value.length <= max, `more than ${max} ${what}`),
+    v.array(item),
+  );
 
 /** /status: this node's validator (power "0" when it is none) and the latest height. */
 export const statusAnswer = v.object({

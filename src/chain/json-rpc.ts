@@ -71,7 +71,7 @@ const envelope = v.object({ result: v.optional(v.unknown()), error: v.optional(v
 
 const rpcError = v.object({ message: v.optional(v.string()), data: v.optional(v.string()) });
 
-export function createJsonRpcClient(transport: RpcTransport, bounds: Required<JsonBounds>): RpcClient {
+export function createJsonRpcClient(transport: RpcTransport, bounds: Required<Omit<JsonBounds, 'maxEntries'>> & JsonBounds): RpcClient {
   async function call<S extends v.GenericSchema>(route: string, answer: S, options: RpcCallOptions = {}): Promise<v.InferOutput<S>> {
     const maxBytes = options.maxBytes ?? bounds.maxBytes;
     const { statusCode, body } = await transport.send(route, options.params ?? {}, maxBytes, options.signal);
@@ -175,10 +175,16 @@ export function nodeTransport(options: { address: string; timeoutMs: number }): 
 /**
  * Another node's RPC, over the network: through chainvisor's one HTTP client (shared/net: the proxies
  * per Go's rules and the CAs of the host, as downloads), its URL's path and query kept, credentials in
- * it sent as Basic authorization. The deadline is the client's own limits, or the caller's signal.
+ * it sent as Basic authorization. Every answer has a deadline, `timeoutMs`, for all of it: the
+ * connection, the head and the last byte of the body (the client's own limits are per phase, and a body
+ * that trickles a byte a second never trips them); the caller's signal may end it sooner.
  */
-export function networkTransport(options: { url: URL; client: HttpClient }): { ok: true; transport: RpcTransport } | { ok: false; problem: string } {
-  const { client } = options;
+export function networkTransport(options: {
+  url: URL;
+  client: HttpClient;
+  timeoutMs: number;
+}): { ok: true; transport: RpcTransport } | { ok: false; problem: string } {
+  const { client, timeoutMs } = options;
   const split = splitCredentials(options.url);
   if (!split.ok) return split;
   const base = split.url;
@@ -186,11 +192,19 @@ export function networkTransport(options: { url: URL; client: HttpClient }): { o
   const headers: Record<string, string> = { accept: 'application/json', ...(authorization === undefined ? {} : { authorization }) };
   const transport: RpcTransport = {
     async send(route, params, maxBytes, signal) {
+      // undici ends the body with the request's signal: the deadline holds while the body is read.
+      const deadline = AbortSignal.timeout(timeoutMs);
       try {
-        const response = await client.request(routeUrl(base, route, params), { headers, signal });
+        const response = await client.request(routeUrl(base, route, params), {
+          headers,
+          signal: signal === undefined ? deadline : AbortSignal.any([signal, deadline]),
+        });
         return { statusCode: response.statusCode, body: await readSome(response.body, maxBytes + 1) };
       } catch (error) {
-        throw unreachable(new Error(signal?.aborted ? 'no answer in time' : describeFailure(error), { cause: error }));
+        // The caller's own deadline (a whole check or reading) is CHAINVISOR_TWIN_TIMEOUT too.
+        const late = deadline.aborted || (signal?.reason as Error | undefined)?.name === 'TimeoutError';
+        const reason = late ? `no answer within ${timeoutMs} ms` : signal?.aborted ? 'no answer in time' : describeFailure(error);
+        throw unreachable(new Error(reason, { cause: error }));
       }
     },
     // The client is the caller's, shared by its readers.

@@ -36,7 +36,7 @@ export interface NetworkReader {
   status(signal?: AbortSignal): Promise<NetworkStatus>;
   /** Whether `address` is in the set at `height` (pages of 100; past 10 pages it is taken to be, so the check runs). */
   inValidatorSet(address: string, height: number, signal?: AbortSignal): Promise<boolean>;
-  /** The commit of `height`, or the newest one. */
+  /** The commit of `height` (an answer of another height is a NetworkRpcError), or the newest one. */
   commit(height: number | undefined, signal?: AbortSignal): Promise<NetworkCommit>;
 }
 
@@ -56,11 +56,17 @@ export class NetworkRpcError extends Error {
 
 /** A commit of a large set is a few hundred KiB; /status and a page of validators far less. */
 const maxAnswerBytes = 8 * 1024 * 1024;
-const bounds = { maxBytes: maxAnswerBytes, maxDepth: 16, maxContainers: maxAnswerContainers };
+/**
+ * Values in one answer: a commit of CometBFT's largest set (10 000 signatures of 4 fields) has about
+ * 50 000. 8 MiB of `[0,0,…]` is one array of 4 million, which parsed took `run` past 250 MB (issue #44).
+ */
+const maxAnswerEntries = 200_000;
+const bounds = { maxBytes: maxAnswerBytes, maxDepth: 16, maxContainers: maxAnswerContainers, maxEntries: maxAnswerEntries };
 
 const maxValidatorPages = 10;
 
-export function createNetworkReader(options: { url: URL; client: HttpClient }): NetworkReader {
+/** `timeoutMs` (CHAINVISOR_TWIN_TIMEOUT): the deadline of each answer, its whole body included. */
+export function createNetworkReader(options: { url: URL; client: HttpClient; timeoutMs: number }): NetworkReader {
   // The configuration refused credentials that cannot be decoded (config/network-rpc.ts), so this split holds.
   const made = networkTransport(options);
   const shown = redactSecretUrl(options.url);
@@ -99,7 +105,11 @@ export function createNetworkReader(options: { url: URL; client: HttpClient }): 
     },
     async commit(height, signal) {
       const params: Record<string, string> = height === undefined ? {} : { height: String(height) };
-      const r = await get('commit', params, networkCommitAnswer, height === undefined ? 'its newest commit' : `the commit of block ${height}`, signal);
+      const what = height === undefined ? 'its newest commit' : `the commit of block ${height}`;
+      const r = await get('commit', params, networkCommitAnswer, what, signal);
+      // An answer to another question says nothing about this one (a false twin at a height never asked).
+      if (height !== undefined && r.signed_header.commit.height !== height)
+        throw new NetworkRpcError(shown, what, `it answered with the commit of block ${r.signed_header.commit.height}`);
       const signers = new Set<string>();
       for (const s of r.signed_header.commit.signatures) {
         if ((s.block_id_flag === 2 || s.block_id_flag === 3) && typeof s.validator_address === 'string') signers.add(s.validator_address.toUpperCase());

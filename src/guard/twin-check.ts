@@ -78,7 +78,7 @@ export function createTwinCheck(options: TwinCheckOptions): TwinCheck {
     let scan = context?.address === address && context.scan.chainId === chainId ? context.scan : undefined;
     if (scan === undefined) {
       client ??= createHttpClient({ timeoutMs: config.twinTimeout, keepAliveMs, ...(options.env === undefined ? {} : { env: options.env }) });
-      const readers = urls.map((url) => createNetworkReader({ url, client: client as HttpClient }));
+      const readers = urls.map((url) => createNetworkReader({ url, client: client as HttpClient, timeoutMs: config.twinTimeout }));
       scan = new TwinScan({ readers, address, chainId, blocks: config.twinBlocks });
     }
     const localHeight = async (): Promise<number> => {

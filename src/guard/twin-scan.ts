@@ -31,8 +31,11 @@ export interface ScanResult {
   failure?: string;
 }
 
-/** Commits read at once from one RPC. */
-const concurrency = 8;
+/**
+ * Once one RPC has given its status, the others have as long again as it took, and at least this:
+ * a slow or trickling RPC does not spend the start's whole deadline (issue #44).
+ */
+const minGraceMs = 250;
 
 export class TwinScan {
   /** The highest height at which this validator's signature was seen on the network, if ever. */
@@ -68,16 +71,7 @@ export class TwinScan {
    * throws CHAINVISOR_NETWORK_RPC_OTHER_CHAIN; none answering throws NetworkRpcError.
    */
   async read(signal: AbortSignal): Promise<ScanResult> {
-    const { readers } = this.options;
-    const settled = await Promise.allSettled(readers.map((reader) => reader.status(signal)));
-    const answering: { index: number; status: NetworkStatus }[] = [];
-    const failures: string[] = [];
-    settled.forEach((outcome, index) => {
-      if (outcome.status === 'rejected') failures.push(outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason));
-      else if (!this.sameChain(outcome.value.chainId))
-        throw new ChainvisorError('CHAINVISOR_NETWORK_RPC_OTHER_CHAIN', this.otherChain(index, outcome.value.chainId));
-      else answering.push({ index, status: outcome.value });
-    });
+    const { answering, failures } = await this.statuses(signal);
     answering.sort((a, b) => b.status.latestHeight - a.status.latestHeight);
     const [first] = answering;
     if (first === undefined) throw new NetworkRpcError(this.rpc, 'its status', failures.join('; '));
@@ -90,28 +84,26 @@ export class TwinScan {
   }
 
   /**
-   * While the node runs: the current RPC's newest commit, and the heights since the last reading. Throws
-   * NetworkRpcError. Without `signal`, the HTTP client's own time limits (CHAINVISOR_TWIN_TIMEOUT per
-   * phase) bound it: an AbortSignal per request costs more CPU than the request itself, once a second.
+   * While the node runs: the current RPC's status, then the commits of the heights since the last
+   * reading, up to its latest. Throws NetworkRpcError, and the next RPC takes over at the next reading
+   * from one that failed. `signal`: the reading's deadline (CHAINVISOR_TWIN_TIMEOUT).
    */
   async poll(signal?: AbortSignal): Promise<ScanResult> {
-    const reader = this.options.readers[this.current] as NetworkReader;
-    let newest: NetworkCommit;
+    const index = this.current;
+    const reader = this.options.readers[index] as NetworkReader;
     try {
-      newest = await reader.commit(undefined, signal);
-      if (!this.sameChain(newest.chainId)) throw new NetworkRpcError(reader.shown, 'its newest commit', this.otherChain(this.current, newest.chainId));
+      const status = await reader.status(signal);
+      if (!this.sameChain(status.chainId)) throw new NetworkRpcError(reader.shown, 'its status', this.otherChain(index, status.chainId));
+      this.learnTiming(status.latestHeight, status.latestTime);
+      const newest = status.latestHeight;
+      if (newest <= this.readThrough) return { rpc: reader.shown, fromHeight: newest + 1, toHeight: newest, complete: true };
+      const result = await this.readRange(newest, [index], signal);
+      if (!result.complete) this.current = (index + 1) % this.options.readers.length;
+      return result;
     } catch (error) {
-      // The next RPC takes over from one that fails, at the next reading.
-      if (error instanceof NetworkRpcError) this.current = (this.current + 1) % this.options.readers.length;
+      if (error instanceof NetworkRpcError) this.current = (index + 1) % this.options.readers.length;
       throw error;
     }
-    this.learnTiming(newest.height, newest.time);
-    if (newest.height <= this.readThrough) return { rpc: reader.shown, fromHeight: newest.height + 1, toHeight: newest.height, complete: true };
-    this.note(newest);
-    // The one just read, and those in between that came faster than the polls.
-    const result = await this.readRange(newest.height - 1, [this.current], signal);
-    if (result.complete) this.readThrough = Math.max(this.readThrough, newest.height);
-    return { ...result, toHeight: newest.height };
   }
 
   /** Whether this validator is in the set at `height` (once it is, it is not asked again). */
@@ -130,6 +122,31 @@ export class TwinScan {
     return `the network RPC ${shown} serves chain ${JSON.stringify(chainId)}, not this home's ${JSON.stringify(this.options.chainId)} (its genesis chain_id): its commits say nothing about this validator`;
   }
 
+  /** Every RPC's status; once one answered, the others have as long again (at least minGraceMs). */
+  private async statuses(signal: AbortSignal): Promise<{ answering: { index: number; status: NetworkStatus }[]; failures: string[] }> {
+    const started = performance.now();
+    const late = new AbortController();
+    let grace: NodeJS.Timeout | undefined;
+    const asked = AbortSignal.any([signal, late.signal]);
+    const settled = await Promise.allSettled(
+      this.options.readers.map(async (reader) => {
+        const status = await reader.status(asked);
+        grace ??= setTimeout(() => late.abort(), Math.max(minGraceMs, performance.now() - started));
+        return status;
+      }),
+    );
+    clearTimeout(grace);
+    const answering: { index: number; status: NetworkStatus }[] = [];
+    const failures: string[] = [];
+    settled.forEach((outcome, index) => {
+      if (outcome.status === 'rejected') failures.push(outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason));
+      else if (!this.sameChain(outcome.value.chainId))
+        throw new ChainvisorError('CHAINVISOR_NETWORK_RPC_OTHER_CHAIN', this.otherChain(index, outcome.value.chainId));
+      else answering.push({ index, status: outcome.value });
+    });
+    return { answering, failures };
+  }
+
   /** Reads the commits from after what was read (at most the newest `blocks`) up to `to`, on `order`'s RPCs in turn. */
   private async readRange(to: number, order: number[], signal: AbortSignal | undefined): Promise<ScanResult> {
     const from = Math.max(1, to - this.options.blocks + 1, this.readThrough + 1);
@@ -145,26 +162,35 @@ export class TwinScan {
     return { rpc: this.rpc, fromHeight: from, toHeight: to, complete: pending.length === 0, ...(failure === undefined ? {} : { failure }) };
   }
 
-  /** Reads `heights` on `reader`, a few at a time; returns those left unread and why. */
+  /**
+   * Reads `heights` on `reader`, one answer after another (one answer of the network in memory at a
+   * time); returns those left unread and why. A commit of another chain is a failed reading, not a twin.
+   */
   private async readCommits(reader: NetworkReader, heights: number[], signal: AbortSignal | undefined): Promise<{ pending: number[]; failure?: string }> {
     const left = new Set(heights);
     let failure: string | undefined;
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < heights.length && failure === undefined && signal?.aborted !== true) {
-        const height = heights[next++] as number;
-        try {
-          this.note(await reader.commit(height, signal));
-          left.delete(height);
-        } catch (error) {
-          if (!(error instanceof NetworkRpcError)) throw error;
-          // A node that keeps fewer blocks (pruning) cannot show the older ones: nothing to see there.
-          if (error.lowestHeight !== undefined && height < error.lowestHeight) left.delete(height);
-          else failure = error.message;
+    for (const height of heights) {
+      if (signal?.aborted === true) break;
+      try {
+        const commit = await reader.commit(height, signal);
+        if (!this.sameChain(commit.chainId))
+          throw new NetworkRpcError(
+            reader.shown,
+            `the commit of block ${height}`,
+            `its header names chain ${JSON.stringify(commit.chainId)}, not this home's ${JSON.stringify(this.chainId)}`,
+          );
+        this.note(commit);
+        left.delete(height);
+      } catch (error) {
+        if (!(error instanceof NetworkRpcError)) throw error;
+        // A node that keeps fewer blocks (pruning) cannot show the older ones: nothing to see there.
+        if (error.lowestHeight !== undefined && height < error.lowestHeight) left.delete(height);
+        else {
+          failure = error.message;
+          break;
         }
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(concurrency, heights.length) }, worker));
+    }
     if (failure === undefined && signal?.aborted === true) failure = 'no answer in time';
     return { pending: [...left].sort((a, b) => a - b), ...(failure === undefined ? {} : { failure }) };
   }

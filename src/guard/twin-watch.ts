@@ -15,7 +15,7 @@ const minIntervalMs = 1000;
 const maxIntervalMs = 10_000;
 /** A clear finding while the node runs is reported (status, metrics) at most this often. */
 const reportEveryMs = 30_000;
-/** Readings in a row that fail before the RPC is reported as not answering. */
+/** Readings in a row that fail before the RPC is reported as not answering (docs/double-sign.md). */
 const failuresBeforeWarning = 3;
 /** The wait of CHAINVISOR_TWIN_WAIT ends when the network's height stays put this long (or 5 block times). */
 const stallMs = 30_000;
@@ -95,8 +95,8 @@ export function watchWhileRunning(
   options: { exited: Promise<unknown>; stop: AbortSignal; onKeyInUse: (error: ChainvisorError) => void; unchecked: (reason: string) => void },
 ): () => Promise<void> {
   const { scan, logger } = ctx;
-  // Plain timers and no signal per request: at a reading a second, an AbortSignal per sleep or request
-  // costs more CPU than the reading (the idle budget is 0.1 %). The client's time limits bound a reading.
+  // Plain timers between readings; a reading has one deadline, CHAINVISOR_TWIN_TIMEOUT, for all of it:
+  // the client's limits are per phase, and an RPC that trickles its answers would hold the watch.
   let ended = false;
   let timer: NodeJS.Timeout | undefined;
   let reading: Promise<void> = Promise.resolve();
@@ -115,7 +115,7 @@ export function watchWhileRunning(
   const readOnce = async (): Promise<boolean> => {
     let result: ScanResult | undefined;
     try {
-      result = await scan.poll();
+      result = await scan.poll(AbortSignal.timeout(ctx.config.twinTimeout));
       if (!result.complete) throw new NetworkRpcError(result.rpc, 'the new commits', result.failure ?? 'not every commit was given');
     } catch (error) {
       if (ended) return false;

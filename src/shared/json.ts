@@ -1,6 +1,6 @@
 /**
  * JSON that chainvisor did not write itself, or that a damaged disk may have changed: a node's answer,
- * a file in the home, a registry. Parsed within bounds (`maxBytes`, `maxDepth`, `maxContainers`), then
+ * a file in the home, a registry. Parsed within bounds (`maxBytes`, `maxDepth`, `maxContainers`, `maxEntries`), then
  * checked against a schema (valibot), in one step. A result, never a throw, for what is in the text:
  * the caller turns `reason` into its own coded error.
  * Why, and the rest of its rules: docs/design/reading-and-redacting.md#sharedjsonts.
@@ -14,6 +14,8 @@ export interface JsonBounds {
   maxDepth?: number;
   /** Objects and arrays in the whole text; not bounded by default. */
   maxContainers?: number;
+  /** Entries of all objects and arrays together (`[0,0,…]` is one container of millions); not bounded by default. */
+  maxEntries?: number;
 }
 
 export type JsonResult<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -34,9 +36,11 @@ export function parseJsonValue(text: string, bounds: JsonBounds = {}): JsonResul
   const maxDepth = bounds.maxDepth ?? defaultMaxDepth;
   if (text.length > maxBytes) return { ok: false, reason: `it is too large (${text.length} characters, over the limit of ${maxBytes})` };
   const maxContainers = bounds.maxContainers ?? Number.MAX_SAFE_INTEGER;
-  const scan = scanJson(text, maxDepth, maxContainers);
+  const maxEntries = bounds.maxEntries ?? Number.MAX_SAFE_INTEGER;
+  const scan = scanJson(text, { maxDepth, maxContainers, maxEntries });
   if (scan.deepest > maxDepth) return { ok: false, reason: `it is nested deeper than ${maxDepth} levels` };
   if (scan.containers > maxContainers) return { ok: false, reason: `it holds more than ${maxContainers} objects and arrays` };
+  if (scan.entries > maxEntries) return { ok: false, reason: `it holds more than ${maxEntries} values` };
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (error) {
@@ -95,14 +99,19 @@ export function shownLines(text: string): string {
  * anyway). Brackets inside strings do not count. Not a validation of the text: JSON.parse does that.
  */
 export function nestingDepth(text: string, stop = Number.MAX_SAFE_INTEGER): number {
-  return scanJson(text, stop, Number.MAX_SAFE_INTEGER).deepest;
+  return scanJson(text, { maxDepth: stop, maxContainers: Number.MAX_SAFE_INTEGER, maxEntries: Number.MAX_SAFE_INTEGER }).deepest;
 }
 
-/** The deepest nesting and the objects and arrays of `text`, in one pass that ends once either passes its bound. */
-function scanJson(text: string, maxDepth: number, maxContainers: number): { deepest: number; containers: number } {
+/**
+ * The deepest nesting, the objects and arrays, and their entries (commas, plus one per container: an
+ * upper bound) of `text`, in one pass that ends once one passes its bound.
+ */
+function scanJson(text: string, bounds: Required<Omit<JsonBounds, 'maxBytes'>>): { deepest: number; containers: number; entries: number } {
+  const { maxDepth, maxContainers, maxEntries } = bounds;
   let depth = 0;
   let deepest = 0;
   let containers = 0;
+  let entries = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -113,12 +122,13 @@ function scanJson(text: string, maxDepth: number, maxContainers: number): { deep
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
       depth++;
-      if (++containers > maxContainers) break;
+      if (++containers > maxContainers || ++entries > maxEntries) break;
       if (depth > deepest) {
         deepest = depth;
         if (deepest > maxDepth) break;
       }
     } else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x2c && ++entries > maxEntries) break;
   }
-  return { deepest, containers };
+  return { deepest, containers, entries };
 }

@@ -3,7 +3,8 @@
  * chainvisor's HTTP client — against the simulated node (real process), and against a local server
  * with faults: credentials sent as Basic authorization and never in a message, a base path and an API
  * key in the query kept, an error answer (a pruned height names the lowest one), a body past the
- * bound, nesting past the bound, a shape that is not CometBFT's, a server that never answers.
+ * bound, nesting past the bound, a shape that is not CometBFT's, a server that never answers; an
+ * answer that trickles past the deadline, millions of values, a commit of another height (issue #44).
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
@@ -17,7 +18,7 @@ import { cli, simFixture, startNode } from '@chainvisor/simd/testing';
 import { createNetworkReader, NetworkRpcError } from '../../src/chain/index.js';
 import { createHttpClient } from '../../src/shared/net/index.js';
 
-type Answer = { status?: number; body: string } | 'hang';
+type Answer = { status?: number; body: string } | { trickle: string } | 'hang';
 
 /** A local server answering each request with `answer(path)`; records the path and the authorization header. */
 async function fakeRpc(
@@ -30,6 +31,14 @@ async function fakeRpc(
     seen.push({ url: req.url ?? '', authorization: req.headers.authorization });
     const a = answer(req.url ?? '');
     if (a === 'hang') return;
+    if ('trickle' in a) {
+      // One byte every 100 ms, headers first: the client's per-phase limits never fire.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      let i = 0;
+      const timer = setInterval(() => (i < a.trickle.length ? res.write(a.trickle[i++]) : res.end()), 100);
+      res.on('close', () => clearInterval(timer));
+      return;
+    }
     res.writeHead(a.status ?? 200, { 'content-type': 'application/json' }).end(a.body);
   });
   server.on('connection', (socket) => {
@@ -50,7 +59,7 @@ const status = result({ node_info: { network: 'chain-7' }, sync_info: { latest_b
 function reader(t: TestContext, url: string, timeoutMs = 2000) {
   const client = createHttpClient({ timeoutMs, env: {} });
   t.after(() => client.close());
-  return createNetworkReader({ url: new URL(url), client });
+  return createNetworkReader({ url: new URL(url), client, timeoutMs });
 }
 
 async function failure(promise: Promise<unknown>): Promise<NetworkRpcError> {
@@ -145,4 +154,26 @@ test('hostile answers are refused with a reason: too large, nested too deep, not
   assert.match((await failure(at('html').status())).message, /did not give its status: HTTP 502$/);
   assert.match((await failure(at('signatures').commit(1))).message, /block_id_flag: .*number/);
   assert.match((await failure(at('hang', 300).status(AbortSignal.timeout(300)))).message, /no answer in time|no answer within 300 ms/);
+});
+
+test('issue #44: the deadline covers the whole body; an answer of millions of values, or of another height, is refused', async (t) => {
+  const commitOf = (height: string) => ({
+    signed_header: { header: { chain_id: 'c', time: '2026-01-01T00:00:00Z' }, commit: { height, signatures: [{ block_id_flag: 2, validator_address: 'AB' }] } },
+  });
+  const numbers = `{"jsonrpc":"2.0","id":-1,"result":{"signed_header":{"commit":{"signatures":[${'0,'.repeat(3_000_000)}0]}}}}`;
+  const answers: Record<string, Answer> = {
+    '/trickle/status': { trickle: status.body },
+    '/numbers/commit?height=1': { body: numbers },
+    '/other/commit?height=5': result(commitOf('999999999999999')),
+    '/same/commit?height=5': result(commitOf('5')),
+  };
+  const rpc = await fakeRpc(t, (url) => answers[url] ?? { status: 404, body: 'no' });
+  const at = (prefix: string, timeoutMs?: number) => reader(t, `http://${rpc.origin}/${prefix}`, timeoutMs);
+  const began = performance.now();
+  assert.match((await failure(at('trickle', 500).status())).message, /did not give its status: no answer within 500 ms$/);
+  const took = performance.now() - began;
+  assert.ok(took < 500 + 400, `the trickled answer held the reading ${Math.round(took)} ms`);
+  assert.match((await failure(at('numbers').commit(1))).message, /not CometBFT's: it holds more than 200000 values/);
+  assert.match((await failure(at('other').commit(5))).message, /did not give the commit of block 5: it answered with the commit of block 999999999999999$/);
+  assert.equal((await at('same').commit(5)).height, 5);
 });

@@ -2,7 +2,8 @@
  * The network's memory of the twin check (issue #32, guard/twin-scan.ts), against local CometBFT-shaped
  * servers: the window of the newest commits read once, then only what is new (a start after an upgrade
  * on a halted network reads one /status); the highest answering RPC read, another taking over the
- * commits it cannot give; a pruned height skipped; another chain id refused at a start.
+ * commits it cannot give; a pruned height skipped; another chain id refused at a start; commits of
+ * another chain a failed reading.
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -25,6 +26,8 @@ interface FakeChain {
   /** Heights below this are pruned; commits at or above `failFrom` answer HTTP 500. */
   lowest: number;
   failFrom: number;
+  /** The chain id the commits' headers name (default: `chainId`). */
+  commitChainId?: string;
   requests: string[];
 }
 
@@ -55,7 +58,7 @@ async function fakeChain(t: TestContext, height: number): Promise<FakeChain> {
         { block_id_flag: 2, validator_address: peer },
         chain.signedBy.has(h) ? { block_id_flag: 3, validator_address: me } : { block_id_flag: 1, validator_address: '' },
       ];
-      const header = { chain_id: chain.chainId, height: String(h), time: new Date(h * 1000).toISOString() };
+      const header = { chain_id: chain.commitChainId ?? chain.chainId, height: String(h), time: new Date(h * 1000).toISOString() };
       return send(200, { result: { signed_header: { header, commit: { height: String(h), signatures } } } });
     }
     if (url.pathname === '/validators') return send(200, { result: { validators: [{ address: peer }], total: '1' } });
@@ -77,7 +80,7 @@ async function fakeChain(t: TestContext, height: number): Promise<FakeChain> {
 function scanOf(t: TestContext, chains: FakeChain[], blocks = 10): TwinScan {
   const client = createHttpClient({ timeoutMs: 2000, env: {} });
   t.after(() => client.close());
-  const readers = chains.map((c) => createNetworkReader({ url: new URL(c.url), client }));
+  const readers = chains.map((c) => createNetworkReader({ url: new URL(c.url), client, timeoutMs: 5000 }));
   return new TwinScan({ readers, address: me, chainId: 'c-1', blocks });
 }
 
@@ -95,22 +98,22 @@ test('the window is read once; then only the new heights, and nothing at all whi
   chain.requests = [];
   assert.deepEqual(await scan.read(signal()), { rpc: `${chain.url}/`, fromHeight: 101, toHeight: 100, complete: true });
   assert.deepEqual(chain.requests, ['/status'], 'a halted network: one /status, no commit');
-  // While the node runs: the newest commit, one request per block.
+  // While the node runs: the RPC's latest height, then the commits of the heights new since, each asked by height.
   chain.requests = [];
   await scan.poll(signal());
-  assert.deepEqual(chain.requests, ['/commit']);
+  assert.deepEqual(chain.requests, ['/status']);
   chain.height = 101;
   chain.requests = [];
   const one = await scan.poll(signal());
   assert.deepEqual([one.fromHeight, one.toHeight, one.complete], [101, 101, true]);
-  assert.deepEqual(chain.requests, ['/commit'], 'a new block: still one request');
+  assert.deepEqual(chain.requests, ['/status', '/commit@101'], 'a new block: its commit');
   // Blocks faster than the polls: the heights in between too.
   chain.height = 104;
   chain.signedBy.add(103);
   chain.requests = [];
   const three = await scan.poll(signal());
   assert.deepEqual([three.fromHeight, three.toHeight, three.complete], [102, 104, true]);
-  assert.deepEqual(chain.requests.sort(), ['/commit', '/commit@102', '/commit@103']);
+  assert.deepEqual(chain.requests, ['/status', '/commit@102', '/commit@103', '/commit@104']);
   assert.equal(scan.seenHeight, 103);
   assert.equal(scan.blockMs, 1000, "the network's block time, from its own clock");
 });
@@ -147,4 +150,16 @@ test('a pruned window is complete; another chain id is refused at a start (78), 
     message: /serves chain "other-2", not this home's "c-1"/,
   });
   await assert.rejects(scan.poll(signal()), { name: 'NetworkRpcError', message: /serves chain "other-2"/ });
+});
+
+test('commits whose headers name another chain are a failed reading, never a signature seen (issue #44)', async (t) => {
+  const chain = await fakeChain(t, 100);
+  chain.signedBy = new Set([99, 100]);
+  chain.commitChainId = 'other-2';
+  const scan = scanOf(t, [chain]);
+  const read = await scan.read(signal());
+  assert.equal(read.complete, false);
+  assert.match(read.failure ?? '', /did not give the commit of block 91: its header names chain "other-2", not this home's "c-1"/);
+  assert.equal(scan.seenHeight, undefined);
+  assert.equal(chain.requests.filter((r) => r.startsWith('/commit')).length, 1, 'one answer at a time: the first wrong one ends the reading');
 });

@@ -58,6 +58,14 @@ test('more objects and arrays than the bound is refused before parsing, when the
   assert.equal(parseJsonValue('["[[[[", {"a": "{{{"}]', { maxContainers: 2 }).ok, true, 'brackets in strings do not count');
 });
 
+test('more values than the bound (one array of millions counts them all) is refused before parsing, when the caller bounds them', () => {
+  const flat = `[${'0,'.repeat(1000)}0]`;
+  assert.deepEqual(parseJsonValue(flat, { maxEntries: 1000 }), { ok: false, reason: 'it holds more than 1000 values' });
+  assert.equal(parseJsonValue(flat, { maxEntries: 1002 }).ok, true);
+  assert.equal(parseJsonValue(flat).ok, true, 'not bounded unless asked');
+  assert.equal(parseJsonValue('[",,,,,,", 1]', { maxEntries: 3 }).ok, true, 'commas in strings do not count');
+});
+
 test('a reason quotes what the text holds only clipped, with control characters escaped', () => {
   const r = parseJson(JSON.stringify({ height: `\u001b[31m${'x'.repeat(5000)}`, round: 0 }), v.strictObject({ height: v.literal('1'), round: v.number() }));
   assert.equal(r.ok, false);

@@ -33,7 +33,7 @@ export const twinSettings = {
     min: { value: 100, why: 'a shorter limit leaves no time for an RPC beyond this host to answer' },
     max: { value: 60_000, shown: '1m', why: 'the check holds back the start of the node: a start never waits longer than this for it' },
     description:
-      'The longest the check before a start may take; the start is never delayed by more (the wait of `CHAINVISOR_TWIN_WAIT` aside). Also the time limit of each request while the node runs.',
+      'The longest the check before a start may take; the start is never delayed by more (the wait of `CHAINVISOR_TWIN_WAIT` aside). Also the deadline of each reading while the node runs, the whole body of every answer included; 3 readings in a row that miss it are a `twin-unchecked` warning.',
   },
   twinWait: {
     env: 'CHAINVISOR_TWIN_WAIT',
