@@ -37,6 +37,13 @@ export interface ScanResult {
  */
 const minGraceMs = 250;
 
+/**
+ * Commits asked of one network RPC at once: a few round trips overlap (50 blocks from an RPC 100 ms away
+ * take about 1.7 s, within the 3 s default of CHAINVISOR_TWIN_TIMEOUT), while at most this many answers,
+ * each at most 8 MiB and 200,000 values, are in memory (issue #44: `run` under 250 MB whatever they hold).
+ */
+const commitsAtOnce = 3;
+
 export class TwinScan {
   /** The highest height at which this validator's signature was seen on the network, if ever. */
   seenHeight: number | undefined;
@@ -163,16 +170,27 @@ export class TwinScan {
   }
 
   /**
-   * Reads `heights` on `reader`, one answer after another (one answer of the network in memory at a
-   * time); returns those left unread and why. A commit of another chain is a failed reading, not a twin.
+   * Reads `heights` on `reader`, `commitsAtOnce` answers at a time (at most that many answers of the
+   * network in memory); returns those left unread and why. A commit of another chain is a failed reading, not a twin.
    */
   private async readCommits(reader: NetworkReader, heights: number[], signal: AbortSignal | undefined): Promise<{ pending: number[]; failure?: string }> {
     const left = new Set(heights);
     let failure: string | undefined;
-    for (const height of heights) {
+    const answers = new Map<number, Promise<NetworkCommit>>();
+    const ask = (height: number | undefined): void => {
+      if (height === undefined || signal?.aborted === true) return;
+      const answer = reader.commit(height, signal);
+      answer.catch(() => undefined); // one left unread after a failure is no unhandled rejection
+      answers.set(height, answer);
+    };
+    heights.slice(0, commitsAtOnce).forEach(ask);
+    for (const [i, height] of heights.entries()) {
       if (signal?.aborted === true) break;
       try {
-        const commit = await reader.commit(height, signal);
+        const answer = answers.get(height);
+        if (answer === undefined) break;
+        answers.delete(height);
+        const commit = await answer.finally(() => ask(heights[i + commitsAtOnce]));
         if (!this.sameChain(commit.chainId))
           throw new NetworkRpcError(
             reader.shown,
