@@ -7,8 +7,8 @@
  * 1. Throughput: a 256 MiB tar.gz served by a local HTTP server (its own process). Each measured
  *    transfer runs in a fresh child process: a raw transfer of the same bytes to a file (no hash;
  *    once with undici, which the download uses, once with node:http, its former client), then
- *    chainvisor's pipeline (download + sha256 + safe extraction into a quarantine folder, all while
- *    the bytes arrive; then verify + release the tree + find binary) over each of the two clients
+ *    chainvisor's pipeline (download + sha256 to a file; then verify, safe extraction from the file
+ *    and finding the binary, go-getter's order) over each of the two clients
  *    (bench/support/node-http-client.ts is the former one), then the install step (fsync of the tree
  *    + rename). Modes alternate within each round. Ratio = median pipeline throughput / median raw
  *    throughput of the same client, 3 runs each (medians, with the spread).
@@ -122,7 +122,7 @@ function serve(file: string): void {
 interface ClientResult {
   ms: number;
   bytes: number;
-  /** Pipeline only: download + hash + extraction (overlapped), then verify + release the tree. */
+  /** Pipeline only: download + hash to a file, then verify + extract + find the binary. */
   downloadMs?: number;
   extractMs?: number;
   installMs?: number;
@@ -270,9 +270,7 @@ async function main(): Promise<void> {
     const pipe = results.pipeline;
     const downloadMs = median(pipe.map((r) => r.downloadMs ?? 0));
     const extractMs = median(pipe.map((r) => r.extractMs ?? 0));
-    console.log(
-      `  undici pipeline, download + hash + extract (overlapped): ${downloadMs.toFixed(0)} ms; after the last byte (verify, release, find): ${extractMs.toFixed(0)} ms`,
-    );
+    console.log(`  undici pipeline, download + hash: ${downloadMs.toFixed(0)} ms; after the last byte (verify, extract, find): ${extractMs.toFixed(0)} ms`);
     console.log(`ratio, undici (pipeline / raw undici):     ${(median(rates('pipeline')) / median(rates('raw-undici'))).toFixed(2)} (medians; goal ≥ 0.8)`);
     console.log(`ratio, node:http (pipeline / raw):         ${(median(rates('pipeline-node-http')) / median(rates('raw-node-http'))).toFixed(2)} (medians)`);
     console.log(`pipeline undici / pipeline node:http:      ${(median(rates('pipeline')) / median(rates('pipeline-node-http'))).toFixed(2)} (medians)`);

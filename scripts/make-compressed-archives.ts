@@ -7,6 +7,7 @@
  * RLE blocks), a zstd window or xz dictionary too large, xz filters and checks, trailing garbage.
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -234,4 +235,18 @@ export function xzDictionary(data: Buffer, property: number): Buffer {
 /** `data` followed by bytes that begin no stream. */
 export function withTrailingGarbage(data: Buffer): Buffer {
   return Buffer.concat([data, Buffer.from('this is not a stream\n')]);
+}
+
+/**
+ * A script followed by `bytes` that gzip compresses about 200:1 (4 KiB of noise in each MiB, the rest
+ * zeros): under the inflate guard's 1000:1, so only its checksum tells it from a release. The shape
+ * of issue #44's case, 14 MB that expand to gigabytes.
+ */
+export function highRatioBinary(bytes: number): Buffer {
+  const out = Buffer.alloc(bytes);
+  for (let block = 0; block < bytes; block += 1 << 20) {
+    for (let at = block; at < Math.min(block + 4096, bytes); at += 32) createHash('sha256').update(`${at}`).digest().copy(out, at);
+  }
+  out.write(fakeBinary(), 0);
+  return out;
 }

@@ -1,12 +1,12 @@
 /**
  * One attempt of a download: one request (a range request when resuming), its answer checked (a whole
  * file again, a range that fits, or a status that ends the attempt), and its body hashed and written
- * as it arrives, and given to the sink. Why: docs/design/downloads.md#downloadfetchts.
+ * as it arrives. Why: docs/design/downloads.md#downloadfetchts.
  */
 import type { Hash } from 'node:crypto';
 import type fs from 'node:fs/promises';
 
-import { type ChainvisorError, isFsError } from '../shared/errors/index.js';
+import { isFsError } from '../shared/errors/index.js';
 import { createBufferedWriter } from '../shared/fswrite/index.js';
 import type { Logger } from '../shared/log.js';
 import { asTransportError, dropBody, type HttpClient, parseRetryAfter } from '../shared/net/index.js';
@@ -16,25 +16,6 @@ import { RetryableFailure, StatusFailure } from './fetch-failure.js';
 import { header, openUrl } from './http.js';
 import type { UrlPolicy } from './policy.js';
 import type { DownloadSource } from './source.js';
-
-/** A consumer of the body besides the file and the hash. */
-export interface DownloadSink {
-  /** The next bytes, in file order, once hashed and written; the download waits for it. Never throws. */
-  write(chunk: Buffer): Promise<void>;
-  /** The server sends the file from the start again: the bytes given so far are void. Never throws. */
-  restart(): Promise<void>;
-  /**
-   * False once the sink has all it needs from the bytes themselves (a tar.gz being extracted): the
-   * rest of the body is then not written to the file, which halves the disk writes. Only a restart
-   * may make it true again (and the file then starts over too).
-   */
-  readonly needsFile: boolean;
-  /**
-   * Set once the sink refuses the file whatever the rest of it and its checksum hold (a decompression
-   * bomb): the download stops at once, the request is aborted, and the fetch fails with this error.
-   */
-  readonly refusal: ChainvisorError | undefined;
-}
 
 export interface AttemptState {
   /** Bytes in the file and in the hash. */
@@ -58,7 +39,6 @@ export interface Attempt {
     source: DownloadSource;
     file: string;
     signal?: AbortSignal | undefined;
-    sink?: DownloadSink | undefined;
     onProgress?: ((bytes: number, total: number | undefined) => void) | undefined;
   };
   handle: fs.FileHandle;
@@ -66,7 +46,7 @@ export interface Attempt {
   maxBytes: number;
   resuming: boolean;
   log: Logger;
-  /** Empties the file, the hash and the sink: the server sends the file from the start again. */
+  /** Empties the file and the hash: the server sends the file from the start again. */
   restart: () => Promise<void>;
 }
 
@@ -133,18 +113,7 @@ export async function attemptOnce(attempt: Attempt): Promise<void> {
       if (state.received + chunk.length > maxBytes) throw tooLarge(req, `more than ${maxBytes} bytes arrived`, maxBytes);
       state.hash.update(chunk);
       state.received += chunk.length;
-      if (req.sink === undefined) {
-        await io(() => out.write(chunk));
-      } else {
-        const needed = req.sink.needsFile;
-        if (needed) await io(() => out.write(chunk));
-        await req.sink.write(chunk);
-        // Refused whatever comes next: nothing more is fetched (the finally below aborts the request).
-        if (req.sink.refusal !== undefined) throw req.sink.refusal;
-        // The sink needs no more of the file: what is buffered goes to disk now, not after the last
-        // byte, when an extraction that filled the disk would make it fail as the download's fault.
-        if (needed && !req.sink.needsFile) await io(() => out.flush());
-      }
+      await io(() => out.write(chunk));
       req.onProgress?.(state.received, state.total);
     }
   } finally {

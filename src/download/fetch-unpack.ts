@@ -1,28 +1,17 @@
 /**
- * One binary from URL to a checked folder: fetch (hashing as it streams, and extracting a tar or a
- * compressed stream into a quarantine folder as it arrives), compare the checksum, and only then
- * release the extracted tree (or unpack the file, for zip and plain executables), find the binary and,
- * if asked, run `<binary> version`. A bomb found while it arrives stops the download before the
- * checksum can be compared: it is refused whatever its checksum (see verify/stream-unpack.ts). Shared by the upgrade path and `chainvisor check-plan`. The result is a
- * folder inside the work folder; installing it is the caller's business.
+ * One binary from URL to a checked folder, in go-getter's order: fetch the archive to a file (hashing
+ * as it arrives), compare the checksum, and only then unpack it (through the inflate guard), find the
+ * binary and, if asked, run `<binary> version`. So bytes not yet verified never take more disk than
+ * the archive itself. Why: docs/design/downloads.md#downloadfetch-unpackts. Shared by the upgrade
+ * path and `chainvisor check-plan`; the result is a folder inside the work folder, which the caller
+ * installs.
  */
+import fs from 'node:fs/promises';
 import path from 'node:path';
 
 import { isFsError } from '../shared/errors/index.js';
 import type { Logger } from '../shared/log.js';
-import { formatBytes } from '../shared/units.js';
-import {
-  assertChecksum,
-  type Checksum,
-  createStreamUnpacker,
-  type ExtractLimits,
-  formatChecksum,
-  smokeTest,
-  type StreamUnpacker,
-  type Subject,
-  unpack,
-  type Unpacked,
-} from '../verify/index.js';
+import { assertChecksum, type Checksum, type ExtractLimits, formatChecksum, smokeTest, unpack, type Unpacked } from '../verify/index.js';
 import { ExtractIoError } from './errors.js';
 import type { Fetcher } from './fetch.js';
 import type { DownloadSource } from './source.js';
@@ -43,7 +32,7 @@ export interface FetchUnpackOptions {
   signal?: AbortSignal;
   /** Bytes received so far, after every chunk (see FetchRequest.onProgress). */
   onProgress?: (bytes: number, total: number | undefined) => void;
-  /** Uncompressed bytes written by an unpack that follows the download (zip); tar is unpacked as it arrives. */
+  /** Uncompressed bytes written by the unpack, for the archives whose extractor counts them (zip). */
   onExtractProgress?: (bytes: number, total: number | undefined) => void;
   /** Filled in step by step, so a caller can tell how far a failed attempt got (check-plan's table). */
   progress?: FetchProgress;
@@ -51,8 +40,6 @@ export interface FetchUnpackOptions {
 
 export interface FetchProgress {
   bytes?: number;
-  /** Bytes received when an archive refused whatever its checksum (a bomb) stopped the download. */
-  stopped?: number;
   checksum?: Checksum;
   /** True once the checksum matched (or none was required and none given). */
   verified?: boolean;
@@ -77,51 +64,21 @@ export interface FetchedBinary {
 }
 
 export async function fetchAndUnpack(options: FetchUnpackOptions): Promise<FetchedBinary> {
-  const { source, platform } = options;
+  const { source, platform, logger } = options;
   const what = `${platform} binary`;
   const file = path.join(options.workDir, 'download');
   const tree = path.join(options.workDir, 'tree');
   const subject = { what, url: source.shown };
-  // A tar or a compressed stream is extracted as it arrives, into a folder that stays quarantined (nothing
-  // executable, nothing installed or run) until the whole file's checksum matched.
-  const streamed = createStreamUnpacker({ subject, quarantine: path.join(options.workDir, 'quarantine'), limits: options.limits });
-  try {
-    return await unpackFetched(options, { what, file, tree, subject, streamed });
-  } finally {
-    // Removes the quarantine folder on every failure (a mismatch included); after success it is
-    // already gone (it became the tree). A failure to remove it must not hide why the attempt failed:
-    // it is inside the work folder, which the caller removes.
-    await streamed.discard().catch((error: unknown) => options.logger.warn({ err: error }, 'could not remove the quarantine folder'));
-  }
-}
-
-async function unpackFetched(
-  options: FetchUnpackOptions,
-  { what, file, tree, subject, streamed }: { what: string; file: string; tree: string; subject: Subject; streamed: StreamUnpacker },
-): Promise<FetchedBinary> {
-  const { source, platform, logger } = options;
   const started = Date.now();
   logger.info({ platform, url: source.shown }, 'downloading the upgrade binary');
   const progress = options.progress ?? {};
-  const fetched = await options.fetcher
-    .fetchToFile({
-      source,
-      file,
-      what,
-      sink: streamed,
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    })
-    .catch((error: unknown) => {
-      const refusal = streamed.refusal;
-      if (refusal === undefined || error !== refusal) throw error;
-      // A bomb stopped the download: say that the checksum never had its say, and why that is right.
-      progress.stopped = streamed.received;
-      const checksum = source.checksum === undefined ? 'it had no checksum' : 'its checksum was not checked';
-      throw refusal.withNote(
-        `the download was stopped there, after ${formatBytes(streamed.received)}, and ${checksum}: this refusal stands whatever the checksum`,
-      );
-    });
+  const fetched = await options.fetcher.fetchToFile({
+    source,
+    file,
+    what,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  });
   progress.bytes = fetched.bytes;
   progress.checksum = fetched.checksum;
   const seconds = (Date.now() - started) / 1000;
@@ -140,22 +97,21 @@ async function unpackFetched(
   }
   progress.verified = true;
 
-  // Verified: only now may the extracted tree leave quarantine (or, for the formats not streamed, the
-  // file be unpacked).
+  // Verified (or, without a checksum, accepted as the operator allowed): only now is anything unpacked.
   let unpacked: Unpacked;
   try {
-    unpacked =
-      (await streamed.finish({ tree, name: options.name, platform })) ??
-      (await unpack({
-        subject,
-        file,
-        tree,
-        name: options.name,
-        platform,
-        limits: options.limits,
-        ...(options.onExtractProgress ? { onProgress: options.onExtractProgress } : {}),
-      }));
+    unpacked = await unpack({
+      subject,
+      file,
+      tree,
+      name: options.name,
+      platform,
+      limits: options.limits,
+      ...(options.onExtractProgress ? { onProgress: options.onExtractProgress } : {}),
+    });
   } catch (error) {
+    // A refused or half-written tree goes now, not with the work folder: another mirror may come next.
+    await fs.rm(tree, { recursive: true, force: true }).catch((reason: unknown) => logger.warn({ err: reason }, 'could not remove a half-unpacked tree'));
     // The download arrived whole: a full disk now is the extraction's, and is said as such.
     if (isFsError(error)) throw new ExtractIoError(what, source.shown, error.path ?? options.workDir, error);
     throw error;

@@ -13,7 +13,7 @@ import type { Checksum, ChecksumAlgo } from '../verify/index.js';
 import { type BackoffOptions, defaultBackoff, retryDelay, sleep } from './backoff.js';
 import { startDeadline } from './deadline.js';
 import { DownloadAbortedError, DownloadDeadlineError, DownloadIoError } from './errors.js';
-import { attemptOnce, type AttemptState, type DownloadSink } from './fetch-attempt.js';
+import { attemptOnce, type AttemptState } from './fetch-attempt.js';
 import { classify, describeFailure, finalError, StatusFailure } from './fetch-failure.js';
 import { copyFileUrl } from './file-url.js';
 import type { UrlPolicy } from './policy.js';
@@ -43,7 +43,7 @@ export interface FetcherOptions {
 
 export interface FetchRequest {
   source: DownloadSource;
-  /** Created or truncated; holds the whole body on success (unless a sink said it needs no file). */
+  /** Created or truncated; holds the whole body on success. */
   file: string;
   /** For messages: `linux/amd64 binary`. */
   what: string;
@@ -52,8 +52,6 @@ export interface FetchRequest {
   /** Overrides the fetcher's cap (the Info document has a small one). */
   maxBytes?: number;
   signal?: AbortSignal;
-  /** Also receives the body as it arrives (extraction while downloading); not for file:// URLs. */
-  sink?: DownloadSink;
   /** Told after every chunk: bytes of the file so far (back to 0 if it starts over) and the total when known. */
   onProgress?: (bytes: number, total: number | undefined) => void;
 }
@@ -126,7 +124,6 @@ export function createFetcher(options: FetcherOptions): Fetcher {
       state.received = 0;
       state.hash = createHash(req.algo);
       state.total = undefined;
-      await req.sink?.restart();
       try {
         await handle.truncate(0);
       } catch (error) {

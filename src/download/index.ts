@@ -18,7 +18,6 @@ export {
   UrlRefusedError,
 } from './errors.js';
 export { createFetcher, type Fetcher, fetcherFromConfig, type FetcherOptions, type FetchRequest, type FetchResult } from './fetch.js';
-export type { DownloadSink } from './fetch-attempt.js';
 export { fetchAndUnpack, type FetchedBinary, type FetchProgress, type FetchUnpackOptions } from './fetch-unpack.js';
 export { type Info, isInfoUrl, parseInfoJson, pickBinary, resolveInfo } from './info.js';
 export { type Downloader, downloadUpgradeBinary, type DownloadUpgradeOptions } from './plan-binary.js';

@@ -110,7 +110,7 @@ export async function downloadUpgradeBinary(options: DownloadUpgradeOptions): Pr
       }).then(
         (done) => {
           progress?.finish();
-          // Only archives unpacked after their download (zip) report it; a tar is unpacked as it arrives.
+          // Only the archives whose extractor counts its bytes (zip) report it.
           if (extracting) extraction?.finish();
           return done;
         },

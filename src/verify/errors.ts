@@ -81,9 +81,6 @@ export class ArchiveLimitError extends UpgradeError {
   declare readonly limit: number;
   /** The setting that raises the limit, when there is one. */
   declare readonly setting: string | undefined;
-  // Private: kept to say the same refusal again (`withNote`), never logged as fields.
-  readonly #subject: Subject;
-  readonly #detail: string;
 
   constructor(subject: Subject, detail: string, limit: number, setting: string | undefined) {
     super(
@@ -98,13 +95,6 @@ export class ArchiveLimitError extends UpgradeError {
       },
       { limit, setting },
     );
-    this.#subject = subject;
-    this.#detail = detail;
-  }
-
-  /** The same refusal, `note` added to its detail (what it did to the download that brought it). */
-  withNote(note: string): ArchiveLimitError {
-    return new ArchiveLimitError(this.#subject, `${this.#detail}; ${note}`, this.limit, this.setting);
   }
 }
 

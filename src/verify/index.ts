@@ -33,5 +33,4 @@ export {
 } from './errors.js';
 export { type ExtractLimits } from './limits.js';
 export { smokeTest, type SmokeTestOptions } from './smoke-test.js';
-export { createStreamUnpacker, type StreamUnpacker, type StreamUnpackOptions } from './stream-unpack.js';
 export { unpack, type Unpacked, type UnpackOptions } from './unpack.js';

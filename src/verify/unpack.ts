@@ -2,9 +2,7 @@
  * From a verified download to a folder ready to install: detect the format from the bytes, extract
  * safely (or place the plain executable), find the binary and make it executable. Called only after
  * the checksum matched — nothing here runs on bytes that are not the ones the plan names. Which
- * extractor runs is the detected row's of the formats table (archive/formats.ts). (A tar or a
- * compressed stream is usually extracted while it downloads instead, see stream-unpack.ts; it ends in
- * `finishTree` or `finishCompressed` too.)
+ * extractor runs is the detected row's of the formats table (archive/formats.ts).
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -34,7 +32,7 @@ export interface UnpackOptions {
   /** Go platform key of the binary (`linux/amd64`, `any`), for Windows' `.exe` names. */
   platform?: string;
   limits: ExtractLimits;
-  /** Uncompressed bytes written so far, for archives unpacked after their download (zip). */
+  /** Uncompressed bytes written so far, for the archives whose extractor reports them (zip). */
   onProgress?: (bytes: number, total: number | undefined) => void;
 }
 
@@ -80,8 +78,8 @@ export async function unpack(options: UnpackOptions): Promise<Unpacked> {
   return finishTree({ subject, tree, name, platform: options.platform, detected, result });
 }
 
-/** The last step for an extracted archive, whether it was extracted from the file or while downloading. */
-export async function finishTree(options: {
+/** The last step for an extracted archive. */
+async function finishTree(options: {
   subject: Subject;
   tree: string;
   name: string;
@@ -95,7 +93,7 @@ export async function finishTree(options: {
 }
 
 /** The last step for a compressed stream: a tar is finished as any tree; an executable goes to bin/. */
-export async function finishCompressed(options: {
+async function finishCompressed(options: {
   subject: Subject;
   tree: string;
   name: string;

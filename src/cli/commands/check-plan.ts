@@ -171,9 +171,6 @@ async function checkOne(o: CheckOneOptions): Promise<Row> {
     await fs.rm(o.workDir, { recursive: true, force: true });
   }
   if (progress.bytes !== undefined) row.size = formatBytes(progress.bytes);
-  // A bomb stops its download: the size is where it stopped, and the checksum was never compared.
-  if (progress.stopped !== undefined) row.size = `stopped at ${formatBytes(progress.stopped)}`;
-  if (row.checksum === '-' && progress.stopped !== undefined) row.checksum = 'not checked';
   if (row.checksum === '-') row.checksum = progress.verified ? 'ok' : row.problem?.code === 'CHAINVISOR_CHECKSUM_MISMATCH' ? 'MISMATCH' : '-';
   // A plain executable's format is `executable`: said once. A compressed one keeps its compression: `(plain executable) (gz)`.
   const unpacked = progress.unpacked;

@@ -1,6 +1,5 @@
 /**
- * A compressed stream (any compression of formats.ts) pushed in piece by piece (a file being read, or a download
- * arriving): decompressed as it comes through the inflate guard (decompress.ts) — so a decompression
+ * A compressed stream (any compression of formats.ts) pushed in piece by piece (a file being read): decompressed as it comes through the inflate guard (decompress.ts) — so a decompression
  * bomb stops as soon as it expands past the guard's ratio or CHAINVISOR_EXTRACT_MAX_BYTES, not after
  * inflating whole — then, from the first decompressed bytes: a tar goes through the tar extractor
  * (the same entry rules as any tar), an executable is written as one file, `payload`, for the caller
@@ -23,7 +22,7 @@ import { createTarExtractor, isTar, type TarExtractor } from './extract-tar.js';
 import { unknownFormatHint } from './format-texts.js';
 import { type Compression, compressionRow, type Format } from './formats.js';
 import { createInflateGuard } from './inflate-guard.js';
-import type { ExtractResult, TreeWriterOptions } from './tree-writer.js';
+import type { ExtractResult } from './tree-writer.js';
 
 /** The file a compressed executable is written to, inside the extraction folder. */
 export const payloadName = 'payload';
@@ -44,18 +43,10 @@ export interface CompressedExtractor {
   end(): Promise<CompressedOutcome>;
   /** Stops now and waits until nothing writes any more. */
   abort(reason?: unknown): Promise<void>;
-  /** Gives a tar's held execute bits back (see TreeWriter.releaseExecBits). */
-  releaseExecBits(): Promise<void>;
 }
 
 /** `into` must exist and be empty. */
-export function createCompressedExtractor(
-  subject: Subject,
-  compression: Compression,
-  into: string,
-  limits: ExtractLimits,
-  options: TreeWriterOptions = {},
-): CompressedExtractor {
+export function createCompressedExtractor(subject: Subject, compression: Compression, into: string, limits: ExtractLimits): CompressedExtractor {
   const input = new PassThrough({ highWaterMark: 256 * 1024 });
   const guard = createInflateGuard(subject, limits);
   const head: Buffer[] = [];
@@ -68,7 +59,7 @@ export function createCompressedExtractor(
   /** Decides what the decompressed bytes are, from the first of them. */
   async function begin(first: Buffer): Promise<void> {
     if (isTar(first)) {
-      tar = createTarExtractor(subject, into, limits, options);
+      tar = createTarExtractor(subject, into, limits);
       await feedTar(first);
       return;
     }
@@ -159,7 +150,6 @@ export function createCompressedExtractor(
       await tar?.abort(failure);
       await settled;
     },
-    releaseExecBits: async () => tar?.releaseExecBits(),
   };
 }
 

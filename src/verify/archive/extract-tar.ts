@@ -2,7 +2,7 @@
  * tar extraction: node-tar parses (headers, pax), and chainvisor writes. Each entry is checked at its
  * header — path, type, declared size, entry count — and the whole archive is refused rather than
  * "sanitised". The bytes are pushed in (`createTarExtractor`), so the same code reads a file or a
- * download as it arrives.
+ * decompressed stream.
  * Why, and the rest of its rules: docs/design/downloads.md#verifyarchiveextract-tarts.
  */
 import { Parser, type ReadEntry } from 'tar';
@@ -12,7 +12,7 @@ import { ArchiveInvalidError, ArchiveLimitError, ArchiveUnsafeError, type Subjec
 import type { ExtractLimits } from '../limits.js';
 import { checkEntryPath } from './entry-path.js';
 import { feedFile } from './feed-file.js';
-import { createTreeWriter, type ExtractResult, type TreeWriter, type TreeWriterOptions } from './tree-writer.js';
+import { createTreeWriter, type ExtractResult, type TreeWriter } from './tree-writer.js';
 
 export type { ExtractResult } from './tree-writer.js';
 
@@ -51,13 +51,11 @@ export interface TarExtractor {
   end(): Promise<ExtractResult>;
   /** Stops now (with `reason` as the failure, if given) and waits until nothing writes any more. */
   abort(reason?: unknown): Promise<void>;
-  /** See TreeWriter.releaseExecBits. */
-  releaseExecBits(): Promise<void>;
 }
 
-export function createTarExtractor(subject: Subject, into: string, limits: ExtractLimits, options: TreeWriterOptions = {}): TarExtractor {
+export function createTarExtractor(subject: Subject, into: string, limits: ExtractLimits): TarExtractor {
   const stop = new AbortController();
-  const tree = createTreeWriter(subject, into, limits, stop.signal, options);
+  const tree = createTreeWriter(subject, into, limits, stop.signal);
   // Its own gzip, zstd and brotli detection stays off (gzip has no switch: a tar never begins 1f 8b).
   const parser = new Parser({ strict: true, brotli: false, zstd: false });
   let failure: unknown;
@@ -140,7 +138,6 @@ export function createTarExtractor(subject: Subject, into: string, limits: Extra
       fail(reason ?? new Error('extraction stopped'));
       await chain;
     },
-    releaseExecBits: () => tree.releaseExecBits(),
   };
 }
 

@@ -34,21 +34,20 @@ export const unknownFormatHint = [
 ].join('');
 
 /** docs/download.md's table of formats begins so (scripts/regen-docs.mjs finds it by "| format |"). */
-const formatsTableHeader = "| format | its first bytes | go-getter's names | extracted |";
+const formatsTableHeader = "| format | its first bytes | go-getter's names |";
 
 /** docs/download.md's table of formats, one line per row, in the order detection tries them. */
 export function renderFormatsTable(): string {
   const code = (items: readonly string[]): string => items.map((item) => `\`${item}\``).join(', ');
-  const lines = [formatsTableHeader, '| --- | --- | --- | --- |'];
+  const lines = [formatsTableHeader, '| --- | --- | --- |'];
   for (const row of formats) {
     const { at, hex, note }: { at: number; hex: string; note?: string } = row.signature;
     const bytes = `\`${hex}\`${at === 0 ? '' : ` at byte ${at}`}${note === undefined ? '' : ` ${note}`}`;
     if (row.kind === 'compression') {
       const names = `\`${row.tar.name}\` (a tar inside) or \`${row.name}\` (an executable)`;
-      lines.push(`| ${names} | ${bytes} | ${code([...row.tar.extensions, ...row.extensions].map((e) => `.${e}`))} | as it downloads |`);
+      lines.push(`| ${names} | ${bytes} | ${code([...row.tar.extensions, ...row.extensions].map((e) => `.${e}`))} |`);
     } else {
-      const when = !('stream' in row) ? 'from the file, once its checksum matched' : 'as it downloads';
-      lines.push(`| \`${row.name}\` | ${bytes} | ${code(row.extensions.map((e) => `.${e}`))} | ${when} |`);
+      lines.push(`| \`${row.name}\` | ${bytes} | ${code(row.extensions.map((e) => `.${e}`))} |`);
     }
   }
   return lines.join('\n');

@@ -1,6 +1,6 @@
 /**
  * The formats chainvisor reads, one row each: how a file of it begins, whether it is a compression
- * (a tar or a bare executable inside, decompressed as it arrives) or an archive of entries, the
+ * (a tar or a bare executable inside, decompressed as it is read) or an archive of entries, the
  * decoder or extractor that reads it, and go-getter's names for it. go-getter's `Decompressors` map
  * is the model.
  * Why, and the rest of its rules: docs/design/downloads.md#verifyarchiveformatsts.
@@ -12,9 +12,9 @@ import { gzip, isGzip } from './decode-gzip.js';
 import { isXz, xz } from './decode-xz.js';
 import { isZstd, zstd } from './decode-zstd.js';
 import type { Decoder } from './decoder.js';
-import { createTarExtractor, extractTar, isTar, type TarExtractor } from './extract-tar.js';
+import { extractTar, isTar } from './extract-tar.js';
 import { extractZip, isZip } from './extract-zip.js';
-import type { ExtractResult, TreeWriterOptions } from './tree-writer.js';
+import type { ExtractResult } from './tree-writer.js';
 
 interface Row {
   name: string;
@@ -49,11 +49,6 @@ interface ArchiveRow extends Row {
     limits: ExtractLimits,
     onProgress?: (bytes: number, total: number | undefined) => void,
   ): Promise<ExtractResult>;
-  /**
-   * Extracts the bytes as they arrive, for a format read from its start; without it the format waits
-   * for the whole file (a zip's directory is at its end).
-   */
-  stream?(subject: Subject, into: string, limits: ExtractLimits, options: TreeWriterOptions): TarExtractor;
 }
 
 /** In the order detection tries them: tar's header is the weakest sign, so it comes last. */
@@ -108,7 +103,6 @@ export const formats = [
     magic: isTar,
     signature: { at: 257, hex: '75 73 74 61 72', note: '(`ustar`), or an old header whose checksum adds up' },
     extract: extractTar,
-    stream: createTarExtractor,
     extensions: ['tar'],
   },
 ] as const satisfies readonly (CompressionRow | ArchiveRow)[];

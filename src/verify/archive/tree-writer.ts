@@ -1,11 +1,9 @@
 /**
  * Writes checked archive entries into a fresh folder, for tar and zip alike, with the rules that keep
  * every write inside the folder: names checked, files created with O_EXCL, every symbolic link
- * resolved inside the folder, sizes counted against CHAINVISOR_EXTRACT_MAX_BYTES, and (with
- * `holdExecBits`) no file executable until the whole download's checksum matched.
+ * resolved inside the folder, and sizes counted against CHAINVISOR_EXTRACT_MAX_BYTES.
  * Why, and the rest of its rules: docs/design/downloads.md#verifyarchivetree-writerts.
  */
-import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
@@ -32,18 +30,10 @@ export interface TreeWriter {
   hardlink(name: string, target: string): Promise<void>;
   /** Final check of every link; returns the totals. */
   finish(): Promise<ExtractResult>;
-  /** Gives the held execute bits back (`holdExecBits`); call only on a verified archive. */
-  releaseExecBits(): Promise<void>;
-}
-
-export interface TreeWriterOptions {
-  /** Create files without execute bits and remember them for `releaseExecBits()`. */
-  holdExecBits?: boolean;
 }
 
 /** `signal` stops the file being written (the archive reader failed): nothing writes after it fires. */
-export function createTreeWriter(subject: Subject, root: string, limits: ExtractLimits, signal?: AbortSignal, options: TreeWriterOptions = {}): TreeWriter {
-  const held: Array<{ name: string; mode: number }> = [];
+export function createTreeWriter(subject: Subject, root: string, limits: ExtractLimits, signal?: AbortSignal): TreeWriter {
   const declared = createBudget(subject, limits);
   const written = createBudget(subject, limits);
   const links = new LinkTracker(subject);
@@ -62,13 +52,8 @@ export function createTreeWriter(subject: Subject, root: string, limits: Extract
     async file(name, mode, data, size) {
       links.add(name, 'file');
       await parent(name);
-      let fileMode = safeMode(mode);
-      if (options.holdExecBits === true && (fileMode & 0o111) !== 0) {
-        held.push({ name, mode: fileMode });
-        fileMode &= ~0o111;
-      }
       // O_EXCL: never follow or replace something already at this path.
-      const handle = await fs.open(abs(name), 'wx', fileMode);
+      const handle = await fs.open(abs(name), 'wx', safeMode(mode));
       const out = createBufferedWriter(handle);
       // A reader that fails mid-entry leaves its stream open: stop it so this loop ends.
       const stop = (): void => (data as { destroy?: () => void }).destroy?.();
@@ -112,20 +97,6 @@ export function createTreeWriter(subject: Subject, root: string, limits: Extract
     async finish() {
       for (const name of symlinks) await checkResolvesInside(subject, root, name);
       return { entries: declared.totals.entries, bytes: written.totals.bytes };
-    },
-    async releaseExecBits() {
-      for (const { name, mode } of held.splice(0)) {
-        // O_NOFOLLOW: the path was created as a regular file by this writer; never chmod through a link.
-        const handle = await fs.open(abs(name), fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
-        try {
-          // Creating the file applied the umask to its read/write bits; apply it to the execute bits
-          // alike (an execute bit only where the matching read bit survived).
-          const created = (await handle.stat()).mode & 0o777;
-          await handle.chmod(created | (mode & 0o111 & ((created & 0o444) >> 2)));
-        } finally {
-          await handle.close();
-        }
-      }
     },
   };
 }

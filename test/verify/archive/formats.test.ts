@@ -1,8 +1,8 @@
 /**
  * The formats table (src/verify/archive/formats.ts) drives everything a format needs, so that a row
  * cannot be half-wired (#33): each row's sample is recognised by that row alone and begins with the
- * signature the docs show; `unpack` and the stream unpacker read it with the row's decoder or
- * extractor and name it by the row; the CHAINVISOR_UNKNOWN_FORMAT hint (from both places it is
+ * signature the docs show; `unpack` reads it with the row's decoder or extractor and names it by
+ * the row; the CHAINVISOR_UNKNOWN_FORMAT hint (from both places it is
  * thrown), the formats lines of `check-plan --help` and the docs' table name every row. A row without
  * a sample here does not compile. (test/cli/check-plan-formats.test.ts runs `check-plan --help`.)
  */
@@ -15,16 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { compress } from '../../../scripts/make-compressed-archives.js';
 import { fakeBinary, tar, zip } from '../../../scripts/make-hostile-archives.js';
 import { ChainvisorError } from '../../../src/shared/errors/index.js';
-import {
-  type Compression,
-  createStreamUnpacker,
-  detectFromHead,
-  formats,
-  formatsHelp,
-  renderFormatsTable,
-  unknownFormatHint,
-  unpack,
-} from '../../../src/verify/index.js';
+import { type Compression, detectFromHead, formats, formatsHelp, renderFormatsTable, unknownFormatHint, unpack } from '../../../src/verify/index.js';
 import { tempDir } from '../../support/download-kit.js';
 
 const repo = path.resolve(fileURLToPath(import.meta.url), '../../../../..');
@@ -102,16 +93,6 @@ describe('each row of the formats table', () => {
       assert.equal(result.format, format);
       assert.equal(result.from, from);
       assert.equal(await fs.readFile(result.binary, 'utf8'), fakeBinary());
-    });
-
-    const streams = row.kind === 'compression' || 'stream' in row;
-    test(`${what}: ${streams ? 'extracted as it downloads' : 'left for after the download'}, as its row says`, async (t) => {
-      const dir = await tempDir(t);
-      const unpacker = createStreamUnpacker({ subject, quarantine: path.join(dir, 'quarantine'), limits });
-      for (let at = 0; at < data.length; at += 1000) await unpacker.write(data.subarray(at, at + 1000));
-      const result = await unpacker.finish({ tree: path.join(dir, 'tree'), name: 'simd' });
-      assert.equal(unpacker.needsFile, !streams);
-      assert.equal(result?.format, streams ? format : undefined);
     });
   }
 });
