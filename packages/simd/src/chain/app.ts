@@ -8,6 +8,7 @@
 import { getSequence, govAddress, hasAccount, setSequence } from '../core/accounts.js';
 import { type Event, type MsgContext, type MsgRoute, routeOf } from '../core/msg.js';
 import { govEndBlock } from '../gov/end-block.js';
+import { legacyGovRoutes } from '../gov/legacy-msgs.js';
 import { govRoutes } from '../gov/msgs.js';
 import type { Database } from '../store/db.js';
 import { Overlay, prefixed } from '../store/kv.js';
@@ -52,7 +53,7 @@ export interface CheckResult {
   gasUsed?: string;
 }
 
-export const routes: Readonly<Record<string, MsgRoute>> = { ...upgradeRoutes, ...govRoutes };
+export const routes: Readonly<Record<string, MsgRoute>> = { ...upgradeRoutes, ...govRoutes, ...legacyGovRoutes };
 
 export class App {
   readonly version: SimVersion;

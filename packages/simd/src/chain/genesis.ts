@@ -1,6 +1,6 @@
 /**
- * `<home>/config/genesis.json`: chain id, accounts, the validator and the gov parameters (deposit and
- * voting periods, auto-vote). InitChain turns it into state and stores every module's consensus
+ * `<home>/config/genesis.json`: chain id, accounts, the validator (and the other validators of
+ * `--sim-validators`) and the gov parameters (deposit and voting periods, auto-vote, v1beta1 only). InitChain turns it into state and stores every module's consensus
  * version of the binary that starts the chain.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -13,6 +13,7 @@ import { type KVStore, prefixed } from '../store/kv.js';
 import { mountStore } from '../store/stores.js';
 import { setModuleVersions } from '../upgrade/keeper.js';
 import { storePrefix as upgradeStorePrefix } from '../upgrade/keys.js';
+import { sha256 } from '../util/bytes.js';
 import { parseCoins } from '../util/coins.js';
 import { parseDuration } from '../util/duration.js';
 import { isErrno, SimError } from '../util/errors.js';
@@ -54,6 +55,15 @@ export interface GenesisOptions {
   autoVote?: boolean;
   /** The validator's ed25519 consensus public key (from priv_validator_key.json). */
   consensusPubKey?: Buffer;
+  /** Other validators (keyring names other than `validator`) with their power: they vote in gov, they sign no block. */
+  simValidators?: ReadonlyArray<{ name: string; power: string }>;
+  /** Serve gov v1beta1 only; default false. */
+  v1beta1Only?: boolean;
+}
+
+/** A simulated validator's consensus key: derived from the chain id and its name, the same in every home. */
+export function simValidatorPubKey(chainId: string, name: string): Buffer {
+  return sha256(`simd/validator/${chainId}/${name}`);
 }
 
 export function defaultGenesis(options: GenesisOptions = {}): Genesis {
@@ -61,9 +71,16 @@ export function defaultGenesis(options: GenesisOptions = {}): Genesis {
   const depositPeriod = options.depositPeriod ?? '10s';
   parseDuration(votingPeriod, 'voting period');
   parseDuration(depositPeriod, 'deposit period');
+  const chainId = options.chainId ?? 'sim-1';
+  const others = (options.simValidators ?? []).map(({ name, power }) => ({
+    name,
+    address: keyAddress(name),
+    power,
+    consensus_pubkey: simValidatorPubKey(chainId, name).toString('base64'),
+  }));
   return {
     genesis_time: new Date().toISOString(),
-    chain_id: options.chainId ?? 'sim-1',
+    chain_id: chainId,
     initial_height: '1',
     app_state: {
       auth: { accounts: genesisKeyNames.map((name) => ({ name, address: keyAddress(name) })) },
@@ -75,6 +92,7 @@ export function defaultGenesis(options: GenesisOptions = {}): Genesis {
             power: '1000000',
             ...(options.consensusPubKey === undefined ? {} : { consensus_pubkey: options.consensusPubKey.toString('base64') }),
           },
+          ...others,
         ],
       },
       gov: {
@@ -86,6 +104,7 @@ export function defaultGenesis(options: GenesisOptions = {}): Genesis {
           threshold: '0.5',
           veto_threshold: '0.334',
           auto_vote: options.autoVote ?? false,
+          ...(options.v1beta1Only === true ? { v1beta1_only: true } : {}),
         },
       },
       upgrade: {},

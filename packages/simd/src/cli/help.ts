@@ -30,7 +30,10 @@ Flags:
       --voting-period string    gov voting period, Go duration (default "10s")
       --deposit-period string   gov deposit period, Go duration (default "10s")
       --min-deposit string      minimum deposit to enter voting (default "10000000stake")
-      --auto-vote               the validator votes yes on every proposal as soon as voting starts
+      --auto-vote               the validators vote yes on every proposal as soon as voting starts
+      --sim-validators string   more validators in staking and gov (not in consensus): alice=300000,bob=200000;
+                                they vote with tx gov vote --from alice
+      --sim-gov-v1beta1-only    serve gov v1beta1 only (gRPC, abci_query, REST), as a chain before SDK v0.46
       --overwrite               replace an existing genesis.json
 `,
   start: `Run the node.

@@ -1,5 +1,6 @@
 /** `<bin> init`, `<bin> start`, `<bin> status`, `<bin> version`, `<bin> keys`. */
 import { defaultGenesis, writeGenesis } from '../chain/genesis.js';
+import { genesisKeyNames } from '../core/accounts.js';
 import { resolvePruning } from '../node/app-config.js';
 import { initAppListenConfig, resolveListenConfig } from '../node/listen-config.js';
 import { initNodeConfig, loadOrGenValidatorKey } from '../node/node-config.js';
@@ -31,6 +32,25 @@ function wrapDuration(text: string, flag: string): string {
   }
 }
 
+/** `--sim-validators alice=300000,bob=200000`: other keyring names, each once, with a positive power. */
+function simValidators(text: string): Array<{ name: string; power: string }> {
+  const others = genesisKeyNames.filter((name) => name !== 'validator');
+  const seen = new Set<string>();
+  return text.split(',').map((entry) => {
+    const match = /^\s*([a-z]+)=(\d+)\s*$/.exec(entry);
+    const name = match?.[1] ?? '';
+    const power = match?.[2] ?? '';
+    if (!(others as readonly string[]).includes(name) || !/^[1-9]\d{0,14}$/.test(power) || seen.has(name)) {
+      throw new UsageProblem(
+        `invalid --sim-validators entry ${JSON.stringify(entry)}: expected <name>=<power>, each name once`,
+        `name one of ${others.join(', ')} (keys of the simulated keyring) with a voting power from 1 to 999999999999999, e.g. --sim-validators alice=300000,bob=200000`,
+      );
+    }
+    seen.add(name);
+    return { name, power };
+  });
+}
+
 export async function init(ctx: NodeCommandContext, argv: readonly string[]): Promise<number> {
   const { strings, booleans, positionals } = parseArgs(argv, {
     flags: {
@@ -40,6 +60,8 @@ export async function init(ctx: NodeCommandContext, argv: readonly string[]): Pr
       'deposit-period': 'string',
       'min-deposit': 'string',
       'auto-vote': 'boolean',
+      'sim-validators': 'string',
+      'sim-gov-v1beta1-only': 'boolean',
       overwrite: 'boolean',
       log_level: 'string',
       help: 'boolean',
@@ -55,6 +77,8 @@ export async function init(ctx: NodeCommandContext, argv: readonly string[]): Pr
     depositPeriod: strings['deposit-period'] === undefined ? undefined : wrapDuration(strings['deposit-period'], '--deposit-period'),
     minDeposit: strings['min-deposit'],
     autoVote: booleans['auto-vote'],
+    simValidators: strings['sim-validators'] === undefined ? undefined : simValidators(strings['sim-validators']),
+    v1beta1Only: booleans['sim-gov-v1beta1-only'],
   });
   const file = await writeGenesis(home, genesis, booleans.overwrite);
   const moniker = positionals[0] ?? ctx.name;

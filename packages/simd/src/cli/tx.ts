@@ -9,6 +9,7 @@ import { QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/qu
 import { defaultGasLimit, encodeTx, simSigned } from '../chain/tx.js';
 import { govAddress } from '../core/accounts.js';
 import type { AnyMsg } from '../core/msg.js';
+import { cancelSoftwareUpgradeProposalType, msgSubmitProposalV1beta1Type, softwareUpgradeProposalType } from '../gov/legacy-msgs.js';
 import { msgDepositType, msgSubmitProposalType, msgVoteType } from '../gov/msgs.js';
 import type { GovParams } from '../gov/types.js';
 import type { NodeState } from '../server/query-service.js';
@@ -46,6 +47,7 @@ const proposalFlags: Readonly<Record<string, FlagKind>> = {
   deposit: 'string',
   metadata: 'string',
   direct: 'boolean',
+  legacy: 'boolean',
 };
 
 const softwareUpgradeFlags: Readonly<Record<string, FlagKind>> = {
@@ -143,6 +145,20 @@ function submitProposalMsg(strings: Record<string, string>, from: string, messag
   };
 }
 
+/**
+ * `--legacy`: the proposal as a pre-v0.46 client sends it, a v1beta1 MsgSubmitProposal whose content is
+ * the legacy SoftwareUpgradeProposal or CancelSoftwareUpgradeProposal (the chain keeps it as a v1
+ * proposal holding MsgExecLegacyContent).
+ */
+function legacyProposalMsg(strings: Record<string, string>, from: string, content: Record<string, unknown>): AnyMsg {
+  return {
+    '@type': msgSubmitProposalV1beta1Type,
+    content: { ...content, title: strings.title ?? '', description: strings.summary ?? '' },
+    initial_deposit: parseCoinsFlag(strings.deposit ?? ''),
+    proposer: from,
+  };
+}
+
 function parseCoinsFlag(text: string) {
   try {
     return parseCoins(text);
@@ -216,6 +232,10 @@ async function softwareUpgrade(ctx: TxContext, argv: readonly string[]): Promise
     return broadcast(ctx, strings, from, [softwareUpgradeMsg(from, plan)]);
   }
   for (const warning of heightWarnings(timing, plan.height, safetyMs)) ctx.io.err(`WARNING: ${warning}\n`);
+  if (booleans.legacy) {
+    const content = { '@type': softwareUpgradeProposalType, plan: softwareUpgradeMsg(govAddress, plan).plan };
+    return broadcast(ctx, strings, from, [legacyProposalMsg(strings, from, content)]);
+  }
   return broadcast(ctx, strings, from, [submitProposalMsg(strings, from, [softwareUpgradeMsg(govAddress, plan)])]);
 }
 
@@ -236,6 +256,7 @@ async function cancelSoftwareUpgrade(ctx: TxContext, argv: readonly string[]): P
       );
     }
   }
+  if (booleans.legacy) return broadcast(ctx, strings, from, [legacyProposalMsg(strings, from, { '@type': cancelSoftwareUpgradeProposalType })]);
   return broadcast(ctx, strings, from, [submitProposalMsg(strings, from, [cancelUpgradeMsg(govAddress)])]);
 }
 

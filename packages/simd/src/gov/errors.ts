@@ -26,3 +26,8 @@ export function invalidProposalSigner(signer: string): ChainError {
 export function invalidDepositDenom(message: string): ChainError {
   return new ChainError(codespace, 23, `${message}: invalid deposit denom`);
 }
+
+/** MsgExecLegacyContent sent by anyone but the gov account (x/gov's ExecLegacyContent). */
+export function unexpectedAuthority(expected: string, got: string): ChainError {
+  return new ChainError(codespace, 16, `expected ${expected} got ${got}: expected authority account as only signer for proposal message`);
+}

@@ -5,6 +5,7 @@
  * and cancel params) are included with the node's values.
  */
 import { durationJson, legacyDec, timestampJson, zeroTime } from './encoding.js';
+import { legacyContentOf } from './legacy-codecs.js';
 import { messageJson } from './messages.js';
 import type { PageResponse } from './paginate.js';
 import type { DepositView, ParamsType, VoteView } from './query-views.js';
@@ -41,7 +42,7 @@ export function tallyV1beta1Json(t: TallyResult) {
 }
 
 export function proposalV1beta1Json(p: Proposal) {
-  const first = p.messages[0];
+  const first = legacyContentOf(p.messages);
   return {
     proposal_id: p.id,
     content: first === undefined ? null : messageJson(first),

@@ -1,7 +1,8 @@
 /**
  * Messages, kept as JSON (`{"@type": …, …}`), and their protobuf Any (transactions, gRPC, ABCI queries)
- * and grpc-gateway JSON (REST) forms. The upgrade messages and the gov messages are known; another type
- * keeps its type URL with an empty value, and an Any of an unknown type cannot be read back.
+ * and grpc-gateway JSON (REST) forms. The upgrade messages and the gov messages are known (the legacy
+ * ones through legacy-codecs.ts); another type keeps its type URL with an empty value, and an Any of an
+ * unknown type cannot be read back.
  */
 import { voteOptionFromJSON, voteOptionToJSON } from 'cosmjs-types/cosmos/gov/v1/gov.js';
 import { MsgDeposit, MsgSubmitProposal, MsgVote } from 'cosmjs-types/cosmos/gov/v1/tx.js';
@@ -12,6 +13,7 @@ import type { AnyMsg } from '../core/msg.js';
 import { planFromProto, planJson, planToProto } from '../upgrade/plan.js';
 import type { Plan } from '../upgrade/types.js';
 import type { Coin } from '../util/coins.js';
+import { legacyCodecs } from './legacy-codecs.js';
 
 const text = (value: unknown) => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
 const coins = (value: unknown): Coin[] =>
@@ -56,7 +58,7 @@ export function messageToAny(msg: AnyMsg): Any {
         return writer.finish();
       }
       default:
-        return new Uint8Array();
+        return legacyCodecs[typeUrl]?.encode(msg) ?? new Uint8Array();
     }
   })();
   return Any.fromPartial({ typeUrl, value });
@@ -80,8 +82,10 @@ export function messageJson(msg: AnyMsg): Record<string, unknown> {
       };
     case MsgDeposit.typeUrl:
       return { '@type': typeUrl, proposal_id: idOf(msg).toString(), depositor: text(msg.depositor), amount: coins(msg.amount) };
-    default:
-      return { ...msg };
+    default: {
+      const codec = legacyCodecs[typeUrl];
+      return codec === undefined ? { ...msg } : { '@type': typeUrl, ...codec.json(msg) };
+    }
   }
 }
 
@@ -129,7 +133,10 @@ export function messageFromAny(any: Any): AnyMsg {
         expedited: false,
       };
     }
-    default:
+    default: {
+      const codec = legacyCodecs[typeUrl];
+      if (codec !== undefined) return codec.decode(any.value);
       throw new UnknownTypeUrl(`unable to resolve type URL ${typeUrl}`);
+    }
   }
 }

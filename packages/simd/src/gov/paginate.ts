@@ -29,6 +29,26 @@ export interface Entry<T> {
 
 export const defaultLimit = 100n;
 
+/** A PageRequest in the JSON of the REST parameters: 64-bit integers as strings, the key in base64. */
+export interface PageRequestJson {
+  key?: string;
+  offset?: string;
+  limit?: string;
+  count_total?: boolean;
+  reverse?: boolean;
+}
+
+export function pageRequestFromJson(page: PageRequestJson | undefined): PageRequest | undefined {
+  if (page === undefined) return undefined;
+  return {
+    key: Buffer.from(page.key ?? '', 'base64'),
+    offset: BigInt(page.offset ?? '0'),
+    limit: BigInt(page.limit ?? '0'),
+    countTotal: page.count_total ?? false,
+    reverse: page.reverse ?? false,
+  };
+}
+
 /** The error every paginated gov query returns for both a key and an offset, as codes.Internal. */
 export function bothKeyAndOffset(): StatusError {
   return new StatusError(GrpcCode.internal, 'invalid request, either offset or key is expected, got both');

@@ -1,7 +1,7 @@
 /**
  * The gov data as the protobuf messages of cosmjs-types: `cosmos.gov.v1` and the legacy `cosmos.gov.v1beta1`
- * (the SDK's v3 conversion: the first message as `content`, unset times as Go's zero time, decimals as
- * their 10¹⁸ integers). cosmjs-types 0.9 has SDK 0.47's gov v1; the fields v0.50 added to Proposal and
+ * (the SDK's v3 conversion: the legacy content, else the first message, as `content`; unset times as
+ * Go's zero time, decimals as their 10¹⁸ integers). cosmjs-types 0.9 has SDK 0.47's gov v1; the fields v0.50 added to Proposal and
  * Params are appended to those messages' bytes under their v0.50 field numbers, so clients built with
  * v0.50's protos read them and older ones skip them.
  */
@@ -13,6 +13,7 @@ import * as v1beta1 from 'cosmjs-types/cosmos/gov/v1beta1/gov.js';
 import { Duration } from 'cosmjs-types/google/protobuf/duration.js';
 
 import { durationProto, legacyDec, legacyDecAtomics, timestampProto, zeroTime } from './encoding.js';
+import { legacyContentOf } from './legacy-codecs.js';
 import { messageToAny } from './messages.js';
 import type { PageResponse } from './paginate.js';
 import type { DepositView, ParamsType, VoteView } from './query-views.js';
@@ -52,7 +53,7 @@ export function proposalV1(p: Proposal): v1.Proposal {
 }
 
 export function proposalV1beta1(p: Proposal): v1beta1.Proposal {
-  const first = p.messages[0];
+  const first = legacyContentOf(p.messages);
   return v1beta1.Proposal.fromPartial({
     proposalId: BigInt(p.id),
     content: first === undefined ? undefined : messageToAny(first),

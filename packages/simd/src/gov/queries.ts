@@ -11,7 +11,7 @@ import type { ProtoHandler } from '../core/query.js';
 import type { KVReader } from '../store/kv.js';
 import { decodeRequest, GrpcCode, StatusError } from '../util/errors.js';
 import * as gw from './gateway.js';
-import type { PageRequest } from './paginate.js';
+import { pageRequestFromJson, type PageRequestJson } from './paginate.js';
 import * as pb from './proto.js';
 import { createGovViews, type GovRequest, type GovViews, type ParamsType, statusNumbers, type VoteView } from './query-views.js';
 import type { Proposal } from './types.js';
@@ -117,21 +117,11 @@ export interface GovRequestJson {
   depositor?: string;
   proposal_status?: string;
   params_type?: string;
-  pagination?: { key?: string; offset?: string; limit?: string; count_total?: boolean; reverse?: boolean };
+  pagination?: PageRequestJson;
 }
 
 function fromJson(json: GovRequestJson): GovRequest {
-  const page = json.pagination;
-  const pagination: PageRequest | undefined =
-    page === undefined
-      ? undefined
-      : {
-          key: Buffer.from(page.key ?? '', 'base64'),
-          offset: BigInt(page.offset ?? '0'),
-          limit: BigInt(page.limit ?? '0'),
-          countTotal: page.count_total ?? false,
-          reverse: page.reverse ?? false,
-        };
+  const pagination = pageRequestFromJson(json.pagination);
   return {
     proposalId: BigInt(json.proposal_id ?? '0'),
     voter: json.voter ?? '',

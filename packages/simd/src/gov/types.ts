@@ -51,6 +51,8 @@ export interface GovParams {
   veto_threshold: string;
   /** Simulation only: genesis validators vote yes on every proposal as soon as its voting starts. */
   auto_vote: boolean;
+  /** Simulation only: the node serves gov v1beta1 alone (gRPC, ABCI, REST), as a chain before SDK v0.46. */
+  v1beta1_only?: boolean;
 }
 
 export const emptyTally: TallyResult = { yes_count: '0', abstain_count: '0', no_count: '0', no_with_veto_count: '0' };

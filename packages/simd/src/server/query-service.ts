@@ -1,6 +1,7 @@
 /**
  * Every query the node answers, by ABCI path. Protobuf services (`/cosmos.upgrade.v1beta1.Query/…`,
- * `/cosmos.gov.v1.Query/…`, `/cosmos.gov.v1beta1.Query/…`, `/cosmos.base.tendermint.v1beta1.Service/…`)
+ * `/cosmos.gov.v1.Query/…` (not on a v1beta1-only chain), `/cosmos.gov.v1beta1.Query/…`,
+ * `/cosmos.staking.v1beta1.Query/Validators|Validator`, `/cosmos.base.tendermint.v1beta1.Service/…`)
  * take and return the real protobuf messages; the simulation's own paths (`/sim/…`: gov proposals and
  * their grpc-gateway JSON, stores, node state) take and return JSON. A handler's error carries both its
  * gRPC status and what baseapp makes of it over ABCI (query-errors.ts).
@@ -14,9 +15,11 @@ import { tendermintQueries, tendermintService } from '../chain/queries.js';
 import { type ValidatorSet, validatorSet } from '../chain/validator-set.js';
 import { getSequence } from '../core/accounts.js';
 import type { ProtoHandler } from '../core/query.js';
-import { govGatewayQueries, govQueries } from '../gov/queries.js';
+import { govGatewayQueries, govQueries, govV1Service } from '../gov/queries.js';
 import { createGovViews } from '../gov/query-views.js';
 import { allProposals, getParams, govStorePrefix } from '../gov/state.js';
+import { stakingGatewayQueries, stakingQueries, type StakingSource } from '../staking/queries.js';
+import { genesisIdentities } from '../staking/validators.js';
 import type { KVReader } from '../store/kv.js';
 import { prefixed } from '../store/kv.js';
 import { appliedStoreUpgrades, mountedStores } from '../store/stores.js';
@@ -66,8 +69,14 @@ export interface QueryServiceOptions {
 
 type ProtoServices = Record<string, Record<string, ProtoHandler>>;
 
+/** How the chain's genesis shapes the queries: the validators' keys, and gov v1 left out on a v1beta1-only chain. */
+interface GenesisShape {
+  staking: StakingSource;
+  v1beta1Only: boolean;
+}
+
 /** The queries answered from `reader`: the module stores as committed at one height. */
-function stateQueries(reader: () => KVReader, node: () => NodeState) {
+function stateQueries(reader: () => KVReader, node: () => NodeState, shape: GenesisShape) {
   const gov = () => prefixed(reader(), govStorePrefix);
   const views = createGovViews(reader);
   const json: Record<string, JsonHandler> = {
@@ -87,14 +96,23 @@ function stateQueries(reader: () => KVReader, node: () => NodeState) {
       return { address, sequence: (await getSequence(reader(), address)).toString() };
     },
     ...govGatewayQueries(reader),
+    ...stakingGatewayQueries(reader, shape.staking),
   };
-  const proto: ProtoServices = { [upgradeQueryService]: upgradeQueries(reader), ...govQueries(reader) };
+  const proto: ProtoServices = { [upgradeQueryService]: upgradeQueries(reader), ...govQueries(reader), ...stakingQueries(reader, shape.staking) };
+  if (shape.v1beta1Only) {
+    delete proto[govV1Service];
+    for (const path of Object.keys(json)) if (path.startsWith('/sim/gov/v1/')) delete json[path];
+  }
   return { proto, json };
 }
 
 export function createQueryService(options: QueryServiceOptions): QueryService {
   const { reader: latest, node, heights, readerAt, identity, genesis } = options;
-  const atLatest = stateQueries(latest, node);
+  const shape: GenesisShape = {
+    staking: { identities: genesisIdentities(genesis), genesisTime: genesis.genesis_time },
+    v1beta1Only: genesis.app_state.gov.params.v1beta1_only === true,
+  };
+  const atLatest = stateQueries(latest, node, shape);
   const services: ProtoServices = {
     ...atLatest.proto,
     // Blocks come from the block store whatever the height asked (CometBFT answers them, not the state).
@@ -125,7 +143,7 @@ export function createQueryService(options: QueryServiceOptions): QueryService {
     async query(path, data, requested = 0) {
       if (!knows(path)) throw unknownQueryPath();
       const height = heightFor(requested);
-      const at = height === heights().latest ? atLatest : stateQueries(() => readerAt(height), node);
+      const at = height === heights().latest ? atLatest : stateQueries(() => readerAt(height), node, shape);
       const match = protoMethod(path);
       if (match !== null) {
         const [service, method] = [match[1] as string, match[2] as string];

@@ -4,12 +4,15 @@
  * answers in its JSON (from the node's `/sim/gov/<version>/<Method>` query paths).
  */
 import { statusNumbers } from '../gov/query-views.js';
+import { GrpcCode, StatusError } from '../util/errors.js';
 import { enumParam, paginationParams, pathUint64 } from './gateway-params.js';
 import type { QueryService } from './query-service.js';
 
 type Route = (match: RegExpExecArray, url: URL, queries: QueryService) => Promise<unknown>;
 
 async function ask(queries: QueryService, version: string, method: string, request: Record<string, unknown>): Promise<unknown> {
+  // A v1beta1-only chain (before SDK v0.46) has no gov v1 routes: the gateway's answer to a path it does not know.
+  if (!queries.knows(`/sim/gov/${version}/${method}`)) throw new StatusError(GrpcCode.unimplemented, 'Not Implemented');
   const answer = await queries.query(`/sim/gov/${version}/${method}`, Buffer.from(JSON.stringify(request)));
   return JSON.parse(Buffer.from(answer).toString('utf8')) as unknown;
 }

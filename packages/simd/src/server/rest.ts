@@ -1,7 +1,7 @@
 /**
  * The REST API server (`--api.address`), grpc-gateway style: the upgrade queries under
  * `/cosmos/upgrade/v1beta1/`, the gov queries under `/cosmos/gov/v1/` and `/cosmos/gov/v1beta1/`
- * (rest-gov.ts), blocks, validator sets, node info and `abci_query` under `/cosmos/base/tendermint/v1beta1/`.
+ * (rest-gov.ts), the staking validators (rest-staking.ts), blocks, validator sets, node info and `abci_query` under `/cosmos/base/tendermint/v1beta1/`.
  * Answers are the protobuf responses rendered as JSON; errors are the gRPC status, `{"code": <gRPC code>, "message": …, "details": []}`, with
  * the HTTP status the gateway derives from the code; a path or method without a route is
  * `{"code": 12, "message": "Not Implemented"}` (501). As the SDK's gateway, the request header
@@ -27,6 +27,7 @@ import { grpcStatusOf, httpStatusFromCode } from './query-errors.js';
 import { blockHeightHeader, parseHeightHeader, restBlockHeightHeader } from './query-height.js';
 import type { QueryService } from './query-service.js';
 import { govRoutes } from './rest-gov.js';
+import { stakingRoutes } from './rest-staking.js';
 
 type Route = (match: RegExpExecArray, url: URL, queries: QueryService) => Promise<unknown>;
 
@@ -64,6 +65,7 @@ const routes: Array<[RegExp, Route]> = [
   ],
   [/^\/cosmos\/upgrade\/v1beta1\/authority$/, async (_m, _u, q) => upgradeJson.Authority(await q.query(upgrade('Authority'), new Uint8Array()))],
   ...govRoutes,
+  ...stakingRoutes,
   [
     /^\/cosmos\/base\/tendermint\/v1beta1\/blocks\/(latest|-?\d+)$/,
     async (m, _u, q) => {

@@ -21,6 +21,7 @@ const serviceFiles: Readonly<Record<string, string>> = {
   'cosmos.base.tendermint.v1beta1.Service': 'cosmos/base/tendermint/v1beta1/query.proto',
   'cosmos.gov.v1.Query': 'cosmos/gov/v1/query.proto',
   'cosmos.gov.v1beta1.Query': 'cosmos/gov/v1beta1/query.proto',
+  'cosmos.staking.v1beta1.Query': 'cosmos/staking/v1beta1/query.proto',
   'grpc.reflection.v1.ServerReflection': 'grpc/reflection/v1/reflection.proto',
   'grpc.reflection.v1alpha.ServerReflection': 'grpc/reflection/v1alpha/reflection.proto',
 };
@@ -33,6 +34,7 @@ const serviceFiles: Readonly<Record<string, string>> = {
 const typeFiles: Readonly<Record<string, readonly string[]>> = {
   'cosmos.gov.v1.Query': ['cosmos/upgrade/v1beta1/tx.proto', 'cosmos/gov/v1/tx.proto'],
   'cosmos.gov.v1beta1.Query': ['cosmos/upgrade/v1beta1/tx.proto', 'cosmos/gov/v1beta1/tx.proto'],
+  'cosmos.staking.v1beta1.Query': ['cosmos/crypto/ed25519/keys.proto'],
   // A validator's pub_key.
   'cosmos.base.tendermint.v1beta1.Service': ['cosmos/crypto/ed25519/keys.proto'],
 };
