@@ -3,6 +3,8 @@
  * buckets, registered in the order `/metrics` lists them. What sets them: ./metrics.ts (from the status
  * at each scrape) and ./metrics-events.ts (from the event bus).
  */
+import { readFileSync } from 'node:fs';
+
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 /** Creates every series in `registry`; counters start at 0, the twin check's gauge absent. */
@@ -28,6 +30,17 @@ export function createSeries(registry: Registry) {
     'Estimated seconds until the pending upgrade height, from the block time over the recent blocks (present while it can be estimated).',
     ['name'],
   );
+  // The process's private memory (RssAnon): what the README's ≈25 MiB is, where RSS also counts the executable's own pages.
+  new Gauge({
+    name: 'chainvisor_process_private_memory_bytes',
+    help: "chainvisor's private resident memory (RssAnon of /proc/self/status), without the pages of its executable file; absent where /proc is not.",
+    registers,
+    collect() {
+      const bytes = privateMemoryBytes();
+      if (bytes === undefined) this.remove({});
+      else this.set(bytes);
+    },
+  });
   const blockTime = new Gauge({
     name: 'chainvisor_block_time_seconds',
     help: "The chain's mean block time over the last 500 blocks read (fewer after a start); absent until two heights have been read.",
@@ -118,3 +131,13 @@ export function createSeries(registry: Registry) {
 }
 
 export type Series = ReturnType<typeof createSeries>;
+
+/** RssAnon of /proc/self/status in bytes; undefined where there is no such line (not Linux). */
+function privateMemoryBytes(): number | undefined {
+  try {
+    const kib = /^RssAnon:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+    return kib === undefined ? undefined : Number(kib) * 1024;
+  } catch {
+    return undefined;
+  }
+}

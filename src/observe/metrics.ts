@@ -72,6 +72,7 @@ export const metricNames = [
   'chainvisor_node_info',
   'chainvisor_upgrade_eta_seconds',
   'chainvisor_block_time_seconds',
+  'chainvisor_process_private_memory_bytes',
 ] as const;
 
 export function createMetrics(options: MetricsOptions): Metrics {

@@ -139,3 +139,17 @@ test('the after-upgrade gauges end with the situation (issue #35): a stall with 
     metrics.close();
   }
 });
+
+test("chainvisor_process_private_memory_bytes is this process's RssAnon, below its RSS (which counts file pages too)", async () => {
+  const metrics = createMetrics({ bus: createEventBus(), version: '1.2.3', snapshot: async () => ({ nodeUp: true, current: 'genesis', pending: null }) });
+  try {
+    const text = await metrics.render();
+    const priv = sample(text, 'chainvisor_process_private_memory_bytes');
+    const rss = sample(text, 'process_resident_memory_bytes');
+    assert.ok(priv !== undefined && rss !== undefined, text.slice(0, 400));
+    assert.ok(priv > 1024 * 1024, `private memory ${priv} bytes`);
+    assert.ok(priv < rss, `private ${priv} < RSS ${rss}`);
+  } finally {
+    metrics.close();
+  }
+});
