@@ -127,8 +127,9 @@ export function startFollow(options: FollowOptions): Follow {
   const waiting = async (validator: NodeValidator): Promise<void> => {
     const round = await reader.roundState();
     if (validator.votingPower > 0 && order === undefined) order = await reader.validatorOrder();
-    // A block's wake-up may have confirmed meanwhile: this round is over.
-    if (confirmed) return;
+    // A block's wake-up may have confirmed meanwhile: this round is over. A round below the first block is
+    // a node still starting (its consensus state at 0 before the handshake): not yet the wait at the height.
+    if (confirmed || round.height < first) return;
     const problem = roundProblem(round, validator.votingPower > 0 ? order : undefined);
     if (problem !== null && problem !== rpcProblem) warn('wrong', `${problem}; the node's RPC is wrong or is not this chain's`);
     // The set may have changed since it was read (or was read wrong): read again at the next tick.

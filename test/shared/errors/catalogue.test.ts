@@ -15,6 +15,7 @@ const repo = path.resolve(fileURLToPath(import.meta.url), '../../../../..');
 const notErrors = new Map<string, string>([
   ['CHAINVISOR_RUN_ID', 'the environment variable chainvisor gives the node (src/guard/node-record.ts)'],
   ['CHAINVISOR_CONFIG', 'the environment variable naming the config file'],
+  ['CHAINVISOR_RELEASE_SIGNING_KEY', "the key `npm run release` signs SHA256SUMS with (scripts/release-sign.ts), not a setting of chainvisor's"],
 ]);
 /** A code on a log line that does not end chainvisor: `{ code: 'CODE', … }` handed to the logger. */
 const loggedCode = /\bcode: '(CHAINVISOR_[A-Z0-9_]+)'/g;

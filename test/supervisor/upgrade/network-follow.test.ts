@@ -336,3 +336,37 @@ test('a node whose first block beats its RPC: the websocket is tried from the st
   assert.deepEqual(r.names(), ['upgrade-confirmed']);
   assert.ok(tookMs < 800, `confirmed ${tookMs} ms after the start; the RPC listened at 300 ms and the websocket is retried every 200 ms`);
 });
+
+test('a round state below the first block (a node still loading reports 0/0/0) is not the wait at the height', async () => {
+  const chain = { latest: 99 };
+  let loading = true;
+  const reader = scripted({
+    ...chain,
+    round: () => ({
+      height: loading ? 0 : 100,
+      round: 0,
+      step: 4,
+      prevotes: { voted: [true, false], power: 10, total: 30, ratio: 1 / 3, overstated: false },
+      precommits: { voted: [false, false], power: 0, total: 30, ratio: 0, overstated: false },
+    }),
+  });
+  const r = recorder();
+  const follow = startFollow({
+    upgrade,
+    switchedAt: Date.now(),
+    rpcAddress: '',
+    events: r.events,
+    logger,
+    warnMs: 60_000,
+    intervalMs: 20,
+    reader,
+    subscribe: false,
+  });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.deepEqual(r.names(), [], 'nothing said of a round at height 0');
+  loading = false;
+  await waitFor(() => r.names().includes('network-waiting'), 'the wait at height 100');
+  const waiting = r.seen.find((e) => e.event === 'network-waiting');
+  assert.equal(waiting?.data?.height, 100);
+  follow.stop();
+});
