@@ -204,6 +204,9 @@ export async function bundle(options: BundleOptions): Promise<Bundles> {
     stdin: { contents: entry, resolveDir: root, sourcefile: 'chainvisor-lazy-entry.js', loader: 'js' },
     format: 'cjs',
     outfile: lazy,
+    // A compiled function has no module loader behind import(): an import() of a module of `main` (or of
+    // any other external) becomes a require of it, resolved through requireInLazy.
+    supported: { 'dynamic-import': false },
     external: [...(common.external ?? []), ...apartPackages, ...apartPackages.map((name) => `${name}/*`)],
     plugins: [
       {
