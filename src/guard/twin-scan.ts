@@ -170,45 +170,35 @@ export class TwinScan {
   }
 
   /**
-   * Reads `heights` on `reader`, `commitsAtOnce` answers at a time (at most that many answers of the
-   * network in memory); returns those left unread and why. A commit of another chain is a failed reading, not a twin.
+   * Reads `heights` on `reader`, `commitsAtOnce` at a time (at most that many answers of the network in
+   * memory); returns those left unread and why. A commit of another chain is a failed reading, not a twin.
    */
   private async readCommits(reader: NetworkReader, heights: number[], signal: AbortSignal | undefined): Promise<{ pending: number[]; failure?: string }> {
     const left = new Set(heights);
     let failure: string | undefined;
-    const answers = new Map<number, Promise<NetworkCommit>>();
-    const ask = (height: number | undefined): void => {
-      if (height === undefined || signal?.aborted === true) return;
-      const answer = reader.commit(height, signal);
-      answer.catch(() => undefined); // one left unread after a failure is no unhandled rejection
-      answers.set(height, answer);
-    };
-    heights.slice(0, commitsAtOnce).forEach(ask);
-    for (const [i, height] of heights.entries()) {
-      if (signal?.aborted === true) break;
-      try {
-        const answer = answers.get(height);
-        if (answer === undefined) break;
-        answers.delete(height);
-        const commit = await answer.finally(() => ask(heights[i + commitsAtOnce]));
-        if (!this.sameChain(commit.chainId))
-          throw new NetworkRpcError(
-            reader.shown,
-            `the commit of block ${height}`,
-            `its header names chain ${JSON.stringify(commit.chainId)}, not this home's ${JSON.stringify(this.chainId)}`,
-          );
-        this.note(commit);
-        left.delete(height);
-      } catch (error) {
-        if (!(error instanceof NetworkRpcError)) throw error;
-        // A node that keeps fewer blocks (pruning) cannot show the older ones: nothing to see there.
-        if (error.lowestHeight !== undefined && height < error.lowestHeight) left.delete(height);
-        else {
-          failure = error.message;
-          break;
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < heights.length && failure === undefined && signal?.aborted !== true) {
+        const height = heights[next++] as number;
+        try {
+          const commit = await reader.commit(height, signal);
+          if (!this.sameChain(commit.chainId))
+            throw new NetworkRpcError(
+              reader.shown,
+              `the commit of block ${height}`,
+              `its header names chain ${JSON.stringify(commit.chainId)}, not this home's ${JSON.stringify(this.chainId)}`,
+            );
+          this.note(commit);
+          left.delete(height);
+        } catch (error) {
+          if (!(error instanceof NetworkRpcError)) throw error;
+          // A node that keeps fewer blocks (pruning) cannot show the older ones: nothing to see there.
+          if (error.lowestHeight !== undefined && height < error.lowestHeight) left.delete(height);
+          else failure ??= error.message;
         }
       }
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(commitsAtOnce, heights.length) }, worker));
     if (failure === undefined && signal?.aborted === true) failure = 'no answer in time';
     return { pending: [...left].sort((a, b) => a - b), ...(failure === undefined ? {} : { failure }) };
   }

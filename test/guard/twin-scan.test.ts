@@ -161,5 +161,6 @@ test('commits whose headers name another chain are a failed reading, never a sig
   assert.equal(read.complete, false);
   assert.match(read.failure ?? '', /did not give the commit of block 91: its header names chain "other-2", not this home's "c-1"/);
   assert.equal(scan.seenHeight, undefined);
-  assert.equal(chain.requests.filter((r) => r.startsWith('/commit')).length, 1, 'one answer at a time: the first wrong one ends the reading');
+  const asked = chain.requests.filter((r) => r.startsWith('/commit')).length;
+  assert.ok(asked >= 1 && asked <= 3, `at most three answers at a time: the first wrong one ends the reading (${asked} asked)`);
 });
