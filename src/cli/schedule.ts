@@ -113,7 +113,7 @@ export async function scheduleUpgrades(options: ScheduleOptions): Promise<Schedu
   const installed: string[] = [];
   for (const entry of entries) {
     if (entry.source === undefined || alreadyThere.has(entry)) continue;
-    installed.push(await installBinary(layout, dirs.get(entry) as string, entry.source, { force }));
+    installed.push((await installBinary(layout, dirs.get(entry) as string, entry.source, { force })).dest);
   }
   const queue = [...kept, ...added].sort(byHeight);
   await writeQueue(layout, queue);

@@ -1,6 +1,5 @@
-import { binaryPath, installBinary, layoutFor, planDir } from '../../home/layout/index.js';
-import { ChainvisorError, ExitCode, UsageError } from '../../shared/errors/index.js';
-import { sameContent } from '../../shared/fsread/index.js';
+import { installBinary, layoutFor, planDir } from '../../home/layout/index.js';
+import { ExitCode, UsageError } from '../../shared/errors/index.js';
 import { wholeNumber } from '../args.js';
 import { defineCommand, writeLine } from '../command.js';
 import { loadContextConfig } from '../settings.js';
@@ -72,20 +71,13 @@ export const addUpgradeCommand = defineCommand({
       for (const line of restartLines(outlook, { name, source, height, held })) writeLine(ctx.stdout, line);
       return ExitCode.ok;
     }
-    const dir = planDir(layout, name);
-    const installed = binaryPath(layout, dir);
-    // Run again (an Ansible re-run): the same bytes are already in place, so there is nothing to do.
-    if (!force && (await sameContent(source, installed))) {
-      writeLine(ctx.stdout, `upgrade "${name}": the same binary is already installed as ${installed}; nothing changed`);
-      return ExitCode.ok;
-    }
-    const dest = await installBinary(layout, dir, source, { force }).catch((error: unknown) => {
-      if (!(error instanceof ChainvisorError && error.code === 'CHAINVISOR_ALREADY_INSTALLED')) throw error;
-      throw new ChainvisorError('CHAINVISOR_ALREADY_INSTALLED', `a different binary is already installed for upgrade "${name}" at ${installed}`, {
-        hint: 'pass --force to replace it',
-      });
-    });
-    writeLine(ctx.stdout, `installed ${source} for upgrade "${name}" as ${dest}`);
+    const { dest, unchanged } = await installBinary(layout, planDir(layout, name), source, { force, upgrade: name });
+    writeLine(
+      ctx.stdout,
+      unchanged
+        ? `upgrade "${name}": the same binary is already installed as ${dest}; nothing changed`
+        : `installed ${source} for upgrade "${name}" as ${dest}`,
+    );
     return ExitCode.ok;
   },
 });

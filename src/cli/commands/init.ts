@@ -2,9 +2,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 
 import { renderCosmovisorToml } from '../../config/index.js';
-import { binaryPath, checkLayoutShape, checkSourceBinary, genesis, installBinary, layoutFor, switchCurrent } from '../../home/layout/index.js';
-import { ChainvisorError, ExitCode, isErrno, isFsError, layoutFsError } from '../../shared/errors/index.js';
-import { exists, sameContent } from '../../shared/fsread/index.js';
+import { checkLayoutShape, checkSourceBinary, genesis, installBinary, layoutFor, switchCurrent } from '../../home/layout/index.js';
+import { ExitCode, isErrno, isFsError, layoutFsError } from '../../shared/errors/index.js';
+import { exists } from '../../shared/fsread/index.js';
 import { makeFolders, writeFileAtomic } from '../../shared/fswrite/index.js';
 import { defineCommand, writeLine } from '../command.js';
 import { loadContextConfig } from '../settings.js';
@@ -34,22 +34,8 @@ export const initCommand = defineCommand({
     } catch (error) {
       throw isFsError(error) ? layoutFsError(layout.upgradesDir, 'create', error) : error;
     }
-    const dest = binaryPath(layout, genesis);
-    if (!values.force && (await sameContent(source, dest))) {
-      writeLine(ctx.stdout, `genesis binary already installed at ${dest}`);
-    } else {
-      try {
-        await installBinary(layout, genesis, source, { force: values.force });
-      } catch (error) {
-        if (error instanceof ChainvisorError && error.code === 'CHAINVISOR_ALREADY_INSTALLED') {
-          throw new ChainvisorError('CHAINVISOR_ALREADY_INSTALLED', `a different genesis binary is already installed at ${dest}`, {
-            hint: 'pass --force to replace it',
-          });
-        }
-        throw error;
-      }
-      writeLine(ctx.stdout, `installed ${source} as ${dest}`);
-    }
+    const { dest, unchanged } = await installBinary(layout, genesis, source, { force: values.force });
+    writeLine(ctx.stdout, unchanged ? `genesis binary already installed at ${dest}` : `installed ${source} as ${dest}`);
     try {
       const target = await fs.readlink(layout.currentLink);
       writeLine(ctx.stdout, `current already points at ${target}; left as it is`);

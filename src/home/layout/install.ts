@@ -3,17 +3,24 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 
 import { ChainvisorError, ExitCode, isErrno, isFsError, layoutFsError } from '../../shared/errors/index.js';
+import { sameContent } from '../../shared/fsread/index.js';
 import { copyFileAtomic, makeFolders } from '../../shared/fswrite/index.js';
 import { refuseEmptyBinary } from './binary-check.js';
-import { type BinaryDir, binaryPath, type Layout } from './paths.js';
+import { type BinaryDir, binaryPath, genesis, type Layout } from './paths.js';
 
 export interface InstallOptions {
   /** Replace an existing binary. */
   force: boolean;
+  /** The upgrade the binary is for, as the operator wrote it: named in a refusal. */
+  upgrade?: string;
 }
 
-/** Copies an executable into `<dir>/bin/$DAEMON_NAME`, made executable, whole or not at all. */
-export async function installBinary(layout: Layout, dir: BinaryDir, source: string, options: InstallOptions): Promise<string> {
+/**
+ * Copies an executable into `<dir>/bin/$DAEMON_NAME`, made executable, whole or not at all. The same
+ * bytes already in place are nothing to do (`unchanged`: an Ansible re-run); a different binary is
+ * refused without `force` (78: the home holds another binary, the command line is not wrong).
+ */
+export async function installBinary(layout: Layout, dir: BinaryDir, source: string, options: InstallOptions): Promise<{ dest: string; unchanged: boolean }> {
   await checkSourceBinary(source);
   const dest = binaryPath(layout, dir);
   try {
@@ -22,7 +29,9 @@ export async function installBinary(layout: Layout, dir: BinaryDir, source: stri
     throw isFsError(error) ? layoutFsError(path.dirname(dest), 'create', error) : error;
   }
   if (!options.force && (await isFile(dest))) {
-    throw new ChainvisorError('CHAINVISOR_ALREADY_INSTALLED', `a binary is already installed at ${dest}`, {
+    if (await sameContent(source, dest)) return { dest, unchanged: true };
+    const what = `a different ${dir === genesis ? 'genesis binary' : 'binary'} is already installed${options.upgrade === undefined ? '' : ` for upgrade "${options.upgrade}"`}`;
+    throw new ChainvisorError('CHAINVISOR_ALREADY_INSTALLED', `${what} at ${dest}`, {
       hint: 'pass --force to replace it',
     });
   }
@@ -31,7 +40,7 @@ export async function installBinary(layout: Layout, dir: BinaryDir, source: stri
   } catch (error) {
     throw isFsError(error) ? layoutFsError(dest, 'write', error) : error;
   }
-  return dest;
+  return { dest, unchanged: false };
 }
 
 /** The file to install exists and is a non-empty regular file (anything else is a usage error, 64). */
