@@ -5,10 +5,9 @@
  * key it waits for the operator's go-ahead, and without it the entry is queued with `wait_for_restart`.
  * What happens then: docs/manual-upgrades.md#queued-without-a-restart.
  */
-import { nodeSigning } from '../guard/index.js';
+import { localKeyOf } from '../guard/index.js';
 import type { Layout } from '../home/layout/index.js';
 import { statusOfHome } from '../observe/status/index.js';
-import { exists } from '../shared/fsread/index.js';
 import type { ManualPlan } from '../watcher/manual/index.js';
 import { version } from './version.js';
 
@@ -24,8 +23,7 @@ export interface RestartOutlook {
 export async function restartOutlook(options: { layout: Layout; backupDir: string; queued: readonly ManualPlan[]; replaced: string }): Promise<RestartOutlook> {
   const { layout, backupDir } = options;
   const doc = await statusOfHome({ layout, backupDir, version });
-  const signing = await nodeSigning(layout.home, layout.dataDir);
-  const localKey = signing.remoteSigner === '' && (await exists(signing.keyFile)) ? signing.keyFile : undefined;
+  const localKey = await localKeyOf(layout.home);
   const kept = options.queued.filter((plan) => plan.name.toLowerCase() !== options.replaced.toLowerCase());
   return { runPid: doc.chainvisor.running ? (doc.chainvisor.pid ?? undefined) : undefined, haltHeight: kept[0]?.height ?? 0, localKey };
 }

@@ -7,6 +7,7 @@
  */
 export { createHomeCheck, type HomeCheck } from './home-check.js';
 export { acquireHomeLock, type LockMode } from './home-lock.js';
+export { localKeyOf } from './home-seen.js';
 export { createNodeTracker, type NodeTracker, runningNodeAddresses } from './node-record.js';
 export { stopOrphanNode } from './orphan.js';
 export { restoreSigning } from './restore-signing.js';
