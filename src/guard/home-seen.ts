@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 
 import { nodeHomeFlag, nodeSetting, readNodeToml } from '../chain/index.js';
-import { isErrno } from '../shared/errors/index.js';
+import { isFsError } from '../shared/errors/index.js';
 import type { HomePaths } from './home-paths.js';
 import { nodeSigning } from './sign-state.js';
 import { readValidatorAddress } from './validator-key.js';
@@ -21,12 +21,13 @@ export interface ElsewhereHome {
   file: string | null;
 }
 
-/** The real path, or the absolute one for a path that does not exist (yet). */
+/** The real path, or the absolute one for a path that does not exist (yet) or cannot be examined. */
 async function real(dir: string): Promise<string> {
   try {
     return await fs.realpath(dir);
   } catch (error) {
-    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return path.resolve(dir);
+    // A folder that does not exist, or that this user cannot examine: compared as written, never a crash.
+    if (isFsError(error)) return path.resolve(dir);
     throw error;
   }
 }
