@@ -14,7 +14,7 @@ import { readRecord } from '../../shared/fsread/index.js';
 import { makeFolders, writeFileAtomic } from '../../shared/fswrite/index.js';
 import type { Logger } from '../../shared/log.js';
 
-export const failuresSentFile = 'failures-sent.json';
+const failuresSentFile = 'failures-sent.json';
 const hourMs = 3_600_000;
 
 const sentSchema = v.array(v.strictObject({ failure: v.pipe(v.string(), v.hexadecimal()), event: v.string(), at: v.pipe(v.string(), v.isoTimestamp()) }));
@@ -28,13 +28,14 @@ export interface FailureRepeats {
 }
 
 /** The failure `event` is, when it ends chainvisor (a restart loop would repeat it); undefined otherwise. */
-export function endingFailure(event: SupervisorEvent): string | undefined {
+function endingFailure(event: SupervisorEvent): string | undefined {
   const data = event.data ?? {};
   const exitFailed = typeof data.code === 'number' ? data.code !== 0 : data.signal !== undefined && data.signal !== null;
   const ends =
     event.event === 'upgrade-failed' ||
     event.event === 'key-in-use' ||
     (event.event === 'twin-unchecked' && data.refused === true) ||
+    (event.event === 'home-mismatch' && data.refused === true) ||
     (event.event === 'node-exited' && data.restart === false && exitFailed);
   if (!ends) return undefined;
   // Heights and counts change from one start to the next; the failure does not.
