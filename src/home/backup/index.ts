@@ -14,7 +14,7 @@ export { type MadeBackup, readMadeBackups } from './record.js';
 export { restoreData, type RestoreOptions } from './restore.js';
 export { pendingRestore, type RestoreJournal, type RestoreStep, resumeInterruptedRestore } from './restore-journal.js';
 export { type PlanOptions, planRestore, type RestorePlan } from './restore-plan.js';
-export { describeQueue, type QueuePlan, type QueueSide } from './restore-queue.js';
+export { describeQueue, type QueuePlan } from './restore-queue.js';
 export { type RestoreRecord } from './restore-record.js';
 export { type RestoreSigning, type SignSide } from './restore-signing.js';
 export { bytesNeeded, type StatfsFn } from './space.js';

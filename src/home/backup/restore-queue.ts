@@ -7,7 +7,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import { isErrno } from '../../shared/errors/index.js';
+import { ChainvisorError, isErrno } from '../../shared/errors/index.js';
 import { copyFileAtomic } from '../../shared/fswrite/index.js';
 import { readQueue } from '../../watcher/manual/index.js';
 
@@ -32,9 +32,19 @@ async function readSide(dir: string): Promise<QueueSide> {
   return read.status === 'invalid' ? { status: 'invalid', reason: read.reason } : { status: 'missing' };
 }
 
+/** The backup's queue is only described: one that cannot be read (a FIFO, over 1 MiB) is said so, never refuses the restore. */
+async function describedSide(dir: string): Promise<QueueSide> {
+  try {
+    return await readSide(dir);
+  } catch (error) {
+    if (!(error instanceof ChainvisorError)) throw error;
+    return { status: 'invalid', reason: error.message };
+  }
+}
+
 export async function planQueue(dataDir: string, backup: string, drop: boolean): Promise<QueuePlan> {
   const current = await readSide(dataDir);
-  return { current, backup: await readSide(backup), kept: !drop && current.status !== 'missing', dropped: drop };
+  return { current, backup: await describedSide(backup), kept: !drop && current.status !== 'missing', dropped: drop };
 }
 
 /** Into the copy `work`: the current queue as it is (bytes unchanged, valid or not), or none. */
