@@ -3,7 +3,7 @@
  * ChainvisorErrors, which are shown as message + hint; anything else is a bug and shows its stack.
  */
 import { ChainvisorError, ExitCode, UsageError } from '../shared/errors/index.js';
-import { isJournalStream } from '../shared/journal-stream.js';
+import { isJournalStream, syslogPriority } from '../shared/journal-stream.js';
 import { shownLines } from '../shared/json.js';
 import { type ArgsSpec, optionLines, parseCommandArgs, usageLine } from './args.js';
 import { type Command, type CommandContext, type CommandEntry, usageOf, writeLine } from './command.js';
@@ -67,8 +67,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     return await command.run(ctx, parsed);
   } catch (error) {
     // Under systemd's journal the report is an error (`<3>`), so `journalctl -p err` shows why chainvisor stopped.
-    const journal = options.stderr === undefined && isJournalStream(2, process.env.JOURNAL_STREAM);
-    return reportError(error, journal ? { write: (text) => stderr.write(text.replace(/^(?=.)/gm, '<3>')) } : stderr, usage);
+    const journal = options.stderr === undefined && isJournalStream(2, (options.env ?? process.env).JOURNAL_STREAM);
+    const prefix = `<${syslogPriority(50)}>`;
+    return reportError(error, journal ? { write: (text) => stderr.write(text.replace(/^(?=.)/gm, prefix)) } : stderr, usage);
   }
 }
 

@@ -27,29 +27,31 @@ export function loadContextConfig(ctx: CommandContext): LoadedConfig {
   return loaded;
 }
 
-/** The cosmovisor config.toml keys warned about: once per start, however often a command loads its settings. */
-const warnedKeys = new Set<string>();
-
 /**
  * A key of cosmovisor's config.toml that is no setting (a newer cosmovisor's, another tool's) is ignored,
  * as cosmovisor ignores it: a warning, never a validator stopped at boot (issue #43).
  */
 function warnIgnoredKeys(loaded: LoadedConfig): void {
   const file = loaded.cosmovisorConfigFile;
-  const fresh = loaded.ignoredKeys.filter((key) => !warnedKeys.has(key));
-  if (file === undefined || fresh.length === 0) return;
-  for (const key of fresh) warnedKeys.add(key);
+  const keys = loaded.ignoredKeys;
+  if (file === undefined || keys.length === 0) return;
   const options = logOptions(loaded.config);
   // The logger is loaded for this line only: `status` and `config` use none otherwise.
-  void import('../shared/log.js').then(({ createLogger }) => {
-    const logger = createLogger(options);
-    for (const key of fresh) {
-      logger.warn(
-        { file, key: shownText(key) },
-        `unknown key "${shownText(key)}" in ${file}: ignored, as cosmovisor ignores it; check its spelling ('chainvisor config' lists the settings) or remove it`,
-      );
-    }
-  });
+  void import('../shared/log.js').then(
+    ({ createLogger }) => {
+      const logger = createLogger(options);
+      for (const key of keys) {
+        logger.warn(
+          { file, key: shownText(key) },
+          `unknown key "${shownText(key)}" in ${file}: ignored, as cosmovisor ignores it; check its spelling ('chainvisor config' lists the settings) or remove it`,
+        );
+      }
+    },
+    (error: unknown) =>
+      process.stderr.write(
+        `chainvisor: warning: unknown keys in ${file} ignored (${keys.map((k) => shownText(k)).join(', ')}); the log could not be set up: ${String(error)}\n`,
+      ),
+  );
 }
 
 /** Exit 78 when a proxy variable cannot be used (not a URL, credentials that cannot be decoded or sent). */
