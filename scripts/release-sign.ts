@@ -11,7 +11,7 @@ import path from 'node:path';
 /** The environment variable naming the signing key; unset or empty: the release is unsigned. */
 export const signingKeyVariable = 'CHAINVISOR_RELEASE_SIGNING_KEY';
 /** The name the project's key has in keys/allowed_signers (`-I` of `ssh-keygen -Y verify`). */
-export const releasePrincipal = 'release@chainvisor';
+const releasePrincipal = 'release@chainvisor';
 
 type Fail = (message: string, hint: string) => never;
 

@@ -30,7 +30,7 @@ const maxMessageBytes = 8 * 1024 * 1024;
  * How long a closing websocket waits for the node's close frame before its connection is destroyed: a
  * server that never answers (or floods, or pings) must not keep chainvisor alive after it decided to exit.
  */
-export const closeDeadlineMs = 1000;
+const closeDeadlineMs = 1000;
 
 export const newBlockQuery = "tm.event='NewBlock'";
 
