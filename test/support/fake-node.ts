@@ -57,10 +57,11 @@ export function fakeNodeScript(options: FakeNodeOptions): string {
     `  version) echo ${shellQuote(options.version ?? options.label)}; exit 0 ;;`,
     'esac',
     options.onStart ?? '',
-    'printf "%s start" "$L" >> "$J"; for a in "$@"; do printf " [%s]" "$a" >> "$J"; done; echo >> "$J"',
+    // The traps come before the start line: a test that signals once it reads "start" must find them set.
     options.ignoreTerm ? `trap 'echo "$L got TERM (ignored)" >> "$J"' TERM` : `trap 'echo "$L got TERM" >> "$J"; exit 143' TERM`,
     `trap 'echo "$L got INT" >> "$J"; exit 130' INT`,
     `trap 'echo "$L got HUP" >> "$J"' HUP`,
+    'printf "%s start" "$L" >> "$J"; for a in "$@"; do printf " [%s]" "$a" >> "$J"; done; echo >> "$J"',
   ];
   if (halt) {
     const file = '"$DAEMON_HOME/data/upgrade-info.json"';

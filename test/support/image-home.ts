@@ -58,12 +58,12 @@ function fakeNode(label: string): string {
     'done',
     'mkdir -p "$N/data"',
     `[ -f "$N/data/priv_validator_state.json" ] || echo '{"height":"0","round":0,"step":0}' > "$N/data/priv_validator_state.json"`,
-    'echo "$L start pid=$$ uid=$(id -u) home=$N args=$*" >> "$J"',
     'if [ -f "$H/ignore-term" ]; then',
     `  trap 'echo "$L got TERM (ignored)" >> "$J"' TERM`,
     'else',
     `  trap 'echo "$L got TERM" >> "$J"; exit 42' TERM`,
     'fi',
+    'echo "$L start pid=$$ uid=$(id -u) home=$N args=$*" >> "$J"',
     // Children that outlive their parent: reparented to PID 1, which must reap them when they exit.
     'if [ -f "$H/orphans" ]; then',
     '  for i in 1 2 3 4 5; do ( sleep 0.3 & ); done',
