@@ -61,7 +61,7 @@ export function readCosmovisorToml(file: string, problems: ConfigProblem[], igno
     if (typeof value === 'string') return value;
     if (typeof value === 'boolean' && kind === 'bool') return String(value);
     // go-toml writes a time.Duration as its integer count of nanoseconds.
-    if (numeric && kind === 'duration') return `${value}ns`;
+    if (numeric && (kind === 'duration' || kind === 'durationOrOff')) return `${value}ns`;
     if (numeric && (kind === 'count' || kind === 'bytes')) return String(value);
     return { wrong: `has the wrong type for a ${kind} setting` };
   };

@@ -14,7 +14,7 @@ import { readCosmovisorToml } from './cosmovisor-toml.js';
 import { parseNetworkRpc } from './network-rpc.js';
 import { type Config, fileKey, fileSettings, type RawConfig, type SettingKey, settingKeys, settings, type SettingSpec } from './schema.js';
 import { parseUpgradeSources, upgradeSourceProblems } from './upgrade-sources.js';
-import { maxFileNameBytes, parseAbsPath, parseBool, parseBytes, parseCount, type Parsed, parseDuration, parseEnum, parseFileName } from './values.js';
+import { maxFileNameBytes, parseAbsPath, parseBool, parseBytes, parseCount, type Parsed, parseDuration, parseEnum, parseFileName, parseHostList } from './values.js';
 
 export interface LoadOptions {
   /** Usually `process.env`. */
@@ -141,6 +141,10 @@ function parseValue(spec: SettingSpec, text: string): Parsed<unknown> {
       return parseBool(text);
     case 'duration':
       return inRange(parseDuration(text), spec, 'ms');
+    case 'durationOrOff':
+      return text.trim().toLowerCase() === 'off' ? { ok: true, value: 0 } : inRange(parseDuration(text), spec, 'ms');
+    case 'hostList':
+      return parseHostList(text);
     case 'count':
       return inRange(parseCount(text), spec, '');
     case 'bytes':
@@ -194,7 +198,7 @@ function inRange(parsed: Parsed<number>, spec: SettingSpec, unit: string): Parse
   if (min !== undefined && parsed.value < min.value && !(min.zeroTurnsOff && parsed.value === 0)) {
     return { ok: false, message: `must be at least ${min.shown ?? `${min.value}${unit}`}${min.zeroTurnsOff ? ' (or 0s)' : ''}: ${min.why}` };
   }
-  const max = spec.max ?? (spec.kind === 'duration' ? timerMax : undefined);
+  const max = spec.max ?? (spec.kind === 'duration' || spec.kind === 'durationOrOff' ? timerMax : undefined);
   if (max !== undefined && parsed.value > max.value) {
     return { ok: false, message: `must be at most ${max.shown ?? `${max.value}${unit}`}: ${max.why}` };
   }
@@ -242,7 +246,7 @@ function readConfigFile(file: string, problems: ConfigProblem[]): RawConfig {
     if (typeof value === 'string') return value;
     if (typeof value === 'boolean' && kind === 'bool') return String(value);
     // A bare number for a duration is refused by parseDuration with a hint to add a unit.
-    if (typeof value === 'number' && (kind === 'count' || kind === 'bytes' || kind === 'duration')) return String(value);
+    if (typeof value === 'number' && (kind === 'count' || kind === 'bytes' || kind === 'duration' || kind === 'durationOrOff')) return String(value);
     return { wrong: `expected ${expectedJson(kind)}` };
   });
 }

@@ -14,6 +14,7 @@ function formatValue(key: SettingKey, value: unknown): string {
       .map((url) => redactSecretUrl(url.trim()))
       .join(',');
   if (kind === 'duration') return formatDuration(value as number);
+  if (kind === 'durationOrOff') return value === 0 ? 'off' : formatDuration(value as number);
   if (kind === 'bytes') return `${value} bytes`;
   return String(value);
 }
@@ -56,7 +57,7 @@ export function renderDocsTable(): string {
     const def = spec.required ? 'required' : (spec.defaultDoc ?? (spec.default === '' ? 'empty' : `\`${spec.default}\``));
     const values = spec.values ? ` One of: ${spec.values.map((v) => `\`${v}\``).join(', ')}.` : '';
     const min = spec.min
-      ? ` At least \`${spec.min.shown ?? (spec.kind === 'duration' ? formatDuration(spec.min.value) : spec.min.value)}\`${spec.min.zeroTurnsOff ? ' (or `0s`)' : ''}.`
+      ? ` At least \`${spec.min.shown ?? (spec.kind === 'duration' || spec.kind === 'durationOrOff' ? formatDuration(spec.min.value) : spec.min.value)}\`${spec.min.zeroTurnsOff ? ' (or `0s`)' : ''}.`
       : '';
     const max = spec.max ? ` At most \`${spec.max.shown ?? spec.max.value}\`.` : '';
     return `| \`${spec.env}\` | ${def} | ${spec.description}${values}${min}${max} |`;

@@ -8,6 +8,7 @@ import type { SettingKind } from '../shared/setting-spec.js';
 import { aheadSettings } from './settings/ahead.js';
 import { cosmovisorSettings } from './settings/cosmovisor.js';
 import { downloadSettings } from './settings/download.js';
+import { governanceSettings } from './settings/governance.js';
 import { observeSettings } from './settings/observe.js';
 import { restartSettings } from './settings/restart.js';
 import { sourceSettings } from './settings/sources.js';
@@ -23,6 +24,7 @@ export const settings = {
   ...restartSettings,
   ...observeSettings,
   ...aheadSettings,
+  ...governanceSettings,
   ...twinSettings,
 };
 
@@ -34,10 +36,12 @@ interface KindValue {
   fileName: string;
   bool: boolean;
   duration: number;
+  durationOrOff: number;
   count: number;
   bytes: number;
   string: string;
   enum: string;
+  hostList: string;
   grpcAddress: string;
   rpcAddress: string;
   rpcUrls: string;

@@ -117,3 +117,22 @@ export function parseEnum(text: string, values: readonly string[]): Parsed<strin
   if (values.includes(lower)) return ok(lower);
   return bad(`expected one of: ${values.join(', ')}`);
 }
+
+/**
+ * `off`, `any`, or host names separated by commas (`github.com,objects.githubusercontent.com`), as
+ * lower-case names without spaces; each a DNS name or an IP address, never a URL or a wildcard.
+ */
+export function parseHostList(text: string): Parsed<string> {
+  const lower = text.trim().toLowerCase();
+  if (lower === 'off' || lower === 'any') return ok(lower);
+  const hosts = lower
+    .split(',')
+    .map((h) => h.trim())
+    .filter((h) => h !== '');
+  if (hosts.length === 0) return bad('expected off, any, or host names separated by commas (for example github.com)');
+  for (const host of hosts) {
+    if (host.length > 253 || !/^(\[[0-9a-f:.]+\]|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)$/.test(host))
+      return bad(`${JSON.stringify(host.slice(0, 80))} is not a host name: give names such as github.com, without a scheme, port, path or wildcard`);
+  }
+  return ok(hosts.join(','));
+}

@@ -4,7 +4,22 @@
  * it, and config lists them from the registry.
  */
 export type SettingKind =
-  'absPath' | 'fileName' | 'bool' | 'duration' | 'count' | 'bytes' | 'string' | 'enum' | 'grpcAddress' | 'rpcAddress' | 'rpcUrls' | 'sourceList';
+  | 'absPath'
+  | 'fileName'
+  | 'bool'
+  | 'duration'
+  /** A duration, or `off` (read as 0). */
+  | 'durationOrOff'
+  | 'count'
+  | 'bytes'
+  | 'string'
+  | 'enum'
+  /** `off`, `any`, or a comma list of host names (normalized: lower case, no spaces). */
+  | 'hostList'
+  | 'grpcAddress'
+  | 'rpcAddress'
+  | 'rpcUrls'
+  | 'sourceList';
 
 interface SettingBase {
   /** Environment variable; the config-file key is its lower-cased form. */

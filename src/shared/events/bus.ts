@@ -29,6 +29,16 @@ export const notableEvents = [
   'twin-unchecked',
   // The node lives outside DAEMON_HOME (issue #43): data is a `HomeMismatch`.
   'home-mismatch',
+  // Governance (issue #45, docs/governance.md): an upgrade proposal in its voting period, once per proposal; data { proposal, votingEnd, gov, tooLateToCancel }.
+  'upgrade-proposed',
+  // A proposal's binary cannot be used (no binary for this platform, a checksum mismatch or disagreement, a failed rehearsal): data { proposal, problem }.
+  'proposal-problem',
+  // This validator has not voted CHAINVISOR_VOTE_REMINDER before the voting end: data { proposal, votingEnd }.
+  'vote-missing',
+  // The plan left the chain before its height, not applied (a passed MsgCancelUpgrade, or replaced by another plan).
+  'upgrade-cancelled',
+  // The plan's height moved by a later passed proposal: data { from, info }.
+  'upgrade-rescheduled',
 ] as const;
 export type NotableEvent = (typeof notableEvents)[number];
 
@@ -50,7 +60,9 @@ export type EventName =
   /** After an upgrade, each change of the round the network waits in (at most once a second): data an `AfterUpgrade`; `network-waiting` is its notable, throttled form. */
   | 'consensus-round'
   /** Each twin check that found nothing to report (clear, off), at each start and, while the node runs, at most every 30 s: data a `TwinCheckReport`. */
-  | 'twin-checked';
+  | 'twin-checked'
+  /** The upgrade proposals in their voting period, each time they are read or one's binary changes state: data { proposals: ProposalView[] }. */
+  | 'proposals';
 
 export interface UpgradeRef {
   name: string;

@@ -11,4 +11,15 @@ export {
   type UpgradeRef,
 } from './bus.js';
 export { describeHomeMismatch, type HomeMismatch } from './home-mismatch.js';
+export {
+  type CancelWindow,
+  describeCancelWindow,
+  describeProposal,
+  describeVote,
+  endsIn,
+  type ProposalBinary,
+  type ProposalTally,
+  type ProposalView,
+  type VoteChoice,
+} from './proposals.js';
 export { describeTwinCheck, twinCheckEvents, type TwinCheckReport } from './twin-check.js';

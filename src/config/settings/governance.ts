@@ -1,0 +1,32 @@
+/** The governance proposals read while they are voted (issue #45, docs/governance.md). */
+import type { SettingSpec } from '../../shared/setting-spec.js';
+
+export const governanceSettings = {
+  proposalPollInterval: {
+    env: 'CHAINVISOR_PROPOSAL_POLL_INTERVAL',
+    kind: 'duration',
+    default: '10m',
+    min: {
+      value: 10_000,
+      zeroTurnsOff: true,
+      why: 'proposals are voted for days; reading them more often than every 10 s only costs the node; 0s turns reading them off',
+    },
+    description:
+      "How often `run` reads the upgrade proposals in their voting period from the node (its gRPC, else its CometBFT RPC's `abci_query`), and once at start: each is listed in `status`, its Info checked without fetching anything, this validator's vote looked up (docs/governance.md). `0s` turns it off.",
+  },
+  stageProposals: {
+    env: 'CHAINVISOR_STAGE_PROPOSALS',
+    kind: 'hostList',
+    default: 'off',
+    description:
+      "Whether a proposal's binary is downloaded while the proposal is still voted: `off` (nothing is fetched before the vote passes), host names separated by commas (only URLs on those hosts, for example `github.com`), or `any`. A fetched binary is verified before anything of it is unpacked, staged in `upgrades/<name>/` (never installed as a plan) and, with `CHAINVISOR_REHEARSE=true`, rehearsed; a problem is `proposal-problem` before the vote ends. Anyone with a deposit can make a proposal, and a download tells the URL's owner this node's address.",
+  },
+  voteReminder: {
+    env: 'CHAINVISOR_VOTE_REMINDER',
+    kind: 'durationOrOff',
+    default: '24h',
+    min: { value: 60_000, zeroTurnsOff: true, why: 'a reminder less than a minute before the vote ends comes too late to vote' },
+    description:
+      'When this validator has not voted on an upgrade proposal this long before its voting period ends: `vote-missing` to the chat channels and webhooks (once per proposal), and `status` says "not voted, ends in …". `off` (or `0s`) turns the reminder off. chainvisor never signs or sends a vote.',
+  },
+} as const satisfies Record<string, SettingSpec>;
