@@ -9,7 +9,7 @@ Available Commands:
   init          Write the genesis configuration under --home
   start         Run the node: produce blocks, serve RPC, gRPC and REST
   in-place-testnet  Create and start a testnet from current local state
-  tx            Transactions: upgrade proposals, gov votes and deposits
+  tx            Transactions: upgrade proposals, gov votes (weighted too) and deposits
   query         Queries: upgrade plan, applied upgrades, module versions, gov proposals
   status        Query remote node for status
   version       Print this binary's version (--long for details)
@@ -34,6 +34,12 @@ Flags:
       --sim-validators string   more validators in staking and gov (not in consensus): alice=300000,bob=200000;
                                 they vote with tx gov vote --from alice
       --sim-gov-v1beta1-only    serve gov v1beta1 only (gRPC, abci_query, REST), as a chain before SDK v0.46
+      --sim-full-node           the home's config/priv_validator_key.json is not the validator's key: genesis,
+                                staking and the validator set hold another (the chain's one validator, which
+                                the node still simulates to make blocks); status shows the home's key with
+                                voting power 0 and the node signs nothing (priv_validator_state.json stays
+                                at height 0). A home whose key file is replaced by another key after init is
+                                a full node too; a home with no key file stays the validator
       --overwrite               replace an existing genesis.json
 `,
   start: `Run the node.
@@ -103,6 +109,11 @@ Usage:
   {bin} tx upgrade software-upgrade <name> --title <t> --summary <s> --deposit 10000000stake --upgrade-height <h> --upgrade-info <json> --from <key> [--no-validate] [--direct]
   {bin} tx upgrade cancel-software-upgrade --title <t> --summary <s> --deposit 10000000stake --from <key> [--direct]
   {bin} tx gov vote <proposal-id> <yes|no|abstain|no_with_veto> --from <key>
+  {bin} tx gov weighted-vote <proposal-id> <weighted-options> --from <key>
+      e.g. yes=0.6,no=0.3,abstain=0.05,no_with_veto=0.05: each option once, decimal weights
+      (up to 18 places) summing to exactly 1; an option without =weight weighs 1. A v1
+      MsgVoteWeighted (the chain checks the weights); on a --sim-gov-v1beta1-only chain a
+      v1beta1 MsgVoteWeighted, checked before sending
   {bin} tx gov deposit <proposal-id> <amount> --from <key>
 
 Flags:

@@ -1,5 +1,5 @@
 /** `<bin> init`, `<bin> start`, `<bin> status`, `<bin> version`, `<bin> keys`. */
-import { defaultGenesis, writeGenesis } from '../chain/genesis.js';
+import { defaultGenesis, simValidatorPubKey, writeGenesis } from '../chain/genesis.js';
 import { genesisKeyNames } from '../core/accounts.js';
 import { resolvePruning } from '../node/app-config.js';
 import { initAppListenConfig, resolveListenConfig } from '../node/listen-config.js';
@@ -62,6 +62,7 @@ export async function init(ctx: NodeCommandContext, argv: readonly string[]): Pr
       'auto-vote': 'boolean',
       'sim-validators': 'string',
       'sim-gov-v1beta1-only': 'boolean',
+      'sim-full-node': 'boolean',
       overwrite: 'boolean',
       log_level: 'string',
       help: 'boolean',
@@ -69,10 +70,12 @@ export async function init(ctx: NodeCommandContext, argv: readonly string[]): Pr
   });
   if (positionals.length > 1) throw new UsageProblem('usage: init [moniker] --home <dir> [--chain-id] [--voting-period] [--deposit-period] [--auto-vote]');
   const home = strings.home ?? defaultHome(ctx.name);
-  const consensusPubKey = await loadOrGenValidatorKey(home);
+  // CometBFT's init always writes the home's key; a full node's is simply not the validator's.
+  const homeKey = await loadOrGenValidatorKey(home);
+  const chainId = strings['chain-id'] ?? 'sim-1';
   const genesis = defaultGenesis({
-    consensusPubKey,
-    chainId: strings['chain-id'],
+    consensusPubKey: booleans['sim-full-node'] ? simValidatorPubKey(chainId, 'validator') : homeKey,
+    chainId,
     votingPeriod: strings['voting-period'] === undefined ? undefined : wrapDuration(strings['voting-period'], '--voting-period'),
     depositPeriod: strings['deposit-period'] === undefined ? undefined : wrapDuration(strings['deposit-period'], '--deposit-period'),
     minDeposit: strings['min-deposit'],

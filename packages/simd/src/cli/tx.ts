@@ -1,44 +1,27 @@
 /**
- * `<bin> tx upgrade software-upgrade|cancel-software-upgrade` (upgrade-module.md §4.4) and `<bin> tx gov vote|deposit`.
+ * `<bin> tx upgrade software-upgrade|cancel-software-upgrade` (upgrade-module.md §4.4), and the table of
+ * every `tx` command (the gov ones are in gov-tx.ts).
  * Upgrade messages travel inside a governance proposal (authority: the gov module account) unless
  * `--direct` sends the message itself, signed by `--from`, which is how the authority check
  * can be exercised.
  */
 import { QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
 
-import { defaultGasLimit, encodeTx, simSigned } from '../chain/tx.js';
 import { govAddress } from '../core/accounts.js';
 import type { AnyMsg } from '../core/msg.js';
 import { cancelSoftwareUpgradeProposalType, msgSubmitProposalV1beta1Type, softwareUpgradeProposalType } from '../gov/legacy-msgs.js';
-import { msgDepositType, msgSubmitProposalType, msgVoteType } from '../gov/msgs.js';
+import { msgSubmitProposalType } from '../gov/msgs.js';
 import type { GovParams } from '../gov/types.js';
 import type { NodeState } from '../server/query-service.js';
 import { cancelUpgradeMsg, softwareUpgradeMsg } from '../upgrade/msgs.js';
 import { upgradeQueryService } from '../upgrade/queries.js';
-import { parseCoins } from '../util/coins.js';
 import { formatDuration, parseDuration } from '../util/duration.js';
-import { ChainError } from '../util/errors.js';
 import { type FlagKind, parseArgs, parseHeight, UsageProblem } from './args.js';
+import { aliases, broadcast, parseCoinsFlag, type TxContext, txFlags } from './broadcast.js';
 import { abciQuery, queryJson, resolveNode, rpcCall } from './client.js';
-import type { CliIO } from './io.js';
+import { deposit, vote, weightedVote } from './gov-tx.js';
 import { resolveFrom } from './keys.js';
-import { outputFormat, render } from './output.js';
 import { upgradeInfoProblems } from './upgrade-info-check.js';
-
-export const txFlags: Readonly<Record<string, FlagKind>> = {
-  home: 'string',
-  node: 'string',
-  output: 'string',
-  from: 'string',
-  'chain-id': 'string',
-  'broadcast-mode': 'string',
-  yes: 'boolean',
-  gas: 'string',
-  fees: 'string',
-  'keyring-backend': 'string',
-  log_level: 'string',
-  help: 'boolean',
-};
 
 const proposalFlags: Readonly<Record<string, FlagKind>> = {
   ...txFlags,
@@ -58,79 +41,6 @@ const softwareUpgradeFlags: Readonly<Record<string, FlagKind>> = {
   'safety-delta': 'string',
   'daemon-name': 'string',
 };
-
-const aliases = { y: 'yes', o: 'output' };
-
-interface CheckJson {
-  code: number;
-  log: string;
-  codespace: string;
-}
-
-interface CommitJson {
-  check_tx: CheckJson;
-  tx_result: CheckJson & { events: unknown[] };
-  hash: string;
-  height: string;
-}
-
-/** What the CLI prints for a transaction (the SDK's TxResponse, trimmed). */
-export interface TxResponse {
-  height: string;
-  txhash: string;
-  codespace: string;
-  code: number;
-  raw_log: string;
-  events: unknown[];
-}
-
-interface TxContext {
-  io: CliIO;
-  name: string;
-}
-
-function gasFlag(text: string | undefined): bigint {
-  if (text === undefined || text === '') return defaultGasLimit;
-  if (!/^\d+$/.test(text)) throw new UsageProblem(`invalid --gas ${JSON.stringify(text)}: expected a number of gas units`);
-  return BigInt(text);
-}
-
-/**
- * Builds the transaction of `messages` signed by `from` (with the account's sequence, read from the
- * node), sends it and prints the TxResponse; exit code 1 when the chain refused it.
- */
-async function broadcast(ctx: TxContext, strings: Record<string, string>, from: string, messages: AnyMsg[]): Promise<number> {
-  const node = await resolveNode(strings, ctx.name);
-  const mode = strings['broadcast-mode'] ?? 'commit';
-  if (mode !== 'commit' && mode !== 'sync') throw new UsageProblem(`invalid --broadcast-mode ${JSON.stringify(mode)}: expected commit or sync`);
-  const gasLimit = gasFlag(strings.gas);
-  const fee = parseCoinsFlag(strings.fees ?? '');
-  const { sequence } = await queryJson<{ sequence: string }>(node, '/sim/auth/account', { address: from });
-  const bytes = encodeTx(simSigned(from, messages, { sequence: BigInt(sequence), gasLimit, fee }));
-  const params = { tx: bytes.toString('base64') };
-  let response: TxResponse;
-  if (mode === 'sync') {
-    const sync = (await rpcCall(node, 'broadcast_tx_sync', params)) as CheckJson & { hash: string };
-    response = { height: '0', txhash: sync.hash, codespace: sync.codespace, code: sync.code, raw_log: sync.log, events: [] };
-  } else {
-    const commit = (await rpcCall(node, 'broadcast_tx_commit', params)) as CommitJson;
-    const outcome = commit.check_tx.code !== 0 ? { ...commit.check_tx, events: [] } : commit.tx_result;
-    response = {
-      height: commit.check_tx.code !== 0 ? '0' : commit.height,
-      txhash: commit.hash,
-      codespace: outcome.codespace,
-      code: outcome.code,
-      raw_log: outcome.log,
-      events: outcome.events,
-    };
-  }
-  await ctx.io.out(render(response, outputFormat(strings.output, 'json')));
-  if (response.code !== 0) {
-    ctx.io.err(`Error: ${response.raw_log}\n`);
-    return 1;
-  }
-  return 0;
-}
 
 function submitProposalMsg(strings: Record<string, string>, from: string, messages: AnyMsg[]): AnyMsg {
   return {
@@ -157,15 +67,6 @@ function legacyProposalMsg(strings: Record<string, string>, from: string, conten
     initial_deposit: parseCoinsFlag(strings.deposit ?? ''),
     proposer: from,
   };
-}
-
-function parseCoinsFlag(text: string) {
-  try {
-    return parseCoins(text);
-  } catch (error) {
-    if (error instanceof ChainError) throw new UsageProblem(error.message);
-    throw error;
-  }
 }
 
 interface ChainTiming {
@@ -260,36 +161,7 @@ async function cancelSoftwareUpgrade(ctx: TxContext, argv: readonly string[]): P
   return broadcast(ctx, strings, from, [submitProposalMsg(strings, from, [cancelUpgradeMsg(govAddress)])]);
 }
 
-const voteOption: Readonly<Record<string, string>> = {
-  yes: 'VOTE_OPTION_YES',
-  no: 'VOTE_OPTION_NO',
-  abstain: 'VOTE_OPTION_ABSTAIN',
-  no_with_veto: 'VOTE_OPTION_NO_WITH_VETO',
-  nowithveto: 'VOTE_OPTION_NO_WITH_VETO',
-};
-
-async function vote(ctx: TxContext, argv: readonly string[]): Promise<number> {
-  const { strings, positionals } = parseArgs(argv, { flags: { ...txFlags, metadata: 'string' }, aliases });
-  const [id, option] = positionals;
-  if (id === undefined || option === undefined || positionals.length !== 2)
-    throw new UsageProblem('usage: tx gov vote <proposal-id> <yes|no|abstain|no_with_veto> --from <key>');
-  const mapped = voteOption[option.toLowerCase()] ?? (Object.values(voteOption).includes(option) ? option : undefined);
-  if (mapped === undefined) throw new UsageProblem(`invalid vote option ${JSON.stringify(option)}: expected yes, no, abstain or no_with_veto`);
-  const from = resolveFrom(strings.from);
-  const msg = { '@type': msgVoteType, proposal_id: id, voter: from, option: mapped, metadata: strings.metadata ?? '' };
-  return broadcast(ctx, strings, from, [msg]);
-}
-
-async function deposit(ctx: TxContext, argv: readonly string[]): Promise<number> {
-  const { strings, positionals } = parseArgs(argv, { flags: txFlags, aliases });
-  const [id, amount] = positionals;
-  if (id === undefined || amount === undefined || positionals.length !== 2) throw new UsageProblem('usage: tx gov deposit <proposal-id> <amount> --from <key>');
-  const from = resolveFrom(strings.from);
-  const msg = { '@type': msgDepositType, proposal_id: id, depositor: from, amount: parseCoinsFlag(amount) };
-  return broadcast(ctx, strings, from, [msg]);
-}
-
 export const txCommands: Readonly<Record<string, Readonly<Record<string, (ctx: TxContext, argv: readonly string[]) => Promise<number>>>>> = {
   upgrade: { 'software-upgrade': softwareUpgrade, 'cancel-software-upgrade': cancelSoftwareUpgrade },
-  gov: { vote, deposit },
+  gov: { vote, 'weighted-vote': weightedVote, deposit },
 };

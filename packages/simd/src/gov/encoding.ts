@@ -19,6 +19,40 @@ export function legacyDecAtomics(text: string): string {
   return BigInt(`${whole}${fraction}`).toString();
 }
 
+const legacyPrecision = 18;
+/** math's maxDecBitLen: 256 bits of integer and 60 of precision. */
+const maxDecBitLen = 316;
+
+/**
+ * math.LegacyNewDecFromStr: the value × 10¹⁸, or its error text (`invalid decimal length`,
+ * `value '…' exceeds max precision by -1 decimal places: max precision 18`, …).
+ */
+export function parseLegacyDec(text: string): bigint {
+  const negative = text.startsWith('-');
+  const str = negative ? text.slice(1) : text;
+  if (str === '') throw new Error('decimal string cannot be empty');
+  const parts = str.split('.');
+  if (parts.length > 2) throw new Error('invalid decimal string');
+  const [whole, fraction = ''] = parts as [string, string?];
+  if (parts.length === 2 && (fraction === '' || whole === '')) throw new Error('invalid decimal length');
+  if (fraction.length > legacyPrecision) {
+    throw new Error(`value '${str}' exceeds max precision by ${legacyPrecision - fraction.length} decimal places: max precision ${legacyPrecision}`);
+  }
+  // Go's big.Int SetString, base 10: an optional sign, then digits.
+  const combined = `${whole}${fraction}${'0'.repeat(legacyPrecision - fraction.length)}`;
+  if (!/^[+-]?\d+$/.test(combined)) throw new Error(`failed to set decimal string with base 10: ${combined}`);
+  const value = BigInt(combined);
+  const bits = (value < 0n ? -value : value).toString(2).length;
+  if (value !== 0n && bits > maxDecBitLen) throw new Error(`decimal '${str}' out of range; bitLen: got ${bits}, max ${maxDecBitLen}`);
+  return negative ? -value : value;
+}
+
+/** LegacyDec.String() of a value × 10¹⁸: `600000000000000000n` → `0.600000000000000000`. */
+export function legacyDecText(atomics: bigint): string {
+  const digits = (atomics < 0n ? -atomics : atomics).toString().padStart(legacyPrecision + 1, '0');
+  return `${atomics < 0n ? '-' : ''}${digits.slice(0, -legacyPrecision)}.${digits.slice(-legacyPrecision)}`;
+}
+
 export function durationProto(goDuration: string): { seconds: bigint; nanos: number } {
   const nanos = BigInt(Math.round(parseDuration(goDuration) * 1e6));
   return { seconds: nanos / 1_000_000_000n, nanos: Number(nanos % 1_000_000_000n) };

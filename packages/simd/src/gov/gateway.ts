@@ -56,14 +56,12 @@ export function proposalV1beta1Json(p: Proposal) {
   };
 }
 
-const one = '1.000000000000000000';
-
 export function voteV1Json(v: VoteView) {
-  return { proposal_id: v.proposal_id, voter: v.voter, options: [{ option: v.option, weight: one }], metadata: '' };
+  return { proposal_id: v.proposal_id, voter: v.voter, options: v.options, metadata: '' };
 }
 
 export function voteV1beta1Json(v: VoteView) {
-  return { proposal_id: v.proposal_id, voter: v.voter, option: 'VOTE_OPTION_UNSPECIFIED', options: [{ option: v.option, weight: one }] };
+  return { proposal_id: v.proposal_id, voter: v.voter, option: v.legacy_option, options: v.options.map((o) => ({ option: o.option, weight: legacyDec(o.weight) })) };
 }
 
 export const depositJson = (d: DepositView) => ({ proposal_id: d.proposal_id, depositor: d.depositor, amount: d.amount });

@@ -2,17 +2,18 @@
  * The legacy (v1beta1) gov shapes in their three forms (JSON, protobuf Any, grpc-gateway JSON): the
  * contents a proposal carried before gov v1 (SoftwareUpgradeProposal, CancelSoftwareUpgradeProposal,
  * TextProposal), MsgExecLegacyContent that wraps one in a v1 proposal, and the v1beta1 MsgSubmitProposal
- * and MsgVote older clients send. messages.ts asks this table for any type it does not know itself.
+ * MsgVote and MsgVoteWeighted older clients send (a weight goes on the wire as its LegacyDec × 10¹⁸). messages.ts asks this table for any type it does not know itself.
  */
 import { MsgExecLegacyContent } from 'cosmjs-types/cosmos/gov/v1/tx.js';
 import { TextProposal, voteOptionFromJSON, voteOptionToJSON } from 'cosmjs-types/cosmos/gov/v1beta1/gov.js';
-import { MsgSubmitProposal, MsgVote } from 'cosmjs-types/cosmos/gov/v1beta1/tx.js';
+import { MsgSubmitProposal, MsgVote, MsgVoteWeighted } from 'cosmjs-types/cosmos/gov/v1beta1/tx.js';
 import { CancelSoftwareUpgradeProposal, SoftwareUpgradeProposal } from 'cosmjs-types/cosmos/upgrade/v1beta1/upgrade.js';
 import { Any } from 'cosmjs-types/google/protobuf/any.js';
 
 import type { AnyMsg } from '../core/msg.js';
 import { planFromProto, planJson, planToProto } from '../upgrade/plan.js';
 import type { Coin } from '../util/coins.js';
+import { legacyDec, legacyDecAtomics, legacyDecText } from './encoding.js';
 
 export interface LegacyCodec {
   encode(msg: AnyMsg): Uint8Array;
@@ -53,6 +54,12 @@ function contentJson(content: unknown): Record<string, unknown> | null {
 }
 
 const optionName = (value: unknown) => text(value) || 'VOTE_OPTION_UNSPECIFIED';
+const proposalIdOf = (m: AnyMsg) => (/^\d+$/.test(text(m.proposal_id)) ? BigInt(text(m.proposal_id)) : 0n);
+const optionsOf = (m: AnyMsg) =>
+  (Array.isArray(m.options) ? (m.options as unknown[]) : []).map((o) => ({ option: optionName(object(o).option), weight: legacyDec(text(object(o).weight)) }));
+/** A weight's LegacyDec text on the wire (its integer × 10¹⁸); a text that is no decimal goes as it is. */
+const atomicsOf = (weight: string) => (/^-?\d+(\.\d+)?$/.test(weight) ? legacyDecAtomics(weight) : weight);
+
 
 /** Keyed by type URL; `decode` gives the JSON with its `@type`, `json` the gateway's fields without it. */
 export const legacyCodecs: Readonly<Record<string, LegacyCodec>> = {
@@ -109,6 +116,20 @@ export const legacyCodecs: Readonly<Record<string, LegacyCodec>> = {
       return { '@type': MsgVote.typeUrl, proposal_id: m.proposalId.toString(), voter: m.voter, option: voteOptionToJSON(m.option) };
     },
     json: (m) => ({ proposal_id: text(m.proposal_id) || '0', voter: text(m.voter), option: optionName(m.option) }),
+  },
+  [MsgVoteWeighted.typeUrl]: {
+    encode: (m) =>
+      MsgVoteWeighted.encode({
+        proposalId: proposalIdOf(m),
+        voter: text(m.voter),
+        options: optionsOf(m).map((o) => ({ option: voteOptionFromJSON(o.option), weight: atomicsOf(o.weight) })),
+      }).finish(),
+    decode(bytes) {
+      const m = MsgVoteWeighted.decode(bytes);
+      const options = m.options.map((o) => ({ option: voteOptionToJSON(o.option), weight: /^-?\d+$/.test(o.weight) ? legacyDecText(BigInt(o.weight)) : o.weight }));
+      return { '@type': MsgVoteWeighted.typeUrl, proposal_id: m.proposalId.toString(), voter: m.voter, options };
+    },
+    json: (m) => ({ proposal_id: text(m.proposal_id) || '0', voter: text(m.voter), options: optionsOf(m) }),
   },
 };
 

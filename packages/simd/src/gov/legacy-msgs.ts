@@ -1,20 +1,22 @@
 /**
  * The legacy gov messages (x/gov's legacy msg server and ExecLegacyContent): a v1beta1 MsgSubmitProposal
- * becomes a v1 proposal whose one message is MsgExecLegacyContent with the content; a v1beta1 MsgVote is
- * a v1 vote; a passed MsgExecLegacyContent runs its content's handler (the upgrade contents schedule or
+ * becomes a v1 proposal whose one message is MsgExecLegacyContent with the content; a v1beta1 MsgVote or
+ * MsgVoteWeighted is a v1 vote (the weighted one checked first as its ValidateBasic does); a passed MsgExecLegacyContent runs its content's handler (the upgrade contents schedule or
  * cancel the plan as MsgSoftwareUpgrade and MsgCancelUpgrade would; a TextProposal does nothing).
  */
 import { govAddress } from '../core/accounts.js';
 import type { AnyMsg, MsgContext, MsgRoute } from '../core/msg.js';
 import { routeOf } from '../core/msg.js';
 import { cancelUpgradeMsg, softwareUpgradeMsg } from '../upgrade/msgs.js';
-import { invalidRequest } from '../util/errors.js';
+import { ChainError, invalidRequest } from '../util/errors.js';
 import { invalidProposalContent, unexpectedAuthority } from './errors.js';
-import { msgSubmitProposalType, msgVoteType } from './msgs.js';
+import { msgSubmitProposalType, msgVoteOptions, msgVoteType, msgVoteWeightedType } from './msgs.js';
+import { checkWeightedOptions } from './weighted-options.js';
 
 export const msgExecLegacyContentType = '/cosmos.gov.v1.MsgExecLegacyContent';
 export const msgSubmitProposalV1beta1Type = '/cosmos.gov.v1beta1.MsgSubmitProposal';
 export const msgVoteV1beta1Type = '/cosmos.gov.v1beta1.MsgVote';
+export const msgVoteWeightedV1beta1Type = '/cosmos.gov.v1beta1.MsgVoteWeighted';
 export const softwareUpgradeProposalType = '/cosmos.upgrade.v1beta1.SoftwareUpgradeProposal';
 export const cancelSoftwareUpgradeProposalType = '/cosmos.upgrade.v1beta1.CancelSoftwareUpgradeProposal';
 export const textProposalType = '/cosmos.gov.v1beta1.TextProposal';
@@ -88,8 +90,18 @@ const legacyVote: MsgRoute = {
   execute: (ctx, msg) => run(ctx, { ...msg, '@type': msgVoteType, metadata: '' }),
 };
 
+const legacyVoteWeighted: MsgRoute = {
+  signer: (msg) => str(msg.voter),
+  async execute(ctx, msg) {
+    if (str(msg.voter) === '') throw new ChainError('sdk', 7, ': invalid address');
+    checkWeightedOptions(msgVoteOptions(msg), 'v1beta1');
+    await run(ctx, { ...msg, '@type': msgVoteWeightedType, metadata: '' });
+  },
+};
+
 export const legacyGovRoutes: Readonly<Record<string, MsgRoute>> = {
   [msgExecLegacyContentType]: execLegacyContent,
   [msgSubmitProposalV1beta1Type]: submitLegacyProposal,
   [msgVoteV1beta1Type]: legacyVote,
+  [msgVoteWeightedV1beta1Type]: legacyVoteWeighted,
 };

@@ -5,7 +5,7 @@
  * unknown type cannot be read back.
  */
 import { voteOptionFromJSON, voteOptionToJSON } from 'cosmjs-types/cosmos/gov/v1/gov.js';
-import { MsgDeposit, MsgSubmitProposal, MsgVote } from 'cosmjs-types/cosmos/gov/v1/tx.js';
+import { MsgDeposit, MsgSubmitProposal, MsgVote, MsgVoteWeighted } from 'cosmjs-types/cosmos/gov/v1/tx.js';
 import { MsgCancelUpgrade, MsgSoftwareUpgrade } from 'cosmjs-types/cosmos/upgrade/v1beta1/tx.js';
 import { Any } from 'cosmjs-types/google/protobuf/any.js';
 
@@ -25,6 +25,13 @@ function plan(msg: AnyMsg): Plan {
   return { name: text(raw.name), height: /^-?\d+$/.test(height) ? Number(height) : 0, info: text(raw.info) };
 }
 
+/** A weighted vote's options: the option's name and the weight's text, as the message carries them. */
+const optionsOf = (msg: AnyMsg) =>
+  (Array.isArray(msg.options) ? (msg.options as Array<Record<string, unknown> | null>) : []).map((o) => ({
+    option: text(o?.option) || 'VOTE_OPTION_UNSPECIFIED',
+    weight: text(o?.weight),
+  }));
+
 const idOf = (msg: AnyMsg) => (/^\d+$/.test(text(msg.proposal_id)) ? BigInt(text(msg.proposal_id)) : 0n);
 
 export function messageToAny(msg: AnyMsg): Any {
@@ -40,6 +47,13 @@ export function messageToAny(msg: AnyMsg): Any {
           proposalId: idOf(msg),
           voter: text(msg.voter),
           option: voteOptionFromJSON(text(msg.option) || 0),
+          metadata: text(msg.metadata),
+        }).finish();
+      case MsgVoteWeighted.typeUrl:
+        return MsgVoteWeighted.encode({
+          proposalId: idOf(msg),
+          voter: text(msg.voter),
+          options: optionsOf(msg).map((o) => ({ option: voteOptionFromJSON(o.option), weight: o.weight })),
           metadata: text(msg.metadata),
         }).finish();
       case MsgDeposit.typeUrl:
@@ -80,6 +94,8 @@ export function messageJson(msg: AnyMsg): Record<string, unknown> {
         option: text(msg.option) || 'VOTE_OPTION_UNSPECIFIED',
         metadata: text(msg.metadata),
       };
+    case MsgVoteWeighted.typeUrl:
+      return { '@type': typeUrl, proposal_id: idOf(msg).toString(), voter: text(msg.voter), options: optionsOf(msg), metadata: text(msg.metadata) };
     case MsgDeposit.typeUrl:
       return { '@type': typeUrl, proposal_id: idOf(msg).toString(), depositor: text(msg.depositor), amount: coins(msg.amount) };
     default: {
@@ -110,6 +126,11 @@ export function messageFromAny(any: Any): AnyMsg {
     case MsgVote.typeUrl: {
       const m = MsgVote.decode(any.value);
       return { '@type': typeUrl, proposal_id: m.proposalId.toString(), voter: m.voter, option: voteOptionToJSON(m.option), metadata: m.metadata };
+    }
+    case MsgVoteWeighted.typeUrl: {
+      const m = MsgVoteWeighted.decode(any.value);
+      const options = m.options.map((o) => ({ option: voteOptionToJSON(o.option), weight: o.weight }));
+      return { '@type': typeUrl, proposal_id: m.proposalId.toString(), voter: m.voter, options, metadata: m.metadata };
     }
     case MsgDeposit.typeUrl: {
       const m = MsgDeposit.decode(any.value);

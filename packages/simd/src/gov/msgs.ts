@@ -1,5 +1,5 @@
 /**
- * The gov messages: submit a proposal, deposit, vote. A proposal whose deposit reaches the minimum
+ * The gov messages: submit a proposal, deposit, vote (one option, or weighted). A proposal whose deposit reaches the minimum
  * enters its voting period at once; with `auto_vote` (a genesis option of the simulation) the
  * validators vote yes right then, so a proposal passes by itself when the voting period ends.
  */
@@ -11,10 +11,12 @@ import { parseDuration } from '../util/duration.js';
 import { invalidRequest, unauthorized } from '../util/errors.js';
 import { inactiveProposal, invalidDepositDenom, invalidProposalContent, invalidProposalSigner, invalidVote, unknownProposal } from './errors.js';
 import { addDeposit, getParams, getProposal, govStorePrefix, nextProposalId, setProposal, setVote } from './state.js';
-import { emptyTally, type Proposal, proposalStatus, type VoteOption, voteOptions } from './types.js';
+import { emptyTally, fullWeight, type Proposal, proposalStatus, type VoteOption, voteOptions, type WeightedVoteOption } from './types.js';
+import { checkWeightedOptions, type MsgVoteOption, optionsEventText } from './weighted-options.js';
 
 export const msgSubmitProposalType = '/cosmos.gov.v1.MsgSubmitProposal';
 export const msgVoteType = '/cosmos.gov.v1.MsgVote';
+export const msgVoteWeightedType = '/cosmos.gov.v1.MsgVoteWeighted';
 export const msgDepositType = '/cosmos.gov.v1.MsgDeposit';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -60,7 +62,7 @@ async function activateVoting(ctx: MsgContext, proposal: Proposal, eventType: 's
   ctx.log.info('proposal entered its voting period', { module: 'x/gov', proposal: proposal.id, voting_end: proposal.voting_end_time });
   if (params.auto_vote) {
     for (const voter of (await validators(ctx.state)).keys()) {
-      setVote(gov, proposal.id, voter, 'VOTE_OPTION_YES');
+      setVote(gov, proposal.id, voter, [{ option: 'VOTE_OPTION_YES', weight: fullWeight }]);
       ctx.log.info('validator voted yes automatically', { module: 'x/gov', proposal: proposal.id, voter });
     }
   }
@@ -142,17 +144,43 @@ const deposit: MsgRoute = {
   },
 };
 
+/** x/gov's AddVote: the proposal must be in its voting period; the vote replaces the voter's last one. */
+async function addVote(ctx: MsgContext, msg: AnyMsg, options: () => WeightedVoteOption[]): Promise<void> {
+  const proposal = await activeProposal(ctx, msg);
+  if (proposal.status !== proposalStatus.votingPeriod) throw inactiveProposal(proposal.id);
+  const checked = options();
+  const voter = str(msg, 'voter');
+  if (voter === '') throw unauthorized('missing voter address');
+  setVote(prefixed(ctx.state, govStorePrefix), proposal.id, voter, checked);
+  ctx.events.push(event('proposal_vote', { voter, option: optionsEventText(checked), proposal_id: proposal.id }));
+}
+
 const vote: MsgRoute = {
   signer: (msg) => str(msg, 'voter'),
+  execute: (ctx, msg) =>
+    addVote(ctx, msg, () => {
+      const option = str(msg, 'option');
+      if (!voteOptions.includes(option as VoteOption)) throw invalidVote(`invalid vote option ${JSON.stringify(option)}`);
+      return [{ option: option as VoteOption, weight: fullWeight }];
+    }),
+};
+
+/** The options of a weighted vote message, as JSON: `[{option, weight}]`. */
+export function msgVoteOptions(msg: AnyMsg): MsgVoteOption[] {
+  const value = msg.options ?? [];
+  if (!Array.isArray(value)) throw invalidRequest(`${msg['@type']}: field options must be a list`);
+  return value.map((o: { option?: unknown; weight?: unknown }) => ({
+    option: typeof o?.option === 'string' ? o.option : 'VOTE_OPTION_UNSPECIFIED',
+    weight: typeof o?.weight === 'string' ? o.weight : '',
+  }));
+}
+
+/** The msg server's VoteWeighted checks the options before the proposal (SDK v0.50). */
+const voteWeighted: MsgRoute = {
+  signer: (msg) => str(msg, 'voter'),
   async execute(ctx, msg) {
-    const proposal = await activeProposal(ctx, msg);
-    if (proposal.status !== proposalStatus.votingPeriod) throw inactiveProposal(proposal.id);
-    const option = str(msg, 'option');
-    if (!voteOptions.includes(option as VoteOption)) throw invalidVote(`invalid vote option ${JSON.stringify(option)}`);
-    const voter = str(msg, 'voter');
-    if (voter === '') throw unauthorized('missing voter address');
-    setVote(prefixed(ctx.state, govStorePrefix), proposal.id, voter, option as VoteOption);
-    ctx.events.push(event('proposal_vote', { proposal_id: proposal.id, voter, option }));
+    const options = checkWeightedOptions(msgVoteOptions(msg), 'v1');
+    await addVote(ctx, msg, () => options);
   },
 };
 
@@ -160,4 +188,5 @@ export const govRoutes: Readonly<Record<string, MsgRoute>> = {
   [msgSubmitProposalType]: submitProposal,
   [msgDepositType]: deposit,
   [msgVoteType]: vote,
+  [msgVoteWeightedType]: voteWeighted,
 };

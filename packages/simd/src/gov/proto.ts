@@ -67,18 +67,21 @@ export function proposalV1beta1(p: Proposal): v1beta1.Proposal {
   });
 }
 
-const one = '1.000000000000000000';
-
 export function voteV1(v: VoteView): v1.Vote {
-  return { proposalId: BigInt(v.proposal_id), voter: v.voter, options: [{ option: v1.voteOptionFromJSON(v.option), weight: one }], metadata: '' };
+  return {
+    proposalId: BigInt(v.proposal_id),
+    voter: v.voter,
+    options: v.options.map((o) => ({ option: v1.voteOptionFromJSON(o.option), weight: o.weight })),
+    metadata: '',
+  };
 }
 
 export function voteV1beta1(v: VoteView): v1beta1.Vote {
   return {
     proposalId: BigInt(v.proposal_id),
     voter: v.voter,
-    option: 0,
-    options: [{ option: v1beta1.voteOptionFromJSON(v.option), weight: legacyDecAtomics(one) }],
+    option: v1beta1.voteOptionFromJSON(v.legacy_option),
+    options: v.options.map((o) => ({ option: v1beta1.voteOptionFromJSON(o.option), weight: legacyDecAtomics(o.weight) })),
   };
 }
 

@@ -12,9 +12,9 @@ import { uint64BE } from '../util/bytes.js';
 import type { Coin } from '../util/coins.js';
 import { GrpcCode, StatusError, wrappedError } from '../util/errors.js';
 import { type Entry, type PageRequest, type PageResponse, paginate } from './paginate.js';
-import { allProposals, getDeposits, getParams, getProposal, getVotes, govStorePrefix } from './state.js';
+import { allProposals, getDeposits, getParams, getProposal, getVotes, govStorePrefix, type StoredVote } from './state.js';
 import { tally } from './tally.js';
-import { emptyTally, type GovParams, type Proposal, proposalStatus, type TallyResult, type VoteOption } from './types.js';
+import { emptyTally, fullWeight, type GovParams, type Proposal, proposalStatus, type TallyResult, type WeightedVoteOption } from './types.js';
 
 /** The fields of the gov query requests (v1 and v1beta1 alike), as cosmjs-types decodes them. */
 export interface GovRequest {
@@ -29,7 +29,12 @@ export interface GovRequest {
 export interface VoteView {
   proposal_id: string;
   voter: string;
-  option: VoteOption;
+  options: WeightedVoteOption[];
+  /**
+   * v1beta1's deprecated `option`: on a v1beta1-only chain (SDK v0.43–0.45's populateLegacyOption) the
+   * option of a vote that is not split, else UNSPECIFIED (always, from SDK v0.46 on).
+   */
+  legacy_option: string;
 }
 
 export interface DepositView {
@@ -83,9 +88,16 @@ export function createGovViews(reader: () => KVReader) {
     return proposal;
   }
 
+  async function voteView(id: bigint, vote: StoredVote): Promise<VoteView> {
+    const [only, ...others] = vote.options;
+    const single = only !== undefined && others.length === 0 && only.weight === fullWeight;
+    const legacy = single && (await getParams(gov())).v1beta1_only === true;
+    return { proposal_id: id.toString(), voter: vote.voter, options: vote.options, legacy_option: legacy ? only.option : 'VOTE_OPTION_UNSPECIFIED' };
+  }
+
   async function votesOf(id: bigint): Promise<Array<Entry<VoteView>>> {
     const votes = await getVotes(gov(), id.toString());
-    return byKey(votes.map((v) => ({ key: pairKey(v.voter), value: { proposal_id: id.toString(), voter: v.voter, option: v.option } })));
+    return byKey(await Promise.all(votes.map(async (v) => ({ key: pairKey(v.voter), value: await voteView(id, v) }))));
   }
 
   async function depositsOf(id: bigint): Promise<Array<Entry<DepositView>>> {
@@ -139,7 +151,7 @@ export function createGovViews(reader: () => KVReader) {
       addressBytes(voter);
       const vote = (await getVotes(gov(), id.toString())).find((v) => v.voter === voter);
       if (vote === undefined) throw new StatusError(GrpcCode.invalidArgument, `voter: ${voter} not found for proposal: ${id}`);
-      return { proposal_id: id.toString(), voter, option: vote.option };
+      return voteView(id, vote);
     },
 
     async votes(request: GovRequest | undefined): Promise<{ votes: VoteView[]; pagination: PageResponse }> {

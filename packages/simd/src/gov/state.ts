@@ -1,8 +1,8 @@
-/** The gov module's store (`s/gov/`): params, proposals (JSON), their votes and deposits. */
+/** The gov module's store (`s/gov/`): params, proposals (JSON), their votes (weighted options, JSON) and deposits. */
 import type { KVReader, KVStore } from '../store/kv.js';
 import { readUint64BE, uint64BE } from '../util/bytes.js';
 import { addCoins, type Coin } from '../util/coins.js';
-import type { GovParams, Proposal, VoteOption } from './types.js';
+import { fullWeight, type GovParams, type Proposal, type VoteOption, type WeightedVoteOption } from './types.js';
 
 export const govStorePrefix = 's/gov/';
 
@@ -56,16 +56,24 @@ export async function allProposals(kv: KVReader): Promise<Proposal[]> {
   return (await kv.range(proposalPrefix)).map(([, value]) => JSON.parse(value.toString('utf8')) as Proposal);
 }
 
-export function setVote(kv: KVStore, id: string, voter: string, option: VoteOption): void {
-  kv.set(Buffer.concat([votePrefix, uint64BE(BigInt(id)), Buffer.from(voter)]), Buffer.from(option));
+export interface StoredVote {
+  voter: string;
+  options: WeightedVoteOption[];
 }
 
-export async function getVotes(kv: KVReader, id: string): Promise<Array<{ voter: string; option: VoteOption }>> {
+export function setVote(kv: KVStore, id: string, voter: string, options: readonly WeightedVoteOption[]): void {
+  kv.set(Buffer.concat([votePrefix, uint64BE(BigInt(id)), Buffer.from(voter)]), json(options));
+}
+
+/** A vote stored before votes were weighted is its option's name: the whole weight on it. */
+function voteOptionsOf(value: Buffer): WeightedVoteOption[] {
+  const text = value.toString('utf8');
+  return text.startsWith('[') ? (JSON.parse(text) as WeightedVoteOption[]) : [{ option: text as VoteOption, weight: fullWeight }];
+}
+
+export async function getVotes(kv: KVReader, id: string): Promise<StoredVote[]> {
   const prefix = Buffer.concat([votePrefix, uint64BE(BigInt(id))]);
-  return (await kv.range(prefix)).map(([key, value]) => ({
-    voter: key.subarray(prefix.length).toString('utf8'),
-    option: value.toString('utf8') as VoteOption,
-  }));
+  return (await kv.range(prefix)).map(([key, value]) => ({ voter: key.subarray(prefix.length).toString('utf8'), options: voteOptionsOf(value) }));
 }
 
 const depositKey = (id: string, depositor: string) => Buffer.concat([depositPrefix, uint64BE(BigInt(id)), Buffer.from(depositor)]);

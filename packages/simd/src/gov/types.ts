@@ -14,6 +14,15 @@ export type ProposalStatus = (typeof proposalStatus)[keyof typeof proposalStatus
 export const voteOptions = ['VOTE_OPTION_YES', 'VOTE_OPTION_ABSTAIN', 'VOTE_OPTION_NO', 'VOTE_OPTION_NO_WITH_VETO'] as const;
 export type VoteOption = (typeof voteOptions)[number];
 
+/** One option of a vote with its share of the voter's power: a LegacyDec text, `0.600000000000000000`. */
+export interface WeightedVoteOption {
+  option: VoteOption;
+  weight: string;
+}
+
+/** The weight of a vote that is not split (LegacyDec 1). */
+export const fullWeight = '1.000000000000000000';
+
 export interface TallyResult {
   yes_count: string;
   abstain_count: string;

@@ -64,6 +64,13 @@ export async function loadOrGenValidatorKey(home: string): Promise<Buffer> {
   return pubKey;
 }
 
+/** The public key of the home's `config/priv_validator_key.json`; undefined when the home has none. */
+export async function readValidatorPubKey(home: string): Promise<Buffer | undefined> {
+  const file = privValidatorKeyJson(home);
+  const text = await readOptional(file);
+  return text === undefined ? undefined : publicKeyOf(text, file);
+}
+
 /**
  * `init`: writes config.toml with the moniker and the RPC's listen address (as the SDK's init does,
  * replacing the file) and a node key unless the home has one (CometBFT LoadOrGenNodeKey keeps an existing key).

@@ -12,7 +12,8 @@ import { App } from '../chain/app.js';
 import type { BlockRecord } from '../chain/block.js';
 import { readGenesis } from '../chain/genesis.js';
 import { appVersionOf } from '../chain/node-info.js';
-import { type PeerKey, validatorSet } from '../chain/validator-set.js';
+import { homeValidator } from '../chain/consensus-key.js';
+import { type PeerKey, selfPower, validatorSet } from '../chain/validator-set.js';
 import { bindGrpc, closeGrpc, createGrpcServer } from '../server/grpc.js';
 import { closeServer, formatHostPort, listen, parseListenAddress } from '../server/http.js';
 import { createQueryService, type NodeState } from '../server/query-service.js';
@@ -26,7 +27,7 @@ import type { SimVersion } from '../versions.js';
 import { removeAddresses, writeAddresses } from './addresses.js';
 import { Consensus, roundDuration } from './consensus.js';
 import { Mempool } from './mempool.js';
-import { readNodeConfig } from './node-config.js';
+import { readNodeConfig, readValidatorPubKey } from './node-config.js';
 import { produceBlocks } from './producer.js';
 import { FilePV } from './sign-state.js';
 import { TxCache, txInCache } from './tx-cache.js';
@@ -101,8 +102,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
     const set = validatorSet(genesis, options.network.peersPower, options.network.peerKey);
     // CometBFT loads (or makes) the validator's state file at start; every vote is signed through it.
     const signer = await FilePV.load(home, app.chainId);
+    const own = homeValidator(genesis, await readValidatorPubKey(home));
+    if (own.fullNode) log.info("this home's validator key is not in the validator set: a full node, it signs no vote", { module: 'consensus', address: own.address });
     const consensus = new Consensus({
-      signer,
+      signer: own.fullNode ? undefined : signer,
       set,
       signing: !options.network.notSigning,
       peersBackAfterMs: options.network.peersBackAfterMs,
@@ -143,6 +146,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
       appVersionAtStart,
       genesis,
       validatorSet: set,
+      validatorInfo: { address: own.address, pubKey: own.pubKey, power: own.fullNode ? 0n : selfPower(genesis) },
       roundState: () => consensus.roundState(),
       unconfirmed: () => mempool.pending(),
       rpcAddress: () => rpcUrl,

@@ -25,6 +25,8 @@ export interface RpcBackend {
   genesis: Genesis;
   /** The validators the node reports and votes with (this one and the simulated peers). */
   validatorSet: ValidatorSet;
+  /** `status` validator_info: the home's key, with the genesis validator's power or 0 on a full node. */
+  validatorInfo: { address: string; pubKey: Buffer; power: bigint };
   /** The consensus round state now. */
   roundState(): RoundState;
   rpcAddress(): string;

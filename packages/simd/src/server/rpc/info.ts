@@ -5,7 +5,6 @@
  */
 import type { App } from '../../chain/app.js';
 import { getBlock } from '../../chain/block.js';
-import { consensusKey } from '../../chain/consensus-key.js';
 import type { Genesis } from '../../chain/genesis.js';
 import { nodeInfo } from '../../chain/node-info.js';
 import { prefixed } from '../../store/kv.js';
@@ -13,7 +12,7 @@ import { getProtocolVersion } from '../../upgrade/keeper.js';
 import { storePrefix as upgradeStorePrefix } from '../../upgrade/keys.js';
 import { method, type RpcMethod } from './backend.js';
 import { heightParam, pageOf } from './params.js';
-import { consensusParams, pubKeyJson, validatorJson, validatorPower } from './shapes.js';
+import { consensusParams, pubKeyJson, validatorJson } from './shapes.js';
 
 export async function appVersion(app: App): Promise<number> {
   return getProtocolVersion(prefixed(app.reader, upgradeStorePrefix));
@@ -73,7 +72,11 @@ export const infoMethods: Record<string, RpcMethod> = {
         earliest_block_time: earliest?.header.time ?? zeroTime,
         catching_up: false,
       },
-      validator_info: { address: consensusKey(backend.genesis).address, pub_key: pubKeyJson(backend.genesis), voting_power: validatorPower(backend.genesis) },
+      validator_info: {
+        address: backend.validatorInfo.address,
+        pub_key: pubKeyJson(backend.validatorInfo.pubKey),
+        voting_power: backend.validatorInfo.power.toString(),
+      },
     };
   }),
 

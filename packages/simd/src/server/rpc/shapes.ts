@@ -4,8 +4,6 @@
  * 64-bit integers as strings), CometBFT types through its own encoder.
  */
 import type { CheckResult } from '../../chain/app.js';
-import { consensusKey } from '../../chain/consensus-key.js';
-import type { Genesis } from '../../chain/genesis.js';
 import type { SetValidator } from '../../chain/validator-set.js';
 import type { Event } from '../../core/msg.js';
 
@@ -68,12 +66,8 @@ export function checkTxResult(check: CheckResult): unknown {
   };
 }
 
-export function validatorPower(genesis: Genesis): string {
-  return genesis.app_state.staking.validators[0]?.power ?? '1000000';
-}
-
-export function pubKeyJson(genesis: Genesis): { type: string; value: string } {
-  return { type: 'tendermint/PubKeyEd25519', value: consensusKey(genesis).pubKey.toString('base64') };
+export function pubKeyJson(pubKey: Buffer): { type: string; value: string } {
+  return { type: 'tendermint/PubKeyEd25519', value: pubKey.toString('base64') };
 }
 
 /** `types.Validator` of the set (`validators`, `dump_consensus_state`). */
