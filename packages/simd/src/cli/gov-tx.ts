@@ -38,7 +38,6 @@ export async function deposit(ctx: TxContext, argv: readonly string[]): Promise<
   return broadcast(ctx, strings, from, [msg]);
 }
 
-
 const maxUint64 = (1n << 64n) - 1n;
 
 /** The SDK's CLI errors of weighted-vote, printed as `Error: <text>`. */
@@ -60,7 +59,8 @@ function weightedOptions(text: string): MsgVoteOption[] {
  */
 export async function weightedVote(ctx: TxContext, argv: readonly string[]): Promise<number> {
   const { strings, positionals } = parseArgs(argv, { flags: { ...txFlags, metadata: 'string' }, aliases });
-  if (positionals.length !== 2) throw new UsageProblem(`accepts 2 arg(s), received ${positionals.length}`, 'usage: tx gov weighted-vote <proposal-id> <weighted-options> --from <key>');
+  if (positionals.length !== 2)
+    throw new UsageProblem(`accepts 2 arg(s), received ${positionals.length}`, 'usage: tx gov weighted-vote <proposal-id> <weighted-options> --from <key>');
   const [id, text] = positionals as [string, string];
   const from = resolveFrom(strings.from);
   if (!/^\d+$/.test(id) || BigInt(id) > maxUint64) throw cliError(`proposal-id ${id} not a valid int, please input a valid proposal-id`);

@@ -61,7 +61,12 @@ export function voteV1Json(v: VoteView) {
 }
 
 export function voteV1beta1Json(v: VoteView) {
-  return { proposal_id: v.proposal_id, voter: v.voter, option: v.legacy_option, options: v.options.map((o) => ({ option: o.option, weight: legacyDec(o.weight) })) };
+  return {
+    proposal_id: v.proposal_id,
+    voter: v.voter,
+    option: v.legacy_option,
+    options: v.options.map((o) => ({ option: o.option, weight: legacyDec(o.weight) })),
+  };
 }
 
 export const depositJson = (d: DepositView) => ({ proposal_id: d.proposal_id, depositor: d.depositor, amount: d.amount });

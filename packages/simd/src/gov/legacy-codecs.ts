@@ -60,7 +60,6 @@ const optionsOf = (m: AnyMsg) =>
 /** A weight's LegacyDec text on the wire (its integer × 10¹⁸); a text that is no decimal goes as it is. */
 const atomicsOf = (weight: string) => (/^-?\d+(\.\d+)?$/.test(weight) ? legacyDecAtomics(weight) : weight);
 
-
 /** Keyed by type URL; `decode` gives the JSON with its `@type`, `json` the gateway's fields without it. */
 export const legacyCodecs: Readonly<Record<string, LegacyCodec>> = {
   [SoftwareUpgradeProposal.typeUrl]: {
@@ -126,7 +125,10 @@ export const legacyCodecs: Readonly<Record<string, LegacyCodec>> = {
       }).finish(),
     decode(bytes) {
       const m = MsgVoteWeighted.decode(bytes);
-      const options = m.options.map((o) => ({ option: voteOptionToJSON(o.option), weight: /^-?\d+$/.test(o.weight) ? legacyDecText(BigInt(o.weight)) : o.weight }));
+      const options = m.options.map((o) => ({
+        option: voteOptionToJSON(o.option),
+        weight: /^-?\d+$/.test(o.weight) ? legacyDecText(BigInt(o.weight)) : o.weight,
+      }));
       return { '@type': MsgVoteWeighted.typeUrl, proposal_id: m.proposalId.toString(), voter: m.voter, options };
     },
     json: (m) => ({ proposal_id: text(m.proposal_id) || '0', voter: text(m.voter), options: optionsOf(m) }),

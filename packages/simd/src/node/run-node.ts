@@ -10,9 +10,9 @@ import path from 'node:path';
 
 import { App } from '../chain/app.js';
 import type { BlockRecord } from '../chain/block.js';
+import { homeValidator } from '../chain/consensus-key.js';
 import { readGenesis } from '../chain/genesis.js';
 import { appVersionOf } from '../chain/node-info.js';
-import { homeValidator } from '../chain/consensus-key.js';
 import { type PeerKey, selfPower, validatorSet } from '../chain/validator-set.js';
 import { bindGrpc, closeGrpc, createGrpcServer } from '../server/grpc.js';
 import { closeServer, formatHostPort, listen, parseListenAddress } from '../server/http.js';
@@ -103,7 +103,8 @@ export async function runNode(options: NodeOptions): Promise<number> {
     // CometBFT loads (or makes) the validator's state file at start; every vote is signed through it.
     const signer = await FilePV.load(home, app.chainId);
     const own = homeValidator(genesis, await readValidatorPubKey(home));
-    if (own.fullNode) log.info("this home's validator key is not in the validator set: a full node, it signs no vote", { module: 'consensus', address: own.address });
+    if (own.fullNode)
+      log.info("this home's validator key is not in the validator set: a full node, it signs no vote", { module: 'consensus', address: own.address });
     const consensus = new Consensus({
       signer: own.fullNode ? undefined : signer,
       set,

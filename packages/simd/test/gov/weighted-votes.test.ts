@@ -15,7 +15,7 @@ import { QueryClientImpl as GovV1Query, QueryVoteRequest, QueryVoteResponse } fr
 import { QueryClientImpl as GovV1beta1Query } from 'cosmjs-types/cosmos/gov/v1beta1/query.js';
 
 import { grpcRpc } from '../support/grpc-client.js';
-import { cli, proposeUpgrade, type SimNode, simFixture, startNode, waitForProposal } from '../support/node-harness.js';
+import { cli, proposeUpgrade, simFixture, type SimNode, startNode, waitForProposal } from '../support/node-harness.js';
 
 const {
   VOTE_OPTION_YES: yes,
