@@ -1,7 +1,8 @@
 /**
- * The gov messages: submit a proposal, deposit, vote (one option, or weighted). A proposal whose deposit reaches the minimum
- * enters its voting period at once; with `auto_vote` (a genesis option of the simulation) the
- * validators vote yes right then, so a proposal passes by itself when the voting period ends.
+ * The gov messages: submit a proposal, deposit, vote (one option, or weighted). A proposal whose
+ * deposit reaches the minimum enters its voting period at once; with `auto_vote` (a genesis option of
+ * the simulation) the validators vote yes right then, so a proposal passes by itself when the voting
+ * period ends.
  */
 import { govAddress, validators } from '../core/accounts.js';
 import { type AnyMsg, event, type MsgContext, type MsgRoute, routeOf } from '../core/msg.js';
