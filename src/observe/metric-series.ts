@@ -76,6 +76,18 @@ export function createSeries(registry: Registry) {
     ['upgrade'],
   );
 
+  // Upgrade proposals in their voting period (issue #45, docs/governance.md).
+  const proposalInfo = gauge(
+    'chainvisor_upgrade_proposal_info',
+    'Always 1, one series per upgrade proposal in its voting period: id (the proposal), name and height (its plan).',
+    ['id', 'name', 'height'],
+  );
+  const proposalVotingEnd = gauge(
+    'chainvisor_upgrade_proposal_voting_end_timestamp_seconds',
+    "When each upgrade proposal's voting period ends, in seconds since the epoch.",
+    ['id'],
+  );
+
   // After an upgrade (issue #26): the follow's events (src/supervisor/upgrade/network-follow.ts).
   const prevoteRatio = gauge(
     'chainvisor_network_prevote_ratio',
@@ -122,6 +134,8 @@ export function createSeries(registry: Registry) {
     backupDuration,
     rehearsalResult,
     rehearsalMigration,
+    proposalInfo,
+    proposalVotingEnd,
     prevoteRatio,
     confirmed,
     confirmSeconds,

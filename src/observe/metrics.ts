@@ -20,6 +20,8 @@ export interface MetricsSnapshot {
   blockTimeSeconds?: number | null;
   /** The last rehearsal of each upgrade (`chainvisor rehearse`). */
   rehearsals?: { upgrade: string; result: 'passed' | 'failed'; migration_seconds: number | null }[];
+  /** Upgrade proposals in their voting period (issue #45). */
+  proposals?: { id: string; name: string; height: string; votingEnd: string | null }[];
 }
 
 export interface MetricsOptions {
@@ -73,6 +75,8 @@ export const metricNames = [
   'chainvisor_upgrade_eta_seconds',
   'chainvisor_block_time_seconds',
   'chainvisor_process_private_memory_bytes',
+  'chainvisor_upgrade_proposal_info',
+  'chainvisor_upgrade_proposal_voting_end_timestamp_seconds',
 ] as const;
 
 export function createMetrics(options: MetricsOptions): Metrics {
@@ -87,7 +91,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
     (id) => series.info.set({ chain_id: id.chainId, node: id.node, daemon_name: id.daemonName }, 1),
     () => undefined,
   );
-  const { nodeUp, current, pending, remaining, present, eta, blockTime, rehearsalResult, rehearsalMigration } = series;
+  const { nodeUp, current, pending, remaining, present, eta, blockTime, rehearsalResult, rehearsalMigration, proposalInfo, proposalVotingEnd } = series;
   const events = followEvents(options.bus, series);
   let renderedAt = 0;
   let rendered: () => void = () => undefined;
@@ -116,6 +120,12 @@ export function createMetrics(options: MetricsOptions): Metrics {
     for (const r of snap.rehearsals ?? []) {
       rehearsalResult.set({ upgrade: r.upgrade }, r.result === 'passed' ? 1 : 0);
       if (r.migration_seconds !== null) rehearsalMigration.set({ upgrade: r.upgrade }, r.migration_seconds);
+    }
+    proposalInfo.reset();
+    proposalVotingEnd.reset();
+    for (const p of snap.proposals ?? []) {
+      proposalInfo.set({ id: p.id, name: p.name, height: p.height }, 1);
+      if (p.votingEnd !== null) proposalVotingEnd.set({ id: p.id }, Date.parse(p.votingEnd) / 1000);
     }
   };
 

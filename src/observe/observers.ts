@@ -129,6 +129,7 @@ export async function startObservers(options: ObserverOptions): Promise<Observer
           pending: doc.pending,
           blockTimeSeconds: tracker.state().blockTime?.seconds ?? null,
           rehearsals: doc.rehearsals,
+          proposals: doc.proposals,
         };
       },
       identity: nodeFacts().then((read) => identityOf(read, config.name)),

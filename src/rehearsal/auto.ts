@@ -1,7 +1,7 @@
 /**
  * CHAINVISOR_REHEARSE=true: `run` rehearses each upgrade scheduled on chain once its binary is in
  * `upgrades/<name>/` (staged, or installed by hand), and again when that binary changes (its sha256 has
- * no report yet). The rehearsal is `chainvisor rehearse <name>` in a child process at the lowest CPU
+ * no report yet); then the binaries staged for upgrade proposals still voted (issue #45), before the vote ends. The rehearsal is `chainvisor rehearse <name>` in a child process at the lowest CPU
  * priority (nice 19) and idle I/O class (`ionice -c 3`, when installed), one at a time. It is given up
  * (SIGTERM: the child stops its scratch node and removes the scratch) when the upgrade is
  * CHAINVISOR_STAGE_WARN_BLOCKS blocks away or nearer, when free disk in CHAINVISOR_REHEARSAL_DIR runs low,
@@ -14,7 +14,7 @@ import path from 'node:path';
 
 import type { Config } from '../config/index.js';
 import { binaryPath, type Layout, planDir } from '../home/layout/index.js';
-import type { EventBus, UpgradeRef } from '../shared/events/index.js';
+import type { EventBus, ProposalView, UpgradeRef } from '../shared/events/index.js';
 import { hashFile } from '../shared/fsread/index.js';
 import type { Logger } from '../shared/log.js';
 import { startProgram } from '../shared/proc/index.js';
@@ -36,6 +36,8 @@ export function startAutoRehearsal(options: AutoRehearsalOptions): { stop(): Pro
   const { config, layout, bus } = options;
   const logger = options.logger.child({ component: 'rehearsal' });
   let plan: UpgradeRef | undefined;
+  /** Upgrades whose binary was staged for a proposal still voted (issue #45): rehearsed before the vote ends. */
+  let proposed: string[] = [];
   let height: number | undefined;
   let child: { stop: AbortController; upgrade: string; exited: Promise<void>; givenUp: boolean } | undefined;
   let checking = false;
@@ -69,14 +71,19 @@ export function startAutoRehearsal(options: AutoRehearsalOptions): { stop(): Pro
           giveUp(tooNear() ? `upgrade "${child.upgrade}" is ${config.stageWarnBlocks} blocks away or nearer` : 'free disk runs low');
         return;
       }
-      if (plan === undefined || height === undefined || tooNear()) return;
-      const digest = await sha(binaryOf(plan.name)).catch(() => undefined);
-      if (digest === undefined) return;
-      const done = await readRehearsals(layout).catch(() => []);
-      if (done.some((r) => r.upgrade === plan?.name && r.binary_sha256 === digest)) return;
-      if (tried.has(`${plan.name}:${digest}`)) return;
-      tried.add(`${plan.name}:${digest}`);
-      await begin(plan.name);
+      // The plan on chain first (while its height is far enough), then the binaries staged for proposals still voted.
+      const planReady = plan !== undefined && height !== undefined && !tooNear();
+      const targets = [...(planReady && plan ? [plan.name] : []), ...proposed.filter((name) => name !== plan?.name)];
+      for (const name of targets) {
+        const digest = await sha(binaryOf(name)).catch(() => undefined);
+        if (digest === undefined) continue;
+        const done = await readRehearsals(layout).catch(() => []);
+        if (done.some((r) => r.upgrade === name && r.binary_sha256 === digest)) continue;
+        if (tried.has(`${name}:${digest}`)) continue;
+        tried.add(`${name}:${digest}`);
+        await begin(name);
+        return;
+      }
     } finally {
       checking = false;
     }
@@ -137,6 +144,11 @@ export function startAutoRehearsal(options: AutoRehearsalOptions): { stop(): Pro
       plan = undefined;
       giveUp('the plan was cancelled on chain');
     } else if (event.event === 'chain-height' && typeof event.data?.height === 'number') height = event.data.height;
+    else if (event.event === 'proposals' && Array.isArray(event.data?.proposals)) {
+      const staged = (event.data.proposals as ProposalView[]).filter((p) => p.binary.state === 'staged').map((p) => p.name);
+      if (staged.join('\n') === proposed.join('\n')) return;
+      proposed = staged;
+    }
     else if (event.event === 'upgrade-detected') giveUp('the upgrade is due now');
     else return;
     void check().catch((error: unknown) => logger.warn({ err: error }, 'automatic rehearsal check failed'));

@@ -18,7 +18,7 @@ export function followRehearsals(options: { layout: Layout; bus: EventBus; inter
   let reading = Promise.resolve();
   const planHeights = new Map<string, number>();
   const off = bus.on((e) => {
-    if (e.event === 'upgrade-scheduled' && e.upgrade) planHeights.set(e.upgrade.name, e.upgrade.height);
+    if ((e.event === 'upgrade-scheduled' || e.event === 'upgrade-proposed') && e.upgrade) planHeights.set(e.upgrade.name, e.upgrade.height);
   });
   const read = () => {
     reading = reading.then(async () => {

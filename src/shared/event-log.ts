@@ -5,7 +5,8 @@
  * the sequence, src/supervisor/upgrade/compose.ts), the follow after it (network-waiting,
  * upgrade-confirmed, validator-not-signing, upgrade-stalled), the plan on chain and its staging
  * (upgrade-scheduled, plan-cancelled, binary-staged, staging-failed, checksum-disagreement), a manual upgrade queued, the node
- * started and exited, rehearsals' results, a restore and a node outside DAEMON_HOME. The twin check's events have their own
+ * started and exited, rehearsals' results, a restore, a node outside DAEMON_HOME and the proposals while they are voted
+ * (upgrade-proposed, vote-missing, proposal-problem). The twin check's events have their own
  * listener beside their check (src/guard/twin-log.ts).
  */
 import type { EventBus, SupervisorEvent } from './events/index.js';
@@ -104,6 +105,16 @@ export function logEvents(events: EventBus, logger: Logger, options: { failures?
       case 'rehearsal-passed':
       case 'rehearsal-failed':
         logger[e.event === 'rehearsal-passed' ? 'info' : 'error']({ event: e.event, upgrade: e.upgrade.name, ...data }, e.text);
+        return;
+      // Governance (src/governance): proposals while they are voted.
+      case 'upgrade-proposed':
+        logger[data.tooLateToCancel == null ? 'info' : 'warn']({ ...fields, proposal: data.proposal, votingEnd: data.votingEnd }, e.text);
+        return;
+      case 'vote-missing':
+        logger.warn({ ...fields, proposal: data.proposal, votingEnd: data.votingEnd }, e.text);
+        return;
+      case 'proposal-problem':
+        logger.error({ ...fields, proposal: data.proposal, problem: data.problem }, e.text);
         return;
       default:
     }

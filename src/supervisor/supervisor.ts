@@ -6,11 +6,12 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 
-import { type ChainAddresses, type Plan, resolveChainAddresses } from '../chain/index.js';
+import { addressesFor, type ChainAddresses, createChainReader, type Plan, resolveChainAddresses } from '../chain/index.js';
 import type { Config } from '../config/index.js';
 import type { Downloader } from '../download/index.js';
 import { type Staging, startStaging } from '../download/staging/index.js';
 import { createHomeCheck, createSignGuard, createTwinCheck, type NodeTracker } from '../guard/index.js';
+import { type Governance, startGovernance } from '../governance/index.js';
 import { pruneBackups } from '../home/backup/index.js';
 import { type Current, type Layout, planTarget, readCurrent, type UpgradeTarget } from '../home/layout/index.js';
 import { ExitCode } from '../shared/errors/index.js';
@@ -66,6 +67,8 @@ export class Supervisor {
   private stop: StopSignals | undefined;
   /** The plan on chain: its watch, and the staging that listens to it (none with CHAINVISOR_PLAN_POLL_INTERVAL=0s). */
   private planOnChain: { planWatcher?: PlanWatcher; staging?: Staging } = {};
+  /** The upgrade proposals while they are voted (none with CHAINVISOR_PROPOSAL_POLL_INTERVAL=0s). */
+  private governance: Promise<Governance | undefined> = Promise.resolve(undefined);
   private node: NodeProcess | undefined;
   private wake: ((event: Wake) => void) | undefined;
   private lastUpgrade: { name: string; at: number } | undefined;
@@ -151,6 +154,21 @@ export class Supervisor {
         this.planOnChain.staging = startStaging({ config, layout, logger, events: this.events, ...this.downloader });
         this.planOnChain.planWatcher = startPlanWatcher({ config, logger, events: this.events, current: this.current, ...addresses });
       }
+      if (config.proposalPollInterval > 0) {
+        const addresses = this.options.addresses ?? addressesFor({ config });
+        this.governance = startGovernance({
+          config,
+          layout,
+          logger,
+          events: this.events,
+          client: createChainReader({ addresses }),
+          addresses,
+          ...this.downloader,
+        }).catch((error: unknown) => {
+          logger.warn({ err: error }, 'reading the upgrade proposals could not start: %s', error instanceof Error ? error.message : String(error));
+          return undefined;
+        });
+      }
       // Never hold the node back on file events: polling covers until (or unless) they are live.
       if (!(await Promise.race([ready.then(() => true), delay(5000, false, { ref: false })]))) {
         logger.warn('file events are not ready after 5 s; starting the node and relying on polling meanwhile');
@@ -167,7 +185,7 @@ export class Supervisor {
       this.manual.close();
       await this.pruning;
       await this.detector.close();
-      await Promise.all([this.planOnChain.planWatcher?.stop(), this.planOnChain.staging?.stop()]);
+      await Promise.all([this.planOnChain.planWatcher?.stop(), this.planOnChain.staging?.stop(), this.governance.then((g) => g?.stop())]);
       this.launching.homeCheck.close();
       await this.launching.signGuard.close();
       await this.launching.twinCheck.close();

@@ -7,9 +7,9 @@ export const governanceSettings = {
     kind: 'duration',
     default: '10m',
     min: {
-      value: 10_000,
+      value: 1000,
       zeroTurnsOff: true,
-      why: 'proposals are voted for days; reading them more often than every 10 s only costs the node; 0s turns reading them off',
+      why: 'proposals are voted for days: reading them more than once a second only costs the node; 0s turns reading them off',
     },
     description:
       "How often `run` reads the upgrade proposals in their voting period from the node (its gRPC, else its CometBFT RPC's `abci_query`), and once at start: each is listed in `status`, its Info checked without fetching anything, this validator's vote looked up (docs/governance.md). `0s` turns it off.",

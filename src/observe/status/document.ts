@@ -4,7 +4,7 @@
  * state. Field names are a public interface (scripts read them): add, never rename.
  */
 import { type Eta, etaOf, etaProblem } from '../../shared/eta.js';
-import type { AfterUpgrade, HomeMismatch, TwinCheckReport } from '../../shared/events/index.js';
+import type { AfterUpgrade, HomeMismatch, ProposalView, TwinCheckReport } from '../../shared/events/index.js';
 import type { HomeFacts, HomeOptions } from './home.js';
 import { readHome, upgradeBinaryPresent } from './home.js';
 import type { Activity, LastUpgrade, LiveState, NodeState } from './live.js';
@@ -34,6 +34,8 @@ export interface StatusDocument {
     etaProblem?: string;
   } | null;
   chain: { height: number | null };
+  /** Upgrade proposals in their voting period (issue #45, docs/governance.md), while `run` reads them; `eta` as `pending.eta`. */
+  proposals: (ProposalView & { eta: Eta | null })[];
   staged: HomeFacts['staged'];
   queued: HomeFacts['queued'];
   lastUpgrade: LastUpgrade | null;
@@ -104,6 +106,7 @@ export async function buildStatus(options: BuildOptions): Promise<StatusDocument
     node,
     pending,
     chain: { height: chainHeight },
+    proposals: (live?.proposals ?? []).map((p) => ({ ...p, eta: etaOf(Number(p.height), blockTime) })),
     staged: home.staged,
     queued: home.queued,
     lastUpgrade: live?.lastUpgrade ?? options.history?.lastUpgrade ?? lastFromHome(home),

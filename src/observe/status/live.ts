@@ -5,7 +5,7 @@
  * backup folders) is read from the home instead (./home.ts), so it is never stale.
  */
 import { type BlockTime, createBlockClock } from '../../shared/eta.js';
-import type { AfterUpgrade, EventBus, HomeMismatch, SupervisorEvent, TwinCheckReport } from '../../shared/events/index.js';
+import type { AfterUpgrade, EventBus, HomeMismatch, ProposalView, SupervisorEvent, TwinCheckReport } from '../../shared/events/index.js';
 
 export type NodeState = 'starting' | 'running' | 'stopped' | 'upgrading' | 'exited' | 'unsupervised';
 
@@ -60,6 +60,8 @@ export interface LiveState {
   twinCheck: TwinCheckReport | null;
   /** The node lives outside DAEMON_HOME (issue #43): its home and how it was seen; null when it does not (or not yet seen). */
   homeMismatch?: HomeMismatch | null;
+  /** The upgrade proposals in their voting period, as last read (issue #45); empty while none is, or governance reading is off. */
+  proposals?: ProposalView[];
   updated: string;
 }
 
@@ -88,6 +90,7 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
     rpcProblem: null,
     twinCheck: null,
     homeMismatch: null,
+    proposals: [],
     updated: iso(now()),
   };
   const listeners: ((urgent: boolean) => void)[] = [];
@@ -172,6 +175,9 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
         return true;
       case 'home-mismatch':
         state.homeMismatch = fieldsOf(data, homeMismatchFields);
+        return true;
+      case 'proposals':
+        state.proposals = Array.isArray(data.proposals) ? (data.proposals as ProposalView[]) : [];
         return true;
       case 'chain-height': {
         const height = num(data.height);

@@ -1,6 +1,6 @@
 /** The status document for people: `chainvisor status` without `--output json`. */
 import { describeEta } from '../../shared/eta.js';
-import { describeAfterUpgrade, describeHomeMismatch, describeTwinCheck } from '../../shared/events/index.js';
+import { describeAfterUpgrade, describeHomeMismatch, describeProposal, describeTwinCheck } from '../../shared/events/index.js';
 import type { StatusDocument } from './document.js';
 
 export function renderStatus(doc: StatusDocument): string {
@@ -27,6 +27,8 @@ export function renderStatus(doc: StatusDocument): string {
   );
   if (doc.pending?.eta) add('eta', `${doc.pending.name} at height ${doc.pending.height}: ${describeEta(doc.pending.eta)}`);
   else if (doc.pending?.etaProblem) add('eta', `${doc.pending.name} at height ${doc.pending.height}: none (${doc.pending.etaProblem})`);
+  const now = Date.parse(doc.time);
+  for (const p of doc.proposals) add('proposed', `${describeProposal(p, now)}${p.eta ? `; height ${describeEta(p.eta)}` : ''}`);
   add('staged', doc.staged.length === 0 ? 'none' : doc.staged.map((s) => (s.source === undefined ? s.name : `${s.name} (from ${s.source})`)).join(', '));
   add('queued', doc.queued.length === 0 ? 'none' : doc.queued.map((q) => `${q.name}@${q.height}`).join(', '));
   const last = doc.lastUpgrade;

@@ -84,11 +84,22 @@ const titles: Record<string, { title: (name: string) => string; tone: Tone; hint
     tone: 'warning',
     hint: "pass --home $DAEMON_HOME to the node, or set DAEMON_HOME to the node's home: until then upgrades are not applied and the node's signing state is not guarded",
   },
+  'upgrade-proposed': { title: (n) => `Upgrade ${n} proposed`, tone: 'info', hint: "check its binary ('chainvisor status' lists the proposal) and vote before the voting period ends" },
+  'proposal-problem': {
+    title: (n) => `Proposal for upgrade ${n}: its binary cannot be used`,
+    tone: 'bad',
+    hint: 'vote no, or tell the proposer, before the vote ends: if it passes as it is, every validator halts at the height with no working binary',
+  },
+  'vote-missing': {
+    title: (n) => `Not voted on upgrade ${n}`,
+    tone: 'warning',
+    hint: "vote on the proposal before its voting period ends ('<daemon> tx gov vote <id> <option> --from <key>'); chainvisor never votes for you",
+  },
   [testEvent]: { title: () => 'Test message from chainvisor', tone: 'info' },
 };
 
 /** The events whose message says when the upgrade's height is expected (issue #35). */
-export const whenEvents: readonly string[] = ['upgrade-scheduled', 'binary-staged', 'staging-failed'];
+export const whenEvents: readonly string[] = ['upgrade-scheduled', 'binary-staged', 'staging-failed', 'upgrade-proposed', 'vote-missing', 'proposal-problem'];
 
 /** `eta`: when the upgrade's height is expected, as estimated when the event happened (whenEvents only). */
 export function noticeOf(event: Pick<SupervisorEvent, 'event' | 'upgrade' | 'text' | 'time' | 'data'>, facts: NodeFacts, eta?: Eta | null): Notice {
@@ -105,6 +116,8 @@ export function noticeOf(event: Pick<SupervisorEvent, 'event' | 'upgrade' | 'tex
     (event.event === 'home-mismatch' && data.refused === true)
   )
     tone = 'bad';
+  // Too late to cancel: the network is committed to it once the vote passes.
+  if (event.event === 'upgrade-proposed' && data.tooLateToCancel != null) tone = 'warning';
   return {
     event: event.event,
     title: cut(known ? known.title(name) : `${event.event}${name === '' ? '' : ` ${name}`}`, 200),

@@ -117,6 +117,12 @@ export function pageFor(notice: Notice, facts: NodeFacts): Page | undefined {
       return { action: 'trigger', severity: 'error', dedupKey: key };
     case 'rehearsal-failed':
       return { action: 'trigger', severity: 'warning', dedupKey: key };
+    // Governance (issue #45): a proposal whose binary cannot be used pages before its vote ends; an
+    // announcement pages only when a cancellation could no longer pass in time.
+    case 'proposal-problem':
+      return { action: 'trigger', severity: 'error', dedupKey: dedupKey(facts, undefined, `proposal/${String(data.proposal)}`) };
+    case 'upgrade-proposed':
+      return data.tooLateToCancel != null ? { action: 'trigger', severity: 'warning', dedupKey: dedupKey(facts, undefined, `proposal/${String(data.proposal)}`) } : undefined;
     case 'upgrade-applied':
     case 'upgrade-confirmed':
     case 'binary-staged':

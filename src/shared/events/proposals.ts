@@ -3,6 +3,7 @@
  * carries (the whole list as last read and checked), the status document's `proposals` and the
  * metrics' source. A public interface: add, never rename.
  */
+import { aboutDuration } from '../eta.js';
 
 /** This validator's vote: an option, `weighted` (several), `none` (not voted); null when it cannot be known. */
 export type VoteChoice = 'yes' | 'no' | 'abstain' | 'no_with_veto' | 'weighted' | 'none';
@@ -58,16 +59,11 @@ export interface ProposalView {
 const shares = (t: ProposalTally) => `yes ${pct(t.yes)}, no ${pct(t.no)}, veto ${pct(t.noWithVeto)}, abstain ${pct(t.abstain)}`;
 const pct = (x: number) => `${(x * 100).toFixed(x === 0 || x === 1 ? 0 : 1)} %`;
 
-/** "ends in 3 h 20 min", "ended": for a person. */
+/** "ends in 3 h 20 min", "voting ended": for a person. */
 export function endsIn(votingEnd: string | null, now: number): string {
   if (votingEnd === null) return 'voting end unknown';
   const ms = Date.parse(votingEnd) - now;
-  if (!(ms > 0)) return 'voting ended';
-  const minutes = Math.round(ms / 60_000);
-  if (minutes < 60) return `ends in ${minutes} min`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 48) return `ends in ${hours} h ${minutes % 60} min`;
-  return `ends in ${Math.round(hours / 24)} days`;
+  return ms > 0 ? `ends in ${aboutDuration(ms / 1000)}` : 'voting ended';
 }
 
 /** "not voted, ends in 20 h 5 min", "voted yes": the vote for a person. */
@@ -87,5 +83,6 @@ export function describeProposal(p: ProposalView, now: number): string {
   const tally = p.tally === null ? 'tally unknown' : shares(p.tally);
   const binary = p.binary.state === 'problem' ? `binary PROBLEM: ${p.binary.problem ?? '?'}` : `binary ${p.binary.state}`;
   const late = p.tooLateToCancel === null ? '' : `; ${describeCancelWindow(p.tooLateToCancel)}`;
-  return `#${p.id} "${p.name}" at height ${p.height}: ${describeVote(p, now)} (${endsIn(p.votingEnd, now)}); ${tally}; ${binary}${late}`;
+  const vote = p.vote === 'none' ? describeVote(p, now) : `${describeVote(p, now)}, ${endsIn(p.votingEnd, now)}`;
+  return `#${p.id} "${p.name}" at height ${p.height}: ${vote}; ${tally}; ${binary}${late}`;
 }

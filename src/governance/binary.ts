@@ -1,0 +1,126 @@
+/**
+ * A proposal's binary while the vote runs (issue #45, item 2): its Info checked as `check-plan` checks a
+ * plan — a binary for this platform, a well-formed checksum, the URL policy, the sources and quorum of
+ * CHAINVISOR_UPGRADE_SOURCES — without fetching anything from the proposer; then, only where
+ * CHAINVISOR_STAGE_PROPOSALS allows the URL's host, fetched, verified before anything is unpacked, and
+ * staged in `upgrades/<name>/` through the one staging path (download/staging), so that the plan of a
+ * passed proposal finds it there and nothing is fetched twice. Anyone with a deposit can make a proposal:
+ * a download tells the URL's owner this node's address, hence the operator's choice.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+import type { ScheduledPlan } from '../chain/index.js';
+import type { Config } from '../config/index.js';
+import { type Downloader, type Fetcher, hostPlatform, isInfoUrl, resolveSources } from '../download/index.js';
+import { stagePlan } from '../download/staging/index.js';
+import type { Layout } from '../home/layout/index.js';
+import { ChainvisorError } from '../shared/errors/index.js';
+import type { EventBus, ProposalBinary } from '../shared/events/index.js';
+import { shownText } from '../shared/json.js';
+import type { Logger } from '../shared/log.js';
+
+export interface BinaryCheckOptions {
+  plan: ScheduledPlan;
+  config: Config;
+  layout: Layout;
+  logger: Logger;
+  fetcher: Fetcher;
+  events: EventBus;
+  signal: AbortSignal;
+  /** Tests: another downloader. */
+  download?: Downloader;
+}
+
+/** What a check found; `again`: it could not finish (a source or the download did not answer), and is tried at the next reading. */
+export interface BinaryCheck {
+  binary: ProposalBinary;
+  again: boolean;
+}
+
+/** Whether CHAINVISOR_STAGE_PROPOSALS lets chainvisor fetch `url` while the vote runs. */
+export function stagingAllowed(setting: string, url: URL | string): boolean {
+  if (setting === 'off') return false;
+  if (setting === 'any') return true;
+  let host: string;
+  try {
+    host = (typeof url === 'string' ? new URL(url) : url).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  return setting.split(',').includes(host);
+}
+
+/** Problems that are the proposal's, not the moment's: a wrong checksum, no binary, a refused URL, a 4xx. */
+function isTheProposals(error: ChainvisorError): boolean {
+  switch (error.code) {
+    case 'CHAINVISOR_DOWNLOAD_DEADLINE':
+    case 'CHAINVISOR_DOWNLOAD_IO':
+    case 'CHAINVISOR_DOWNLOAD_ABORTED':
+      return false;
+    case 'CHAINVISOR_DOWNLOAD_FAILED': {
+      const status = (error as ChainvisorError & { status?: number }).status;
+      return status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429;
+    }
+    default:
+      return true;
+  }
+}
+
+export async function checkProposalBinary(options: BinaryCheckOptions): Promise<BinaryCheck> {
+  const { plan, config, logger, fetcher, signal } = options;
+  const setting = config.stageProposals;
+  const info = plan.info.trim();
+  if (isInfoUrl(info) && !stagingAllowed(setting, info))
+    return {
+      binary: { state: 'unchecked', problem: `the Info is a URL (${shownText(info, 200)}): it is read only where CHAINVISOR_STAGE_PROPOSALS allows its host` },
+      again: false,
+    };
+  const work = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-proposal-'));
+  let checked: ProposalBinary;
+  try {
+    const resolution = await resolveSources({ plan, config, platform: hostPlatform(), fetcher, workDir: work, logger, signal });
+    const { weighed, answers } = resolution;
+    if (weighed.problem !== undefined) {
+      // An operator's document that did not answer is the moment's, unless two sources already disagree.
+      const away = answers.some((a) => a.source !== 'plan' && a.state === 'unusable');
+      const disagreement = weighed.problem.code === 'CHAINVISOR_CHECKSUM_DISAGREEMENT';
+      return { binary: { state: disagreement || !away ? 'problem' : 'unchecked', problem: weighed.problem.message }, again: away && !disagreement };
+    }
+    const chosen = weighed.candidates[0];
+    checked = {
+      state: 'unchecked',
+      ...(weighed.checksum === undefined ? {} : { checksum: `${weighed.checksum.algo}:${weighed.checksum.hex}` }),
+      ...(chosen === undefined ? {} : { source: chosen.download.shown }),
+    };
+    if (chosen === undefined) return { binary: checked, again: false };
+    if (!stagingAllowed(setting, chosen.download.url)) {
+      const why = setting === 'off' ? 'CHAINVISOR_STAGE_PROPOSALS is off' : `its host is not in CHAINVISOR_STAGE_PROPOSALS (${setting})`;
+      return { binary: { ...checked, problem: `not fetched while the vote runs: ${why}` }, again: false };
+    }
+  } catch (error) {
+    if (!(error instanceof ChainvisorError)) throw error;
+    return { binary: { state: isTheProposals(error) ? 'problem' : 'unchecked', problem: error.message }, again: !isTheProposals(error) };
+  } finally {
+    await fs.rm(work, { recursive: true, force: true });
+  }
+  try {
+    const staged = await stagePlan({
+      plan,
+      config,
+      layout: options.layout,
+      logger,
+      signal,
+      events: options.events,
+      ...(options.download ? { download: options.download } : {}),
+    });
+    // A binary the operator installed there is used at the height, not the proposal's: said as its source.
+    if (staged.status === 'installed') return { binary: { ...checked, state: 'staged', source: `installed by the operator in ${staged.dir}` }, again: false };
+    return { binary: { ...checked, state: 'staged' }, again: false };
+  } catch (error) {
+    if (!(error instanceof ChainvisorError) || signal.aborted) throw error;
+    const proposals = isTheProposals(error);
+    return { binary: { ...checked, state: proposals ? 'problem' : 'unchecked', problem: error.message }, again: !proposals };
+  }
+}

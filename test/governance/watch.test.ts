@@ -1,0 +1,146 @@
+/**
+ * The proposal watch's events with a gov reader that answers what the test says (issue #45):
+ * `upgrade-proposed` once per proposal (a restart does not say it again), `vote-missing` once when the
+ * validator has not voted within CHAINVISOR_VOTE_REMINDER of the end (never with `off`, never after a
+ * vote), `proposal-problem` once per distinct problem; the list on the bus for status and metrics; a
+ * node without a key has a `null` vote. The binary check fetches nothing with CHAINVISOR_STAGE_PROPOSALS=off.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { test, type TestContext } from 'node:test';
+
+import { pino } from 'pino';
+
+import type { ChainAddresses, ChainClient, GovReader, ProposedUpgrade } from '../../src/chain/index.js';
+import { loadConfig } from '../../src/config/index.js';
+import { startGovernance } from '../../src/governance/index.js';
+import { layoutFor } from '../../src/home/layout/index.js';
+import { createEventBus, type ProposalView, type SupervisorEvent, type VoteChoice } from '../../src/shared/events/index.js';
+import { waitFor } from '../support/home.js';
+
+const address = '0123456789ABCDEF0123456789ABCDEF01234567';
+const sha = 'a'.repeat(64);
+
+function proposal(id: string, options: { endsInMs: number; info?: string; name?: string }): ProposedUpgrade {
+  return {
+    id,
+    title: `upgrade ${id}`,
+    plan: { name: options.name ?? `v${id}`, height: 1_000_000, info: options.info ?? JSON.stringify({ binaries: { any: `https://example.org/simd?checksum=sha256:${sha}` } }) },
+    votingEndMs: Date.now() + options.endsInMs,
+    tally: { yes: 0.5, no: 0.5, abstain: 0, noWithVeto: 0 },
+    gov: 'v1',
+  };
+}
+
+interface World {
+  proposals: ProposedUpgrade[];
+  votes: Map<string, VoteChoice>;
+  validator: boolean;
+  asked: string[];
+}
+
+function fakeGov(world: World): GovReader {
+  return {
+    upgradeProposals: async () => world.proposals,
+    params: async () => ({ votingPeriodMs: 172_800_000, depositPeriodMs: 86_400_000, gov: 'v1' }),
+    vote: async (id, voter) => {
+      world.asked.push(`${id}:${voter}`);
+      return world.votes.get(id) ?? 'none';
+    },
+    validatorByConsensusAddress: async (a) => (world.validator && a === address ? { operator: 'cosmosvaloper1x', account: 'cosmos1x', moniker: 'val-1' } : undefined),
+  } as GovReader;
+}
+
+// A chain that moves: each reading a block later, so the block time is known from the second reading.
+let height = 100;
+const client = { address: 'x', describe: () => 'the node', currentPlan: async () => null, latestHeight: async () => ++height, close: () => undefined } as unknown as ChainClient;
+const addresses = { rpc: { address: 'tcp://127.0.0.1:9' }, grpc: { enabled: false } } as unknown as ChainAddresses;
+
+async function home(t: TestContext, key: boolean): Promise<string> {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-gov-'));
+  t.after(() => fs.rm(root, { recursive: true, force: true }));
+  await fs.mkdir(path.join(root, 'config'), { recursive: true });
+  if (key) await fs.writeFile(path.join(root, 'config', 'priv_validator_key.json'), JSON.stringify({ address, pub_key: {}, priv_key: {} }));
+  return root;
+}
+
+async function start(root: string, world: World, env: Record<string, string> = {}) {
+  const { config } = loadConfig({ env: { DAEMON_HOME: root, DAEMON_NAME: 'simd', CHAINVISOR_PROPOSAL_POLL_INTERVAL: '1s', ...env } });
+  const events = createEventBus();
+  const seen: SupervisorEvent[] = [];
+  events.on((e) => void seen.push(e));
+  const governance = await startGovernance({ config, layout: layoutFor(config), logger: pino({ level: 'silent' }), events, client, addresses, gov: fakeGov(world) });
+  const last = () => seen.filter((e) => e.event === 'proposals').at(-1)?.data?.proposals as ProposalView[] | undefined;
+  const named = (name: string) => seen.filter((e) => e.event === name);
+  return { governance, seen, last, named };
+}
+
+test('announced once per proposal, across a restart; the vote looked up for the validator; reminded once, near the end only', async (t) => {
+  const root = await home(t, true);
+  const world: World = { proposals: [proposal('1', { endsInMs: 3_600_000 }), proposal('2', { endsInMs: 3 * 86_400_000 })], votes: new Map(), validator: true, asked: [] };
+  const first = await start(root, world);
+  await waitFor(() => first.named('upgrade-proposed').length === 2, 'both announced');
+  await waitFor(() => first.named('vote-missing').length === 1, 'one reminder');
+  // Proposal 1 ends in an hour (within 24 h): reminded; proposal 2 ends in 3 days: not yet.
+  assert.equal(first.named('vote-missing')[0]?.data?.proposal, '1');
+  assert.equal(first.named('vote-missing')[0]?.data?.voter, 'cosmos1x');
+  const list = first.last();
+  assert.deepEqual(
+    list?.map((p) => [p.id, p.vote, p.binary.state]),
+    [
+      ['1', 'none', 'unchecked'],
+      ['2', 'none', 'unchecked'],
+    ],
+  );
+  assert.ok(world.asked.includes('1:cosmos1x'));
+  // Fetching is off: the Info was checked, and says why nothing was fetched.
+  await waitFor(() => first.last()?.[0]?.binary.checksum === `sha256:${sha}`, 'the checksum read from the Info');
+  assert.match(first.last()?.[0]?.binary.problem ?? '', /CHAINVISOR_STAGE_PROPOSALS is off/);
+  assert.equal(first.last()?.[0]?.binary.source, 'https://example.org/simd');
+  await first.governance.stop();
+
+  // The validator votes on 1; a new chainvisor says nothing again of either.
+  world.votes.set('1', 'yes');
+  const second = await start(root, world);
+  await waitFor(() => second.last()?.[0]?.vote === 'yes', 'the vote seen');
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.equal(second.named('upgrade-proposed').length, 0, 'not announced again');
+  assert.equal(second.named('vote-missing').length, 0, 'not reminded again');
+  await second.governance.stop();
+});
+
+test('no reminder with CHAINVISOR_VOTE_REMINDER=off; a full node without a key has no vote to look up', async (t) => {
+  const world: World = { proposals: [proposal('7', { endsInMs: 60_000 })], votes: new Map(), validator: true, asked: [] };
+  const off = await start(await home(t, true), world, { CHAINVISOR_VOTE_REMINDER: 'off' });
+  await waitFor(() => off.last()?.[0]?.vote === 'none', 'the list');
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.equal(off.named('vote-missing').length, 0);
+  await off.governance.stop();
+
+  const keyless = await start(await home(t, false), world);
+  await waitFor(() => keyless.last() !== undefined, 'the list');
+  assert.equal(keyless.last()?.[0]?.vote, null);
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.equal(keyless.named('vote-missing').length, 0, 'no reminder without a vote to look up');
+  await keyless.governance.stop();
+});
+
+test('a binary the Info cannot give: proposal-problem once, however often it is read; the list says the problem', async (t) => {
+  const world: World = {
+    proposals: [proposal('3', { endsInMs: 86_400_000, info: JSON.stringify({ binaries: { 'plan9/mips': `https://example.org/simd?checksum=sha256:${sha}` } }) })],
+    votes: new Map(),
+    validator: false,
+    asked: [],
+  };
+  const run = await start(await home(t, true), world);
+  await waitFor(() => run.named('proposal-problem').length === 1, 'proposal-problem');
+  await new Promise((r) => setTimeout(r, 2500));
+  assert.equal(run.named('proposal-problem').length, 1, 'once');
+  const [p] = run.last() ?? [];
+  assert.equal(p?.binary.state, 'problem');
+  assert.match(p?.binary.problem ?? '', /platform/);
+  assert.match(String(run.named('proposal-problem')[0]?.text), /Vote no or tell the proposer before the vote ends/);
+  await run.governance.stop();
+});
