@@ -177,7 +177,9 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
       events.emit('upgrade-rescheduled', { upgrade: upgradeOf(after), text, data: { from: before.height, info: after.info } });
       return;
     }
-    const text = sameName ? `upgrade "${after.name}" at height ${after.height} changed on chain: new Info` : `upgrade "${after.name}" scheduled on chain at height ${after.height}`;
+    const text = sameName
+      ? `upgrade "${after.name}" at height ${after.height} changed on chain: new Info`
+      : `upgrade "${after.name}" scheduled on chain at height ${after.height}`;
     events.emit('upgrade-scheduled', { upgrade: upgradeOf(after), text, data: { info: after.info } });
   }
 

@@ -29,7 +29,15 @@ test("a rehearsal's event carries the plan's height as last moved on chain", asy
   // Let the first read see no file: what is there before is history, not news.
   await sleep(200);
   await fs.mkdir(layout.stateDir, { recursive: true });
-  const report = { upgrade: 'v2', result: 'passed', reason: null, height: 7, migration_seconds: 1, blocks_after_upgrade: 3, finished_at: new Date().toISOString() };
+  const report = {
+    upgrade: 'v2',
+    result: 'passed',
+    reason: null,
+    height: 7,
+    migration_seconds: 1,
+    blocks_after_upgrade: 3,
+    finished_at: new Date().toISOString(),
+  };
   await fs.writeFile(path.join(layout.stateDir, 'rehearsals.json'), JSON.stringify([report]));
   await waitFor(() => said.length > 0, 'rehearsal-passed');
   assert.deepEqual(said[0]?.upgrade, { name: 'v2', height: 150 });

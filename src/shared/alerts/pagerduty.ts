@@ -120,10 +120,10 @@ export function pageFor(notice: Notice, facts: NodeFacts): Page | undefined {
       return { action: 'trigger', severity: 'error', dedupKey: key };
     case 'rehearsal-failed':
       return { action: 'trigger', severity: 'warning', dedupKey: key };
+    // A cancelled plan's height will not come: staging still failing near it, a failed rehearsal, an earlier disagreement need nobody now.
     case 'upgrade-applied':
     case 'upgrade-confirmed':
     case 'binary-staged':
-    // The height will not come: staging still failing near it, a failed rehearsal, an earlier disagreement need nobody now.
     case 'upgrade-cancelled':
       return notice.upgrade ? { action: 'resolve', dedupKey: key } : undefined;
     default:

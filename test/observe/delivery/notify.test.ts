@@ -212,14 +212,18 @@ describe('alert channels', () => {
     );
   });
 
-  test('a plan moved or cancelled on chain (issue #45): its title, the new height\'s ETA; neither pages, a cancel resolves all but a critical incident', async () => {
+  test("a plan moved or cancelled on chain (issue #45): its title, the new height's ETA; neither pages, a cancel resolves all but a critical incident", async () => {
     const log = memoryLogger();
     const bus = createEventBus();
     const eta = (height: number) => ({ at: new Date(Date.now() + height * 6000).toISOString(), seconds: height * 6, blockTimeSeconds: 6, basedOnBlocks: 500 });
     const notify = startNotifications({ channels: settingsOf(services.env).channels, bus, logger: log.logger, facts, backoffMs: 10, eta });
     const v3 = { name: 'v3', height: 30 };
     bus.emit('staging-failed', { upgrade: v2, text: 'still failing', data: { blocksLeft: 90 } });
-    bus.emit('upgrade-rescheduled', { upgrade: { name: 'v2', height: 1920 }, text: 'upgrade "v2" moved on chain from height 10 to height 1920', data: { from: 10 } });
+    bus.emit('upgrade-rescheduled', {
+      upgrade: { name: 'v2', height: 1920 },
+      text: 'upgrade "v2" moved on chain from height 10 to height 1920',
+      data: { from: 10 },
+    });
     bus.emit('upgrade-cancelled', { upgrade: { name: 'v2', height: 1920 }, text: 'upgrade "v2" at height 1920 was cancelled on chain' });
     bus.emit('checksum-disagreement', { upgrade: v3, text: 'sources disagree', data: { near: true } });
     bus.emit('upgrade-cancelled', { upgrade: v3, text: 'upgrade "v3" at height 30 was cancelled on chain' });
@@ -230,7 +234,7 @@ describe('alert channels', () => {
       'Upgrade v2: staging failed',
       'Upgrade v2 moved to height 1920',
       'Upgrade v2 cancelled on chain',
-      'Upgrade v3: sources disagree on the binary\'s checksum',
+      "Upgrade v3: sources disagree on the binary's checksum",
       'Upgrade v3 cancelled on chain',
     ]);
     const slack = services.delivered('slack').map((d) => String(d.body.text));

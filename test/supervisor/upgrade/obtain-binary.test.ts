@@ -60,7 +60,10 @@ test('the node halts for a plan of that name with another Info: the kept binary 
   await obtainBinary(target, ctx);
   assert.deepEqual(fetched, ['info B']);
   assert.equal(await fs.readFile(target.binary, 'utf8'), 'info B');
-  assert.ok((await fs.readdir(layout.upgradesDir)).some((e) => e.startsWith('v2.replaced-')), 'moved aside, not deleted');
+  assert.ok(
+    (await fs.readdir(layout.upgradesDir)).some((e) => e.startsWith('v2.replaced-')),
+    'moved aside, not deleted',
+  );
   assert.match(log.text(), /kept from a plan cancelled on chain, for another Info than the plan the node halted for/);
   assert.equal((await readStagedRecords(layout))['upgrades/v2'], undefined, 'its record goes with it');
 });
