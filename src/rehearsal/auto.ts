@@ -139,8 +139,8 @@ export function startAutoRehearsal(options: AutoRehearsalOptions): { stop(): Pro
   }
 
   const off = bus.on((event) => {
-    if (event.event === 'upgrade-scheduled' && event.data?.manual !== true && event.upgrade) plan = event.upgrade;
-    else if (event.event === 'plan-cancelled' && event.upgrade?.name === plan?.name) {
+    if ((event.event === 'upgrade-scheduled' || event.event === 'upgrade-rescheduled') && event.data?.manual !== true && event.upgrade) plan = event.upgrade;
+    else if (event.event === 'upgrade-cancelled' && event.upgrade?.name === plan?.name) {
       plan = undefined;
       giveUp('the plan was cancelled on chain');
     } else if (event.event === 'chain-height' && typeof event.data?.height === 'number') height = event.data.height;

@@ -3,7 +3,7 @@
  * a new report becomes a `rehearsal-passed` or `rehearsal-failed` event on the bus (webhooks, the log:
  * a failure an error line). A stat every few seconds (libuv's file poll), nothing more while it is unchanged.
  * A failed rehearsal never stops an upgrade: the network upgrades at its height; the operator must know first.
- * The event's height is the plan's, as announced on the bus (`upgrade-scheduled`; 0 when run saw none);
+ * The event's height is the plan's, as announced on the bus (`upgrade-scheduled`, `upgrade-rescheduled`; 0 when run saw none);
  * the report's own is the scratch testnet's, where the copy halted, sent as `scratch_height`.
  */
 import type { Layout } from '../home/layout/index.js';
@@ -18,7 +18,8 @@ export function followRehearsals(options: { layout: Layout; bus: EventBus; inter
   let reading = Promise.resolve();
   const planHeights = new Map<string, number>();
   const off = bus.on((e) => {
-    if ((e.event === 'upgrade-scheduled' || e.event === 'upgrade-proposed') && e.upgrade) planHeights.set(e.upgrade.name, e.upgrade.height);
+    if ((e.event === 'upgrade-scheduled' || e.event === 'upgrade-rescheduled' || e.event === 'upgrade-proposed') && e.upgrade)
+      planHeights.set(e.upgrade.name, e.upgrade.height);
   });
   const read = () => {
     reading = reading.then(async () => {

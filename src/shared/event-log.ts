@@ -4,7 +4,7 @@
  * event that is logged has its line here: the upgrade's lifecycle (upgrade-detected, -applied, -failed:
  * the sequence, src/supervisor/upgrade/compose.ts), the follow after it (network-waiting,
  * upgrade-confirmed, validator-not-signing, upgrade-stalled), the plan on chain and its staging
- * (upgrade-scheduled, plan-cancelled, binary-staged, staging-failed, checksum-disagreement), a manual upgrade queued, the node
+ * (upgrade-scheduled, -rescheduled, -cancelled, binary-staged, staging-failed, checksum-disagreement), a manual upgrade queued, the node
  * started and exited, rehearsals' results, a restore, a node outside DAEMON_HOME and the proposals while they are voted
  * (upgrade-proposed, vote-missing, proposal-problem). The twin check's events have their own
  * listener beside their check (src/guard/twin-log.ts).
@@ -88,8 +88,11 @@ export function logEvents(events: EventBus, logger: Logger, options: { failures?
         if (data.manual === true) logger.info(fields, e.text);
         else planWatchLogger().info({ ...fields, info: data.info }, e.text);
         return;
-      case 'plan-cancelled':
-        planWatchLogger().warn(fields, e.text);
+      case 'upgrade-rescheduled':
+        planWatchLogger().info({ ...fields, from: data.from, info: data.info }, e.text);
+        return;
+      case 'upgrade-cancelled':
+        planWatchLogger().warn({ ...fields, ...(data.replacedBy === undefined ? {} : { replacedBy: data.replacedBy }) }, e.text);
         return;
       case 'binary-staged':
         planWatchLogger().info({ ...fields, binary: data.binary, status: data.status, ...(data.source === undefined ? {} : { source: data.source }) }, e.text);

@@ -1,8 +1,9 @@
 /**
  * The plan on chain, while `run` is active: reads the chain's scheduled plan and latest height from the
  * node (its gRPC, else its CometBFT RPC: src/chain's reader) every CHAINVISOR_PLAN_POLL_INTERVAL and
- * says on the bus what it read: chain-height, a plan scheduled or changed (upgrade-scheduled), cancelled
- * (plan-cancelled). It only tells; staging (src/download/staging) listens. The node is only ever
+ * says on the bus what it read: chain-height, a plan scheduled or its Info changed (upgrade-scheduled), its
+ * height moved (upgrade-rescheduled), gone before its height (upgrade-cancelled: a passed MsgCancelUpgrade,
+ * or another plan in its place). It only tells; staging (src/download/staging) listens. The node is only ever
  * queried: a node not listening yet, or restarting, is retried quietly (after 1, 2, 4 … seconds up to
  * the interval, until it answers), and one that keeps not answering is reported once.
  */
@@ -154,18 +155,30 @@ export function startPlanWatcher(options: PlanWatcherOptions): PlanWatcher {
     plan = read;
   }
 
+  // The SDK keeps one plan: a cancel removes it, a new plan replaces it, and a plan applied leaves the
+  // chain at its height (told apart above, through `current`).
   function cancelled(before: ScheduledPlan, after: ScheduledPlan | null): void {
-    const text =
+    const why =
       after === null
         ? `upgrade "${before.name}" at height ${before.height} was cancelled on chain`
-        : `upgrade "${before.name}" was replaced on chain by "${after.name}"`;
-    events.emit('plan-cancelled', { upgrade: upgradeOf(before), text });
+        : `upgrade "${before.name}" at height ${before.height} was replaced on chain by "${after.name}" at height ${after.height}`;
+    events.emit('upgrade-cancelled', {
+      upgrade: upgradeOf(before),
+      text: `${why}: nothing will be switched at height ${before.height}`,
+      ...(after === null ? {} : { data: { replacedBy: upgradeOf(after) } }),
+    });
   }
 
   function scheduled(before: ScheduledPlan | null | undefined, after: ScheduledPlan): void {
-    const changed = before != null && before.name === after.name;
-    const text = changed
-      ? `upgrade "${after.name}" changed on chain: height ${before.height} → ${after.height}${before.info === after.info ? '' : ', new Info'}`
+    const sameName = before != null && before.name === after.name;
+    const newInfo = sameName && before.info !== after.info ? ', with a new Info' : '';
+    if (sameName && before.height !== after.height) {
+      const text = `upgrade "${after.name}" moved on chain from height ${before.height} to height ${after.height}${newInfo}`;
+      events.emit('upgrade-rescheduled', { upgrade: upgradeOf(after), text, data: { from: before.height, info: after.info } });
+      return;
+    }
+    const text = sameName
+      ? `upgrade "${after.name}" at height ${after.height} changed on chain: new Info`
       : `upgrade "${after.name}" scheduled on chain at height ${after.height}`;
     events.emit('upgrade-scheduled', { upgrade: upgradeOf(after), text, data: { info: after.info } });
   }

@@ -2,7 +2,7 @@
  * CHAINVISOR_REHEARSE's scheduling (issue #19, item 5), with a stand-in for `chainvisor rehearse` that
  * records a report the way the real one does: an upgrade scheduled on chain is rehearsed once its binary
  * is installed, once per binary (again when it changes), one at a time, never when the height is
- * CHAINVISOR_STAGE_WARN_BLOCKS away or nearer; manual upgrades are not rehearsed.
+ * CHAINVISOR_STAGE_WARN_BLOCKS away or nearer (until the plan moves away); manual upgrades are not rehearsed.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
@@ -87,4 +87,9 @@ test('one rehearsal per scheduled upgrade and binary, one at a time, not near th
   await tick(1001);
   await sleep(400);
   assert.equal((await lines()).length, 4, 'v3 is 100 blocks away: too near; v4 is a manual upgrade');
+
+  // v3 moved far ahead on chain (issue #45): now there is time to rehearse it.
+  bus.emit('upgrade-rescheduled', { upgrade: { name: 'v3', height: 3000 }, text: '', data: { from: 1100, info: '' } });
+  await waitFor(async () => (await lines()).length >= 6, 'the rehearsal of v3, moved away');
+  assert.deepEqual((await lines()).slice(4), ['v3 start', 'v3 end']);
 });

@@ -26,16 +26,20 @@ function logged(): { bus: EventBus; lines: () => string[] } {
 
 const v2 = { name: 'v2', height: 100 };
 
-test('the plan watch: scheduled, cancelled, staged and failing staging, with its component', () => {
+test('the plan watch: scheduled, moved, cancelled, staged and failing staging, with its component', () => {
   const { bus, lines } = logged();
   bus.emit('upgrade-scheduled', { upgrade: v2, text: 'upgrade "v2" scheduled on chain at height 100', data: { info: '{"binaries":{}}' } });
-  bus.emit('plan-cancelled', { upgrade: v2, text: 'upgrade "v2" at height 100 was cancelled on chain' });
+  bus.emit('upgrade-rescheduled', { upgrade: { name: 'v2', height: 150 }, text: 'moved', data: { from: 100, info: '' } });
+  bus.emit('upgrade-cancelled', { upgrade: v2, text: 'upgrade "v2" at height 100 was cancelled on chain' });
+  bus.emit('upgrade-cancelled', { upgrade: v2, text: 'replaced', data: { replacedBy: { name: 'v3', height: 200 } } });
   bus.emit('binary-staged', { upgrade: v2, text: 'staged', data: { binary: '/h/b', dir: 'v2', status: 'downloaded', ms: 12 } });
   bus.emit('staging-failed', { upgrade: v2, text: 'failed (attempt 1)', data: { attempt: 1, reason: 'HTTP 404' } });
   bus.emit('staging-failed', { upgrade: v2, text: 'NOT staged', data: { blocksLeft: 9, reason: 'not installed' } });
   assert.deepEqual(lines(), [
     '{"level":30,"component":"plan-watcher","event":"upgrade-scheduled","upgrade":"v2","height":100,"info":"{\\"binaries\\":{}}","msg":"upgrade \\"v2\\" scheduled on chain at height 100"}',
-    '{"level":40,"component":"plan-watcher","event":"plan-cancelled","upgrade":"v2","height":100,"msg":"upgrade \\"v2\\" at height 100 was cancelled on chain"}',
+    '{"level":30,"component":"plan-watcher","event":"upgrade-rescheduled","upgrade":"v2","height":150,"from":100,"info":"","msg":"moved"}',
+    '{"level":40,"component":"plan-watcher","event":"upgrade-cancelled","upgrade":"v2","height":100,"msg":"upgrade \\"v2\\" at height 100 was cancelled on chain"}',
+    '{"level":40,"component":"plan-watcher","event":"upgrade-cancelled","upgrade":"v2","height":100,"replacedBy":{"name":"v3","height":200},"msg":"replaced"}',
     '{"level":30,"component":"plan-watcher","event":"binary-staged","upgrade":"v2","height":100,"binary":"/h/b","status":"downloaded","msg":"staged"}',
     '{"level":40,"component":"plan-watcher","event":"staging-failed","upgrade":"v2","height":100,"attempt":1,"msg":"failed (attempt 1)"}',
     '{"level":50,"component":"plan-watcher","event":"staging-failed","upgrade":"v2","height":100,"blocksLeft":9,"msg":"NOT staged"}',

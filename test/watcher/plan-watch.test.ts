@@ -1,21 +1,23 @@
 /**
  * A node whose gRPC does not answer (many validators turn it off): the plan watch backs off to
  * CHAINVISOR_PLAN_POLL_INTERVAL instead of asking every second for ever, and says once what that costs.
- * The client is the real one, pointed at a loopback port where nothing listens.
+ * The client is the real one, pointed at a loopback port where nothing listens. Then what it says of
+ * the plan it reads (issue #45): scheduled, moved, a new Info, cancelled, replaced, applied; there the
+ * client is a stand-in whose plan the test changes.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { pino } from 'pino';
 
-import { createChainReader, createGrpcClient, resolveChainAddresses } from '../../src/chain/index.js';
+import { type ChainClient, createChainReader, createGrpcClient, resolveChainAddresses, type ScheduledPlan } from '../../src/chain/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { layoutFor, readCurrent } from '../../src/home/layout/index.js';
-import { createEventBus } from '../../src/shared/events/index.js';
+import { createEventBus, type SupervisorEvent } from '../../src/shared/events/index.js';
 import { startPlanWatcher, unansweredWait } from '../../src/watcher/plan-watch.js';
 import { unusedPort } from '../support/ports.js';
 
@@ -100,5 +102,104 @@ describe('the plan watch beside a node with no gRPC', () => {
       warned[0]?.msg ?? '',
       new RegExp(`no answer from the node's gRPC at 127\\.0\\.0\\.1:${grpcPort} and its RPC at tcp://127\\.0\\.0\\.1:${rpcPort} since`),
     );
+  });
+});
+
+describe('what the plan watch says of the plan on chain', () => {
+  let root: string;
+  before(async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-plan-events-'));
+  });
+  after(async () => {
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  /** A plan watch on a chain whose plan is `chain.plan`; `applied` is the plan `current` records. */
+  function watch(t: TestContext) {
+    const { config } = loadConfig({ env: { DAEMON_HOME: root, DAEMON_NAME: 'simd', CHAINVISOR_PLAN_POLL_INTERVAL: '100ms' } });
+    const chain: { plan: ScheduledPlan | null; applied: ScheduledPlan | undefined; reads: number } = { plan: null, applied: undefined, reads: 0 };
+    const client: ChainClient = {
+      address: 'stand-in',
+      describe: () => 'a stand-in chain',
+      currentPlan: () => (chain.reads++, Promise.resolve(chain.plan)),
+      latestHeight: () => Promise.resolve(50),
+      close: () => undefined,
+    };
+    const events = createEventBus();
+    const said: SupervisorEvent[] = [];
+    events.on((e) => void (e.event !== 'chain-height' && said.push(e)));
+    const watcher = startPlanWatcher({
+      config,
+      logger: pino({ level: 'silent' }),
+      events,
+      client,
+      current: () => Promise.resolve({ dir: chain.applied ? `upgrades/${chain.applied.name}` : 'genesis', plan: chain.applied }),
+    });
+    t.after(() => watcher.stop());
+    /** Sets the plan on chain and waits for two more reads of it. */
+    const read = async (plan: ScheduledPlan | null) => {
+      chain.plan = plan;
+      const until = chain.reads + 2;
+      while (chain.reads < until) await sleep(20);
+      return said.splice(0).map((e) => ({ event: e.event, upgrade: e.upgrade, text: e.text, data: e.data }));
+    };
+    return { chain, read };
+  }
+
+  test('scheduled, moved (upgrade-rescheduled), a new Info (upgrade-scheduled), then cancelled', async (t) => {
+    const { read } = watch(t);
+    assert.deepEqual(await read({ name: 'v2', height: 100, info: 'A' }), [
+      { event: 'upgrade-scheduled', upgrade: { name: 'v2', height: 100 }, text: 'upgrade "v2" scheduled on chain at height 100', data: { info: 'A' } },
+    ]);
+    assert.deepEqual(await read({ name: 'v2', height: 150, info: 'A' }), [
+      {
+        event: 'upgrade-rescheduled',
+        upgrade: { name: 'v2', height: 150 },
+        text: 'upgrade "v2" moved on chain from height 100 to height 150',
+        data: { from: 100, info: 'A' },
+      },
+    ]);
+    assert.deepEqual(await read({ name: 'v2', height: 150, info: 'B' }), [
+      { event: 'upgrade-scheduled', upgrade: { name: 'v2', height: 150 }, text: 'upgrade "v2" at height 150 changed on chain: new Info', data: { info: 'B' } },
+    ]);
+    assert.deepEqual(await read({ name: 'v2', height: 120, info: 'C' }), [
+      {
+        event: 'upgrade-rescheduled',
+        upgrade: { name: 'v2', height: 120 },
+        text: 'upgrade "v2" moved on chain from height 150 to height 120, with a new Info',
+        data: { from: 150, info: 'C' },
+      },
+    ]);
+    assert.deepEqual(await read(null), [
+      {
+        event: 'upgrade-cancelled',
+        upgrade: { name: 'v2', height: 120 },
+        text: 'upgrade "v2" at height 120 was cancelled on chain: nothing will be switched at height 120',
+        data: undefined,
+      },
+    ]);
+    assert.deepEqual(await read(null), [], 'said once');
+  });
+
+  test('replaced by a plan of another name: upgrade-cancelled naming it, then upgrade-scheduled', async (t) => {
+    const { read } = watch(t);
+    await read({ name: 'v3', height: 200, info: '' });
+    assert.deepEqual(await read({ name: 'v4', height: 300, info: '' }), [
+      {
+        event: 'upgrade-cancelled',
+        upgrade: { name: 'v3', height: 200 },
+        text: 'upgrade "v3" at height 200 was replaced on chain by "v4" at height 300: nothing will be switched at height 200',
+        data: { replacedBy: { name: 'v4', height: 300 } },
+      },
+      { event: 'upgrade-scheduled', upgrade: { name: 'v4', height: 300 }, text: 'upgrade "v4" scheduled on chain at height 300', data: { info: '' } },
+    ]);
+  });
+
+  test('a plan applied (current records it) leaves the chain unreported', async (t) => {
+    const { chain, read } = watch(t);
+    const v2 = { name: 'v2', height: 100, info: '' };
+    await read(v2);
+    chain.applied = v2;
+    assert.deepEqual(await read(null), []);
   });
 });

@@ -2,7 +2,7 @@
  * Which upgrade `rehearse` rehearses when none is named: the plan scheduled on chain, read from the
  * node as staging reads it (gRPC, else its CometBFT RPC), or else the first manual upgrade queued in upgrade-info.json.batch;
  * when the node could not be asked and nothing is queued, the one upgrade staged in `upgrades/` (a
- * binary never switched to), if there is exactly one — said in the log.
+ * binary never switched to, its plan not cancelled), if there is exactly one — said in the log.
  */
 import { createChainReader } from '../../chain/index.js';
 import type { LoadedConfig } from '../../config/index.js';
@@ -31,7 +31,8 @@ export async function pickUpgrade(loaded: LoadedConfig, layout: Layout, logger: 
   const queued = await readQueued(layout);
   if (queued[0] !== undefined) return queued[0].name;
   if (unanswered) {
-    const { staged } = await readHome({ layout, backupDir: config.dataBackupDir });
+    // A binary kept from a plan cancelled on chain is no upgrade to come.
+    const staged = (await readHome({ layout, backupDir: config.dataBackupDir })).staged.filter((s) => s.planned !== false);
     if (staged.length === 1 && staged[0] !== undefined) {
       logger.warn({ upgrade: staged[0].name }, `${asked}; rehearsing the one staged upgrade, "${staged[0].name}"`);
       return staged[0].name;

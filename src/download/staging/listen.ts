@@ -1,6 +1,6 @@
 /**
  * Staging under `chainvisor run`: listens on the bus to what the plan watch (src/watcher/plan-watch.ts)
- * says it read — a plan scheduled or changed, cancelled, the chain's height — and drives the stager
+ * says it read — a plan scheduled, changed or moved, cancelled, the chain's height — and drives the stager
  * (stager.ts). The supervisor starts it beside the plan watch; the upgrade sequence settles it at the halt.
  */
 import type { Plan, ScheduledPlan } from '../../chain/index.js';
@@ -28,7 +28,7 @@ export interface Staging {
   stop(): Promise<void>;
 }
 
-/** The plan a plan watch's upgrade-scheduled names (a manual upgrade's has no Info, and is not staged). */
+/** The plan a plan watch's upgrade-scheduled or upgrade-rescheduled names (a manual upgrade's has no Info, and is not staged). */
 function scheduledPlan(event: SupervisorEvent): ScheduledPlan | undefined {
   const info = event.data?.info;
   if (event.upgrade === undefined || event.data?.manual === true || typeof info !== 'string') return undefined;
@@ -59,11 +59,10 @@ export function startStaging(options: StagingOptions): Staging {
     if (event.event === 'chain-height' && typeof event.data?.height === 'number') {
       height = event.data.height;
       check();
-    } else if (event.event === 'plan-cancelled' && event.upgrade !== undefined) {
+    } else if (event.event === 'upgrade-cancelled' && event.upgrade !== undefined) {
       if (plan?.name === event.upgrade.name) plan = undefined;
-      stager.drop();
       void stager.cancelled(event.upgrade);
-    } else if (event.event === 'upgrade-scheduled') {
+    } else if (event.event === 'upgrade-scheduled' || event.event === 'upgrade-rescheduled') {
       const scheduled = scheduledPlan(event);
       if (scheduled === undefined) return;
       plan = scheduled;

@@ -2,7 +2,9 @@
  * What chainvisor staged, and from which plan: `$DAEMON_HOME/cosmovisor/.chainvisor/staged.json`, a
  * map from the upgrade folder (`upgrades/<dir>`) to the plan it was downloaded for. It tells a
  * binary chainvisor staged (which it may discard or restage when the plan changes) from one the
- * operator installed (never touched), and lets a restarted chainvisor see what is already done.
+ * operator installed (never touched), and lets a restarted chainvisor see what is already done. A
+ * binary whose plan was cancelled on chain stays, marked not planned (`cancelledAt`): a plan of that
+ * name with the same Info takes it back, one with another Info moves it aside.
  */
 import path from 'node:path';
 
@@ -21,11 +23,13 @@ export interface StagedRecord {
   stagedAt: string;
   /** Where the binary came from, when CHAINVISOR_UPGRADE_SOURCES names more than the plan (issue #34). */
   source?: string;
+  /** ISO time its plan was seen cancelled on chain: kept on disk, not planned (issue #45). */
+  cancelledAt?: string;
 }
 
 export type StagedRecords = Record<string, StagedRecord>;
 
-const stagedRecordSchema = v.object({ name: v.string(), height: v.number(), info: v.string(), stagedAt: v.string() });
+const stagedRecordSchema = v.object({ name: v.string(), height: v.number(), info: v.string(), stagedAt: v.string(), cancelledAt: v.optional(v.string()) });
 function recordFile(layout: Layout): string {
   return path.join(layout.stateDir, 'staged.json');
 }

@@ -2,11 +2,12 @@
  * Staging one scheduled plan: make `upgrades/<dir>/bin/$DAEMON_NAME` a verified binary before the
  * halt, through the same download code path as the halt itself (resolve Info → fetch → verify →
  * extract the whole archive tree → one rename into place). An operator-installed binary is never
- * replaced; one chainvisor staged for a different Info is moved aside (never deleted) and restaged.
+ * replaced; one chainvisor staged for a different Info is moved aside (never deleted) and restaged. One
+ * whose plan was cancelled stays, marked not planned, until a plan of its name takes it back or not.
  */
 import type { Plan } from '../../chain/index.js';
 import type { Config } from '../../config/index.js';
-import { binaryDirPath, isFile, type Layout, moveAside, planDir, planTarget, readCurrentDir } from '../../home/layout/index.js';
+import { binaryDirPath, isFile, type Layout, moveAside, planDir, planTarget, readCurrentDir, type UpgradeTarget } from '../../home/layout/index.js';
 import type { EventBus } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
 import type { Downloader } from '../index.js';
@@ -44,8 +45,11 @@ export async function stagePlan(options: StageOptions): Promise<StageResult> {
   if (await isFile(binary)) {
     if (record === undefined) return { status: 'installed', dir, binary };
     if (record.info === plan.info) {
-      if (record.height !== plan.height || record.name !== plan.name)
-        await updateStagedRecord(layout, dir, { ...record, name: plan.name, height: plan.height });
+      // Planned again (a cancelled plan scheduled anew with the same Info): the binary kept is this plan's.
+      if (record.height !== plan.height || record.name !== plan.name || record.cancelledAt !== undefined) {
+        const { cancelledAt: _cancelled, ...planned } = record;
+        await updateStagedRecord(layout, dir, { ...planned, name: plan.name, height: plan.height });
+      }
       return { status: 'staged', dir, binary, ...(record.source === undefined ? {} : { source: record.source }) };
     }
     // Staged by chainvisor for another Info: the plan changed. Never overwrite silently; never the running one.
@@ -74,13 +78,35 @@ export async function stagePlan(options: StageOptions): Promise<StageResult> {
   return { status: 'downloaded', dir, binary, ...source };
 }
 
-/** Removes a binary chainvisor staged for a plan that was cancelled; an operator's binary stays. */
-export async function discardStaged(options: { plan: Pick<Plan, 'name'>; config: Config; layout: Layout; logger: Logger }): Promise<boolean> {
-  const { layout, logger } = options;
+/**
+ * A plan cancelled on chain: the binary chainvisor staged for it stays in its folder, marked not planned
+ * (`cancelledAt`), so that `status` says so and the same plan scheduled again needs no second download.
+ * Nothing switches to it without a plan: it is used only when the node halts for a plan of its name.
+ */
+export async function markNotPlanned(options: { plan: Pick<Plan, 'name'>; layout: Layout }): Promise<boolean> {
+  const { layout } = options;
   const dir = planDir(layout, options.plan.name);
   const record = (await readStagedRecords(layout))[dir];
-  if (record === undefined || (await readCurrentDir(layout)) === dir) return false;
-  await moveAside(binaryDirPath(layout, dir), logger, 'a staged upgrade folder was for a plan cancelled on chain');
+  if (record === undefined || record.cancelledAt !== undefined || (await readCurrentDir(layout)) === dir) return false;
+  await updateStagedRecord(layout, dir, { ...record, cancelledAt: new Date().toISOString() });
+  return true;
+}
+
+/**
+ * At the halt: a binary kept from a cancelled plan serves a plan of its name only when that plan has the
+ * same Info; else it is moved aside (never deleted), and the halt installs the plan's own. A plan
+ * proposed again under the same name is often so because the first binary was wrong.
+ */
+export async function setAsideNotPlanned(options: { target: UpgradeTarget; layout: Layout; logger: Logger }): Promise<boolean> {
+  const { target, layout, logger } = options;
+  const { plan, dir } = target;
+  const record = (await readStagedRecords(layout))[dir];
+  if (record?.cancelledAt === undefined || record.info === plan.info || (await readCurrentDir(layout)) === dir) return false;
+  await moveAside(
+    binaryDirPath(layout, dir),
+    logger,
+    `a staged upgrade folder was kept from a plan cancelled on chain, for another Info than the plan the node halted for (was ${record.info.slice(0, 200)})`,
+  );
   await updateStagedRecord(layout, dir, undefined);
   return true;
 }

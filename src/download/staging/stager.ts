@@ -1,7 +1,8 @@
 /**
  * Staging ahead of the halt: the binary of a scheduled plan is staged in the background as soon as it
  * is scheduled (DAEMON_ALLOW_DOWNLOAD_BINARIES=true), retrying with backoff until the height. A plan
- * cancelled or changed on chain aborts or restages; a binary still not in place
+ * cancelled on chain stops its staging and keeps its binary, marked not planned; a changed Info
+ * restages; a binary still not in place
  * CHAINVISOR_STAGE_WARN_BLOCKS before the height is a loud warning. What the plan watch says on the bus
  * reaches it through listen.ts; it never reads the chain itself.
  */
@@ -15,7 +16,7 @@ import type { EventBus } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
 import { isDisagreement, sendDisagreement } from '../disagreement.js';
 import type { Downloader } from '../index.js';
-import { discardStaged, stagePlan } from './stage.js';
+import { markNotPlanned, stagePlan } from './stage.js';
 
 export interface StagerOptions {
   config: Config;
@@ -31,9 +32,10 @@ export interface StagerOptions {
 }
 
 export interface Stager {
-  /** The plan left the chain, cancelled or replaced: its staging under way stops. */
-  drop(): void;
-  /** A plan cancelled or replaced on chain, not applied: the binary chainvisor staged for it is moved aside (a staging begun meanwhile waits). */
+  /**
+   * A plan cancelled or replaced on chain, not applied: the staging under way stops, and the binary
+   * chainvisor staged for it stays, marked not planned (a staging begun meanwhile waits for the mark).
+   */
   cancelled(plan: Pick<ScheduledPlan, 'name'>): Promise<void>;
   /** A plan scheduled, or changed, on chain: staged unless it is already (restaged when its Info changed). */
   scheduled(plan: ScheduledPlan): void;
@@ -71,8 +73,8 @@ export function createStager(options: StagerOptions): Stager {
   let job: Job | undefined;
   const settled = new Set<string>();
   let warnedFor: string | undefined;
-  // A cancelled plan's binary being moved aside: a staging begun meanwhile starts once it is.
-  let discarding: Promise<void> = Promise.resolve();
+  // A cancelled plan's binary being marked not planned: a staging begun meanwhile starts once it is.
+  let marking: Promise<void> = Promise.resolve();
 
   function startJob(target: ScheduledPlan): Job {
     const abort = new AbortController();
@@ -90,7 +92,7 @@ export function createStager(options: StagerOptions): Stager {
       disagreementReported: false,
     };
     state.done = (async () => {
-      await discarding;
+      await marking;
       for (let attempt = 1; !abort.signal.aborted; attempt++) {
         const started = Date.now();
         try {
@@ -152,18 +154,21 @@ export function createStager(options: StagerOptions): Stager {
   }
 
   return {
-    drop() {
-      job?.abort.abort();
-      job = undefined;
-    },
     cancelled(plan) {
-      discarding = (async () => {
-        await discarding;
-        if (config.allowDownloadBinaries && (await discardStaged({ plan, config, layout, logger }).catch(() => false))) {
-          logger.info({ upgrade: plan.name }, 'the binary staged for it was moved aside');
-        }
+      const stopped = job;
+      stopped?.abort.abort();
+      job = undefined;
+      marking = (async () => {
+        await marking;
+        // A download that ends as it is stopped still writes its record: the mark comes after it.
+        await stopped?.done;
+        const marked = await markNotPlanned({ plan, layout }).catch((error: unknown) => {
+          logger.warn({ err: error, upgrade: plan.name }, 'could not mark the binary staged for a cancelled plan as not planned');
+          return false;
+        });
+        if (marked) logger.info({ upgrade: plan.name, dir: planDir(layout, plan.name) }, 'the binary staged for it stays on disk, marked not planned');
       })();
-      return discarding;
+      return marking;
     },
     scheduled(plan) {
       warnedFor = undefined;
@@ -217,7 +222,7 @@ export function createStager(options: StagerOptions): Stager {
       job?.abort.abort();
     },
     async idle() {
-      await Promise.all([job?.done, discarding]);
+      await Promise.all([job?.done, marking]);
     },
   };
 }

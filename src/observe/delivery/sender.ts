@@ -20,6 +20,7 @@ import {
   type SupervisorEvent,
   twinCheckEvents,
   type TwinCheckReport,
+  type UpgradeRef,
 } from '../../shared/events/index.js';
 import type { Logger } from '../../shared/log.js';
 import { createHttpClient, type HttpClient } from '../../shared/net/index.js';
@@ -40,6 +41,10 @@ export interface WebhookPayload extends Partial<Omit<AfterUpgrade, 'upgrade'>> {
   twinCheck?: TwinCheckReport;
   /** home-mismatch (issue #43): the node's home and DAEMON_HOME, how it was seen. */
   homeMismatch?: HomeMismatch;
+  /** upgrade-rescheduled (issue #45): the height the plan had before; `upgrade` has the new one. */
+  from?: number;
+  /** upgrade-cancelled (issue #45): the plan that took its place on chain, when another did. */
+  replacedBy?: UpgradeRef;
 }
 
 export interface WebhookOptions {
@@ -80,6 +85,8 @@ export function payloadOf(event: SupervisorEvent, host: string): WebhookPayload 
     text: event.text.replace(/\s*\n\s*/g, ' '),
     ...(twinCheckEvents.includes(event.event) && event.data !== undefined ? { twinCheck: twinCheckFields(event.data) } : {}),
     ...(event.event === 'home-mismatch' && event.data !== undefined ? { homeMismatch: homeMismatchFields(event.data) } : {}),
+    ...(event.event === 'upgrade-rescheduled' && typeof event.data?.from === 'number' ? { from: event.data.from } : {}),
+    ...(event.event === 'upgrade-cancelled' && event.data?.replacedBy !== undefined ? { replacedBy: event.data.replacedBy as UpgradeRef } : {}),
   };
 }
 

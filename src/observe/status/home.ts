@@ -23,9 +23,12 @@ export interface HomeFacts {
   current: { name: string; dir: string; binary: string; height: number | null };
   /** The plan in data/upgrade-info.json when `current` is not its binary yet. */
   haltPlan: { name: string; height: number } | null;
-  /** Upgrade folders with a binary that has not been switched to yet (no plan recorded beside it). */
-  /** `source`: where the binary came from, when CHAINVISOR_UPGRADE_SOURCES names more than the plan (issue #34). */
-  staged: { name: string; dir: string; binary: string; source?: string }[];
+  /**
+   * Upgrade folders with a binary that has not been switched to yet (no plan recorded beside it).
+   * `source`: where the binary came from, when CHAINVISOR_UPGRADE_SOURCES names more than the plan (issue #34).
+   * `planned: false` and `cancelledAt`: staged for a plan cancelled on chain since, kept on disk (issue #45).
+   */
+  staged: { name: string; dir: string; binary: string; source?: string; planned?: false; cancelledAt?: string }[];
   /** Manual upgrades waiting in data/upgrade-info.json.batch. */
   queued: { name: string; height: number; info?: string }[];
   /** `data-backup-*` folders, newest first. */
@@ -115,8 +118,14 @@ async function readStaged(layout: Layout, currentDir: string, problems: string[]
       problems.push(`${dir}: ${(error as Error).message}`);
       continue;
     }
-    const source = records[dir]?.source;
-    staged.push({ name, dir, binary, ...(typeof source === 'string' ? { source } : {}) });
+    const { source, cancelledAt } = records[dir] ?? {};
+    staged.push({
+      name,
+      dir,
+      binary,
+      ...(typeof source === 'string' ? { source } : {}),
+      ...(typeof cancelledAt === 'string' ? { planned: false as const, cancelledAt } : {}),
+    });
   }
   return staged;
 }

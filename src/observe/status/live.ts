@@ -12,7 +12,7 @@ export type NodeState = 'starting' | 'running' | 'stopped' | 'upgrading' | 'exit
 export interface PendingRef {
   name: string;
   height: number;
-  /** `chain`: an upgrade plan on chain (upgrade-scheduled); `halt-file`: data/upgrade-info.json. */
+  /** `chain`: an upgrade plan on chain (upgrade-scheduled, -rescheduled); `halt-file`: data/upgrade-info.json. */
   source: 'chain' | 'halt-file';
 }
 
@@ -159,9 +159,10 @@ export function trackLive(options: { bus: EventBus; version: string; now?: () =>
         state.node = { ...state.node, state: 'stopped', since: iso(e.time) };
         return true;
       case 'upgrade-scheduled':
+      case 'upgrade-rescheduled':
         if (e.upgrade && state.pending?.source !== 'halt-file') state.pending = { ...e.upgrade, source: 'chain' };
         return true;
-      case 'plan-cancelled':
+      case 'upgrade-cancelled':
         if (state.pending?.source === 'chain' && (e.upgrade === undefined || e.upgrade.name === state.pending.name)) state.pending = null;
         return true;
       case 'binary-staged':

@@ -29,7 +29,7 @@ export function renderStatus(doc: StatusDocument): string {
   else if (doc.pending?.etaProblem) add('eta', `${doc.pending.name} at height ${doc.pending.height}: none (${doc.pending.etaProblem})`);
   const now = Date.parse(doc.time);
   for (const p of doc.proposals) add('proposed', `${describeProposal(p, now)}${p.eta ? `; height ${describeEta(p.eta)}` : ''}`);
-  add('staged', doc.staged.length === 0 ? 'none' : doc.staged.map((s) => (s.source === undefined ? s.name : `${s.name} (from ${s.source})`)).join(', '));
+  add('staged', doc.staged.length === 0 ? 'none' : doc.staged.map(describeStaged).join(', '));
   add('queued', doc.queued.length === 0 ? 'none' : doc.queued.map((q) => `${q.name}@${q.height}`).join(', '));
   const last = doc.lastUpgrade;
   add(
@@ -72,4 +72,13 @@ export function renderStatus(doc: StatusDocument): string {
 /** "1 block left", "3 blocks left". */
 export function blocksLeft(n: number): string {
   return `${n} ${n === 1 ? 'block' : 'blocks'} left`;
+}
+
+/** "v3", "v3 (from mirror)", "v3 (not planned: cancelled on chain at …)". */
+function describeStaged(s: StatusDocument['staged'][number]): string {
+  const notes = [
+    ...(s.source === undefined ? [] : [`from ${s.source}`]),
+    ...(s.planned === false ? [`not planned: cancelled on chain${s.cancelledAt === undefined ? '' : ` at ${s.cancelledAt}`}`] : []),
+  ];
+  return notes.length === 0 ? s.name : `${s.name} (${notes.join('; ')})`;
 }

@@ -34,8 +34,19 @@ export interface Notice {
   data: Record<string, unknown>;
 }
 
-const titles: Record<string, { title: (name: string) => string; tone: Tone; hint?: string }> = {
+/** `height`: the upgrade's (0 when the event names none). */
+const titles: Record<string, { title: (name: string, height: number) => string; tone: Tone; hint?: string }> = {
   'upgrade-scheduled': { title: (n) => `Upgrade ${n} scheduled`, tone: 'info' },
+  'upgrade-cancelled': {
+    title: (n) => `Upgrade ${n} cancelled on chain`,
+    tone: 'info',
+    hint: "nothing is switched at its height: the node stays on its binary. A binary staged for it stays in upgrades/<name>/, marked not planned in 'chainvisor status', and serves only a plan of that name with the same Info",
+  },
+  'upgrade-rescheduled': {
+    title: (n, h) => `Upgrade ${n} moved to height ${h}`,
+    tone: 'info',
+    hint: 'the switch happens at the new height, not the old one: move the upgrade watch to the new time',
+  },
   'binary-staged': { title: (n) => `Upgrade ${n}: binary staged`, tone: 'good' },
   'staging-failed': {
     title: (n) => `Upgrade ${n}: staging failed`,
@@ -99,7 +110,15 @@ const titles: Record<string, { title: (name: string) => string; tone: Tone; hint
 };
 
 /** The events whose message says when the upgrade's height is expected (issue #35). */
-export const whenEvents: readonly string[] = ['upgrade-scheduled', 'binary-staged', 'staging-failed', 'upgrade-proposed', 'vote-missing', 'proposal-problem'];
+export const whenEvents: readonly string[] = [
+  'upgrade-scheduled',
+  'upgrade-rescheduled',
+  'binary-staged',
+  'staging-failed',
+  'upgrade-proposed',
+  'vote-missing',
+  'proposal-problem',
+];
 
 /** `eta`: when the upgrade's height is expected, as estimated when the event happened (whenEvents only). */
 export function noticeOf(event: Pick<SupervisorEvent, 'event' | 'upgrade' | 'text' | 'time' | 'data'>, facts: NodeFacts, eta?: Eta | null): Notice {
@@ -120,7 +139,7 @@ export function noticeOf(event: Pick<SupervisorEvent, 'event' | 'upgrade' | 'tex
   if (event.event === 'upgrade-proposed' && data.tooLateToCancel != null) tone = 'warning';
   return {
     event: event.event,
-    title: cut(known ? known.title(name) : `${event.event}${name === '' ? '' : ` ${name}`}`, 200),
+    title: cut(known ? known.title(name, event.upgrade?.height ?? 0) : `${event.event}${name === '' ? '' : ` ${name}`}`, 200),
     what: event.text.replace(/\s*\n\s*/g, ' ') + (eta ? `; ${describeEta(eta)}` : ''),
     hint: cut(hintOf(event.event, data) ?? known?.hint ?? '', 600) || undefined,
     tone,
@@ -146,7 +165,9 @@ export function whereOf(notice: Notice): string {
 
 /** The one fallback line: "[cosmoshub-4 / val-1] Upgrade v2 failed at height 10". */
 export function headlineOf(notice: Notice): string {
-  const height = notice.upgrade && notice.upgrade.height > 0 ? ` (height ${notice.upgrade.height})` : '';
+  const h = notice.upgrade?.height ?? 0;
+  // "Upgrade v2 moved to height 200" names it already.
+  const height = h > 0 && !notice.title.endsWith(`height ${h}`) ? ` (height ${h})` : '';
   return `[${whereOf(notice)}] ${notice.title}${height}`;
 }
 

@@ -75,14 +75,17 @@ export type Page = { action: 'trigger'; severity: Severity; dedupKey: string } |
 
 const crashLoopRestarts = 3;
 
-/** Remembers what this process paged, so a staged binary never resolves a failed upgrade. */
+/** Resolve only what they cleared: never a critical incident this process paged (design note). */
+const partialResolves = new Set(['binary-staged', 'upgrade-cancelled']);
+
+/** Remembers what this process paged, so a staged binary or a cancel never resolves a failed upgrade. */
 export function createPager(facts: NodeFacts): (notice: Notice) => Page | undefined {
   const critical = new Set<string>();
   return (notice) => {
     const page = pageFor(notice, facts);
     if (page?.action === 'trigger' && page.severity === 'critical') critical.add(page.dedupKey);
     if (page?.action === 'resolve') {
-      if (notice.event === 'binary-staged' && critical.has(page.dedupKey)) return undefined;
+      if (partialResolves.has(notice.event) && critical.has(page.dedupKey)) return undefined;
       critical.delete(page.dedupKey);
     }
     return page;
@@ -123,9 +126,11 @@ export function pageFor(notice: Notice, facts: NodeFacts): Page | undefined {
       return { action: 'trigger', severity: 'error', dedupKey: dedupKey(facts, undefined, `proposal/${String(data.proposal)}`) };
     case 'upgrade-proposed':
       return data.tooLateToCancel != null ? { action: 'trigger', severity: 'warning', dedupKey: dedupKey(facts, undefined, `proposal/${String(data.proposal)}`) } : undefined;
+    // A cancelled plan's height will not come: staging still failing near it, a failed rehearsal, an earlier disagreement need nobody now.
     case 'upgrade-applied':
     case 'upgrade-confirmed':
     case 'binary-staged':
+    case 'upgrade-cancelled':
       return notice.upgrade ? { action: 'resolve', dedupKey: key } : undefined;
     default:
       return undefined;

@@ -35,7 +35,7 @@ export const notableEvents = [
   'proposal-problem',
   // This validator has not voted CHAINVISOR_VOTE_REMINDER before the voting end: data { proposal, votingEnd }.
   'vote-missing',
-  // The plan left the chain before its height, not applied (a passed MsgCancelUpgrade, or replaced by another plan).
+  // The plan left the chain before its height, not applied (a passed MsgCancelUpgrade, or replaced by another plan): data { replacedBy? }.
   'upgrade-cancelled',
   // The plan's height moved by a later passed proposal: data { from, info }.
   'upgrade-rescheduled',
@@ -47,7 +47,6 @@ export type EventName =
   | NotableEvent
   | 'node-started'
   | 'node-stopped'
-  | 'plan-cancelled'
   | 'download-progress'
   | 'backup-started'
   | 'backup-done'

@@ -2,13 +2,17 @@
  * Steps of the upgrade (compose.ts) for the new binary: `requireBinarySource` fails at once, before an
  * hour-long backup, when nothing can provide the binary; `obtainBinary` finds it installed by the
  * operator, or downloads and verifies it (src/download: the same path as staging before the halt).
+ * A binary kept from a plan cancelled on chain serves only a plan with its Info (issue #45).
  */
+import { setAsideNotPlanned } from '../../download/staging/index.js';
 import { readCurrentDir, statBinary, type UpgradeTarget } from '../../home/layout/index.js';
 import { ChainvisorError, ExitCode } from '../../shared/errors/index.js';
 import type { UpgradeContext } from './context.js';
 
 export async function requireBinarySource(target: UpgradeTarget, ctx: UpgradeContext): Promise<void> {
-  const { config } = ctx;
+  const { config, layout, logger } = ctx;
+  // Before anything looks for the binary: one kept from a cancelled plan with another Info is not this plan's.
+  await setAsideNotPlanned({ target, layout, logger });
   if (config.allowDownloadBinaries || config.customPreUpgrade !== '') return;
   if ((await statBinary(target.binary, ExitCode.config))?.isFile() !== true) throw await missingBinary(target, ctx);
 }

@@ -38,7 +38,7 @@ test('the deadline is checked after all of a reading, for the plan on chain then
   // One reading: the height, then v2 (10 blocks away) replaced by v3 at 200: v2 is no longer the plan when it is checked.
   events.emit('upgrade-scheduled', { upgrade: { name: 'v2', height: 150 }, text: 'scheduled', data: { info: '' } });
   events.emit('chain-height', { text: 'h', data: { height: 140 } });
-  events.emit('plan-cancelled', { upgrade: { name: 'v2', height: 150 }, text: 'replaced' });
+  events.emit('upgrade-cancelled', { upgrade: { name: 'v2', height: 150 }, text: 'replaced', data: { replacedBy: { name: 'v3', height: 200 } } });
   events.emit('upgrade-scheduled', { upgrade: { name: 'v3', height: 200 }, text: 'scheduled', data: { info: '' } });
   await sleep(50);
   assert.equal(failed.length, 0, JSON.stringify(failed));

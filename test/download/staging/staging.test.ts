@@ -2,11 +2,11 @@
  * Staging before the halt, on the simulated chain under `chainvisor run`: the binary of a plan scheduled
  * by governance is downloaded while the old node runs (and counted in chainvisor_download_bytes_total),
  * so nothing is downloaded at the halt; a cancelled
- * plan discards it; a changed height keeps it; a dead link warns loudly before the height; a restart of
+ * plan keeps it, marked not planned; a moved height keeps it; a dead link warns loudly before the height; a restart of
  * chainvisor mid-staging stages again; `prepare-upgrade` stages on its own.
  */
 import assert from 'node:assert/strict';
-import { access, readdir, readlink } from 'node:fs/promises';
+import { access, readdir, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 
@@ -46,10 +46,10 @@ test('a scheduled plan is staged while the old node runs, its bytes counted; the
   await waitFor(async () => (await run.height(v2).catch(() => 0)) > height, 'v2 past the height');
   assert.equal(server.bytes(), stagedBytes, 'zero bytes downloaded at the halt');
   assert.equal(await readlink(path.join(chain.home, 'cosmovisor', 'current')), path.join('upgrades', 'v2'));
-  assert.equal(run.events('plan-cancelled').length, 0, 'an applied plan is not reported as cancelled');
+  assert.equal(run.events('upgrade-cancelled').length, 0, 'an applied plan is not reported as cancelled');
 });
 
-test('a plan cancelled on chain: its staged binary is moved aside and plan-cancelled is logged', async (t) => {
+test('a plan cancelled on chain: its staged binary stays, marked not planned, and upgrade-cancelled is logged', async (t) => {
   const chain = await makeChain(t);
   const server = await serveFiles(t, chain.built.out);
   const run = runChainvisor(t, chain);
@@ -76,13 +76,16 @@ test('a plan cancelled on chain: its staged binary is moved aside and plan-cance
     '--yes',
   ]);
   assert.equal(r.code, 0, r.stderr);
-  await waitFor(() => run.events('plan-cancelled').length > 0, `plan-cancelled\n${run.output()}`);
-  await waitFor(async () => !(await exists(path.join(chain.home, 'cosmovisor', 'upgrades', 'v2'))), 'the staged folder moved aside');
+  await waitFor(() => run.events('upgrade-cancelled').length > 0, `upgrade-cancelled\n${run.output()}`);
+  await waitFor(() => /marked not planned/.test(run.output()), `the staged binary marked not planned\n${run.output()}`);
+  assert.ok(await exists(path.join(chain.home, 'cosmovisor', 'upgrades', 'v2', 'bin', 'simd')), 'still on disk');
+  const records = JSON.parse(await readFile(path.join(chain.home, 'cosmovisor', '.chainvisor', 'staged.json'), 'utf8')) as Record<
+    string,
+    { cancelledAt?: string }
+  >;
+  assert.ok(records['upgrades/v2']?.cancelledAt, JSON.stringify(records));
   const entries = await readdir(path.join(chain.home, 'cosmovisor', 'upgrades'));
-  assert.ok(
-    entries.some((e) => e.startsWith('v2.replaced-')),
-    `moved aside, not deleted: ${entries.join(', ')}`,
-  );
+  assert.ok(!entries.some((e) => e.startsWith('v2.replaced-')), `nothing moved aside: ${entries.join(', ')}`);
   assert.equal(await readlink(path.join(chain.home, 'cosmovisor', 'current')), 'genesis');
 });
 
@@ -99,13 +102,10 @@ test('a plan whose height changes keeps its staged binary (same Info: nothing do
   const bytes = server.bytes();
   const { id } = await proposeUpgrade(bin, chain.home, { name: 'v2', height: start + 500, info });
   await waitForProposal(bin, chain.home, id, /PASSED/);
-  await waitFor(
-    () => run.events('upgrade-scheduled').some((e) => String(e.msg).includes(`height ${start + 400} → ${start + 500}`)),
-    `height change seen\n${run.output()}`,
-  );
+  await waitFor(() => run.events('upgrade-rescheduled').some((e) => e.height === start + 500 && e.from === start + 400), `height change seen\n${run.output()}`);
   assert.equal(server.bytes(), bytes, 'not downloaded again');
   assert.ok(await exists(path.join(chain.home, 'cosmovisor', 'upgrades', 'v2', 'bin', 'simd')));
-  assert.equal(run.events('plan-cancelled').length, 0);
+  assert.equal(run.events('upgrade-cancelled').length, 0);
 });
 
 test('a dead link: staging-failed, then a loud warning blocks before the height, while the node runs on', async (t) => {

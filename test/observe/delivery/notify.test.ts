@@ -212,6 +212,50 @@ describe('alert channels', () => {
     );
   });
 
+  test("a plan moved or cancelled on chain (issue #45): its title, the new height's ETA; neither pages, a cancel resolves all but a critical incident", async () => {
+    const log = memoryLogger();
+    const bus = createEventBus();
+    const eta = (height: number) => ({ at: new Date(Date.now() + height * 6000).toISOString(), seconds: height * 6, blockTimeSeconds: 6, basedOnBlocks: 500 });
+    const notify = startNotifications({ channels: settingsOf(services.env).channels, bus, logger: log.logger, facts, backoffMs: 10, eta });
+    const v3 = { name: 'v3', height: 30 };
+    bus.emit('staging-failed', { upgrade: v2, text: 'still failing', data: { blocksLeft: 90 } });
+    bus.emit('upgrade-rescheduled', {
+      upgrade: { name: 'v2', height: 1920 },
+      text: 'upgrade "v2" moved on chain from height 10 to height 1920',
+      data: { from: 10 },
+    });
+    bus.emit('upgrade-cancelled', { upgrade: { name: 'v2', height: 1920 }, text: 'upgrade "v2" at height 1920 was cancelled on chain' });
+    bus.emit('checksum-disagreement', { upgrade: v3, text: 'sources disagree', data: { near: true } });
+    bus.emit('upgrade-cancelled', { upgrade: v3, text: 'upgrade "v3" at height 30 was cancelled on chain' });
+    await notify.close(10_000);
+
+    const titles = services.delivered('discord').map((d) => (d.body.embeds as Array<{ title: string }>)[0]?.title);
+    assert.deepEqual(titles, [
+      'Upgrade v2: staging failed',
+      'Upgrade v2 moved to height 1920',
+      'Upgrade v2 cancelled on chain',
+      "Upgrade v3: sources disagree on the binary's checksum",
+      'Upgrade v3 cancelled on chain',
+    ]);
+    const slack = services.delivered('slack').map((d) => String(d.body.text));
+    assert.match(slack[1] as string, /^\[testnet-7 \/ val-1\] Upgrade v2 moved to height 1920: .*from height 10 to height 1920; in about 3 h 12 min/);
+    assert.doesNotMatch(slack[2] as string, /in about/, 'a cancelled height has no "when"');
+    assert.match(slack[2] as string, /Upgrade v2 cancelled on chain \(height 1920\)/);
+    const telegram = services.delivered('telegram').map((d) => String(d.body.text));
+    assert.match(telegram[2] as string, /nothing is switched at its height/);
+
+    const key = (name: string) => `chainvisor/testnet-7/val-1/upgrade/${name}`;
+    assert.deepEqual(
+      services.delivered('pagerduty').map((r) => [r.body.event_action, (r.body.payload as { class?: string } | undefined)?.class ?? null, r.body.dedup_key]),
+      [
+        ['trigger', 'staging-failed', key('v2')],
+        ['resolve', null, key('v2')],
+        ['trigger', 'checksum-disagreement', key('v3')],
+      ],
+      'the move pages nobody; the cancel resolves the staging failure, not the critical disagreement',
+    );
+  });
+
   test('a 429 waits as long as Discord and Telegram ask, then the message goes through', async () => {
     services.answers.discord = [tooMany('discord', 0.6)];
     services.answers.telegram = [tooMany('telegram', 1)];

@@ -217,3 +217,18 @@ test('key-in-use and twin-unchecked bodies carry the twin check under `twinCheck
   assert.deepEqual(body.twinCheck, { ...documented, reason: undefined });
   assert.equal(JSON.parse(JSON.stringify(body)).twinCheck.reason, undefined);
 });
+
+test('a plan moved or replaced on chain (issue #45): the old height as `from`, the plan in its place as `replacedBy`', () => {
+  const bus = createEventBus();
+  const moved = payloadOf(bus.emit('upgrade-rescheduled', { upgrade: { name: 'v2', height: 150 }, text: 'moved', data: { from: 100, info: '{}' } }), 'h');
+  assert.equal(moved.from, 100);
+  assert.deepEqual(moved.upgrade, { name: 'v2', height: 150 });
+  assert.equal('info' in moved, false, 'the Info stays out: the chain has it');
+  const replaced = payloadOf(
+    bus.emit('upgrade-cancelled', { upgrade: { name: 'v2', height: 150 }, text: 'replaced', data: { replacedBy: { name: 'v3', height: 200 } } }),
+    'h',
+  );
+  assert.deepEqual(replaced.replacedBy, { name: 'v3', height: 200 });
+  const cancelled = payloadOf(bus.emit('upgrade-cancelled', { upgrade: { name: 'v2', height: 150 }, text: 'cancelled' }), 'h');
+  assert.deepEqual(Object.keys(cancelled).sort(), ['event', 'host', 'text', 'time', 'upgrade']);
+});

@@ -1,5 +1,5 @@
 /**
- * The events other parts of chainvisor emit (staging: upgrade-scheduled, plan-cancelled, chain-height;
+ * The events other parts of chainvisor emit (the plan watch: upgrade-scheduled, -rescheduled, -cancelled, chain-height;
  * backups: backup-started/done; downloads: progress; the follow: what it finds wrong in the RPC) as the
  * status document shows them.
  */
@@ -56,8 +56,21 @@ test('a plan from the chain, the chain height, staging, backups and progress rea
     [['data-backup-2026-11-22', 1.5, 'reflink']],
   );
 
-  bus.emit('plan-cancelled', { upgrade: { name: 'V3', height: 500 }, text: 'cancelled' });
-  assert.equal((await doc()).pending, null);
+  // Moved on chain: pending follows the new height.
+  bus.emit('upgrade-rescheduled', { upgrade: { name: 'V3', height: 600 }, text: 'moved', data: { from: 500, info: '' } });
+  assert.deepEqual((await doc()).pending, { name: 'V3', height: 600, source: 'chain', blocksRemaining: 220, binaryPresent: true, eta: null });
+  // Cancelled on chain: nothing is pending; the binary staged for it is still listed, marked not planned.
+  await fs.mkdir(layout.stateDir, { recursive: true });
+  const record = { name: 'V3', height: 600, info: '', stagedAt: '2026-11-20T00:00:00.000Z', cancelledAt: '2026-11-21T00:00:00.000Z' };
+  await fs.writeFile(path.join(layout.stateDir, 'staged.json'), JSON.stringify({ 'upgrades/v3': record }));
+  bus.emit('upgrade-cancelled', { upgrade: { name: 'V3', height: 600 }, text: 'cancelled' });
+  d = await doc();
+  assert.equal(d.pending, null);
+  assert.deepEqual(
+    d.staged.map((s) => [s.name, s.planned, s.cancelledAt]),
+    [['v3', false, '2026-11-21T00:00:00.000Z']],
+  );
+  assert.match(renderStatus(d), /^staged +v3 \(not planned: cancelled on chain at 2026-11-21T00:00:00\.000Z\)$/m);
 
   bus.emit('node-exited', { text: 'exited', data: { code: 2, signal: null } });
   d = await doc();
@@ -169,6 +182,11 @@ test('pending.eta: the block time over the heights read, in the JSON and the tex
   assert.equal(eta.at, new Date(clock + 500 * 6000).toISOString());
   assert.ok(eta.seconds > 2900 && eta.seconds <= 3000, `about 500 × 6 s from the last reading (${eta.seconds})`);
   assert.match(renderStatus(d), /^eta +v2 at height 2000: in about (49|50) min \(around \d\d:\d\d UTC; block time 6\.0 s over the last 500 blocks\)$/m);
+  // Moved 500 blocks later on chain: the estimate follows the new height at the same pace.
+  bus.emit('upgrade-rescheduled', { upgrade: { name: 'v2', height: 2500 }, text: 'moved', data: { from: 2000, info: '' } });
+  const moved = (await doc()).pending;
+  assert.equal(moved?.height, 2500);
+  assert.equal(moved?.eta?.at, new Date(clock + 1000 * 6000).toISOString());
   // The halt of an upgrade is not block time: a new window begins.
   bus.emit('upgrade-detected', { upgrade: { name: 'v2', height: 2000 }, text: 'halt' });
   assert.equal(tracker.state().blockTime, null);
