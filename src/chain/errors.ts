@@ -29,3 +29,25 @@ export class ChainAnswerRefusedError extends ChainUnavailableError {
     this.name = 'ChainAnswerRefusedError';
   }
 }
+
+/**
+ * The node answered the query, with an error of its own: `unknown` when it serves no such query (gRPC
+ * UNIMPLEMENTED; abci_query code 6 "unknown query path"), which is how a chain without gov v1 is told
+ * from one with it; `not-found` when what was asked is not there (gRPC NOT_FOUND; abci_query code 22 or
+ * 38); `failed` for any other. Still "try again later" for pollers. `said` is the node's own words,
+ * unclipped and unescaped: for matching only, never shown without shownText.
+ */
+export class ChainQueryError extends ChainUnavailableError {
+  constructor(
+    address: string,
+    what: string,
+    readonly kind: 'unknown' | 'not-found' | 'failed',
+    readonly path: string,
+    readonly said: string,
+    reason: string,
+    via?: string,
+  ) {
+    super(address, what, new Error(reason), via);
+    this.name = 'ChainQueryError';
+  }
+}

@@ -1,9 +1,11 @@
 /**
- * A small gRPC client for two queries every Cosmos-SDK node serves:
+ * A small gRPC client of the node's query router: one unary call of any query method on raw protobuf
+ * bytes (`query`), and the two readings every Cosmos-SDK node serves, made of it:
  *   cosmos.upgrade.v1beta1.Query/CurrentPlan        → the plan scheduled by governance, or none
  *   cosmos.base.tendermint.v1beta1.Service/GetLatestBlock → the latest committed height
  * Messages are cosmjs-types' generated codecs; the channel is plaintext, as a node's gRPC port is.
- * Every call has a deadline, so a node that accepts the connection and never answers cannot hang us.
+ * Every call has a deadline, so a node that accepts the connection and never answers cannot hang us,
+ * and every answer a size bound.
  */
 import type { Client, ServiceError } from '@grpc/grpc-js';
 import { GetLatestBlockRequest, GetLatestBlockResponse } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
@@ -12,8 +14,9 @@ import type { Plan } from 'cosmjs-types/cosmos/upgrade/v1beta1/upgrade.js';
 
 import { shownText } from '../shared/json.js';
 import { isLoopback } from '../shared/net/index.js';
-import { ChainAnswerRefusedError, ChainUnavailableError } from './errors.js';
+import { ChainAnswerRefusedError, ChainQueryError, ChainUnavailableError } from './errors.js';
 import { knockOn } from './knock.js';
+import { decodeAnswer, maxQueryBytes } from './query.js';
 
 /** The plan as chainvisor uses it: the same shape as upgrade-info.json's. */
 export interface ScheduledPlan {
@@ -33,6 +36,14 @@ export interface ChainClient {
   readonly address: string;
   /** What is asked, for messages: "the node's gRPC at localhost:9090". */
   describe(): string;
+  /**
+   * One query of the node's query router: `path` a gRPC method (`/cosmos.gov.v1.Query/Proposals`),
+   * `request` its protobuf bytes; the answer's protobuf bytes, at most `maxBytes` (default and most 4
+   * MiB). `what` names the reading in errors. Throws ChainQueryError when the node answered the query
+   * with an error (`kind` `unknown`: it serves no such query), ChainAnswerRefusedError for an answer
+   * too large, else ChainUnavailableError.
+   */
+  query(path: string, request: Uint8Array, what: string, maxBytes?: number): Promise<Uint8Array>;
   /** The scheduled plan, or `null` when none is scheduled. Throws ChainUnavailableError. */
   currentPlan(): Promise<ScheduledPlan | null>;
   /** The latest committed block height. Throws ChainUnavailableError. */
@@ -40,11 +51,10 @@ export interface ChainClient {
   close(): void;
 }
 
-type Codec<T> = { encode(message: T): { finish(): Uint8Array }; decode(bytes: Uint8Array): T; fromPartial(object: object): T };
-
 export function createGrpcClient(options: GrpcClientOptions): ChainClient {
   const address = options.address.replace(/^(grpc|http|tcp):\/\//, '');
   const timeoutMs = options.timeoutMs ?? 5000;
+  const via = `the node's gRPC at ${address}`;
   // Opened at the first call, and closed again when the node cannot be reached: an open channel to a node
   // with no gRPC reconnects in the background every 2 s for ever, which an idle `run` paid for (issue:
   // quiet at rest). The callers' own schedule decides when to try again.
@@ -67,6 +77,8 @@ export function createGrpcClient(options: GrpcClientOptions): ChainClient {
       'grpc.enable_retries': 0,
       'grpc.initial_reconnect_backoff_ms': 200,
       'grpc.max_reconnect_backoff_ms': 2000,
+      // An answer larger than any query's bound is refused by grpc-js before it is buffered whole.
+      'grpc.max_receive_message_length': maxQueryBytes,
       // A node on localhost or a loopback address is never reached through a proxy, as with Go's gRPC
       // (cosmovisor): grpc-js would send it through the http_proxy, https_proxy or grpc_proxy that an
       // operator sets for downloads, and the proxy cannot reach this host's loopback.
@@ -75,9 +87,7 @@ export function createGrpcClient(options: GrpcClientOptions): ChainClient {
     return { used: client, grpc };
   };
 
-  /** One query with an empty request (both of ours take none). */
-  async function call<Req, Res>(method: string, requestCodec: Codec<Req>, responseCodec: Codec<Res>, what: string): Promise<Res> {
-    const request = requestCodec.fromPartial({});
+  async function query(path: string, request: Uint8Array, what: string, maxBytes = maxQueryBytes): Promise<Uint8Array> {
     if (knock && client === undefined && target !== undefined) {
       const refusal = await knockOn(target, timeoutMs);
       if (refusal !== undefined) throw new ChainUnavailableError(address, what, refusal);
@@ -85,39 +95,40 @@ export function createGrpcClient(options: GrpcClientOptions): ChainClient {
     }
     const { used, grpc } = await open();
     const { status } = grpc;
-    return new Promise((resolve, reject) => {
-      used.makeUnaryRequest<Req, Res>(
-        method,
-        (message) => Buffer.from(requestCodec.encode(message).finish()),
-        (bytes) => responseCodec.decode(bytes),
+    const bytes = await new Promise<Buffer>((resolve, reject) => {
+      used.makeUnaryRequest<Uint8Array, Buffer>(
+        path,
+        (message) => Buffer.from(message),
+        (answer) => answer,
         request,
         { deadline: Date.now() + timeoutMs },
-        (error: ServiceError | null, response?: Res) => {
+        (error: ServiceError | null, response?: Buffer) => {
           // A node that refuses, or one that never answers (a black-holed address): the channel would redial.
           if ((error?.code === status.UNAVAILABLE || error?.code === status.DEADLINE_EXCEEDED) && client === used) {
             used.close();
             client = undefined;
             knock = knocks;
           }
-          if (error !== null || response === undefined) reject(new ChainUnavailableError(address, what, error ?? new Error('empty answer')));
-          else resolve(response);
+          if (error === null && response !== undefined) return resolve(response);
+          if (error === null) return reject(new ChainUnavailableError(address, what, new Error('empty answer')));
+          reject(callError(error, status, { address, what, path, via }));
         },
       );
     });
+    if (bytes.length > maxBytes) throw new ChainAnswerRefusedError(address, what, `the answer is larger than ${maxBytes} bytes`, via);
+    return bytes;
   }
 
-  return {
+  const self: ChainClient = {
     address,
-    describe: () => `the node's gRPC at ${address}`,
-    async currentPlan() {
-      const response = await call('/cosmos.upgrade.v1beta1.Query/CurrentPlan', QueryCurrentPlanRequest, QueryCurrentPlanResponse, 'the scheduled upgrade plan');
-      const plan = planOf(response.plan);
-      if (typeof plan === 'string') throw new ChainAnswerRefusedError(address, 'the scheduled upgrade plan', plan);
-      return plan;
-    },
+    describe: () => via,
+    query,
+    currentPlan: () => readCurrentPlan(self),
     async latestHeight() {
       const what = 'the latest block height';
-      const response = await call('/cosmos.base.tendermint.v1beta1.Service/GetLatestBlock', GetLatestBlockRequest, GetLatestBlockResponse, what);
+      const request = GetLatestBlockRequest.encode({}).finish();
+      const bytes = await query('/cosmos.base.tendermint.v1beta1.Service/GetLatestBlock', request, what);
+      const response = decodeAnswer(GetLatestBlockResponse, bytes, self, what, 'GetLatestBlockResponse');
       const height = response.sdkBlock?.header?.height ?? response.block?.header?.height;
       if (height === undefined) throw new ChainUnavailableError(address, what, new Error('the answer has no block header'));
       const checked = heightOf(height);
@@ -129,6 +140,49 @@ export function createGrpcClient(options: GrpcClientOptions): ChainClient {
       client = undefined;
     },
   };
+  return self;
+}
+
+/**
+ * A failed call in the words of the chain's readers: the node's own error for the query (unknown, not
+ * found, failed), an answer past the size bound, or the node away.
+ */
+function callError(
+  error: ServiceError,
+  status: typeof import('@grpc/grpc-js').status,
+  at: { address: string; what: string; path: string; via: string },
+): ChainUnavailableError {
+  const { address, what, path, via } = at;
+  const said = error.details ?? '';
+  const reason = `${status[error.code] ?? error.code}: ${shownText(said)}`;
+  switch (error.code) {
+    case status.UNAVAILABLE:
+    case status.DEADLINE_EXCEEDED:
+    case status.CANCELLED:
+      return new ChainUnavailableError(address, what, new Error(shownText(error.message), { cause: error }), via);
+    case status.RESOURCE_EXHAUSTED:
+      // grpc-js's own refusal of a message past grpc.max_receive_message_length.
+      if (/larger than max/i.test(said)) return new ChainAnswerRefusedError(address, what, `the answer is larger than ${maxQueryBytes} bytes`, via);
+      return new ChainQueryError(address, what, 'failed', path, said, `the query failed (${reason})`, via);
+    case status.UNIMPLEMENTED:
+      return new ChainQueryError(address, what, 'unknown', path, said, `the node serves no ${shownText(path, 100)} (${reason})`, via);
+    case status.NOT_FOUND:
+      return new ChainQueryError(address, what, 'not-found', path, said, `not found (${reason})`, via);
+    default:
+      return new ChainQueryError(address, what, 'failed', path, said, `the query failed (${reason})`, via);
+  }
+}
+
+const currentPlanPath = '/cosmos.upgrade.v1beta1.Query/CurrentPlan';
+
+/** The scheduled plan, or null, read by `client`'s query (gRPC or abci_query): one way to read it. */
+export async function readCurrentPlan(client: Pick<ChainClient, 'query' | 'address' | 'describe'>): Promise<ScheduledPlan | null> {
+  const what = 'the scheduled upgrade plan';
+  const bytes = await client.query(currentPlanPath, QueryCurrentPlanRequest.encode({}).finish(), what);
+  const response = decodeAnswer(QueryCurrentPlanResponse, bytes, client, what, 'QueryCurrentPlanResponse');
+  const plan = planOf(response.plan);
+  if (typeof plan === 'string') throw new ChainAnswerRefusedError(client.address, what, plan, client.describe());
+  return plan;
 }
 
 /** Whether grpc-js may send a channel through a proxy: it reads these lower-case variables only. */

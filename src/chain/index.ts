@@ -1,6 +1,7 @@
 /**
- * Reading the chain from the node it runs: the scheduled upgrade plan and the latest height, over the
- * node's gRPC, or its CometBFT RPC when gRPC is off or does not answer (reader.ts), at the addresses the
+ * Reading the chain from the node it runs: the scheduled upgrade plan, the latest height and any query
+ * of its query router, over the node's gRPC, or its CometBFT RPC when gRPC is off or does not answer
+ * (reader.ts), governance made of those queries (governance.ts), at the addresses the
  * node itself listens on (addresses.ts), and the network's view from other nodes' RPCs (network.ts).
  * Every CometBFT RPC goes through one JSON-RPC client (json-rpc.ts), its answers checked against
  * answers.ts. The node's own files are read by node-files.ts; upgrade-info.json by upgrade-info.ts. Read-only.
@@ -23,7 +24,9 @@ export {
   type RoundState,
   type VoteShare,
 } from './consensus.js';
-export { ChainAnswerRefusedError, ChainUnavailableError } from './errors.js';
+export { ChainAnswerRefusedError, ChainQueryError, ChainUnavailableError } from './errors.js';
+export { type ProposedUpgrade } from './gov-proposals.js';
+export { createGovReader, type GovParams, type GovReader, type GovVersion, type UpgradeProposals } from './governance.js';
 export { type ChainClient, createGrpcClient, type GrpcClientOptions, type ScheduledPlan } from './grpc-client.js';
 export { createNetworkReader, type NetworkCommit, type NetworkReader, NetworkRpcError, type NetworkStatus } from './network.js';
 export {
@@ -53,3 +56,4 @@ export {
   upgradeInfoError,
   type UpgradeInfoRead,
 } from './upgrade-info.js';
+export { type StakingValidator } from './validators.js';

@@ -4,10 +4,12 @@
  * Whichever answers is asked first from then on, until it fails: a node with gRPC off, or bound where
  * nobody said, costs one failed gRPC read, not one per poll (the manual-upgrade runner reads the height
  * every 300 ms near its height with 2 s deadlines). gRPC turned off (`--grpc.enable=false`, app.toml
- * `[grpc] enable = false`) is never dialled. When neither answers, one error names both.
+ * `[grpc] enable = false`) is never dialled. When neither answers, one error names both. A query the
+ * node says it does not serve, or whose object is not there (ChainQueryError `unknown`, `not-found`), is
+ * its answer, not its absence: both transports reach the same query router, so the other is not asked.
  */
 import type { ChainAddresses } from './addresses.js';
-import { ChainUnavailableError } from './errors.js';
+import { ChainQueryError, ChainUnavailableError } from './errors.js';
 import { type ChainClient, createGrpcClient } from './grpc-client.js';
 import { createRpcClient } from './rpc-client.js';
 
@@ -45,6 +47,11 @@ export function createChainReader(options: ChainReaderOptions): ChainReader {
         return value;
       } catch (error) {
         if (!(error instanceof ChainUnavailableError)) throw error;
+        if (error instanceof ChainQueryError && error.kind !== 'failed') {
+          preferred = client;
+          answered = client;
+          throw error;
+        }
         failures.push({ client, error });
       }
     }
@@ -65,6 +72,7 @@ export function createChainReader(options: ChainReaderOptions): ChainReader {
     },
     describe: () => described,
     answeredBy: () => answered?.describe(),
+    query: (path, request, what, maxBytes) => ask(what, (client) => client.query(path, request, what, maxBytes)),
     currentPlan: () => ask('the scheduled upgrade plan', (client) => client.currentPlan()),
     latestHeight: () => ask('the latest block height', (client) => client.latestHeight()),
     close() {

@@ -1,18 +1,18 @@
 /**
- * The same two readings as the gRPC client (the current plan and the latest height), over the node's
- * CometBFT RPC, which every node serves. Asked through the one JSON-RPC client (json-rpc.ts) on the
+ * The same readings as the gRPC client (a query of the node's query router through `abci_query`, the
+ * current plan made of it, and the latest height), over the node's CometBFT RPC, which every node serves. Asked through the one JSON-RPC client (json-rpc.ts) on the
  * node's own transport; every answer is bounded and checked against the schema of what the caller
  * reads (answers.ts) before any of it is used (issue #31).
  * Why, and the rest of its rules: docs/design/chain.md#chainrpc-clientts.
  */
-import { QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
 import type * as v from 'valibot';
 
 import { shownText } from '../shared/json.js';
 import { abciQueryAnswer, latestHeightAnswer } from './answers.js';
-import { ChainAnswerRefusedError, ChainUnavailableError } from './errors.js';
-import { type ChainClient, planOf } from './grpc-client.js';
+import { ChainAnswerRefusedError, ChainQueryError, ChainUnavailableError } from './errors.js';
+import { type ChainClient, readCurrentPlan } from './grpc-client.js';
 import { createJsonRpcClient, maxAnswerContainers, nodeTransport, type RpcCallOptions, RpcFailure, type RpcProblem } from './json-rpc.js';
+import { maxQueryBytes } from './query.js';
 
 export interface RpcClientOptions {
   /** `tcp://host:port`, `http://host:port`, `host:port` or `unix:///path`. */
@@ -30,8 +30,6 @@ const maxAnswerBytes = 4 * 1024 * 1024;
 
 /** No answer chainvisor reads is nested deeper than about 8; JSON.parse recurses, the check does not. */
 const maxAnswerDepth = 32;
-
-const currentPlanQuery = { path: '"/cosmos.upgrade.v1beta1.Query/CurrentPlan"' };
 
 /** One node's RPC: its answers' `result`, or its failures as ChainUnavailableError. */
 export interface NodeRpc {
@@ -90,24 +88,21 @@ function nodeError(problem: RpcProblem, address: string, what: string, via: stri
 export function createRpcClient(options: RpcClientOptions): ChainClient {
   const rpc = createNodeRpc(options);
   const { address, via, get } = rpc;
-  return {
+  const self: ChainClient = {
     address,
     describe: () => via,
-    async currentPlan() {
-      const what = 'the scheduled upgrade plan';
-      const { response } = await get('abci_query', what, abciQueryAnswer, { params: currentPlanQuery });
-      if (response.code !== 0)
-        throw new ChainUnavailableError(address, what, new Error(`the query failed (code ${response.code}): ${shownText(response.log)}`), via);
-      let decoded;
-      try {
-        decoded = QueryCurrentPlanResponse.decode(Buffer.from(response.value ?? '', 'base64'));
-      } catch (error) {
-        throw new ChainAnswerRefusedError(address, what, `it is not a QueryCurrentPlanResponse: ${shownText((error as Error).message)}`, via);
-      }
-      const plan = planOf(decoded.plan);
-      if (typeof plan === 'string') throw new ChainAnswerRefusedError(address, what, plan, via);
-      return plan;
+    async query(path, request, what, maxBytes = maxQueryBytes) {
+      // The path JSON-quoted and the request as 0x-hex, as CometBFT's URI form takes them; base64 in
+      // the JSON answer makes it a third larger than the bytes it holds.
+      const params = { path: JSON.stringify(path), ...(request.length === 0 ? {} : { data: `0x${Buffer.from(request).toString('hex')}` }) };
+      const jsonBytes = Math.ceil(maxBytes / 3) * 4 + abciQueryOverhead;
+      const { response } = await get('abci_query', what, abciQueryAnswer, { params, maxBytes: jsonBytes });
+      if (response.code !== 0) throw queryError(response, { address, what, path, via });
+      const bytes = Buffer.from(response.value ?? '', 'base64');
+      if (bytes.length > maxBytes) throw new ChainAnswerRefusedError(address, what, `the answer is larger than ${maxBytes} bytes`, via);
+      return bytes;
     },
+    currentPlan: () => readCurrentPlan(self),
     async latestHeight() {
       const what = 'the latest block height';
       const result = await get('status', what, latestHeightAnswer, { maxBytes: statusMaxBytes });
@@ -115,6 +110,28 @@ export function createRpcClient(options: RpcClientOptions): ChainClient {
     },
     close: () => rpc.close(),
   };
+  return self;
+}
+
+/** What an abci_query answer holds besides its value: the envelope, the code, the log, the height. */
+const abciQueryOverhead = 64 * 1024;
+
+/**
+ * A query the node refused, in its words: the SDK's `unknown request` (6) for a path it does not route
+ * ("unknown query path"; "no route" or the gRPC words of older versions), `key not found` (22) or
+ * `not found` (38), or any other code.
+ */
+function queryError(response: { code: number; log: string }, at: { address: string; what: string; path: string; via: string }): ChainQueryError {
+  const { address, what, path, via } = at;
+  const { code, log } = response;
+  const reason = `the query failed (code ${code}): ${shownText(log)}`;
+  const kind =
+    code === 6 && /unknown query path|no route|unknown service|unknown method|Unimplemented/i.test(log)
+      ? 'unknown'
+      : code === 22 || code === 38
+        ? 'not-found'
+        : 'failed';
+  return new ChainQueryError(address, what, kind, path, log, reason, via);
 }
 
 /** /status is about 2 KiB on any node; read every second by the follow. */

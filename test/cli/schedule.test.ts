@@ -20,6 +20,7 @@ function chainAt(height: number, plan: { name: string; height: number } | null =
     describe: () => 'the test node',
     latestHeight: async () => height,
     currentPlan: async () => (plan ? { ...plan, info: '' } : null),
+    query: () => Promise.reject(new Error('no query is asked')),
     close() {},
   };
 }
@@ -30,6 +31,7 @@ const down: ChainClient = {
     throw new ChainUnavailableError('test', 'the latest block height', new Error('connection refused'));
   },
   currentPlan: async () => null,
+  query: () => Promise.reject(new Error('no query is asked')),
   close() {},
 };
 

@@ -41,6 +41,7 @@ async function setup(t: TestContext, queue: ManualPlan[]) {
     async currentPlan() {
       return chain.plan;
     },
+    query: () => Promise.reject(new Error('no query is asked')),
     close() {},
   };
   const lines: string[] = [];
