@@ -21,7 +21,6 @@ export const floors: readonly (readonly string[])[] = [
   ['cli'], // the command and its sub-commands
   ['rehearsal'], // the upgrade tried on a copy before the height
   ['supervisor', 'observe'], // the run loop and the upgrade sequence; status, metrics, HTTP, webhooks
-  ['governance'], // upgrade proposals while they are voted: read, their binary checked and staged, the validator's vote
   ['download'], // a plan's binary fetched (and staged before the halt)
   ['verify'], // checksum, archives, safe extraction, the binary found
   ['guard', 'home'], // double-sign protection: the home lock, the sign guard, the twin check; what chainvisor owns on disk: layout, backup

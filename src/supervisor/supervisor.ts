@@ -11,7 +11,7 @@ import type { Config } from '../config/index.js';
 import type { Downloader } from '../download/index.js';
 import { type Staging, startStaging } from '../download/staging/index.js';
 import { createHomeCheck, createSignGuard, createTwinCheck, type NodeTracker } from '../guard/index.js';
-import { type Governance, startGovernance } from '../governance/index.js';
+import { type Governance, startGovernance } from './governance/index.js';
 import { pruneBackups } from '../home/backup/index.js';
 import { type Current, type Layout, planTarget, readCurrent, type UpgradeTarget } from '../home/layout/index.js';
 import { ExitCode } from '../shared/errors/index.js';

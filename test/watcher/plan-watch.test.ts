@@ -123,6 +123,7 @@ describe('what the plan watch says of the plan on chain', () => {
       describe: () => 'a stand-in chain',
       currentPlan: () => (chain.reads++, Promise.resolve(chain.plan)),
       latestHeight: () => Promise.resolve(50),
+      query: () => Promise.reject(new Error('the plan watch asks no other query')),
       close: () => undefined,
     };
     const events = createEventBus();

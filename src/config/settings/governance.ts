@@ -8,6 +8,7 @@ export const governanceSettings = {
     default: '10m',
     min: {
       value: 1000,
+      shown: '1s',
       zeroTurnsOff: true,
       why: 'proposals are voted for days: reading them more than once a second only costs the node; 0s turns reading them off',
     },
@@ -25,7 +26,7 @@ export const governanceSettings = {
     env: 'CHAINVISOR_VOTE_REMINDER',
     kind: 'durationOrOff',
     default: '24h',
-    min: { value: 60_000, zeroTurnsOff: true, why: 'a reminder less than a minute before the vote ends comes too late to vote' },
+    min: { value: 60_000, shown: '1m', zeroTurnsOff: true, why: 'a reminder less than a minute before the vote ends comes too late to vote' },
     description:
       'When this validator has not voted on an upgrade proposal this long before its voting period ends: `vote-missing` to the chat channels and webhooks (once per proposal), and `status` says "not voted, ends in …". `off` (or `0s`) turns the reminder off. chainvisor never signs or sends a vote.',
   },

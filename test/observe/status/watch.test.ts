@@ -27,6 +27,7 @@ function doc(afterUpgrade: AfterUpgrade | null): StatusDocument {
     node: { pid: 2, state: 'running', since: null, restarts: 1, lastExit: null },
     pending: null,
     chain: { height: 1234566 },
+    proposals: [],
     staged: [],
     queued: [],
     lastUpgrade: null,

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { loadConfig } from '../../src/config/index.js';
-import { stagingAllowed, tooLateToCancel } from '../../src/governance/index.js';
+import { loadConfig } from '../../../src/config/index.js';
+import { stagingAllowed, tooLateToCancel } from '../../../src/supervisor/governance/index.js';
 
 const base = { DAEMON_HOME: '/nonexistent/home', DAEMON_NAME: 'simd' };
 const load = (env: Record<string, string>) => loadConfig({ env: { ...base, ...env } }).config;

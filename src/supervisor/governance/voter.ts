@@ -5,8 +5,8 @@
  * address and its account, which is the voter. A node without a key, or a key no validator has, has no
  * vote to look up: said once, never an error. Nothing here signs or sends anything.
  */
-import { type ChainAddresses, createConsensusReader, type GovReader } from '../chain/index.js';
-import { nodeSigning, readValidatorAddress } from '../guard/index.js';
+import { type ChainAddresses, createConsensusReader, type GovReader } from '../../chain/index.js';
+import { nodeSigning, readValidatorAddress } from '../../guard/index.js';
 
 export type Voter =
   | { kind: 'validator'; consensusAddress: string; operator: string; account: string; moniker: string }

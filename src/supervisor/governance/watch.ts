@@ -10,12 +10,12 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { type ChainAddresses, type ChainClient, createGovReader, type GovReader, type ProposedUpgrade } from '../chain/index.js';
-import type { Config } from '../config/index.js';
-import { type Downloader, type Fetcher, fetcherFromConfig } from '../download/index.js';
-import type { Layout } from '../home/layout/index.js';
-import { backoffMs } from '../shared/backoff.js';
-import { createBlockClock } from '../shared/eta.js';
+import { type ChainAddresses, type ChainClient, createGovReader, type GovReader, type ProposedUpgrade } from '../../chain/index.js';
+import type { Config } from '../../config/index.js';
+import { type Downloader, type Fetcher, fetcherFromConfig } from '../../download/index.js';
+import type { Layout } from '../../home/layout/index.js';
+import { backoffMs } from '../../shared/backoff.js';
+import { createBlockClock } from '../../shared/eta.js';
 import {
   describeCancelWindow,
   endsIn,
@@ -24,8 +24,8 @@ import {
   type ProposalView,
   type SupervisorEvent,
   type VoteChoice,
-} from '../shared/events/index.js';
-import type { Logger } from '../shared/log.js';
+} from '../../shared/events/index.js';
+import type { Logger } from '../../shared/log.js';
 import { type BinaryCheck, checkProposalBinary } from './binary.js';
 import { type GovPeriods, tooLateToCancel } from './cancel-window.js';
 import { loadSentRecord, type SentRecord } from './record.js';
@@ -78,6 +78,7 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
   let saidUnreadable = false;
   let waitsForBlockTime = 0;
   let lastSaid = '';
+  const saidProblems = new Set<string>();
   let wake: AbortController | undefined;
 
   const upgradeOf = (p: ProposedUpgrade) => ({ name: p.plan.name, height: p.plan.height });
@@ -170,11 +171,17 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
 
   async function read(): Promise<void> {
     const list = await gov.upgradeProposals();
+    // A proposal or tally that cannot be read is left out by the reader: said once each, never taken for another.
+    for (const problem of list.problems) {
+      if (saidProblems.has(problem)) continue;
+      saidProblems.add(problem);
+      logger.warn({ problem }, 'an upgrade proposal read from the node is left out: %s', problem);
+    }
     const height = await options.client.latestHeight();
     clock.observe(height, now());
     if (periods === undefined || readings % paramsEvery === 0) periods = await gov.params().then(({ votingPeriodMs, depositPeriodMs }) => ({ votingPeriodMs, depositPeriodMs }));
     readings += 1;
-    proposals = list;
+    proposals = [...list];
     sent.keepOnly(proposals.map((p) => p.id));
     for (const id of [...binaries.keys()]) if (!proposals.some((p) => p.id === id)) binaries.delete(id);
     for (const id of [...votes.keys()]) if (!proposals.some((p) => p.id === id)) votes.delete(id);

@@ -4,8 +4,8 @@
  * later. When the upgrade's height is expected before that, nobody could stop it in time. The height's
  * time is the block-time estimate of shared/eta.ts; without a block time nothing is said.
  */
-import { type BlockTime, etaOf } from '../shared/eta.js';
-import type { CancelWindow } from '../shared/events/index.js';
+import { type BlockTime, etaOf } from '../../shared/eta.js';
+import type { CancelWindow } from '../../shared/events/index.js';
 
 export interface GovPeriods {
   votingPeriodMs: number;

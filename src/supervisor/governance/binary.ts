@@ -11,15 +11,15 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
-import type { ScheduledPlan } from '../chain/index.js';
-import type { Config } from '../config/index.js';
-import { type Downloader, type Fetcher, hostPlatform, isInfoUrl, resolveSources } from '../download/index.js';
-import { stagePlan } from '../download/staging/index.js';
-import type { Layout } from '../home/layout/index.js';
-import { ChainvisorError } from '../shared/errors/index.js';
-import type { EventBus, ProposalBinary } from '../shared/events/index.js';
-import { shownText } from '../shared/json.js';
-import type { Logger } from '../shared/log.js';
+import type { ScheduledPlan } from '../../chain/index.js';
+import type { Config } from '../../config/index.js';
+import { type Downloader, type Fetcher, hostPlatform, isInfoUrl, resolveSources } from '../../download/index.js';
+import { stagePlan } from '../../download/staging/index.js';
+import type { Layout } from '../../home/layout/index.js';
+import { ChainvisorError } from '../../shared/errors/index.js';
+import type { EventBus, ProposalBinary } from '../../shared/events/index.js';
+import { shownText } from '../../shared/json.js';
+import type { Logger } from '../../shared/log.js';
 
 export interface BinaryCheckOptions {
   plan: ScheduledPlan;

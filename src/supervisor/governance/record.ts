@@ -8,9 +8,9 @@ import path from 'node:path';
 
 import * as v from 'valibot';
 
-import { readRecord } from '../shared/fsread/index.js';
-import { makeFolders, writeFileAtomic } from '../shared/fswrite/index.js';
-import type { Logger } from '../shared/log.js';
+import { readRecord } from '../../shared/fsread/index.js';
+import { makeFolders, writeFileAtomic } from '../../shared/fswrite/index.js';
+import type { Logger } from '../../shared/log.js';
 
 const recordFile = 'proposals-sent.json';
 
