@@ -141,7 +141,7 @@ test('proposals that say what no chain could are skipped with their reason, the 
   ];
   assert.equal(problems.length, expected.length, problems.join('\n'));
   expected.forEach((pattern, i) => assert.match(problems[i] ?? '', pattern));
-   
+
   assert.ok(
     problems.every((p) => !/[\u0000-\u001f]/.test(p)),
     'no control character of the chain reaches a message',
