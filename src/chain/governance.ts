@@ -4,6 +4,7 @@
  * validator of a consensus key. gov v1 first; a chain that does not serve it (before SDK v0.46) is
  * read through v1beta1. Every answer is bounded (query.ts, pages.ts); a proposal that says what no
  * chain could is left out with its reason in `problems`, never the whole read.
+ * Why, and the rest of its rules: docs/design/chain.md#chaingovernancets.
  */
 import * as v1 from 'cosmjs-types/cosmos/gov/v1/query.js';
 import * as v1beta1 from 'cosmjs-types/cosmos/gov/v1beta1/query.js';
