@@ -5,8 +5,9 @@
  * nobody said, costs one failed gRPC read, not one per poll (the manual-upgrade runner reads the height
  * every 300 ms near its height with 2 s deadlines). gRPC turned off (`--grpc.enable=false`, app.toml
  * `[grpc] enable = false`) is never dialled. When neither answers, one error names both. A query the
- * node says it does not serve, or whose object is not there (ChainQueryError `unknown`, `not-found`), is
- * its answer, not its absence: both transports reach the same query router, so the other is not asked.
+ * node answered with an error (ChainQueryError: it serves no such query, what was asked is not there,
+ * the request was refused) is its answer, not its absence: both transports reach the same query
+ * router, so the other is not asked.
  */
 import type { ChainAddresses } from './addresses.js';
 import { ChainQueryError, ChainUnavailableError } from './errors.js';
@@ -47,7 +48,8 @@ export function createChainReader(options: ChainReaderOptions): ChainReader {
         return value;
       } catch (error) {
         if (!(error instanceof ChainUnavailableError)) throw error;
-        if (error instanceof ChainQueryError && error.kind !== 'failed') {
+        // The node answered through its query router, which gRPC and abci_query share: the other way would answer the same.
+        if (error instanceof ChainQueryError) {
           preferred = client;
           answered = client;
           throw error;

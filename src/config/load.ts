@@ -14,7 +14,18 @@ import { readCosmovisorToml } from './cosmovisor-toml.js';
 import { parseNetworkRpc } from './network-rpc.js';
 import { type Config, fileKey, fileSettings, type RawConfig, type SettingKey, settingKeys, settings, type SettingSpec } from './schema.js';
 import { parseUpgradeSources, upgradeSourceProblems } from './upgrade-sources.js';
-import { maxFileNameBytes, parseAbsPath, parseBool, parseBytes, parseCount, type Parsed, parseDuration, parseEnum, parseFileName, parseHostList } from './values.js';
+import {
+  maxFileNameBytes,
+  parseAbsPath,
+  parseBool,
+  parseBytes,
+  parseCount,
+  type Parsed,
+  parseDuration,
+  parseEnum,
+  parseFileName,
+  parseHostList,
+} from './values.js';
 
 export interface LoadOptions {
   /** Usually `process.env`. */

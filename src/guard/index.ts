@@ -13,5 +13,5 @@ export { stopOrphanNode } from './orphan.js';
 export { restoreSigning } from './restore-signing.js';
 export { createSignGuard, type SignGuard } from './sign-guard.js';
 export { nodeSigning } from './sign-state.js';
-export { readValidatorAddress, type ValidatorAddress } from './validator-key.js';
 export { createTwinCheck, type TwinCheck } from './twin-check.js';
+export { readValidatorAddress, type ValidatorAddress } from './validator-key.js';

@@ -148,8 +148,7 @@ export function startAutoRehearsal(options: AutoRehearsalOptions): { stop(): Pro
       const staged = (event.data.proposals as ProposalView[]).filter((p) => p.binary.state === 'staged').map((p) => p.name);
       if (staged.join('\n') === proposed.join('\n')) return;
       proposed = staged;
-    }
-    else if (event.event === 'upgrade-detected') giveUp('the upgrade is due now');
+    } else if (event.event === 'upgrade-detected') giveUp('the upgrade is due now');
     else return;
     void check().catch((error: unknown) => logger.warn({ err: error }, 'automatic rehearsal check failed'));
   });

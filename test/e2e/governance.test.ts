@@ -16,6 +16,7 @@ import { cli, proposeUpgrade, waitFor, waitForProposal } from '@chainvisor/simd/
 
 import { chainvisorSim, heightOf } from '../support/chainvisor-sim.js';
 import { serveFiles } from '../support/file-server.js';
+import { unusedPort } from '../support/ports.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 
 const exists = (file: string) =>
@@ -65,7 +66,7 @@ test('a proposal while it is voted: listed with its tally and "not voted", stage
       CHAINVISOR_VOTE_REMINDER: '24h',
       CHAINVISOR_WEBHOOK_URL: receiver.url,
     },
-    ['--voting-period', '60s', ...voters],
+    ['--voting-period', '40s', ...voters],
   );
   const server = await serveFiles(t, sim.built.out);
   const run = sim.run();
@@ -76,14 +77,17 @@ test('a proposal while it is voted: listed with its tally and "not voted", stage
   await vote(bin, sim.home, id, 'yes', 'alice');
   await vote(bin, sim.home, id, 'no', 'bob');
 
-  const listed = await waitFor(async () => {
-    const [p] = await proposals(sim.cv);
-    return p?.tally && p.tally.yes > 0 && p.tally.no > 0 ? p : undefined;
-  }, `the proposal in status\n${run.output().slice(-3000)}`);
+  const listed = await waitFor(
+    async () => {
+      const [p] = await proposals(sim.cv);
+      return p?.tally && p.tally.yes > 0 && p.tally.no > 0 ? p : undefined;
+    },
+    `the proposal in status\n${run.output().slice(-3000)}`,
+  );
   assert.equal(listed.id, id);
   assert.equal(listed.name, 'v2');
   assert.equal(listed.height, String(height));
-  assert.equal(listed.vote, 'none');
+  assert.equal(listed.vote, 'none', run.output().slice(-5000));
   assert.ok(listed.votingEnd !== null && Date.parse(listed.votingEnd) > Date.now());
   // alice 300000 yes, bob 200000 no: the shares of the votes cast.
   assert.equal(listed.tally!.yes, 0.6);
@@ -104,7 +108,7 @@ test('a proposal while it is voted: listed with its tally and "not voted", stage
   await vote(bin, sim.home, id, 'yes', 'validator');
   await waitFor(async () => (await proposals(sim.cv))[0]?.vote === 'yes' || undefined, 'the vote in status');
 
-  await waitForProposal(bin, sim.home, id, /PASSED/);
+  await waitFor(async () => (await cli(bin, ['query', 'gov', 'proposal', id, '--home', sim.home])).stdout.includes('PASSED') || undefined, 'passed', 90_000);
   const v2 = await run.nodeOf('v2');
   await waitFor(async () => (await heightOf(v2).catch(() => 0)) > height, 'v2 past the height', 120_000);
   assert.equal(server.bytes(), staged, 'nothing downloaded after the vote');
@@ -115,10 +119,7 @@ test('a proposal while it is voted: listed with its tally and "not voted", stage
 
 type Sim = Awaited<ReturnType<typeof chainvisorSim>>;
 
-async function problemCase(
-  t: TestContext,
-  options: { info: (sim: Sim, url: string) => string; initFlags?: string[]; runFlags?: string[]; legacy?: boolean },
-) {
+async function problemCase(t: TestContext, options: { info: (sim: Sim, url: string) => string; initFlags?: string[]; runFlags?: string[]; legacy?: boolean }) {
   const receiver = await startWebhookReceiver();
   t.after(() => receiver.close());
   const sim = await chainvisorSim(
@@ -139,20 +140,25 @@ async function problemCase(
   const live = await run.nodeOf('genesis');
   const height = (await heightOf(live)) + 5000;
   const bin = sim.bin('genesis');
-  const { id } = await proposeUpgrade(bin, sim.home, { name: 'v2', height, info: options.info(sim, server.url), ...(options.legacy ? { extra: ['--legacy'] } : {}) });
+  const { id } = await proposeUpgrade(bin, sim.home, {
+    name: 'v2',
+    height,
+    info: options.info(sim, server.url),
+    ...(options.legacy ? { extra: ['--legacy'] } : {}),
+  });
   const hook = await waitFor(
     () => receiver.delivered().find((r) => r.body.event === 'proposal-problem'),
     `proposal-problem\n${run.output().slice(-4000)}`,
     90_000,
   );
-  const [listed] = await proposals(sim.cv);
+  // The status file follows the bus a moment later than the webhook.
+  const listed = await waitFor(async () => (await proposals(sim.cv)).find((p) => p.binary.state === 'problem'), 'the problem in status');
   assert.equal(listed?.id, id);
-  assert.equal(listed?.binary.state, 'problem');
   assert.equal(listed?.vote, 'none');
-  assert.ok(Date.parse(listed!.votingEnd!) > Date.now(), 'said before the vote ends');
+  assert.ok(Date.parse(listed.votingEnd!) > Date.now(), 'said before the vote ends');
   assert.equal(await readlink(path.join(sim.home, 'cosmovisor', 'current')), 'genesis', 'nothing installed as current');
   assert.equal((await waitForProposal(bin, sim.home, id, /VOTING/)).status !== undefined, true, 'still in its voting period');
-  return { sim, hook, listed: listed!, run };
+  return { sim, hook, listed: listed, run };
 }
 
 /** v2's Info with a checksum that is not its archive's. */
@@ -162,7 +168,9 @@ const wrongChecksum = (sim: Sim, url: string) => {
 };
 
 test('a proposal whose binary has a wrong checksum: proposal-problem before the vote ends, nothing installed (gRPC off: abci_query)', async (t) => {
-  const { sim, hook, listed, run } = await problemCase(t, { info: wrongChecksum, runFlags: ['--grpc.enable=false'] });
+  // gRPC off, and the RPC on a port of its own (the harness's is port 0, which nobody can dial).
+  const rpc = `tcp://127.0.0.1:${await unusedPort()}`;
+  const { sim, hook, listed, run } = await problemCase(t, { info: wrongChecksum, runFlags: ['--grpc.enable=false', '--rpc.laddr', rpc] });
   assert.match(String(hook.body.text), /checksum/i);
   assert.match(listed.binary.problem ?? '', /checksum/i);
   assert.equal(await exists(path.join(sim.home, 'cosmovisor', 'upgrades', 'v2', 'bin', 'simd')), false, 'nothing staged');

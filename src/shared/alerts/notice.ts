@@ -95,7 +95,11 @@ const titles: Record<string, { title: (name: string, height: number) => string; 
     tone: 'warning',
     hint: "pass --home $DAEMON_HOME to the node, or set DAEMON_HOME to the node's home: until then upgrades are not applied and the node's signing state is not guarded",
   },
-  'upgrade-proposed': { title: (n) => `Upgrade ${n} proposed`, tone: 'info', hint: "check its binary ('chainvisor status' lists the proposal) and vote before the voting period ends" },
+  'upgrade-proposed': {
+    title: (n) => `Upgrade ${n} proposed`,
+    tone: 'info',
+    hint: "check its binary ('chainvisor status' lists the proposal) and vote before the voting period ends",
+  },
   'proposal-problem': {
     title: (n) => `Proposal for upgrade ${n}: its binary cannot be used`,
     tone: 'bad',

@@ -125,7 +125,9 @@ export function pageFor(notice: Notice, facts: NodeFacts): Page | undefined {
     case 'proposal-problem':
       return { action: 'trigger', severity: 'error', dedupKey: dedupKey(facts, undefined, `proposal/${String(data.proposal)}`) };
     case 'upgrade-proposed':
-      return data.tooLateToCancel != null ? { action: 'trigger', severity: 'warning', dedupKey: dedupKey(facts, undefined, `proposal/${String(data.proposal)}`) } : undefined;
+      return data.tooLateToCancel != null
+        ? { action: 'trigger', severity: 'warning', dedupKey: dedupKey(facts, undefined, `proposal/${String(data.proposal)}`) }
+        : undefined;
     // A cancelled plan's height will not come: staging still failing near it, a failed rehearsal, an earlier disagreement need nobody now.
     case 'upgrade-applied':
     case 'upgrade-confirmed':

@@ -26,8 +26,7 @@ export async function findVoter(options: { home: string; gov: Pick<GovReader, 'v
     }
   } else {
     const key = await readValidatorAddress(signing.keyFile);
-    if (key.status === 'missing')
-      return { kind: 'none', why: `this node has no validator key (${key.file}): a full node has no vote to look up` };
+    if (key.status === 'missing') return { kind: 'none', why: `this node has no validator key (${key.file}): a full node has no vote to look up` };
     if (key.status === 'unreadable') return { kind: 'none', why: `the validator key ${key.file} cannot be read (${key.reason}): the vote is not looked up` };
     address = key.address;
   }

@@ -161,7 +161,13 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
     if (voter === undefined) {
       voter = await findVoter({ home: layout.home, gov, addresses: options.addresses });
       if (voter.kind === 'none') logger.info(voter.why);
-      else logger.info({ operator: voter.operator, voter: voter.account }, "this node's validator is %s (%s): its votes on upgrade proposals are looked up", voter.moniker, voter.operator);
+      else
+        logger.info(
+          { operator: voter.operator, voter: voter.account },
+          "this node's validator is %s (%s): its votes on upgrade proposals are looked up",
+          voter.moniker,
+          voter.operator,
+        );
     }
     for (const p of proposals) {
       if (voter.kind === 'none') votes.set(p.id, null);
@@ -179,7 +185,8 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
     }
     const height = await options.client.latestHeight();
     clock.observe(height, now());
-    if (periods === undefined || readings % paramsEvery === 0) periods = await gov.params().then(({ votingPeriodMs, depositPeriodMs }) => ({ votingPeriodMs, depositPeriodMs }));
+    if (periods === undefined || readings % paramsEvery === 0)
+      periods = await gov.params().then(({ votingPeriodMs, depositPeriodMs }) => ({ votingPeriodMs, depositPeriodMs }));
     readings += 1;
     proposals = [...list];
     sent.keepOnly(proposals.map((p) => p.id));
@@ -217,7 +224,13 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
       });
       if (!proposals.some((q) => q.id === p.id)) continue;
       binaries.set(p.id, { info: p.plan.info, check });
-      if (check.again) logger.info({ proposal: p.id, upgrade: p.plan.name }, 'the binary of proposal #%s could not be checked yet (%s); trying again at the next reading', p.id, check.binary.problem);
+      if (check.again)
+        logger.info(
+          { proposal: p.id, upgrade: p.plan.name },
+          'the binary of proposal #%s could not be checked yet (%s); trying again at the next reading',
+          p.id,
+          check.binary.problem,
+        );
       problem(p, check.binary);
       tell();
     }
@@ -231,7 +244,11 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
     const binary: ProposalBinary =
       event.event === 'rehearsal-passed'
         ? { ...known.check.binary, state: 'rehearsed' }
-        : { ...known.check.binary, state: 'problem', problem: `its rehearsal failed: ${typeof event.data?.reason === 'string' ? event.data.reason : 'see chainvisor status'}` };
+        : {
+            ...known.check.binary,
+            state: 'problem',
+            problem: `its rehearsal failed: ${typeof event.data?.reason === 'string' ? event.data.reason : 'see chainvisor status'}`,
+          };
     binaries.set(p.id, { info: known.info, check: { binary, again: false } });
     problem(p, binary);
     tell();

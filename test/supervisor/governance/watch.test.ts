@@ -15,9 +15,9 @@ import { pino } from 'pino';
 
 import type { ChainAddresses, ChainClient, GovReader, ProposedUpgrade } from '../../../src/chain/index.js';
 import { loadConfig } from '../../../src/config/index.js';
-import { startGovernance } from '../../../src/supervisor/governance/index.js';
 import { layoutFor } from '../../../src/home/layout/index.js';
 import { createEventBus, type ProposalView, type SupervisorEvent, type VoteChoice } from '../../../src/shared/events/index.js';
+import { startGovernance } from '../../../src/supervisor/governance/index.js';
 import { waitFor } from '../../support/home.js';
 
 const address = '0123456789ABCDEF0123456789ABCDEF01234567';
@@ -27,7 +27,11 @@ function proposal(id: string, options: { endsInMs: number; info?: string; name?:
   return {
     id,
     title: `upgrade ${id}`,
-    plan: { name: options.name ?? `v${id}`, height: 1_000_000, info: options.info ?? JSON.stringify({ binaries: { any: `https://example.org/simd?checksum=sha256:${sha}` } }) },
+    plan: {
+      name: options.name ?? `v${id}`,
+      height: 1_000_000,
+      info: options.info ?? JSON.stringify({ binaries: { any: `https://example.org/simd?checksum=sha256:${sha}` } }),
+    },
     votingEndMs: Date.now() + options.endsInMs,
     tally: { yes: 0.5, no: 0.5, abstain: 0, noWithVeto: 0 },
     gov: 'v1',
@@ -49,13 +53,20 @@ function fakeGov(world: World): GovReader {
       world.asked.push(`${id}:${voter}`);
       return world.votes.get(id) ?? 'none';
     },
-    validatorByConsensusAddress: async (a) => (world.validator && a === address ? { operator: 'cosmosvaloper1x', account: 'cosmos1x', moniker: 'val-1' } : undefined),
-  } as GovReader;
+    validatorByConsensusAddress: async (a) =>
+      world.validator && a === address ? { operator: 'cosmosvaloper1x', account: 'cosmos1x', moniker: 'val-1' } : undefined,
+  };
 }
 
 // A chain that moves: each reading a block later, so the block time is known from the second reading.
 let height = 100;
-const client = { address: 'x', describe: () => 'the node', currentPlan: async () => null, latestHeight: async () => ++height, close: () => undefined } as unknown as ChainClient;
+const client = {
+  address: 'x',
+  describe: () => 'the node',
+  currentPlan: async () => null,
+  latestHeight: async () => ++height,
+  close: () => undefined,
+} as unknown as ChainClient;
 const addresses = { rpc: { address: 'tcp://127.0.0.1:9' }, grpc: { enabled: false } } as unknown as ChainAddresses;
 
 async function home(t: TestContext, key: boolean): Promise<string> {
@@ -71,7 +82,15 @@ async function start(root: string, world: World, env: Record<string, string> = {
   const events = createEventBus();
   const seen: SupervisorEvent[] = [];
   events.on((e) => void seen.push(e));
-  const governance = await startGovernance({ config, layout: layoutFor(config), logger: pino({ level: 'silent' }), events, client, addresses, gov: fakeGov(world) });
+  const governance = await startGovernance({
+    config,
+    layout: layoutFor(config),
+    logger: pino({ level: 'silent' }),
+    events,
+    client,
+    addresses,
+    gov: fakeGov(world),
+  });
   const last = () => seen.filter((e) => e.event === 'proposals').at(-1)?.data?.proposals as ProposalView[] | undefined;
   const named = (name: string) => seen.filter((e) => e.event === name);
   return { governance, seen, last, named };
@@ -79,7 +98,12 @@ async function start(root: string, world: World, env: Record<string, string> = {
 
 test('announced once per proposal, across a restart; the vote looked up for the validator; reminded once, near the end only', async (t) => {
   const root = await home(t, true);
-  const world: World = { proposals: [proposal('1', { endsInMs: 3_600_000 }), proposal('2', { endsInMs: 3 * 86_400_000 })], votes: new Map(), validator: true, asked: [] };
+  const world: World = {
+    proposals: [proposal('1', { endsInMs: 3_600_000 }), proposal('2', { endsInMs: 3 * 86_400_000 })],
+    votes: new Map(),
+    validator: true,
+    asked: [],
+  };
   const first = await start(root, world);
   await waitFor(() => first.named('upgrade-proposed').length === 2, 'both announced');
   await waitFor(() => first.named('vote-missing').length === 1, 'one reminder');
@@ -129,7 +153,9 @@ test('no reminder with CHAINVISOR_VOTE_REMINDER=off; a full node without a key h
 
 test('a binary the Info cannot give: proposal-problem once, however often it is read; the list says the problem', async (t) => {
   const world: World = {
-    proposals: [proposal('3', { endsInMs: 86_400_000, info: JSON.stringify({ binaries: { 'plan9/mips': `https://example.org/simd?checksum=sha256:${sha}` } }) })],
+    proposals: [
+      proposal('3', { endsInMs: 86_400_000, info: JSON.stringify({ binaries: { 'plan9/mips': `https://example.org/simd?checksum=sha256:${sha}` } }) }),
+    ],
     votes: new Map(),
     validator: false,
     asked: [],
