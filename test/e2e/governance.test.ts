@@ -101,9 +101,26 @@ test('a proposal while it is voted: listed with its tally and "not voted", stage
 
   await waitFor(async () => (await proposals(sim.cv))[0]?.binary.state === 'staged' || undefined, `staged\n${run.output().slice(-3000)}`);
   assert.ok(await exists(path.join(sim.home, 'cosmovisor', 'upgrades', 'v2', 'bin', 'simd')));
-  const staged = server.bytes();
-  assert.ok(staged > 0);
+  assert.ok(server.bytes() > 0);
   await waitFor(async () => (await proposals(sim.cv))[0]?.binary.state === 'rehearsed' || undefined, `rehearsed\n${run.output().slice(-3000)}`, 90_000);
+
+  // Too close to cancel: the vote ends in 40 s, then a deposit (10 s) and a voting period (40 s), while the
+  // height is about 75 s away. status, the event and check-plan say so, with the numbers.
+  const [late] = await proposals(sim.cv);
+  assert.equal(late?.tooLateToCancel?.votingPeriodSeconds, 40);
+  assert.equal(late?.tooLateToCancel?.depositPeriodSeconds, 10);
+  assert.ok(Date.parse(String(late?.tooLateToCancel?.heightAt)) < Date.parse(String(late?.tooLateToCancel?.cancellableUntil)));
+  const proposed = receiver.delivered().find((r) => r.body.event === 'upgrade-proposed')!;
+  assert.match(String(proposed.body.text), /too late to cancel: .*deposit period 10 s \+ voting period 40 s/);
+  const checked = await sim.cv(['check-plan', '--proposal', id]);
+  assert.equal(checked.code, 0, checked.stdout + checked.stderr);
+  assert.match(checked.stdout, new RegExp(`Proposal #${id} \\(gov v1\\): upgrade v2 at height ${height}`));
+  assert.match(checked.stdout, /warning: too late to cancel: .*deposit period 10 s \+ voting period 40 s/);
+  assert.match(checked.stdout, /^ok: 1 binary checked/m);
+  const missing = await sim.cv(['check-plan', '--proposal', '99']);
+  assert.equal(missing.code, 79, missing.stderr);
+  assert.match(missing.stderr, /CHAINVISOR_PROPOSAL_NOT_FOUND/);
+  const staged = server.bytes();
 
   await vote(bin, sim.home, id, 'yes', 'validator');
   await waitFor(async () => (await proposals(sim.cv))[0]?.vote === 'yes' || undefined, 'the vote in status');
@@ -138,7 +155,7 @@ async function problemCase(t: TestContext, options: { info: (sim: Sim, url: stri
   const server = await serveFiles(t, sim.built.out);
   const run = sim.run(options.runFlags ?? []);
   const live = await run.nodeOf('genesis');
-  const height = (await heightOf(live)) + 5000;
+  const height = (await heightOf(live)) + 8000;
   const bin = sim.bin('genesis');
   const { id } = await proposeUpgrade(bin, sim.home, {
     name: 'v2',

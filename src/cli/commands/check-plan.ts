@@ -47,6 +47,11 @@ export const checkPlanCommand = defineCommand({
         help: "resolve the upgrade of this name through CHAINVISOR_UPGRADE_SOURCES (with --info as the plan's Info, if given): one row per source",
       },
       height: { type: 'string', value: '<H>', help: "with --upgrade: the plan's height (entries for another height are not used)" },
+      proposal: {
+        type: 'string',
+        value: '<id>',
+        help: "check the Info of this upgrade proposal, read from the node while it is voted (DAEMON_HOME's node), and whether a cancellation could still pass before its height",
+      },
       'all-platforms': { type: 'boolean', help: "download and check every platform listed, not only this host's" },
       name: { type: 'string', value: '<binary>', help: 'the binary to look for in archives (default: $DAEMON_NAME)' },
       'skip-smoke-test': { type: 'boolean', help: "do not run `<binary> version` on the host's binary" },
@@ -66,6 +71,10 @@ export const checkPlanCommand = defineCommand({
       'With --upgrade <name> [--height H], resolves that upgrade through CHAINVISOR_UPGRADE_SOURCES',
       '(plan, registry, chain-registry) and prints one row per source: its URL, its checksum and whether',
       'it agrees; exits 79 when no binary would be installed (a disagreement, a quorum not met, no URL).',
+      '',
+      "With --proposal <id>, reads that upgrade proposal from DAEMON_HOME's node while it is voted, says when its",
+      'height is expected and whether a cancellation could still pass before it (docs/governance.md), then checks',
+      'its Info as above; exits 79 when the node lists no such upgrade proposal in its voting period.',
     ].join('\n'),
   async run(ctx, { values }) {
     const name = values.name ?? ctx.env.DAEMON_NAME;
@@ -79,8 +88,18 @@ export const checkPlanCommand = defineCommand({
     if (height !== undefined && !(Number.isSafeInteger(height) && height > 0 && /^\d+$/.test(values.height ?? '')))
       throw new UsageError(`check-plan --height must be a positive whole number, not ${JSON.stringify(values.height)}`);
     if (values.height !== undefined && values.upgrade === undefined) throw new UsageError('check-plan --height needs --upgrade');
-    if (values.info === undefined && values.upgrade === undefined) throw new UsageError('check-plan needs --info');
+    if (values.proposal !== undefined && (values.info !== undefined || values.upgrade !== undefined))
+      throw new UsageError('check-plan --proposal reads the Info from the chain: give it without --info and --upgrade');
+    if (values.info === undefined && values.upgrade === undefined && values.proposal === undefined) throw new UsageError('check-plan needs --info');
     refuseUnusableProxies(ctx.env);
+    let infoGiven = values.info;
+    if (values.proposal !== undefined) {
+      const { readProposalPlan } = await import('./check-proposal.js');
+      const plan = await readProposalPlan(ctx, values.proposal);
+      if (plan.info.trim() === '')
+        throw new ChainvisorError('CHAINVISOR_PLAN_NO_INFO', `proposal #${values.proposal}'s upgrade "${plan.name}" has no Info, so there is nothing to check`);
+      infoGiven = plan.info;
+    }
     const [download, { createLogger }, { weakAlgos }] = await Promise.all([
       import('../../download/index.js'),
       import('../../shared/log.js'),
@@ -98,7 +117,7 @@ export const checkPlanCommand = defineCommand({
         printSources(ctx, plan, lib.hostPlatform(), resolution, lib.sourceReport(resolution, config.checksumQuorum));
         return resolution.weighed.problem === undefined ? ExitCode.ok : ExitCode.upgradeFailed;
       }
-      const info = await lib.resolveInfo(values.info as string, { mustHaveChecksum: config.downloadMustHaveChecksum, fetcher, workDir: work });
+      const info = await lib.resolveInfo(infoGiven as string, { mustHaveChecksum: config.downloadMustHaveChecksum, fetcher, workDir: work });
       const host = lib.hostPlatform();
       const notes = infoNotes(lib, info, host);
       const targets = values['all-platforms'] ? Object.keys(info.binaries).sort() : [lib.pickBinary(info, host).platform];

@@ -8,5 +8,5 @@ export { type LastUpgrade, type LiveState, type LiveTracker, type NodeState, tra
 export { statusOfHome } from './of-home.js';
 export { readRehearsals, rehearsalsPath, type RehearsalSummary } from './rehearsals.js';
 export { renderStatus } from './render.js';
-export { type StatusFileWriter, writeStatusFile } from './state-file.js';
+export { readStatusFile, type StatusFileWriter, writeStatusFile } from './state-file.js';
 export { shareBar, watchLine, watchScreen } from './watch.js';

@@ -45,6 +45,11 @@ export const upgradeErrors = {
     when: '`prepare-upgrade`: the scheduled plan has no Info, so there is nothing to download.',
     hint: 'install its binary by hand: chainvisor add-upgrade <name> <path-to-binary>',
   },
+  CHAINVISOR_PROPOSAL_NOT_FOUND: {
+    exit: ExitCode.upgradeFailed,
+    when: '`check-plan --proposal <id>`: the node lists no upgrade proposal of that id in its voting period (another kind of proposal, a vote already over, or no such id).',
+    hint: "check the id with '<daemon> query gov proposals --proposal-status voting-period'; a passed upgrade is checked with 'chainvisor check-plan --upgrade <name>' or 'chainvisor prepare-upgrade'",
+  },
   CHAINVISOR_INFO_INVALID: {
     exit: ExitCode.upgradeFailed,
     when: "The plan's Info cannot be used: not JSON, not a URL, no `binaries`, or an Info document that cannot be fetched.",
