@@ -52,6 +52,7 @@ const voters = ['--sim-validators', 'alice=300000,bob=200000', '--deposit-period
 
 test('a proposal while it is voted: listed with its tally and "not voted", staged and rehearsed, vote-missing sent; voted, passed, and switched with no second download', async (t) => {
   const receiver = await startWebhookReceiver();
+  const http = `127.0.0.1:${await unusedPort()}`;
   t.after(() => receiver.close());
   const sim = await chainvisorSim(
     t,
@@ -65,6 +66,7 @@ test('a proposal while it is voted: listed with its tally and "not voted", stage
       CHAINVISOR_STAGE_WARN_BLOCKS: '20',
       CHAINVISOR_VOTE_REMINDER: '24h',
       CHAINVISOR_WEBHOOK_URL: receiver.url,
+      CHAINVISOR_HTTP_ADDRESS: http,
     },
     ['--voting-period', '40s', ...voters],
   );
@@ -92,11 +94,19 @@ test('a proposal while it is voted: listed with its tally and "not voted", stage
   // alice 300000 yes, bob 200000 no: the shares of the votes cast.
   assert.equal(listed.tally!.yes, 0.6);
   assert.equal(listed.tally!.no, 0.4);
+  const metrics = await (await fetch(`http://${http}/metrics`)).text();
+  assert.match(metrics, new RegExp(`^chainvisor_upgrade_proposal_info\\{id="${id}",name="v2",height="${height}"\\} 1$`, 'm'));
+  const end = new RegExp(`^chainvisor_upgrade_proposal_voting_end_timestamp_seconds\\{id="${id}"\\} (\\S+)$`, 'm').exec(metrics)?.[1];
+  assert.equal(Number(end), Date.parse(listed.votingEnd!) / 1000);
   const text = await sim.cv(['status']);
   assert.match(text.stdout, new RegExp(`proposed\\s+#${id} "v2" at height ${height}: not voted, ends in`));
 
   const hook = await waitFor(() => receiver.delivered().find((r) => r.body.event === 'vote-missing'), 'vote-missing at the webhook');
   assert.equal((hook.body.upgrade as { name: string }).name, 'v2');
+  const reminded = hook.body.proposal as { id: string; votingEnd: string; voter: string };
+  assert.equal(reminded.id, id);
+  assert.equal(reminded.votingEnd, listed.votingEnd);
+  assert.match(reminded.voter, /^cosmos1/);
   assert.equal(receiver.delivered().filter((r) => r.body.event === 'upgrade-proposed').length, 1);
 
   await waitFor(async () => (await proposals(sim.cv))[0]?.binary.state === 'staged' || undefined, `staged\n${run.output().slice(-3000)}`);
@@ -131,6 +141,8 @@ test('a proposal while it is voted: listed with its tally and "not voted", stage
   assert.equal(server.bytes(), staged, 'nothing downloaded after the vote');
   assert.equal(await readlink(path.join(sim.home, 'cosmovisor', 'current')), path.join('upgrades', 'v2'));
   assert.equal(receiver.delivered().filter((r) => r.body.event === 'vote-missing').length, 1, 'reminded once');
+  // Voted out of its voting period: no longer listed.
+  await waitFor(async () => (await proposals(sim.cv)).length === 0 || undefined, 'the passed proposal no longer listed');
   assert.equal(receiver.delivered().filter((r) => r.body.event === 'proposal-problem').length, 0);
 });
 

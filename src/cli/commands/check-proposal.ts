@@ -40,7 +40,10 @@ export async function readProposalPlan(ctx: CommandContext, id: string): Promise
       );
     const { plan } = proposal;
     const end = proposal.votingEndMs === null ? null : new Date(proposal.votingEndMs).toISOString();
-    writeLine(ctx.stdout, `Proposal #${proposal.id} (gov ${proposal.gov}): upgrade ${plan.name} at height ${plan.height}; voting ${endsIn(end, Date.now())}${end === null ? '' : ` (${end})`}`);
+    writeLine(
+      ctx.stdout,
+      `Proposal #${proposal.id} (gov ${proposal.gov}): upgrade ${plan.name} at height ${plan.height}; voting ${endsIn(end, Date.now())}${end === null ? '' : ` (${end})`}`,
+    );
     const live = await readStatusFile(layout).catch(() => undefined);
     const blockTime = (live?.alive ? live.live.blockTime : undefined) ?? (await measureBlockTime(() => client.latestHeight()));
     const eta = etaOf(plan.height, blockTime);
@@ -50,7 +53,10 @@ export async function readProposalPlan(ctx: CommandContext, id: string): Promise
     if (window !== null) writeLine(ctx.stdout, `warning: ${describeCancelWindow(window)}`);
     else if (eta !== null && proposal.votingEndMs !== null) {
       const until = new Date(proposal.votingEndMs + periods.depositPeriodMs + periods.votingPeriodMs).toISOString();
-      writeLine(ctx.stdout, `cancel window: a cancellation proposed after this vote could pass by ${until} (deposit period ${periods.depositPeriodMs / 1000} s + voting period ${periods.votingPeriodMs / 1000} s), before the height`);
+      writeLine(
+        ctx.stdout,
+        `cancel window: a cancellation proposed after this vote could pass by ${until} (deposit period ${periods.depositPeriodMs / 1000} s + voting period ${periods.votingPeriodMs / 1000} s), before the height`,
+      );
     }
     return plan;
   } finally {

@@ -12,6 +12,7 @@ import os from 'node:os';
 import type { Channel } from '../../shared/alerts/index.js';
 import {
   type AfterUpgrade,
+  type CancelWindow,
   afterUpgradeEvents,
   type EventBus,
   type HomeMismatch,
@@ -45,6 +46,31 @@ export interface WebhookPayload extends Partial<Omit<AfterUpgrade, 'upgrade'>> {
   from?: number;
   /** upgrade-cancelled (issue #45): the plan that took its place on chain, when another did. */
   replacedBy?: UpgradeRef;
+  /** upgrade-proposed, proposal-problem, vote-missing (issue #45, docs/governance.md): the proposal and what the event says of it. */
+  proposal?: ProposalFields;
+}
+
+export interface ProposalFields {
+  id: string;
+  votingEnd: string | null;
+  /** upgrade-proposed: set when a cancellation could no longer pass before the height. */
+  tooLateToCancel?: CancelWindow | null;
+  /** proposal-problem: what is wrong with its binary. */
+  problem?: string;
+  /** vote-missing: the validator's account that has not voted. */
+  voter?: string;
+}
+
+const proposalEvents: readonly string[] = ['upgrade-proposed', 'proposal-problem', 'vote-missing'];
+
+function proposalFields(data: Record<string, unknown>): ProposalFields {
+  return {
+    id: String(data.proposal),
+    votingEnd: typeof data.votingEnd === 'string' ? data.votingEnd : null,
+    ...(data.tooLateToCancel === undefined ? {} : { tooLateToCancel: data.tooLateToCancel as CancelWindow | null }),
+    ...(typeof data.problem === 'string' ? { problem: data.problem } : {}),
+    ...(typeof data.voter === 'string' ? { voter: data.voter } : {}),
+  };
 }
 
 export interface WebhookOptions {
@@ -87,6 +113,7 @@ export function payloadOf(event: SupervisorEvent, host: string): WebhookPayload 
     ...(event.event === 'home-mismatch' && event.data !== undefined ? { homeMismatch: homeMismatchFields(event.data) } : {}),
     ...(event.event === 'upgrade-rescheduled' && typeof event.data?.from === 'number' ? { from: event.data.from } : {}),
     ...(event.event === 'upgrade-cancelled' && event.data?.replacedBy !== undefined ? { replacedBy: event.data.replacedBy as UpgradeRef } : {}),
+    ...(proposalEvents.includes(event.event) && event.data !== undefined ? { proposal: proposalFields(event.data) } : {}),
   };
 }
 
