@@ -97,7 +97,7 @@ test('a proposal while it is voted: listed with its tally and "not voted", stage
   const metrics = await (await fetch(`http://${http}/metrics`)).text();
   assert.match(metrics, new RegExp(`^chainvisor_upgrade_proposal_info\\{id="${id}",name="v2",height="${height}"\\} 1$`, 'm'));
   const end = new RegExp(`^chainvisor_upgrade_proposal_voting_end_timestamp_seconds\\{id="${id}"\\} (\\S+)$`, 'm').exec(metrics)?.[1];
-  assert.equal(Number(end), Date.parse(listed.votingEnd!) / 1000);
+  assert.equal(Number(end), Date.parse(listed.votingEnd) / 1000);
   const text = await sim.cv(['status']);
   assert.match(text.stdout, new RegExp(`proposed\\s+#${id} "v2" at height ${height}: not voted, ends in`));
 

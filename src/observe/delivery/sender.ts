@@ -12,8 +12,8 @@ import os from 'node:os';
 import type { Channel } from '../../shared/alerts/index.js';
 import {
   type AfterUpgrade,
-  type CancelWindow,
   afterUpgradeEvents,
+  type CancelWindow,
   type EventBus,
   type HomeMismatch,
   type NotableEvent,
