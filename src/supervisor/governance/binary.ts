@@ -29,6 +29,8 @@ export interface BinaryCheckOptions {
   fetcher: Fetcher;
   events: EventBus;
   signal: AbortSignal;
+  /** Why nothing may be fetched now, whatever CHAINVISOR_STAGE_PROPOSALS says (too many staged already). */
+  noFetch?: string;
   /** Tests: another downloader. */
   download?: Downloader;
 }
@@ -95,9 +97,15 @@ export async function checkProposalBinary(options: BinaryCheckOptions): Promise<
       ...(chosen === undefined ? {} : { source: chosen.download.shown }),
     };
     if (chosen === undefined) return { binary: checked, again: false };
-    if (!stagingAllowed(setting, chosen.download.url)) {
-      const why = setting === 'off' ? 'CHAINVISOR_STAGE_PROPOSALS is off' : `its host is not in CHAINVISOR_STAGE_PROPOSALS (${setting})`;
-      return { binary: { ...checked, problem: `not fetched while the vote runs: ${why}` }, again: false };
+    if (!stagingAllowed(setting, chosen.download.url) || options.noFetch !== undefined) {
+      const why =
+        setting === 'off'
+          ? 'CHAINVISOR_STAGE_PROPOSALS is off'
+          : options.noFetch !== undefined
+            ? options.noFetch
+            : `its host is not in CHAINVISOR_STAGE_PROPOSALS (${setting})`;
+      // Another proposal staged meanwhile may leave room: asked again at the next reading.
+      return { binary: { ...checked, problem: `not fetched while the vote runs: ${why}` }, again: options.noFetch !== undefined && setting !== 'off' };
     }
   } catch (error) {
     if (!(error instanceof ChainvisorError)) throw error;

@@ -55,6 +55,9 @@ export interface Governance {
 const blockTimeWaitMs = 15_000;
 const blockTimeWaits = 8;
 
+/** Binaries of proposals fetched and kept while their votes run, at most. */
+const maxStaged = 3;
+
 /** Gov params change rarely (by governance): read again every this many readings. */
 const paramsEvery = 6;
 
@@ -63,7 +66,9 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
   const now = options.now ?? Date.now;
   const logger = options.logger.child({ component: 'governance' });
   const gov: GovReader = options.gov ?? createGovReader(options.client);
-  const fetcher = options.fetcher ?? fetcherFromConfig(config, logger);
+  // Made at the first binary check: most of the time no proposal is voted, and an idle `run` keeps no HTTP agent for it.
+  let fetcher = options.fetcher;
+  const fetcherNow = () => (fetcher ??= fetcherFromConfig(config, logger));
   const sent: SentRecord = await loadSentRecord({ stateDir: layout.stateDir, logger });
   const stopped = new AbortController();
   const clock = createBlockClock();
@@ -212,12 +217,15 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
       if (stopped.signal.aborted) return;
       const known = binaries.get(p.id);
       if (known !== undefined && known.info === p.plan.info && !known.check.again) continue;
+      // Anyone with a deposit can propose: a flood of proposals never becomes a flood of downloads and rehearsals.
+      const staged = proposals.filter((q) => ['staged', 'rehearsed'].includes(binaryOf(q).state)).length;
       const check = await checkProposalBinary({
         plan: p.plan,
+        ...(staged >= maxStaged ? { noFetch: `${staged} proposals' binaries are staged already, the most fetched while votes run` } : {}),
         config,
         layout,
         logger,
-        fetcher,
+        fetcher: fetcherNow(),
         events,
         signal: stopped.signal,
         ...(options.download ? { download: options.download } : {}),
@@ -311,7 +319,7 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
       await loop;
       await sent.settled();
       options.client.close();
-      if (options.fetcher === undefined) await fetcher.close();
+      if (options.fetcher === undefined) await fetcher?.close();
     },
   };
 }

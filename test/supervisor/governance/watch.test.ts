@@ -170,3 +170,41 @@ test('a binary the Info cannot give: proposal-problem once, however often it is 
   assert.match(String(run.named('proposal-problem')[0]?.text), /Vote no or tell the proposer before the vote ends/);
   await run.governance.stop();
 });
+
+test('CHAINVISOR_STAGE_PROPOSALS=any: at most three proposals are fetched while voted; the fourth waits, saying why', async (t) => {
+  const root = await home(t, true);
+  const world: World = {
+    proposals: ['11', '12', '13', '14'].map((id) => proposal(id, { endsInMs: 5 * 86_400_000 })),
+    votes: new Map(),
+    validator: true,
+    asked: [],
+  };
+  const fetched: string[] = [];
+  const { config } = loadConfig({
+    env: { DAEMON_HOME: root, DAEMON_NAME: 'simd', CHAINVISOR_PROPOSAL_POLL_INTERVAL: '1s', CHAINVISOR_STAGE_PROPOSALS: 'any' },
+  });
+  const events = createEventBus();
+  const lists: ProposalView[][] = [];
+  events.on((e) => void (e.event === 'proposals' && lists.push(e.data?.proposals as ProposalView[])));
+  const governance = await startGovernance({
+    config,
+    layout: layoutFor(config),
+    logger: pino({ level: 'silent' }),
+    events,
+    client,
+    addresses,
+    gov: fakeGov(world),
+    // Stands for the download: records which plan was fetched.
+    download: async (o) => {
+      fetched.push(o.target.plan.name);
+      return { binary: o.target.binary };
+    },
+  });
+  t.after(() => governance.stop());
+  await waitFor(() => lists.at(-1)?.filter((p) => p.binary.state === 'staged').length === 3 && lists.at(-1)?.[3]?.binary.problem !== undefined, 'three staged');
+  assert.deepEqual(fetched, ['v11', 'v12', 'v13']);
+  assert.match(lists.at(-1)?.[3]?.binary.problem ?? '', /3 proposals' binaries are staged already/);
+  // One leaves its voting period: the fourth is fetched at the next reading.
+  world.proposals = world.proposals.slice(1);
+  await waitFor(() => fetched.includes('v14'), 'the fourth fetched');
+});
