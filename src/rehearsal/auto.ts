@@ -71,8 +71,10 @@ export function startAutoRehearsal(options: AutoRehearsalOptions): { stop(): Pro
           giveUp(tooNear() ? `upgrade "${child.upgrade}" is ${config.stageWarnBlocks} blocks away or nearer` : 'free disk runs low');
         return;
       }
-      // The plan on chain first (while its height is far enough), then the binaries staged for proposals still voted.
-      const planReady = plan !== undefined && height !== undefined && !tooNear();
+      // The plan on chain first (while its height is far enough), then the binaries staged for proposals
+      // still voted — never with the plan's height near: a copy of the node's state is no work for then.
+      if (tooNear()) return;
+      const planReady = plan !== undefined && height !== undefined;
       const targets = [...(planReady && plan ? [plan.name] : []), ...proposed.filter((name) => name !== plan?.name)];
       for (const name of targets) {
         const digest = await sha(binaryOf(name)).catch(() => undefined);

@@ -109,7 +109,7 @@ export function logEvents(events: EventBus, logger: Logger, options: { failures?
       case 'rehearsal-failed':
         logger[e.event === 'rehearsal-passed' ? 'info' : 'error']({ event: e.event, upgrade: e.upgrade.name, ...data }, e.text);
         return;
-      // Governance (src/governance): proposals while they are voted.
+      // Governance (src/supervisor/governance): proposals while they are voted.
       case 'upgrade-proposed':
         logger[data.tooLateToCancel == null ? 'info' : 'warn']({ ...fields, proposal: data.proposal, votingEnd: data.votingEnd }, e.text);
         return;

@@ -157,7 +157,7 @@ async function problemCase(t: TestContext, options: { info: (sim: Sim, url: stri
     {
       DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true',
       CHAINVISOR_PROPOSAL_POLL_INTERVAL: '1s',
-      CHAINVISOR_STAGE_PROPOSALS: 'any',
+      CHAINVISOR_STAGE_PROPOSALS: '127.0.0.1',
       CHAINVISOR_REHEARSE: 'true',
       CHAINVISOR_WEBHOOK_URL: receiver.url,
     },

@@ -12,6 +12,7 @@ import { layoutFor } from '../../home/layout/index.js';
 import { ChainvisorError, UsageError } from '../../shared/errors/index.js';
 import { type BlockTime, createBlockClock, describeEta, etaOf } from '../../shared/eta.js';
 import { describeCancelWindow, endsIn } from '../../shared/events/index.js';
+import { shownText } from '../../shared/json.js';
 import { type CommandContext, writeLine } from '../command.js';
 import { nodeAddresses } from '../node-addresses.js';
 import { loadContextConfig } from '../settings.js';
@@ -23,7 +24,7 @@ export async function readProposalPlan(ctx: CommandContext, id: string): Promise
   if (!/^\d{1,20}$/.test(id)) throw new UsageError(`check-plan --proposal takes a proposal id (a whole number), not ${JSON.stringify(id.slice(0, 40))}`);
   const loaded = loadContextConfig(ctx);
   const layout = layoutFor(loaded.config);
-  const [{ createChainReader, createGovReader }, { tooLateToCancel }, { readStatusFile }] = await Promise.all([
+  const [{ createChainReader, createGovReader }, { cancellableUntil, tooLateToCancel }, { readStatusFile }] = await Promise.all([
     import('../../chain/index.js'),
     import('../../supervisor/governance/index.js'),
     import('../../observe/status/index.js'),
@@ -52,7 +53,7 @@ export async function readProposalPlan(ctx: CommandContext, id: string): Promise
     const window = tooLateToCancel({ height: plan.height, votingEndMs: proposal.votingEndMs }, periods, blockTime);
     if (window !== null) writeLine(ctx.stdout, `warning: ${describeCancelWindow(window)}`);
     else if (eta !== null && proposal.votingEndMs !== null) {
-      const until = new Date(proposal.votingEndMs + periods.depositPeriodMs + periods.votingPeriodMs).toISOString();
+      const until = new Date(cancellableUntil(proposal.votingEndMs, periods)).toISOString();
       writeLine(
         ctx.stdout,
         `cancel window: a cancellation proposed after this vote could pass by ${until} (deposit period ${periods.depositPeriodMs / 1000} s + voting period ${periods.votingPeriodMs / 1000} s), before the height`,

@@ -123,10 +123,10 @@ export function pageFor(notice: Notice, facts: NodeFacts): Page | undefined {
     // Governance (issue #45): a proposal whose binary cannot be used pages before its vote ends; an
     // announcement pages only when a cancellation could no longer pass in time.
     case 'proposal-problem':
-      return { action: 'trigger', severity: 'error', dedupKey: dedupKey(facts, undefined, `proposal/${String(data.proposal)}`) };
+      return { action: 'trigger', severity: 'error', dedupKey: dedupKey(facts, undefined, `proposal/${String(data.proposal)}/binary`) };
     case 'upgrade-proposed':
       return data.tooLateToCancel != null
-        ? { action: 'trigger', severity: 'warning', dedupKey: dedupKey(facts, undefined, `proposal/${String(data.proposal)}`) }
+        ? { action: 'trigger', severity: 'warning', dedupKey: dedupKey(facts, undefined, `proposal/${String(data.proposal)}/cancel-window`) }
         : undefined;
     // A cancelled plan's height will not come: staging still failing near it, a failed rehearsal, an earlier disagreement need nobody now.
     case 'upgrade-applied':

@@ -19,10 +19,13 @@ import type { Layout } from '../../home/layout/index.js';
 import { ChainvisorError } from '../../shared/errors/index.js';
 import type { EventBus, ProposalBinary } from '../../shared/events/index.js';
 import { shownText } from '../../shared/json.js';
+import { retryableStatus } from '../../shared/net/index.js';
 import type { Logger } from '../../shared/log.js';
 
 export interface BinaryCheckOptions {
   plan: ScheduledPlan;
+  /** The proposal's id: its staged record says so. */
+  proposal: string;
   config: Config;
   layout: Layout;
   logger: Logger;
@@ -35,10 +38,15 @@ export interface BinaryCheckOptions {
   download?: Downloader;
 }
 
-/** What a check found; `again`: it could not finish (a source or the download did not answer), and is tried at the next reading. */
+/**
+ * What a check found; `again`: it could not finish (a source or the download did not answer), and is
+ * tried at the next reading; `fetched`: the binary was downloaded (or tried), which counts against the
+ * proposals fetched while voted.
+ */
 export interface BinaryCheck {
   binary: ProposalBinary;
   again: boolean;
+  fetched: boolean;
 }
 
 /** Whether CHAINVISOR_STAGE_PROPOSALS lets chainvisor fetch `url` while the vote runs. */
@@ -54,7 +62,11 @@ export function stagingAllowed(setting: string, url: URL | string): boolean {
   return setting.split(',').includes(host);
 }
 
-/** Problems that are the proposal's, not the moment's: a wrong checksum, no binary, a refused URL, a 4xx. */
+/**
+ * Problems that are the proposal's, not the moment's: a wrong checksum, no binary, a refused URL, an
+ * answer the server will give again (a 404). A timeout, this host's disk, a status worth retrying or a
+ * failure of the network (a proxy, TLS) is the moment's: tried again at the next reading, never paged.
+ */
 function isTheProposals(error: ChainvisorError): boolean {
   switch (error.code) {
     case 'CHAINVISOR_DOWNLOAD_DEADLINE':
@@ -63,7 +75,7 @@ function isTheProposals(error: ChainvisorError): boolean {
       return false;
     case 'CHAINVISOR_DOWNLOAD_FAILED': {
       const status = (error as ChainvisorError & { status?: number }).status;
-      return status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429;
+      return status !== undefined && !retryableStatus(status);
     }
     default:
       return true;
@@ -78,6 +90,7 @@ export async function checkProposalBinary(options: BinaryCheckOptions): Promise<
     return {
       binary: { state: 'unchecked', problem: `the Info is a URL (${shownText(info, 200)}): it is read only where CHAINVISOR_STAGE_PROPOSALS allows its host` },
       again: false,
+      fetched: false,
     };
   const work = await fs.mkdtemp(path.join(os.tmpdir(), 'chainvisor-proposal-'));
   let checked: ProposalBinary;
@@ -88,7 +101,11 @@ export async function checkProposalBinary(options: BinaryCheckOptions): Promise<
       // An operator's document that did not answer is the moment's, unless two sources already disagree.
       const away = answers.some((a) => a.source !== 'plan' && a.state === 'unusable');
       const disagreement = weighed.problem.code === 'CHAINVISOR_CHECKSUM_DISAGREEMENT';
-      return { binary: { state: disagreement || !away ? 'problem' : 'unchecked', problem: weighed.problem.message }, again: away && !disagreement };
+      return {
+        binary: { state: disagreement || !away ? 'problem' : 'unchecked', problem: weighed.problem.message },
+        again: away && !disagreement,
+        fetched: false,
+      };
     }
     const chosen = weighed.candidates[0];
     checked = {
@@ -96,20 +113,20 @@ export async function checkProposalBinary(options: BinaryCheckOptions): Promise<
       ...(weighed.checksum === undefined ? {} : { checksum: `${weighed.checksum.algo}:${weighed.checksum.hex}` }),
       ...(chosen === undefined ? {} : { source: chosen.download.shown }),
     };
-    if (chosen === undefined) return { binary: checked, again: false };
-    if (!stagingAllowed(setting, chosen.download.url) || options.noFetch !== undefined) {
-      const why =
-        setting === 'off'
-          ? 'CHAINVISOR_STAGE_PROPOSALS is off'
-          : options.noFetch !== undefined
-            ? options.noFetch
-            : `its host is not in CHAINVISOR_STAGE_PROPOSALS (${setting})`;
-      // Another proposal staged meanwhile may leave room: asked again at the next reading.
-      return { binary: { ...checked, problem: `not fetched while the vote runs: ${why}` }, again: options.noFetch !== undefined && setting !== 'off' };
-    }
+    if (chosen === undefined) return { binary: checked, again: false, fetched: false };
+    const why = !config.allowDownloadBinaries
+      ? 'DAEMON_ALLOW_DOWNLOAD_BINARIES is false'
+      : setting === 'off'
+        ? 'CHAINVISOR_STAGE_PROPOSALS is off'
+        : !stagingAllowed(setting, chosen.download.url)
+          ? `its host is not in CHAINVISOR_STAGE_PROPOSALS (${setting})`
+          : options.noFetch;
+    // Room left by a proposal whose vote ended: asked again at the next reading.
+    if (why !== undefined)
+      return { binary: { ...checked, problem: `not fetched while the vote runs: ${why}` }, again: why === options.noFetch, fetched: false };
   } catch (error) {
     if (!(error instanceof ChainvisorError)) throw error;
-    return { binary: { state: isTheProposals(error) ? 'problem' : 'unchecked', problem: error.message }, again: !isTheProposals(error) };
+    return { binary: { state: isTheProposals(error) ? 'problem' : 'unchecked', problem: error.message }, again: !isTheProposals(error), fetched: false };
   } finally {
     await fs.rm(work, { recursive: true, force: true });
   }
@@ -124,11 +141,12 @@ export async function checkProposalBinary(options: BinaryCheckOptions): Promise<
       ...(options.download ? { download: options.download } : {}),
     });
     // A binary the operator installed there is used at the height, not the proposal's: said as its source.
-    if (staged.status === 'installed') return { binary: { ...checked, state: 'staged', source: `installed by the operator in ${staged.dir}` }, again: false };
-    return { binary: { ...checked, state: 'staged' }, again: false };
+    if (staged.status === 'installed')
+      return { binary: { ...checked, state: 'staged', source: `installed by the operator in ${staged.dir}` }, again: false, fetched: false };
+    return { binary: { ...checked, state: 'staged' }, again: false, fetched: staged.status === 'downloaded' };
   } catch (error) {
     if (!(error instanceof ChainvisorError) || signal.aborted) throw error;
     const proposals = isTheProposals(error);
-    return { binary: { ...checked, state: proposals ? 'problem' : 'unchecked', problem: error.message }, again: !proposals };
+    return { binary: { ...checked, state: proposals ? 'problem' : 'unchecked', problem: error.message }, again: !proposals, fetched: true };
   }
 }

@@ -19,10 +19,12 @@ export function tooLateToCancel(
   blockTime: BlockTime | null,
   now = Date.now(),
 ): CancelWindow | null {
-  if (periods === undefined || proposal.votingEndMs === null) return null;
+  if (periods === undefined || proposal.votingEndMs === null || blockTime === null) return null;
+  // A height the chain has reached is no upgrade at all (the module refuses such a plan when the vote passes).
+  if (proposal.height <= blockTime.height) return null;
   const eta = etaOf(proposal.height, blockTime, now);
   if (eta === null) return null;
-  const until = proposal.votingEndMs + periods.depositPeriodMs + periods.votingPeriodMs;
+  const until = cancellableUntil(proposal.votingEndMs, periods);
   if (Date.parse(eta.at) >= until) return null;
   return {
     votingEnd: new Date(proposal.votingEndMs).toISOString(),
@@ -31,4 +33,9 @@ export function tooLateToCancel(
     cancellableUntil: new Date(until).toISOString(),
     heightAt: eta.at,
   };
+}
+
+/** The last time a cancellation proposed when this vote ends could pass: a deposit period, then a voting period. */
+export function cancellableUntil(votingEndMs: number, periods: GovPeriods): number {
+  return votingEndMs + periods.depositPeriodMs + periods.votingPeriodMs;
 }

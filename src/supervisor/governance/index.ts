@@ -5,5 +5,5 @@
  * signs, votes or schedules anything.
  */
 export { type BinaryCheck, checkProposalBinary, stagingAllowed } from './binary.js';
-export { type GovPeriods, tooLateToCancel } from './cancel-window.js';
+export { cancellableUntil, type GovPeriods, tooLateToCancel } from './cancel-window.js';
 export { type Governance, type GovernanceOptions, startGovernance } from './watch.js';

@@ -1,9 +1,11 @@
 /**
  * What was already said of each proposal, across restarts: `upgrade-proposed` once per proposal,
- * `vote-missing` once, `proposal-problem` once per distinct problem. Kept in
- * `cosmovisor/.chainvisor/proposals-sent.json`, only for the proposals still in their voting period.
- * A record that cannot be read begins again (at worst a proposal is announced twice).
+ * `vote-missing` once, `proposal-problem` once per distinct problem (kept as its hash: a problem quotes
+ * URLs of any length). Kept in `cosmovisor/.chainvisor/proposals-sent.json` until the proposal's voting
+ * end has passed and it is no longer listed (a node that answers an empty list for a moment forgets
+ * nothing). A record that cannot be read begins again (at worst a proposal is announced twice).
  */
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 
 import * as v from 'valibot';
@@ -17,8 +19,10 @@ const recordFile = 'proposals-sent.json';
 const entrySchema = v.strictObject({
   proposed: v.optional(v.boolean()),
   reminded: v.optional(v.boolean()),
-  /** The problem last sent, as its text. */
-  problem: v.optional(v.pipe(v.string(), v.maxLength(2000))),
+  /** The problem last sent: the sha256 of its text. */
+  problem: v.optional(v.pipe(v.string(), v.hexadecimal(), v.length(64))),
+  /** The proposal's voting end (ms since the epoch): kept until then. */
+  until: v.optional(v.pipe(v.number(), v.safeInteger())),
 });
 const recordSchema = v.record(v.pipe(v.string(), v.regex(/^\d{1,20}$/)), entrySchema);
 
@@ -28,8 +32,8 @@ export interface SentRecord {
   get(id: string): SentEntry;
   /** Records what was said of `id` (written in the background, one write after another). */
   set(id: string, entry: SentEntry): void;
-  /** Forgets the proposals not in `ids` (their vote ended). */
-  keepOnly(ids: readonly string[]): void;
+  /** Forgets the proposals not in `ids` whose voting end has passed (or is unknown). */
+  keepOnly(ids: readonly string[], now: number): void;
   settled(): Promise<void>;
 }
 
@@ -58,12 +62,17 @@ export async function loadSentRecord(options: { stateDir: string; logger: Logger
       sent.set(id, entry);
       save();
     },
-    keepOnly(ids) {
+    keepOnly(ids, now) {
       const keep = new Set(ids);
       const before = sent.size;
-      for (const id of [...sent.keys()]) if (!keep.has(id)) sent.delete(id);
+      for (const [id, entry] of [...sent]) if (!keep.has(id) && !((entry.until ?? 0) > now)) sent.delete(id);
       if (sent.size !== before) save();
     },
     settled: () => writing,
   };
+}
+
+/** The form a problem is recorded in. */
+export function problemKey(problem: string): string {
+  return createHash('sha256').update(problem).digest('hex');
 }

@@ -15,20 +15,15 @@ import type { Config } from '../../config/index.js';
 import { type Downloader, type Fetcher, fetcherFromConfig } from '../../download/index.js';
 import type { Layout } from '../../home/layout/index.js';
 import { backoffMs } from '../../shared/backoff.js';
+import { markNotPlanned } from '../../download/staging/index.js';
 import { createBlockClock } from '../../shared/eta.js';
-import {
-  describeCancelWindow,
-  endsIn,
-  type EventBus,
-  type ProposalBinary,
-  type ProposalView,
-  type SupervisorEvent,
-  type VoteChoice,
-} from '../../shared/events/index.js';
+import { type EventBus, type ProposalBinary, type SupervisorEvent, type VoteChoice } from '../../shared/events/index.js';
+import { shownText } from '../../shared/json.js';
 import type { Logger } from '../../shared/log.js';
 import { type BinaryCheck, checkProposalBinary } from './binary.js';
 import { type GovPeriods, tooLateToCancel } from './cancel-window.js';
-import { loadSentRecord, type SentRecord } from './record.js';
+import { type Notice, problemNotice, proposedNotice, reminderNotice, viewOf } from './notices.js';
+import { loadSentRecord, problemKey, type SentRecord } from './record.js';
 import { findVoter, type Voter } from './voter.js';
 
 export interface GovernanceOptions {
@@ -55,8 +50,11 @@ export interface Governance {
 const blockTimeWaitMs = 15_000;
 const blockTimeWaits = 8;
 
-/** Binaries of proposals fetched and kept while their votes run, at most. */
-const maxStaged = 3;
+/** Binaries of proposals fetched while their votes run, at most (a failed fetch counts too). */
+const maxFetched = 3;
+
+/** How long a running node may not answer before it is said (as the plan watch waits). */
+const unreadableAfterMs = 60_000;
 
 /** Gov params change rarely (by governance): read again every this many readings. */
 const paramsEvery = 6;
@@ -80,130 +78,119 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
   let readings = 0;
   let voter: Voter | undefined;
   let misses = 0;
+  /** Since when the node runs: a node that does not answer is said so once it has run `unreadableAfterMs`. */
+  let nodeSince: number | undefined;
   let saidUnreadable = false;
   let waitsForBlockTime = 0;
   let lastSaid = '';
+  let saidVotesUnreadable = false;
   const saidProblems = new Set<string>();
   let wake: AbortController | undefined;
 
-  const upgradeOf = (p: ProposedUpgrade) => ({ name: p.plan.name, height: p.plan.height });
-  const votingEnd = (p: ProposedUpgrade) => (p.votingEndMs === null ? null : new Date(p.votingEndMs).toISOString());
   const windowOf = (p: ProposedUpgrade) => tooLateToCancel({ height: p.plan.height, votingEndMs: p.votingEndMs }, periods, clock.blockTime(), now());
   const binaryOf = (p: ProposedUpgrade): ProposalBinary => {
     const known = binaries.get(p.id);
     return known !== undefined && known.info === p.plan.info ? known.check.binary : { state: 'unchecked' };
   };
-
-  function view(p: ProposedUpgrade): ProposalView {
-    return {
-      id: p.id,
-      name: p.plan.name,
-      height: String(p.plan.height),
-      votingEnd: votingEnd(p),
-      tally: p.tally,
-      vote: votes.get(p.id) ?? null,
-      binary: binaryOf(p),
-      tooLateToCancel: windowOf(p),
-      gov: p.gov,
-    };
-  }
+  const emit = (event: 'upgrade-proposed' | 'vote-missing' | 'proposal-problem', notice: Notice) => events.emit(event, notice);
 
   /** The list on the bus, when anything in it changed. */
   function tell(): void {
-    const list = proposals.map(view);
+    const list = proposals.map((p) => viewOf(p, { vote: votes.get(p.id) ?? null, binary: binaryOf(p), window: windowOf(p) }));
     const said = JSON.stringify(list);
     if (said === lastSaid) return;
     lastSaid = said;
     events.emit('proposals', { text: `${list.length} upgrade proposal(s) in their voting period`, data: { proposals: list } });
   }
 
+  /** What is kept of a proposal in the record: until its voting end. */
+  const entryOf = (p: ProposedUpgrade) => ({ ...sent.get(p.id), ...(p.votingEndMs === null ? {} : { until: p.votingEndMs }) });
+
   function announce(p: ProposedUpgrade): void {
-    const entry = sent.get(p.id);
-    if (entry.proposed) return;
+    if (sent.get(p.id).proposed) return;
     const window = windowOf(p);
     // The cancel window needs the block time: a new proposal waits a few readings for it, then is announced without.
     if (window === null && clock.blockTime() === null && periods !== undefined && waitsForBlockTime < blockTimeWaits) return;
-    const end = votingEnd(p);
-    const late = window === null ? '' : `; ${describeCancelWindow(window)}`;
-    const text = `upgrade "${p.plan.name}" proposed at height ${p.plan.height} (proposal #${p.id}; voting ${endsIn(end, now())}${end === null ? '' : `, at ${end}`})${late}`;
-    events.emit('upgrade-proposed', {
-      upgrade: upgradeOf(p),
-      text,
-      data: { proposal: p.id, title: p.title, votingEnd: end, gov: p.gov, tooLateToCancel: window, binary: binaryOf(p) },
-    });
-    sent.set(p.id, { ...entry, proposed: true });
+    emit('upgrade-proposed', proposedNotice(p, window, binaryOf(p), now()));
+    sent.set(p.id, { ...entryOf(p), proposed: true });
   }
 
   function remind(p: ProposedUpgrade): void {
-    const entry = sent.get(p.id);
-    if (entry.reminded || config.voteReminder === 0 || votes.get(p.id) !== 'none' || p.votingEndMs === null) return;
+    if (sent.get(p.id).reminded || config.voteReminder === 0 || voter?.kind !== 'validator' || votes.get(p.id) !== 'none' || p.votingEndMs === null) return;
     const left = p.votingEndMs - now();
     if (left <= 0 || left > config.voteReminder) return;
-    const end = votingEnd(p);
-    const who = voter?.kind === 'validator' ? ` (${voter.moniker || voter.operator})` : '';
-    events.emit('vote-missing', {
-      upgrade: upgradeOf(p),
-      text: `this validator${who} has not voted on proposal #${p.id}, upgrade "${p.plan.name}" at height ${p.plan.height}: voting ${endsIn(end, now())}, at ${end}`,
-      data: { proposal: p.id, votingEnd: end, ...(voter?.kind === 'validator' ? { operator: voter.operator, voter: voter.account } : {}) },
-    });
-    sent.set(p.id, { ...entry, reminded: true });
+    emit('vote-missing', reminderNotice(p, voter, now()));
+    sent.set(p.id, { ...entryOf(p), reminded: true });
   }
 
   function problem(p: ProposedUpgrade, binary: ProposalBinary): void {
     if (binary.state !== 'problem' || binary.problem === undefined) return;
-    const entry = sent.get(p.id);
-    if (entry.problem === binary.problem) return;
-    const end = votingEnd(p);
-    events.emit('proposal-problem', {
-      upgrade: upgradeOf(p),
-      text: `proposal #${p.id}, upgrade "${p.plan.name}" at height ${p.plan.height}: its binary cannot be used: ${binary.problem}. Vote no or tell the proposer before the vote ends (${endsIn(end, now())})`,
-      data: { proposal: p.id, votingEnd: end, problem: binary.problem, ...(binary.source === undefined ? {} : { source: binary.source }) },
-    });
-    sent.set(p.id, { ...entry, problem: binary.problem });
+    const key = problemKey(binary.problem);
+    if (sent.get(p.id).problem === key) return;
+    emit('proposal-problem', problemNotice(p, { ...binary, problem: binary.problem }, now()));
+    sent.set(p.id, { ...entryOf(p), problem: key });
   }
 
+  /** This validator's votes; who it is is looked up again while it is not found (a validator made during the vote). */
   async function readVotes(): Promise<void> {
-    if (voter === undefined) {
-      voter = await findVoter({ home: layout.home, gov, addresses: options.addresses });
-      if (voter.kind === 'none') logger.info(voter.why);
-      else
+    if (voter?.kind !== 'validator') {
+      const found = await findVoter({ home: layout.home, gov, addresses: options.addresses });
+      if (found.kind === 'none' && voter?.kind !== 'none') logger.info(found.why);
+      if (found.kind === 'validator')
         logger.info(
-          { operator: voter.operator, voter: voter.account },
+          { operator: found.operator, voter: found.account },
           "this node's validator is %s (%s): its votes on upgrade proposals are looked up",
-          voter.moniker,
-          voter.operator,
+          shownText(found.moniker, 80),
+          found.operator,
         );
+      voter = found;
     }
-    for (const p of proposals) {
-      if (voter.kind === 'none') votes.set(p.id, null);
-      else votes.set(p.id, await gov.vote(p.id, voter.account));
-    }
+    for (const p of proposals) votes.set(p.id, voter.kind === 'none' ? null : await gov.vote(p.id, voter.account));
+  }
+
+  /** A proposal that left its voting period: the binary fetched for it stays, marked not planned, unless its plan is now scheduled. */
+  async function ended(gone: ProposedUpgrade[]): Promise<void> {
+    const fetched = gone.filter((p) => binaries.get(p.id)?.check.fetched === true);
+    if (fetched.length === 0) return;
+    const plan = await options.client.currentPlan().catch(() => undefined);
+    for (const p of fetched) if (plan?.name !== p.plan.name) await markNotPlanned({ plan: p.plan, layout }).catch(() => false);
   }
 
   async function read(): Promise<void> {
     const list = await gov.upgradeProposals();
     // A proposal or tally that cannot be read is left out by the reader: said once each, never taken for another.
-    for (const problem of list.problems) {
-      if (saidProblems.has(problem)) continue;
-      saidProblems.add(problem);
-      logger.warn({ problem }, 'an upgrade proposal read from the node is left out: %s', problem);
+    for (const said of list.problems) {
+      if (saidProblems.has(said)) continue;
+      saidProblems.add(said);
+      logger.warn({ problem: said }, 'an upgrade proposal read from the node is left out: %s', said);
     }
-    const height = await options.client.latestHeight();
-    clock.observe(height, now());
-    if (periods === undefined || readings % paramsEvery === 0)
-      periods = await gov.params().then(({ votingPeriodMs, depositPeriodMs }) => ({ votingPeriodMs, depositPeriodMs }));
-    readings += 1;
+    const gone = proposals.filter((p) => !list.some((q) => q.id === p.id));
     proposals = [...list];
-    sent.keepOnly(proposals.map((p) => p.id));
+    // With no proposal voted, nothing more is asked: no height, no params, no validator (an idle `run` pays for one query).
+    if (proposals.length > 0) {
+      clock.observe(await options.client.latestHeight(), now());
+      if (periods === undefined || readings % paramsEvery === 0)
+        periods = await gov.params().then(({ votingPeriodMs, depositPeriodMs }) => ({ votingPeriodMs, depositPeriodMs }));
+      readings += 1;
+    }
+    sent.keepOnly(
+      proposals.map((p) => p.id),
+      now(),
+    );
+    await ended(gone);
     for (const id of [...binaries.keys()]) if (!proposals.some((p) => p.id === id)) binaries.delete(id);
     for (const id of [...votes.keys()]) if (!proposals.some((p) => p.id === id)) votes.delete(id);
-    try {
-      await readVotes();
-    } catch (error) {
-      // The votes are worth less than the rest: the list is said without them, and they are asked again next time.
-      logger.warn({ err: error }, 'the validator and its votes could not be read: %s', error instanceof Error ? error.message : String(error));
-      if (voter?.kind === 'validator') for (const p of proposals) if (!votes.has(p.id)) votes.set(p.id, null);
-    }
+    if (proposals.length > 0)
+      try {
+        await readVotes();
+        saidVotesUnreadable = false;
+      } catch (error) {
+        // The votes are worth less than the rest: the list is said without them (said once), and they are asked again next time.
+        const reason = error instanceof Error ? error.message : String(error);
+        if (!saidVotesUnreadable) logger.warn({ reason }, 'the validator and its votes could not be read: %s', reason);
+        saidVotesUnreadable = true;
+        for (const p of proposals) if (!votes.has(p.id)) votes.set(p.id, null);
+      }
     tell();
     for (const p of proposals) {
       announce(p);
@@ -218,10 +205,12 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
       const known = binaries.get(p.id);
       if (known !== undefined && known.info === p.plan.info && !known.check.again) continue;
       // Anyone with a deposit can propose: a flood of proposals never becomes a flood of downloads and rehearsals.
-      const staged = proposals.filter((q) => ['staged', 'rehearsed'].includes(binaryOf(q).state)).length;
+      // Every binary fetched counts, a failed one too, until its proposal leaves its voting period.
+      const fetched = proposals.filter((q) => binaries.get(q.id)?.check.fetched === true).length;
       const check = await checkProposalBinary({
         plan: p.plan,
-        ...(staged >= maxStaged ? { noFetch: `${staged} proposals' binaries are staged already, the most fetched while votes run` } : {}),
+        proposal: p.id,
+        ...(fetched >= maxFetched ? { noFetch: `the binaries of ${fetched} proposals still voted were fetched already, the most while votes run` } : {}),
         config,
         layout,
         logger,
@@ -233,7 +222,7 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
       if (!proposals.some((q) => q.id === p.id)) continue;
       binaries.set(p.id, { info: p.plan.info, check });
       if (check.again)
-        logger.info(
+        logger.debug(
           { proposal: p.id, upgrade: p.plan.name },
           'the binary of proposal #%s could not be checked yet (%s); trying again at the next reading',
           p.id,
@@ -257,7 +246,7 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
             state: 'problem',
             problem: `its rehearsal failed: ${typeof event.data?.reason === 'string' ? event.data.reason : 'see chainvisor status'}`,
           };
-    binaries.set(p.id, { info: known.info, check: { binary, again: false } });
+    binaries.set(p.id, { info: known.info, check: { ...known.check, binary } });
     problem(p, binary);
     tell();
   }
@@ -265,7 +254,10 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
   const offBus = events.on((event) => {
     if (event.event === 'rehearsal-passed' || event.event === 'rehearsal-failed') rehearsed(event);
     else if (event.event === 'chain-height' && typeof event.data?.height === 'number') clock.observe(event.data.height, event.time);
-    else if (event.event === 'node-started' && misses > 0) wake?.abort();
+    else if (event.event === 'node-started') {
+      nodeSince = event.time;
+      if (misses > 0) wake?.abort();
+    } else if (event.event === 'node-stopped') nodeSince = undefined;
   });
 
   /** Until the next reading: the interval, sooner for a reminder due before it or a proposal waiting for the block time. */
@@ -297,8 +289,8 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
         if (stopped.signal.aborted) return;
         misses += 1;
         const reason = error instanceof Error ? error.message : String(error);
-        // A node still starting does not answer for a while: said once it has not for a few readings.
-        if (!saidUnreadable && misses >= 4) {
+        // A node still starting does not answer for a while (a large state opens its gRPC late): said once it has run a minute.
+        if (!saidUnreadable && nodeSince !== undefined && now() - nodeSince >= unreadableAfterMs) {
           saidUnreadable = true;
           logger.warn({ reason }, 'the upgrade proposals cannot be read from the node: %s; trying again', reason);
         } else logger.debug({ reason }, 'the upgrade proposals could not be read; trying again');

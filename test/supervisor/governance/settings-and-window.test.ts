@@ -75,6 +75,8 @@ test('the cancel window: too late when the height comes before the voting end + 
   });
   // Expected 5 days from now: a cancellation proposed after the vote could still pass.
   assert.equal(tooLateToCancel({ height: inDays(5), votingEndMs }, periods, blockTime, now), null);
+  // A height the chain has passed is no upgrade to cancel (the module refuses it when the vote passes).
+  assert.equal(tooLateToCancel({ height: 900, votingEndMs }, periods, blockTime, now), null);
   // Unknown without a block time, without the params, or without a voting end: nothing said.
   assert.equal(tooLateToCancel({ height: inDays(3.5), votingEndMs }, periods, null, now), null);
   assert.equal(tooLateToCancel({ height: inDays(3.5), votingEndMs }, undefined, blockTime, now), null);

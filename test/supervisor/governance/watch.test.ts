@@ -119,9 +119,9 @@ test('announced once per proposal, across a restart; the vote looked up for the 
     ],
   );
   assert.ok(world.asked.includes('1:cosmos1x'));
-  // Fetching is off: the Info was checked, and says why nothing was fetched.
+  // Downloads are off (the default): the Info was checked, and says why nothing was fetched.
   await waitFor(() => first.last()?.[0]?.binary.checksum === `sha256:${sha}`, 'the checksum read from the Info');
-  assert.match(first.last()?.[0]?.binary.problem ?? '', /CHAINVISOR_STAGE_PROPOSALS is off/);
+  assert.match(first.last()?.[0]?.binary.problem ?? '', /DAEMON_ALLOW_DOWNLOAD_BINARIES is false/);
   assert.equal(first.last()?.[0]?.binary.source, 'https://example.org/simd');
   await first.governance.stop();
 
@@ -181,7 +181,13 @@ test('CHAINVISOR_STAGE_PROPOSALS=any: at most three proposals are fetched while 
   };
   const fetched: string[] = [];
   const { config } = loadConfig({
-    env: { DAEMON_HOME: root, DAEMON_NAME: 'simd', CHAINVISOR_PROPOSAL_POLL_INTERVAL: '1s', CHAINVISOR_STAGE_PROPOSALS: 'any' },
+    env: {
+      DAEMON_HOME: root,
+      DAEMON_NAME: 'simd',
+      CHAINVISOR_PROPOSAL_POLL_INTERVAL: '1s',
+      CHAINVISOR_STAGE_PROPOSALS: 'any',
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true',
+    },
   });
   const events = createEventBus();
   const lists: ProposalView[][] = [];
@@ -203,7 +209,7 @@ test('CHAINVISOR_STAGE_PROPOSALS=any: at most three proposals are fetched while 
   t.after(() => governance.stop());
   await waitFor(() => lists.at(-1)?.filter((p) => p.binary.state === 'staged').length === 3 && lists.at(-1)?.[3]?.binary.problem !== undefined, 'three staged');
   assert.deepEqual(fetched, ['v11', 'v12', 'v13']);
-  assert.match(lists.at(-1)?.[3]?.binary.problem ?? '', /3 proposals' binaries are staged already/);
+  assert.match(lists.at(-1)?.[3]?.binary.problem ?? '', /the binaries of 3 proposals still voted were fetched already/);
   // One leaves its voting period: the fourth is fetched at the next reading.
   world.proposals = world.proposals.slice(1);
   await waitFor(() => fetched.includes('v14'), 'the fourth fetched');
