@@ -43,7 +43,7 @@ export async function readProposalPlan(ctx: CommandContext, id: string): Promise
     const end = proposal.votingEndMs === null ? null : new Date(proposal.votingEndMs).toISOString();
     writeLine(
       ctx.stdout,
-      `Proposal #${proposal.id} (gov ${proposal.gov}): upgrade ${plan.name} at height ${plan.height}; voting ${endsIn(end, Date.now())}${end === null ? '' : ` (${end})`}`,
+      `Proposal #${proposal.id} (gov ${proposal.gov}): upgrade ${shownText(plan.name, 100)} at height ${plan.height}; voting ${endsIn(end, Date.now())}${end === null ? '' : ` (${end})`}`,
     );
     const live = await readStatusFile(layout).catch(() => undefined);
     const blockTime = (live?.alive ? live.live.blockTime : undefined) ?? (await measureBlockTime(() => client.latestHeight()));

@@ -19,8 +19,8 @@ import type { Layout } from '../../home/layout/index.js';
 import { ChainvisorError } from '../../shared/errors/index.js';
 import type { EventBus, ProposalBinary } from '../../shared/events/index.js';
 import { shownText } from '../../shared/json.js';
-import { retryableStatus } from '../../shared/net/index.js';
 import type { Logger } from '../../shared/log.js';
+import { retryableStatus } from '../../shared/net/index.js';
 
 export interface BinaryCheckOptions {
   plan: ScheduledPlan;
