@@ -6,4 +6,4 @@
  */
 export { type Staging, type StagingOptions, startStaging } from './listen.js';
 export { readStagedRecords, type StagedRecord } from './record.js';
-export { setAsideNotPlanned, stagePlan, type StageResult } from './stage.js';
+export { setAsideOtherInfo, type StageOptions, stagePlan, type StageResult } from './stage.js';
