@@ -22,7 +22,7 @@ export { fetchAndUnpack, type FetchedBinary, type FetchProgress, type FetchUnpac
 export { type Info, isInfoUrl, parseInfoJson, pickBinary, resolveInfo } from './info.js';
 export { type Downloader, downloadUpgradeBinary, type DownloadUpgradeOptions } from './plan-binary.js';
 export { hostPlatform } from './platform.js';
-export { checkUrlAllowed, isLoopbackHost, type UrlPolicy } from './policy.js';
+export { checkUrlAllowed, isLoopbackHost, isPublicHost, type UrlPolicy } from './policy.js';
 export { type DownloadSource, parseSource } from './source.js';
 export {
   ChecksumDisagreementError,

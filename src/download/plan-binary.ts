@@ -19,6 +19,7 @@ import { DownloadIoError } from './errors.js';
 import { fetcherFromConfig, type FetcherOptions } from './fetch.js';
 import { fetchAndUnpack, type FetchProgress } from './fetch-unpack.js';
 import { hostPlatform } from './platform.js';
+import type { UrlPolicy } from './policy.js';
 import { binaryCandidates, type Candidate, sourceDeadlineAtHeightMs, tryMirrorAfter, usesSources } from './sources/index.js';
 import { createWorkspace } from './workspace.js';
 
@@ -33,6 +34,11 @@ export interface DownloadUpgradeOptions {
   events?: EventBus;
   /** Tests: backoff delays, a private CA. */
   fetch?: Pick<FetcherOptions, 'backoff' | 'random' | 'tls'>;
+  /**
+   * The URL policy of every fetch, the sources' documents and every redirect included. Default: the
+   * configuration's (CHAINVISOR_ALLOW_INSECURE_HTTP, CHAINVISOR_ALLOW_FILE_URLS); a proposal's binary adds `publicOnly`.
+   */
+  policy?: UrlPolicy;
   /** Tests: pretend to be another platform (`linux/arm64`). */
   platform?: string;
   /** Tests: the smoke test's time limit (10 s). */
@@ -63,7 +69,8 @@ export async function downloadUpgradeBinary(options: DownloadUpgradeOptions): Pr
   const workspace = await guardIo('create a work folder under', layout.root, () =>
     createWorkspace({ root: layout.root, upgradesDir: layout.upgradesDir, dirName, logger }),
   );
-  const fetcher = fetcherFromConfig(config, logger, options.fetch);
+  // One fetcher for the sources and the download: the sources' URLs are weighed by its policy (fetcher.policy).
+  const fetcher = fetcherFromConfig(config, logger, { ...options.fetch, ...(options.policy === undefined ? {} : { policy: options.policy }) });
   try {
     const signalOption = options.signal ? { signal: options.signal } : {};
     const upgrade = { name: plan.name, height: plan.height };

@@ -6,4 +6,4 @@
  */
 export { type Staging, type StagingOptions, startStaging } from './listen.js';
 export { readStagedRecords, type StagedRecord } from './record.js';
-export { markNotPlanned, setAsideNotPlanned, stagePlan, type StageResult } from './stage.js';
+export { markNotPlanned, setAsideOtherInfo, type StageOptions, stagePlan, type StageResult } from './stage.js';

@@ -4,7 +4,8 @@
  * binary chainvisor staged (which it may discard or restage when the plan changes) from one the
  * operator installed (never touched), and lets a restarted chainvisor see what is already done. A
  * binary whose plan was cancelled on chain stays, marked not planned (`cancelledAt`): a plan of that
- * name with the same Info takes it back, one with another Info moves it aside.
+ * name with the same Info takes it back, one with another Info moves it aside. A binary staged for a
+ * governance proposal while the vote runs carries its id (`proposal`) until the plan's staging takes it.
  */
 import path from 'node:path';
 
@@ -25,11 +26,20 @@ export interface StagedRecord {
   source?: string;
   /** ISO time its plan was seen cancelled on chain: kept on disk, not planned (issue #45). */
   cancelledAt?: string;
+  /** The proposal it was staged for while the vote ran; cleared when the plan's own staging takes it. */
+  proposal?: string;
 }
 
 export type StagedRecords = Record<string, StagedRecord>;
 
-const stagedRecordSchema = v.object({ name: v.string(), height: v.number(), info: v.string(), stagedAt: v.string(), cancelledAt: v.optional(v.string()) });
+const stagedRecordSchema = v.object({
+  name: v.string(),
+  height: v.number(),
+  info: v.string(),
+  stagedAt: v.string(),
+  cancelledAt: v.optional(v.string()),
+  proposal: v.optional(v.string()),
+});
 function recordFile(layout: Layout): string {
   return path.join(layout.stateDir, 'staged.json');
 }

@@ -27,8 +27,9 @@ export interface HomeFacts {
    * Upgrade folders with a binary that has not been switched to yet (no plan recorded beside it).
    * `source`: where the binary came from, when CHAINVISOR_UPGRADE_SOURCES names more than the plan (issue #34).
    * `planned: false` and `cancelledAt`: staged for a plan cancelled on chain since, kept on disk (issue #45).
+   * `proposal`: staged for this governance proposal while its vote runs, not yet for a plan.
    */
-  staged: { name: string; dir: string; binary: string; source?: string; planned?: false; cancelledAt?: string }[];
+  staged: { name: string; dir: string; binary: string; source?: string; planned?: false; cancelledAt?: string; proposal?: string }[];
   /** Manual upgrades waiting in data/upgrade-info.json.batch. */
   queued: { name: string; height: number; info?: string }[];
   /** `data-backup-*` folders, newest first. */
@@ -118,13 +119,14 @@ async function readStaged(layout: Layout, currentDir: string, problems: string[]
       problems.push(`${dir}: ${(error as Error).message}`);
       continue;
     }
-    const { source, cancelledAt } = records[dir] ?? {};
+    const { source, cancelledAt, proposal } = records[dir] ?? {};
     staged.push({
       name,
       dir,
       binary,
       ...(typeof source === 'string' ? { source } : {}),
       ...(typeof cancelledAt === 'string' ? { planned: false as const, cancelledAt } : {}),
+      ...(typeof proposal === 'string' ? { proposal } : {}),
     });
   }
   return staged;

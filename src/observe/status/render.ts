@@ -1,6 +1,7 @@
 /** The status document for people: `chainvisor status` without `--output json`. */
 import { describeEta } from '../../shared/eta.js';
 import { describeAfterUpgrade, describeHomeMismatch, describeProposal, describeTwinCheck } from '../../shared/events/index.js';
+import { shownText } from '../../shared/json.js';
 import type { StatusDocument } from './document.js';
 
 export function renderStatus(doc: StatusDocument): string {
@@ -74,10 +75,11 @@ export function blocksLeft(n: number): string {
   return `${n} ${n === 1 ? 'block' : 'blocks'} left`;
 }
 
-/** "v3", "v3 (from mirror)", "v3 (not planned: cancelled on chain at …)". */
+/** "v3", "v3 (from mirror)", "v3 (for proposal #12)", "v3 (not planned: cancelled on chain at …)". */
 function describeStaged(s: StatusDocument['staged'][number]): string {
   const notes = [
     ...(s.source === undefined ? [] : [`from ${s.source}`]),
+    ...(s.proposal === undefined ? [] : [`for proposal #${shownText(s.proposal, 40)}`]),
     ...(s.planned === false ? [`not planned: cancelled on chain${s.cancelledAt === undefined ? '' : ` at ${s.cancelledAt}`}`] : []),
   ];
   return notes.length === 0 ? s.name : `${s.name} (${notes.join('; ')})`;

@@ -92,7 +92,7 @@ export const upgradeErrors = {
   },
   CHAINVISOR_URL_REFUSED: {
     exit: ExitCode.upgradeFailed,
-    when: "The URL policy refuses a URL or a redirect target: plain http to a host other than this machine, file:// not enabled, or an unsupported scheme. `check-plan --upgrade` applies the same policy to each source's URL.",
+    when: "The URL policy refuses a URL or a redirect target: plain http to a host other than this machine, file:// not enabled, an unsupported scheme, or, for a proposal's binary fetched while it is voted, anything but https to a public host. `check-plan --upgrade` applies the same policy to each source's URL.",
     hint: 'use an https URL (or set CHAINVISOR_ALLOW_INSECURE_HTTP / CHAINVISOR_ALLOW_FILE_URLS if you trust it)',
   },
   CHAINVISOR_REDIRECT_REFUSED: {

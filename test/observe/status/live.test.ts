@@ -72,6 +72,16 @@ test('a plan from the chain, the chain height, staging, backups and progress rea
   );
   assert.match(renderStatus(d), /^staged +v3 \(not planned: cancelled on chain at 2026-11-21T00:00:00\.000Z\)$/m);
 
+  // Staged for a proposal while its vote runs: said so, until the plan's staging takes it.
+  const { cancelledAt: _cancelled, ...proposed } = record;
+  await fs.writeFile(path.join(layout.stateDir, 'staged.json'), JSON.stringify({ 'upgrades/v3': { ...proposed, proposal: '12' } }));
+  d = await doc();
+  assert.deepEqual(
+    d.staged.map((s) => [s.name, s.planned, s.proposal]),
+    [['v3', undefined, '12']],
+  );
+  assert.match(renderStatus(d), /^staged +v3 \(for proposal #12\)$/m);
+
   bus.emit('node-exited', { text: 'exited', data: { code: 2, signal: null } });
   d = await doc();
   assert.equal(d.node.state, 'exited');
