@@ -20,7 +20,7 @@ export const governanceSettings = {
     kind: 'hostList',
     default: 'off',
     description:
-      "Whether a proposal's binary is downloaded while the proposal is still voted: `off` (nothing is fetched before the vote passes), host names separated by commas (only URLs on those hosts, for example `github.com`), or `any`. A fetched binary is verified before anything of it is unpacked, staged in `upgrades/<name>/` (never installed as a plan) and, with `CHAINVISOR_REHEARSE=true`, rehearsed; a problem is `proposal-problem` before the vote ends. Anyone with a deposit can make a proposal, and a download tells the URL's owner this node's address.",
+      "Whether a proposal's binary is downloaded while the proposal is still voted (with `DAEMON_ALLOW_DOWNLOAD_BINARIES=true` only): `off` (nothing is fetched before the vote passes), host names separated by commas (only URLs on those hosts, for example `github.com`), or `any` (public https hosts only: no loopback, private or link-local address). A fetched binary is verified before anything of it is unpacked, staged in `upgrades/<name>/` (never in place of another binary, never installed as a plan) and, with `CHAINVISOR_REHEARSE=true`, rehearsed; at most three proposals' binaries are fetched while their votes run. A problem is `proposal-problem` before the vote ends. Anyone with a deposit can make a proposal, and a download tells the URL's owner this node's address.",
   },
   voteReminder: {
     env: 'CHAINVISOR_VOTE_REMINDER',

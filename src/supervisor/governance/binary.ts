@@ -131,6 +131,8 @@ export async function checkProposalBinary(options: BinaryCheckOptions): Promise<
     await fs.rm(work, { recursive: true, force: true });
   }
   try {
+    // Into upgrades/<name>/ only when it is free or holds this very Info: never in place of the plan's
+    // binary, another proposal's, or the operator's.
     const staged = await stagePlan({
       plan,
       config,
@@ -138,9 +140,19 @@ export async function checkProposalBinary(options: BinaryCheckOptions): Promise<
       logger,
       signal,
       events: options.events,
+      keepOther: true,
+      proposal: options.proposal,
+      policy: fetcher.policy,
       ...(options.download ? { download: options.download } : {}),
     });
     // A binary the operator installed there is used at the height, not the proposal's: said as its source.
+    if (staged.status === 'occupied') {
+      const by =
+        staged.occupiedBy?.proposal === undefined
+          ? "a binary staged for another Info (the scheduled plan's)"
+          : `the binary of proposal #${staged.occupiedBy.proposal}`;
+      return { binary: { ...checked, problem: `not fetched while the vote runs: ${staged.dir} holds ${by}` }, again: true, fetched: false };
+    }
     if (staged.status === 'installed')
       return { binary: { ...checked, state: 'staged', source: `installed by the operator in ${staged.dir}` }, again: false, fetched: false };
     return { binary: { ...checked, state: 'staged' }, again: false, fetched: staged.status === 'downloaded' };

@@ -66,7 +66,10 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
   const gov: GovReader = options.gov ?? createGovReader(options.client);
   // Made at the first binary check: most of the time no proposal is voted, and an idle `run` keeps no HTTP agent for it.
   let fetcher = options.fetcher;
-  const fetcherNow = () => (fetcher ??= fetcherFromConfig(config, logger));
+  // With CHAINVISOR_STAGE_PROPOSALS=any, a proposer's URL is nobody's choice: public https hosts only,
+  // redirects and the sources' documents included. A host the operator listed is trusted as listed.
+  const policy = { allowInsecureHttp: config.allowInsecureHttp, allowFileUrls: config.allowFileUrls, publicOnly: config.stageProposals === 'any' };
+  const fetcherNow = () => (fetcher ??= fetcherFromConfig(config, logger, { policy }));
   const sent: SentRecord = await loadSentRecord({ stateDir: layout.stateDir, logger });
   const stopped = new AbortController();
   const clock = createBlockClock();

@@ -214,3 +214,47 @@ test('CHAINVISOR_STAGE_PROPOSALS=any: at most three proposals are fetched while 
   world.proposals = world.proposals.slice(1);
   await waitFor(() => fetched.includes('v14'), 'the fourth fetched');
 });
+
+test('CHAINVISOR_STAGE_PROPOSALS=any fetches from public https hosts only: a proposer pointing at this machine or a metadata address is refused, nothing fetched', async (t) => {
+  const root = await home(t, true);
+  const info = (url: string) => JSON.stringify({ binaries: { any: `${url}?checksum=sha256:${sha}` } });
+  const world: World = {
+    proposals: [
+      proposal('21', { endsInMs: 86_400_000, info: info('http://127.0.0.1:26657/unsafe_flush_mempool') }),
+      proposal('22', { endsInMs: 86_400_000, info: info('https://169.254.169.254/latest/meta-data') }),
+    ],
+    votes: new Map(),
+    validator: true,
+    asked: [],
+  };
+  const fetched: string[] = [];
+  const { config } = loadConfig({
+    env: {
+      DAEMON_HOME: root,
+      DAEMON_NAME: 'simd',
+      CHAINVISOR_PROPOSAL_POLL_INTERVAL: '1s',
+      CHAINVISOR_STAGE_PROPOSALS: 'any',
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true',
+    },
+  });
+  const events = createEventBus();
+  const problems: SupervisorEvent[] = [];
+  events.on((e) => void (e.event === 'proposal-problem' && problems.push(e)));
+  const governance = await startGovernance({
+    config,
+    layout: layoutFor(config),
+    logger: pino({ level: 'silent' }),
+    events,
+    client,
+    addresses,
+    gov: fakeGov(world),
+    download: async (o) => {
+      fetched.push(o.target.plan.name);
+      return { binary: o.target.binary };
+    },
+  });
+  t.after(() => governance.stop());
+  await waitFor(() => problems.length === 2, 'both refused');
+  for (const p of problems) assert.match(String(p.data?.problem), /public https hosts/);
+  assert.deepEqual(fetched, []);
+});
