@@ -48,7 +48,7 @@ async function vote(bin: string, home: string, id: string, option: string, from:
   assert.equal(r.code, 0, r.stderr);
 }
 
-const voters = ['--sim-validators', 'alice=300000,bob=200000', '--deposit-period', '10s'];
+const voters = ['--sim-validators', 'alice=300000,bob=200000', '--deposit-period', '60s'];
 
 test('a proposal while it is voted: listed with its tally and "not voted", staged and rehearsed, vote-missing sent; voted, passed, and switched with no second download', async (t) => {
   const receiver = await startWebhookReceiver();
@@ -114,18 +114,18 @@ test('a proposal while it is voted: listed with its tally and "not voted", stage
   assert.ok(server.bytes() > 0);
   await waitFor(async () => (await proposals(sim.cv))[0]?.binary.state === 'rehearsed' || undefined, `rehearsed\n${run.output().slice(-3000)}`, 90_000);
 
-  // Too close to cancel: the vote ends in 40 s, then a deposit (10 s) and a voting period (40 s), while the
+  // Too close to cancel: the vote ends in 40 s, then a deposit (60 s) and a voting period (40 s), while the
   // height is about 75 s away. status, the event and check-plan say so, with the numbers.
   const [late] = await proposals(sim.cv);
-  assert.equal(late?.tooLateToCancel?.votingPeriodSeconds, 40);
-  assert.equal(late?.tooLateToCancel?.depositPeriodSeconds, 10);
+  assert.equal(late?.tooLateToCancel?.votingPeriodSeconds, 40, JSON.stringify(late));
+  assert.equal(late?.tooLateToCancel?.depositPeriodSeconds, 60);
   assert.ok(Date.parse(String(late?.tooLateToCancel?.heightAt)) < Date.parse(String(late?.tooLateToCancel?.cancellableUntil)));
   const proposed = receiver.delivered().find((r) => r.body.event === 'upgrade-proposed')!;
-  assert.match(String(proposed.body.text), /too late to cancel: .*deposit period 10 s \+ voting period 40 s/);
+  assert.match(String(proposed.body.text), /too late to cancel: .*deposit period 60 s \+ voting period 40 s/);
   const checked = await sim.cv(['check-plan', '--proposal', id]);
   assert.equal(checked.code, 0, checked.stdout + checked.stderr);
   assert.match(checked.stdout, new RegExp(`Proposal #${id} \\(gov v1\\): upgrade v2 at height ${height}`));
-  assert.match(checked.stdout, /warning: too late to cancel: .*deposit period 10 s \+ voting period 40 s/);
+  assert.match(checked.stdout, /warning: too late to cancel: .*deposit period 60 s \+ voting period 40 s/);
   assert.match(checked.stdout, /^ok: 1 binary checked/m);
   const missing = await sim.cv(['check-plan', '--proposal', '99']);
   assert.equal(missing.code, 79, missing.stderr);
