@@ -12,6 +12,7 @@ import fs from 'node:fs/promises';
 
 import { addressesFor, type ChainAddresses, type ChainClient, ChainUnavailableError, createChainReader } from '../chain/index.js';
 import type { Config } from '../config/index.js';
+import { updateStagedRecord } from '../download/staging/index.js';
 import { binaryPath, installBinary, isFile, type Layout, planDir } from '../home/layout/index.js';
 import { ChainvisorError, isErrno } from '../shared/errors/index.js';
 import { sameContent } from '../shared/fsread/index.js';
@@ -113,7 +114,11 @@ export async function scheduleUpgrades(options: ScheduleOptions): Promise<Schedu
   const installed: string[] = [];
   for (const entry of entries) {
     if (entry.source === undefined || alreadyThere.has(entry)) continue;
-    installed.push((await installBinary(layout, dirs.get(entry) as string, entry.source, { force })).dest);
+    const dir = dirs.get(entry) as string;
+    const { dest, unchanged } = await installBinary(layout, dir, entry.source, { force });
+    // The operator's binary now: no record of chainvisor's staging may set it aside at the halt.
+    if (!unchanged) await updateStagedRecord(layout, dir, undefined);
+    installed.push(dest);
   }
   const queue = [...kept, ...added].sort(byHeight);
   await writeQueue(layout, queue);

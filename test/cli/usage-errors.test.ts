@@ -19,6 +19,7 @@ import { makeHome, type TestHome } from '../support/home.js';
  */
 const wrongValues: Record<string, string | null> = {
   '<H>': 'twelve',
+  '<id>': 'twelve',
   N: 'many',
   '<duration>': 'soon',
   '<name>:<path>:<height>,…': 'not-a-list',

@@ -71,7 +71,10 @@ export const addUpgradeCommand = defineCommand({
       for (const line of restartLines(outlook, { name, source, height, held })) writeLine(ctx.stdout, line);
       return ExitCode.ok;
     }
-    const { dest, unchanged } = await installBinary(layout, planDir(layout, name), source, { force, upgrade: name });
+    const dir = planDir(layout, name);
+    const { dest, unchanged } = await installBinary(layout, dir, source, { force, upgrade: name });
+    // The operator's binary now: no record of chainvisor's staging (another Info) may set it aside at the halt.
+    if (!unchanged) await (await import('../../download/staging/index.js')).updateStagedRecord(layout, dir, undefined);
     writeLine(
       ctx.stdout,
       unchanged

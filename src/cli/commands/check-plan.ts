@@ -88,6 +88,8 @@ export const checkPlanCommand = defineCommand({
     if (height !== undefined && !(Number.isSafeInteger(height) && height > 0 && /^\d+$/.test(values.height ?? '')))
       throw new UsageError(`check-plan --height must be a positive whole number, not ${JSON.stringify(values.height)}`);
     if (values.height !== undefined && values.upgrade === undefined) throw new UsageError('check-plan --height needs --upgrade');
+    if (values.proposal !== undefined && !/^\d{1,20}$/.test(values.proposal))
+      throw new UsageError(`check-plan --proposal takes a proposal id (a whole number), not ${JSON.stringify(values.proposal.slice(0, 40))}`);
     if (values.proposal !== undefined && (values.info !== undefined || values.upgrade !== undefined))
       throw new UsageError('check-plan --proposal reads the Info from the chain: give it without --info and --upgrade');
     if (values.info === undefined && values.upgrade === undefined && values.proposal === undefined) throw new UsageError('check-plan needs --info');

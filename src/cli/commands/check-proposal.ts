@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { ScheduledPlan } from '../../chain/index.js';
 import { layoutFor } from '../../home/layout/index.js';
-import { ChainvisorError, UsageError } from '../../shared/errors/index.js';
+import { ChainvisorError } from '../../shared/errors/index.js';
 import { type BlockTime, createBlockClock, describeEta, etaOf } from '../../shared/eta.js';
 import { describeCancelWindow, endsIn } from '../../shared/events/index.js';
 import { shownText } from '../../shared/json.js';
@@ -20,8 +20,8 @@ import { loadContextConfig } from '../settings.js';
 /** How long the node's blocks are watched for a block time when no `run` has one. */
 const measureMs = 12_000;
 
+/** `id`: a decimal proposal id, as check-plan checked it. */
 export async function readProposalPlan(ctx: CommandContext, id: string): Promise<ScheduledPlan> {
-  if (!/^\d{1,20}$/.test(id)) throw new UsageError(`check-plan --proposal takes a proposal id (a whole number), not ${JSON.stringify(id.slice(0, 40))}`);
   const loaded = loadContextConfig(ctx);
   const layout = layoutFor(loaded.config);
   const [{ createChainReader, createGovReader }, { cancellableUntil, tooLateToCancel }, { readStatusFile }] = await Promise.all([

@@ -5,5 +5,5 @@
  * stages once.
  */
 export { type Staging, type StagingOptions, startStaging } from './listen.js';
-export { readStagedRecords, type StagedRecord } from './record.js';
+export { readStagedRecords, type StagedRecord, updateStagedRecord } from './record.js';
 export { markNotPlanned, setAsideOtherInfo, type StageOptions, stagePlan, type StageResult } from './stage.js';

@@ -13,7 +13,7 @@ import path from 'node:path';
 
 import type { ScheduledPlan } from '../../chain/index.js';
 import type { Config } from '../../config/index.js';
-import { type Downloader, type Fetcher, hostPlatform, isInfoUrl, resolveSources } from '../../download/index.js';
+import type { Downloader, Fetcher } from '../../download/index.js';
 import { stagePlan } from '../../download/staging/index.js';
 import type { Layout } from '../../home/layout/index.js';
 import { ChainvisorError } from '../../shared/errors/index.js';
@@ -85,6 +85,8 @@ function isTheProposals(error: ChainvisorError): boolean {
 export async function checkProposalBinary(options: BinaryCheckOptions): Promise<BinaryCheck> {
   const { plan, config, logger, fetcher, signal } = options;
   const setting = config.stageProposals;
+  // The download code (archives, tar, unzipper) is loaded at the first check, never by an idle `run`.
+  const { hostPlatform, isInfoUrl, resolveSources } = await import('../../download/index.js');
   const info = plan.info.trim();
   if (isInfoUrl(info) && !stagingAllowed(setting, info))
     return {

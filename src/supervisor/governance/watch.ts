@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { type ChainAddresses, type ChainClient, createGovReader, type GovReader, type ProposedUpgrade } from '../../chain/index.js';
 import type { Config } from '../../config/index.js';
-import { type Downloader, type Fetcher, fetcherFromConfig } from '../../download/index.js';
+import type { Downloader, Fetcher } from '../../download/index.js';
 import { markNotPlanned } from '../../download/staging/index.js';
 import type { Layout } from '../../home/layout/index.js';
 import { backoffMs } from '../../shared/backoff.js';
@@ -69,7 +69,7 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
   // With CHAINVISOR_STAGE_PROPOSALS=any, a proposer's URL is nobody's choice: public https hosts only,
   // redirects and the sources' documents included. A host the operator listed is trusted as listed.
   const policy = { allowInsecureHttp: config.allowInsecureHttp, allowFileUrls: config.allowFileUrls, publicOnly: config.stageProposals === 'any' };
-  const fetcherNow = () => (fetcher ??= fetcherFromConfig(config, logger, { policy }));
+  const fetcherNow = async () => (fetcher ??= (await import('../../download/index.js')).fetcherFromConfig(config, logger, { policy }));
   const sent: SentRecord = await loadSentRecord({ stateDir: layout.stateDir, logger });
   const stopped = new AbortController();
   const clock = createBlockClock();
@@ -217,7 +217,7 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
         config,
         layout,
         logger,
-        fetcher: fetcherNow(),
+        fetcher: await fetcherNow(),
         events,
         signal: stopped.signal,
         ...(options.download ? { download: options.download } : {}),

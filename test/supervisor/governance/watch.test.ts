@@ -254,7 +254,7 @@ test('CHAINVISOR_STAGE_PROPOSALS=any fetches from public https hosts only: a pro
     },
   });
   t.after(() => governance.stop());
-  await waitFor(() => problems.length === 2, 'both refused');
+  await waitFor(() => problems.length === 2, 'both refused', 30_000);
   for (const p of problems) assert.match(String(p.data?.problem), /public https hosts/);
   assert.deepEqual(fetched, []);
 });
