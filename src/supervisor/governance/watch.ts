@@ -89,6 +89,8 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
   let saidVotesUnreadable = false;
   const saidProblems = new Set<string>();
   let wake: AbortController | undefined;
+  /** Aborted when the node halts for an upgrade, until a node starts again. */
+  let halting = new AbortController();
 
   const windowOf = (p: ProposedUpgrade) => tooLateToCancel({ height: p.plan.height, votingEndMs: p.votingEndMs }, periods, clock.blockTime(), now());
   const binaryOf = (p: ProposedUpgrade): ProposalBinary => {
@@ -204,7 +206,10 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
   /** The binaries not checked yet (or whose last check could not finish), one after another. */
   async function checkBinaries(): Promise<void> {
     for (const p of proposals) {
-      if (stopped.signal.aborted) return;
+      // A proposal's download never holds a folder the halt's binary step waits for: ended at the halt, and
+      // taken up again at the first reading after the new node starts.
+      const signal = AbortSignal.any([stopped.signal, halting.signal]);
+      if (signal.aborted) return;
       const known = binaries.get(p.id);
       if (known !== undefined && known.info === p.plan.info && !known.check.again) continue;
       // Anyone with a deposit can propose: a flood of proposals never becomes a flood of downloads and rehearsals.
@@ -219,9 +224,13 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
         logger,
         fetcher: await fetcherNow(),
         events,
-        signal: stopped.signal,
+        signal,
         ...(options.download ? { download: options.download } : {}),
+      }).catch((error: unknown) => {
+        if (halting.signal.aborted && !stopped.signal.aborted) return undefined;
+        throw error;
       });
+      if (check === undefined) return;
       if (!proposals.some((q) => q.id === p.id)) continue;
       binaries.set(p.id, { info: p.plan.info, check });
       if (check.again)
@@ -257,7 +266,9 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
   const offBus = events.on((event) => {
     if (event.event === 'rehearsal-passed' || event.event === 'rehearsal-failed') rehearsed(event);
     else if (event.event === 'chain-height' && typeof event.data?.height === 'number') clock.observe(event.data.height, event.time);
+    else if (event.event === 'upgrade-detected') halting.abort();
     else if (event.event === 'node-started') {
+      if (halting.signal.aborted) halting = new AbortController();
       nodeSince = event.time;
       if (misses > 0) wake?.abort();
     } else if (event.event === 'node-stopped') nodeSince = undefined;

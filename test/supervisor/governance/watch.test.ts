@@ -15,6 +15,7 @@ import { pino } from 'pino';
 
 import type { ChainAddresses, ChainClient, GovReader, ProposedUpgrade } from '../../../src/chain/index.js';
 import { loadConfig } from '../../../src/config/index.js';
+import type { Downloader } from '../../../src/download/index.js';
 import { layoutFor } from '../../../src/home/layout/index.js';
 import { createEventBus, type ProposalView, type SupervisorEvent, type VoteChoice } from '../../../src/shared/events/index.js';
 import { startGovernance } from '../../../src/supervisor/governance/index.js';
@@ -77,7 +78,7 @@ async function home(t: TestContext, key: boolean): Promise<string> {
   return root;
 }
 
-async function start(root: string, world: World, env: Record<string, string> = {}) {
+async function start(root: string, world: World, env: Record<string, string> = {}, download?: Downloader) {
   const { config } = loadConfig({ env: { DAEMON_HOME: root, DAEMON_NAME: 'simd', CHAINVISOR_PROPOSAL_POLL_INTERVAL: '1s', ...env } });
   const events = createEventBus();
   const seen: SupervisorEvent[] = [];
@@ -90,10 +91,22 @@ async function start(root: string, world: World, env: Record<string, string> = {
     client,
     addresses,
     gov: fakeGov(world),
+    ...(download ? { download } : {}),
   });
   const last = () => seen.filter((e) => e.event === 'proposals').at(-1)?.data?.proposals as ProposalView[] | undefined;
   const named = (name: string) => seen.filter((e) => e.event === name);
-  return { governance, seen, last, named };
+  return { governance, events, seen, last, named };
+}
+
+/** Fetching allowed for any public host. */
+const fetchAny = { CHAINVISOR_STAGE_PROPOSALS: 'any', DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true' };
+
+/** Stands for the download: records which plan was fetched. */
+function recordingDownload(fetched: string[]): Downloader {
+  return async (o) => {
+    fetched.push(o.target.plan.name);
+    return { binary: o.target.binary };
+  };
 }
 
 test('announced once per proposal, across a restart; the vote looked up for the validator; reminded once, near the end only', async (t) => {
@@ -180,40 +193,12 @@ test('CHAINVISOR_STAGE_PROPOSALS=any: at most three proposals are fetched while 
     asked: [],
   };
   const fetched: string[] = [];
-  const { config } = loadConfig({
-    env: {
-      DAEMON_HOME: root,
-      DAEMON_NAME: 'simd',
-      CHAINVISOR_PROPOSAL_POLL_INTERVAL: '1s',
-      CHAINVISOR_STAGE_PROPOSALS: 'any',
-      DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true',
-    },
-  });
-  const events = createEventBus();
-  const lists: ProposalView[][] = [];
-  events.on((e) => void (e.event === 'proposals' && lists.push(e.data?.proposals as ProposalView[])));
-  const governance = await startGovernance({
-    config,
-    layout: layoutFor(config),
-    logger: pino({ level: 'silent' }),
-    events,
-    client,
-    addresses,
-    gov: fakeGov(world),
-    // Stands for the download: records which plan was fetched.
-    download: async (o) => {
-      fetched.push(o.target.plan.name);
-      return { binary: o.target.binary };
-    },
-  });
+  const { governance, last } = await start(root, world, fetchAny, recordingDownload(fetched));
   // Stopped before the home is removed (its record is written until it stops).
   try {
-    await waitFor(
-      () => lists.at(-1)?.filter((p) => p.binary.state === 'staged').length === 3 && lists.at(-1)?.[3]?.binary.problem !== undefined,
-      'three staged',
-    );
+    await waitFor(() => last()?.filter((p) => p.binary.state === 'staged').length === 3 && last()?.[3]?.binary.problem !== undefined, 'three staged');
     assert.deepEqual(fetched, ['v11', 'v12', 'v13']);
-    assert.match(lists.at(-1)?.[3]?.binary.problem ?? '', /the binaries of 3 proposals still voted were fetched already/);
+    assert.match(last()?.[3]?.binary.problem ?? '', /the binaries of 3 proposals still voted were fetched already/);
     // One leaves its voting period: the fourth is fetched at the next reading.
     world.proposals = world.proposals.slice(1);
     await waitFor(() => fetched.includes('v14'), 'the fourth fetched');
@@ -235,35 +220,33 @@ test('CHAINVISOR_STAGE_PROPOSALS=any fetches from public https hosts only: a pro
     asked: [],
   };
   const fetched: string[] = [];
-  const { config } = loadConfig({
-    env: {
-      DAEMON_HOME: root,
-      DAEMON_NAME: 'simd',
-      CHAINVISOR_PROPOSAL_POLL_INTERVAL: '1s',
-      CHAINVISOR_STAGE_PROPOSALS: 'any',
-      DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true',
-    },
-  });
-  const events = createEventBus();
-  const problems: SupervisorEvent[] = [];
-  events.on((e) => void (e.event === 'proposal-problem' && problems.push(e)));
-  const governance = await startGovernance({
-    config,
-    layout: layoutFor(config),
-    logger: pino({ level: 'silent' }),
-    events,
-    client,
-    addresses,
-    gov: fakeGov(world),
-    download: async (o) => {
-      fetched.push(o.target.plan.name);
-      return { binary: o.target.binary };
-    },
-  });
+  const { governance, named } = await start(root, world, fetchAny, recordingDownload(fetched));
   try {
-    await waitFor(() => problems.length === 2, 'both refused', 30_000);
-    for (const p of problems) assert.match(String(p.data?.problem), /public https hosts/);
+    await waitFor(() => named('proposal-problem').length === 2, 'both refused', 30_000);
+    for (const p of named('proposal-problem')) assert.match(String(p.data?.problem), /public https hosts/);
     assert.deepEqual(fetched, []);
+  } finally {
+    await governance.stop();
+  }
+});
+
+test("at the halt, a proposal's download under way is ended (the binary step may wait for its folder); it is taken up after the new node starts", async (t) => {
+  const root = await home(t, true);
+  const world: World = { proposals: [proposal('31', { endsInMs: 86_400_000 })], votes: new Map(), validator: true, asked: [] };
+  const attempts: AbortSignal[] = [];
+  // A download that lasts until it is ended.
+  const hanging: Downloader = (o) => {
+    const signal = o.signal as AbortSignal;
+    attempts.push(signal);
+    return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+  };
+  const { governance, events } = await start(root, world, fetchAny, hanging);
+  try {
+    await waitFor(() => attempts.length === 1, 'the download under way');
+    events.emit('upgrade-detected', { upgrade: { name: 'v9', height: 50 }, text: 'halt' });
+    await waitFor(() => attempts[0]?.aborted === true, 'the download ended at the halt');
+    events.emit('node-started', { text: 'started', data: { pid: 1 } });
+    await waitFor(() => attempts.length === 2, 'taken up again after the start', 30_000);
   } finally {
     await governance.stop();
   }
