@@ -49,8 +49,10 @@ test('prepare-upgrade and add-upgrade --upgrade-height find a node whose address
   assert.match(prepared.stdout, /no upgrade is scheduled on chain \(asked .*\); nothing to prepare/);
 
   await waitFor(async () => (await heightOf(node).catch(() => 0)) >= 3, 'a few blocks');
-  const height = (await heightOf(node)) + 500;
-  const queued = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', String(height)]);
+  // Far enough that the 50 ms blocks never reach it while the test runs, however slow the machine.
+  const height = (await heightOf(node)) + 1_000_000;
+  // The home signs with a local key: the restart for the halt height needs the operator's go-ahead.
+  const queued = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', String(height), '--restart-now']);
   assert.equal(queued.code, 0, queued.stderr);
   assert.doesNotMatch(queued.stderr, /not checked against the chain/);
   // The node restarts to take the halt height (its record published again); stopped once it makes blocks.
@@ -60,6 +62,12 @@ test('prepare-upgrade and add-upgrade --upgrade-height find a node whose address
       return now.pid !== node.pid && (await heightOf(now).catch(() => 0)) > 0 ? now : undefined;
     },
     `the node restarted\n${run.output().slice(-3000)}`,
+  );
+  assert.ok(restarted.pid !== node.pid);
+  assert.match(
+    run.output(),
+    new RegExp(`"haltHeight":${height}|--halt-height=${height}|"--halt-height","${height}"`),
+    'the node restarted with the halt height',
   );
   await waitFor(async () => JSON.parse(await fs.readFile(record, 'utf8').catch(() => '{}')).pid === restarted.pid, 'the new record');
 
