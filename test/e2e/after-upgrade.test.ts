@@ -82,10 +82,31 @@ async function watchStatus(u: Upgraded, until: (a: AfterUpgrade) => boolean, wha
   );
 }
 
+/**
+ * Records every distinct afterUpgrade over `run`'s HTTP endpoint, every 100 ms, until stopped: the test's
+ * own commands in between (each a process, seconds apart under load) must not hide a step of the wait.
+ */
+function recordStatus(u: Upgraded & { http: string }): () => Promise<void> {
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const a = await afterUpgradeOverHttp(u.http).catch(() => null);
+      if (a !== null && JSON.stringify(a) !== JSON.stringify(u.seen.at(-1))) u.seen.push(a);
+      await sleep(100);
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop;
+  };
+}
+
 const webhooks = (u: Upgraded, event: string) => u.receiver.received.map((r) => r.body).filter((b) => b.event === event);
 
 test('after the switch: waiting with the prevote share, then confirmed and signed, in status, metrics, webhooks and logs', async (t) => {
   const u = await governanceUpgrade(t, ['--sim-peers-power', '9000000', '--sim-peers-back-after', '6s']);
+  const stopRecording = recordStatus({ ...u, http: u.http as string });
+  t.after(stopRecording);
   const waiting = await watchStatus(u, (a) => a.state === 'waiting' && a.prevoteRatio !== null, 'status: waiting with a share');
   // The command shows the same state: it reads the status file, which `run` rewrites within a second.
   const byCommand = await waitFor(async () => {
@@ -110,6 +131,7 @@ test('after the switch: waiting with the prevote share, then confirmed and signe
   );
 
   const confirmed = await watchStatus(u, (a) => a.state === 'confirmed', 'status: confirmed');
+  await stopRecording();
   assert.equal(confirmed.signed, true);
   assert.equal(confirmed.height, u.height);
   assert.ok(confirmed.seconds !== null && confirmed.seconds > 2 && confirmed.seconds < 30, JSON.stringify(confirmed));
