@@ -73,7 +73,8 @@ test('a node that is not listening is a ChainUnavailableError naming the address
     assert.match(error.message, new RegExp(`127\\.0\\.0\\.1:${port}`));
     return true;
   });
-  assert.ok(Date.now() - started < 2500, 'bounded by the call deadline');
+  // The deadline (2 s) with room for a loaded machine; without one the call would wait for a server forever.
+  assert.ok(Date.now() - started < 6000, 'bounded by the call deadline');
 });
 
 test('a node that cannot be reached is not dialled again behind the caller’s back (an idle run stays quiet)', async (t) => {

@@ -172,7 +172,8 @@ test('issue #44: the deadline covers the whole body; an answer of millions of va
   const began = performance.now();
   assert.match((await failure(at('trickle', 500).status())).message, /did not give its status: no answer within 500 ms$/);
   const took = performance.now() - began;
-  assert.ok(took < 500 + 400, `the trickled answer held the reading ${Math.round(took)} ms`);
+  // The whole body, a byte every 100 ms, would take far longer; the deadline ends it (room left for a loaded machine).
+  assert.ok(took < 500 + 2500, `the trickled answer held the reading ${Math.round(took)} ms`);
   assert.match((await failure(at('numbers').commit(1))).message, /not CometBFT's: it holds more than 200000 values/);
   assert.match((await failure(at('other').commit(5))).message, /did not give the commit of block 5: it answered with the commit of block 999999999999999$/);
   assert.equal((await at('same').commit(5)).height, 5);

@@ -25,7 +25,7 @@ test('on a validator, no restart without --restart-now: queued, explained, and s
   const run = sim.run(['--block-time', '1s', '--halt-mode', 'stay']);
   const genesis = await run.nodeOf('genesis');
   await waitFor(async () => (await heightOf(genesis).catch(() => 0)) >= 2, 'genesis blocks');
-  const h = (await heightOf(genesis)) + 6;
+  const h = (await heightOf(genesis)) + 10;
   const add = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', String(h)]);
   assert.equal(add.code, 0, add.stderr);
   assert.match(add.stdout, /the node was NOT restarted: it signs with a local key \(.*priv_validator_key\.json\), and a restart needs --yes or --restart-now/);

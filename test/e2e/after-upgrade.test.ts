@@ -243,7 +243,7 @@ test('a manual upgrade at an exact height: the first block of the new binary is 
   const run = sim.run(['--rpc.laddr', `tcp://127.0.0.1:${await unusedPort()}`, '--sim-peers-power', '2000000']);
   const genesis = await run.nodeOf('genesis');
   await waitFor(async () => (await heightOf(genesis).catch(() => 0)) >= 3, 'genesis blocks');
-  const h = (await heightOf(genesis)) + 60;
+  const h = (await heightOf(genesis)) + 150;
   const add = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', String(h), '--restart-now']);
   assert.equal(add.code, 0, add.stderr);
   await run.nodeOf('v2');

@@ -41,7 +41,7 @@ test('restore after an upgrade: the guard refuses a backup put back by hand (84)
   const first = sim.run(peers);
   const genesisNode = await first.nodeOf('genesis');
   await waitFor(async () => (await heightOf(genesisNode)) >= 2, 'genesis blocks');
-  const upgradeHeight = (await heightOf(genesisNode)) + 40;
+  const upgradeHeight = (await heightOf(genesisNode)) + 100;
   await proposeUpgrade(sim.bin('genesis'), sim.home, { name: 'v2', height: upgradeHeight, extra: ['--no-validate'] });
   const v2 = await first.nodeOf('v2');
   await waitFor(async () => (await heightOf(v2).catch(() => 0)) >= upgradeHeight + 20, `v2 past ${upgradeHeight + 20}`, 60_000);

@@ -68,6 +68,9 @@ export function fakeNodeScript(options: FakeNodeOptions): string {
     // "halted" goes to the journal before the plan is written: chainvisor may kill the node the moment
     // the file appears, before a line written after it.
     lines.push(`sleep ${(halt.afterMs ?? 100) / 1000}`, `echo "$L halted" >> "$J"`, 'mkdir -p "$DAEMON_HOME/data"');
+    // A node that exits at its halt is on its way out once the plan is written: a TERM sent the moment
+    // chainvisor sees the file ends it with the same exit, and no line of its own (a race, not a step).
+    if (halt.style === 'exit') lines.push(`trap 'exit 1' TERM`);
     const write = halt.write ?? 'atomic';
     if (write === 'atomic') {
       lines.push(`printf '%s' ${shellQuote(planText)} > "$DAEMON_HOME/data/.upgrade-info.tmp"`, `mv "$DAEMON_HOME/data/.upgrade-info.tmp" ${file}`);
