@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { cli, proposeUpgrade, simFixture, startNode, waitFor } from '@chainvisor/simd/testing';
+import { cli, proposeCancel, proposeUpgrade, simFixture, startNode, waitFor } from '@chainvisor/simd/testing';
 
 import { type ChainAddresses, type ChainClient, createChainReader, createGovReader, createGrpcClient, createRpcClient } from '../../src/chain/index.js';
 
@@ -40,23 +40,7 @@ test('gov v1: upgrade proposals with their tallies, the validator, its vote and 
   // An upgrade as a v1 message, one as legacy content (MsgExecLegacyContent), and a cancel, which is no upgrade.
   const { id: first } = await proposeUpgrade(bin, home, { name: 'v2', height, info, extra: ['--no-validate'] });
   const { id: legacy } = await proposeUpgrade(bin, home, { name: 'v3', height: height + 1, info, extra: ['--no-validate', '--legacy'] });
-  const cancel = await cli(bin, [
-    'tx',
-    'upgrade',
-    'cancel-software-upgrade',
-    '--title',
-    'stop',
-    '--summary',
-    's',
-    '--deposit',
-    '10000000stake',
-    '--from',
-    'validator',
-    '--home',
-    home,
-    '--yes',
-  ]);
-  assert.equal(cancel.code, 0, cancel.stderr);
+  await proposeCancel(bin, home, { summary: 's' });
   await vote(bin, home, first, 'yes', 'alice');
   await vote(bin, home, first, 'no', 'bob');
 

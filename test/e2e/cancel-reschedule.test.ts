@@ -12,7 +12,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 
 import { upgradeInfoFor } from '@chainvisor/simd';
-import { cli, proposeUpgrade, waitFor, waitForProposal } from '@chainvisor/simd/testing';
+import { cli, proposeCancel, proposeUpgrade, waitFor, waitForProposal } from '@chainvisor/simd/testing';
 
 import { endpointOf } from '../support/observe-kit.js';
 import { makeChain, runChainvisor, serveFiles } from '../support/staging-chain.js';
@@ -47,23 +47,7 @@ test('a passed cancel: no switch at the old height, upgrade-cancelled sent, the 
   const bytes = server.bytes();
 
   // Cancelled by governance before its height.
-  const cancel = await cli(bin, [
-    'tx',
-    'upgrade',
-    'cancel-software-upgrade',
-    '--title',
-    'cancel',
-    '--summary',
-    'the binary is wrong',
-    '--deposit',
-    '10000000stake',
-    '--from',
-    'validator',
-    '--home',
-    chain.home,
-    '--yes',
-  ]);
-  assert.equal(cancel.code, 0, cancel.stderr);
+  await proposeCancel(bin, chain.home, { summary: 'the binary is wrong' });
   await waitFor(() => hooked('upgrade-cancelled').length > 0, `upgrade-cancelled at the webhook\n${run.output()}`);
   const cancelled = hooked('upgrade-cancelled')[0]?.body;
   assert.deepEqual(cancelled?.upgrade, { name: 'v2', height: first });

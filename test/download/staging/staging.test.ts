@@ -11,7 +11,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 
 import { upgradeInfoFor } from '@chainvisor/simd';
-import { cli, proposeUpgrade, startNode, waitFor, waitForProposal } from '@chainvisor/simd/testing';
+import { proposeCancel, proposeUpgrade, startNode, waitFor, waitForProposal } from '@chainvisor/simd/testing';
 
 import { endpointOf, sample } from '../../support/observe-kit.js';
 import { makeChain, runChainvisor, serveFiles } from '../../support/staging-chain.js';
@@ -59,23 +59,7 @@ test('a plan cancelled on chain: its staged binary stays, marked not planned, an
   await proposeUpgrade(bin, chain.home, { name: 'v2', height, info: upgradeInfoFor(chain.built.versions.v2!, server.url) });
   await waitFor(() => run.events('binary-staged').length > 0, 'binary-staged');
 
-  const r = await cli(bin, [
-    'tx',
-    'upgrade',
-    'cancel-software-upgrade',
-    '--title',
-    'cancel',
-    '--summary',
-    'x',
-    '--deposit',
-    '10000000stake',
-    '--from',
-    'validator',
-    '--home',
-    chain.home,
-    '--yes',
-  ]);
-  assert.equal(r.code, 0, r.stderr);
+  await proposeCancel(bin, chain.home);
   await waitFor(() => run.events('upgrade-cancelled').length > 0, `upgrade-cancelled\n${run.output()}`);
   await waitFor(() => /marked not planned/.test(run.output()), `the staged binary marked not planned\n${run.output()}`);
   assert.ok(await exists(path.join(chain.home, 'cosmovisor', 'upgrades', 'v2', 'bin', 'simd')), 'still on disk');

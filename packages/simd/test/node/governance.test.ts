@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { cli, cliJson, proposalIdOf, proposeUpgrade, simFixture, startNode, waitForProposal } from '../support/node-harness.js';
+import { cli, cliJson, proposeCancel, proposeUpgrade, simFixture, startNode, waitForProposal } from '../support/node-harness.js';
 
 test('proposals from the CLI: validation, failures, authority, re-scheduling and cancelling', async (t) => {
   const fx = await simFixture(t);
@@ -102,23 +102,7 @@ test('proposals from the CLI: validation, failures, authority, re-scheduling and
   const close = (await node.height()) + 100;
   const closePlan = await proposeUpgrade(bin, home, { name: 'v2', height: close, info, extra: ['--safety-delta', '10s'] });
   assert.match(closePlan.stderr, /WARNING: upgrade height \d+ leaves no room to cancel: .* \+ safety delta 10s .* schedule it at height \d+ or later/);
-  const cancel = await cli(bin, [
-    'tx',
-    'upgrade',
-    'cancel-software-upgrade',
-    '--title',
-    'cancel',
-    '--summary',
-    'bad idea',
-    '--deposit',
-    '10000000stake',
-    '--from',
-    'validator',
-    '--home',
-    home,
-  ]);
-  assert.equal(cancel.code, 0, cancel.stderr);
-  const cancelId = proposalIdOf(cancel.stdout);
+  const { id: cancelId } = await proposeCancel(bin, home, { summary: 'bad idea' });
   assert.equal((await waitForProposal(bin, home, closePlan.id, /PASSED|FAILED|REJECTED/)).status, 'PROPOSAL_STATUS_PASSED');
   const cancelled = await waitForProposal(bin, home, cancelId, /PASSED|FAILED|REJECTED/);
   assert.equal(cancelled.status, 'PROPOSAL_STATUS_PASSED');

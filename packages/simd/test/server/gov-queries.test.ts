@@ -14,7 +14,7 @@ import { ProposalStatus } from 'cosmjs-types/cosmos/gov/v1beta1/gov.js';
 import { MsgSoftwareUpgrade } from 'cosmjs-types/cosmos/upgrade/v1beta1/tx.js';
 
 import { grpcRpc } from '../support/grpc-client.js';
-import { cli, cliJson, proposeUpgrade, simFixture, startNode, waitForProposal } from '../support/node-harness.js';
+import { cli, cliJson, proposeCancel, proposeUpgrade, simFixture, startNode, waitForProposal } from '../support/node-harness.js';
 
 const page = (fields: Partial<{ key: Uint8Array; offset: bigint; limit: bigint; countTotal: boolean }> = {}) => ({
   key: new Uint8Array(),
@@ -39,23 +39,7 @@ test('gov queries: v1 and v1beta1 over gRPC, abci_query (CosmJS) and REST', asyn
   const height = (await node.height()) + 1000;
   const { id } = await proposeUpgrade(bin, home, { name: 'v2', height, info });
   await waitForProposal(bin, home, id, /PASSED/);
-  const second = await cli(bin, [
-    'tx',
-    'upgrade',
-    'cancel-software-upgrade',
-    '--title',
-    'cancel',
-    '--summary',
-    'later',
-    '--deposit',
-    '1stake',
-    '--from',
-    'validator',
-    '--home',
-    home,
-    '--yes',
-  ]);
-  assert.equal(second.code, 0, second.stderr);
+  const second = await proposeCancel(bin, home, { summary: 'later', deposit: '1stake' });
   const deposited = await cli(bin, ['tx', 'gov', 'deposit', '2', '2stake', '--from', 'alice', '--home', home, '--yes']);
   assert.equal(deposited.code, 0, deposited.stderr);
 

@@ -15,7 +15,7 @@ import { Client, credentials, Metadata, type ServiceError } from '@grpc/grpc-js'
 import { GetLatestBlockResponse } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query.js';
 import { QueryCurrentPlanRequest, QueryCurrentPlanResponse, QueryModuleVersionsRequest } from 'cosmjs-types/cosmos/upgrade/v1beta1/query.js';
 
-import { cli, proposalIdOf, proposeUpgrade, simFixture, type SimNode, startNode, waitFor, waitForProposal } from '../support/node-harness.js';
+import { cli, proposeCancel, proposeUpgrade, simFixture, type SimNode, startNode, waitFor, waitForProposal } from '../support/node-harness.js';
 
 const currentPlan = '/cosmos.upgrade.v1beta1.Query/CurrentPlan';
 const request = QueryCurrentPlanRequest.encode({}).finish();
@@ -59,24 +59,7 @@ async function restCurrentPlan(node: SimNode, height?: string) {
 }
 
 async function cancelUpgrade(bin: string, home: string): Promise<string> {
-  const r = await cli(bin, [
-    'tx',
-    'upgrade',
-    'cancel-software-upgrade',
-    '--title',
-    'cancel',
-    '--summary',
-    'cancel it',
-    '--deposit',
-    '10000000stake',
-    '--from',
-    'validator',
-    '--home',
-    home,
-    '--yes',
-  ]);
-  if (r.code !== 0) throw new Error(`cancel failed (${r.code}): ${r.stdout}\n${r.stderr}`);
-  return proposalIdOf(r.stdout);
+  return (await proposeCancel(bin, home)).id;
 }
 
 test('a plan is seen at the heights it was scheduled, not before nor after its cancellation, on gRPC, REST and ABCI', async (t) => {

@@ -254,6 +254,32 @@ export async function waitForProposal(bin: string, home: string, id: string, sta
   }, `proposal ${id} ${status}`);
 }
 
+/** A governance proposal to cancel the scheduled upgrade (`MsgCancelUpgrade`), from the validator's account. */
+export async function proposeCancel(
+  bin: string,
+  home: string,
+  options: { summary?: string; deposit?: string } = {},
+): Promise<{ id: string; stdout: string; stderr: string }> {
+  const r = await cli(bin, [
+    'tx',
+    'upgrade',
+    'cancel-software-upgrade',
+    '--title',
+    'cancel',
+    '--summary',
+    options.summary ?? 'cancel it',
+    '--deposit',
+    options.deposit ?? '10000000stake',
+    '--from',
+    'validator',
+    '--home',
+    home,
+    '--yes',
+  ]);
+  if (r.code !== 0) throw new Error(`cancel proposal failed (${r.code}): ${r.stdout}\n${r.stderr}`);
+  return { id: proposalIdOf(r.stdout), stdout: r.stdout, stderr: r.stderr };
+}
+
 export async function readUpgradeInfoFile(home: string): Promise<string> {
   return readFile(path.join(home, 'data', 'upgrade-info.json'), 'utf8');
 }
