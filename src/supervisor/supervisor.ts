@@ -20,7 +20,7 @@ import type { Logger } from '../shared/log.js';
 import { Detector, type DetectorWake } from '../watcher/detector.js';
 import { type ManualPlan, ManualUpgrades } from '../watcher/manual/index.js';
 import { type PlanWatcher, startPlanWatcher } from '../watcher/plan-watch.js';
-import { type Governance, startGovernance } from './governance/index.js';
+import { type Governance, type RehearsalOutcome, startGovernance } from './governance/index.js';
 import { type LaunchContext, type Launched, launchNode } from './launch.js';
 import { describeExit, exitCodeOf, type ExitStatus, nodeEnvironment, type NodeProcess } from './node-process.js';
 import { type AfterExitContext, afterNodeExit, RestartPolicy } from './restart/index.js';
@@ -41,6 +41,8 @@ export interface SupervisorOptions {
   tracker?: NodeTracker;
   /** Where the node's gRPC and RPC listen (src/chain); by default from the settings and DAEMON_HOME's files. */
   addresses?: ChainAddresses;
+  /** The rehearsals kept in the home (src/rehearsal, a floor above): a proposal's binary rehearsed before this run shows its outcome. */
+  rehearsals?: () => Promise<readonly RehearsalOutcome[]>;
 }
 
 type Due = UpgradeTarget; // a plan to apply: its folder and binary, named once with the recase rule
@@ -163,6 +165,7 @@ export class Supervisor {
           events: this.events,
           client: createChainReader({ addresses }),
           addresses,
+          ...(this.options.rehearsals ? { rehearsals: this.options.rehearsals } : {}),
           ...this.downloader,
         }).catch((error: unknown) => {
           logger.warn({ err: error }, 'reading the upgrade proposals could not start: %s', error instanceof Error ? error.message : String(error));

@@ -187,7 +187,7 @@ async function problemCase(t: TestContext, options: { info: (sim: Sim, url: stri
   assert.ok(Date.parse(listed.votingEnd!) > Date.now(), 'said before the vote ends');
   assert.equal(await readlink(path.join(sim.home, 'cosmovisor', 'current')), 'genesis', 'nothing installed as current');
   assert.equal((await waitForProposal(bin, sim.home, id, /VOTING/)).status !== undefined, true, 'still in its voting period');
-  return { sim, hook, listed: listed, run };
+  return { sim, hook, listed: listed, run, receiver };
 }
 
 /** v2's Info with a checksum that is not its archive's. */
@@ -207,9 +207,24 @@ test('a proposal whose binary has a wrong checksum: proposal-problem before the 
 });
 
 test('a proposal whose binary fails its rehearsal: proposal-problem before the vote ends, nothing installed as a plan', async (t) => {
-  const { hook, listed } = await problemCase(t, { info: (sim, url) => upgradeInfoFor(sim.built.versions['v2-panics']!, url) });
+  const { sim, hook, listed, run, receiver } = await problemCase(t, { info: (sim, url) => upgradeInfoFor(sim.built.versions['v2-panics']!, url) });
   assert.match(String(hook.body.text), /rehearsal failed/);
   assert.match(listed.binary.problem ?? '', /rehearsal failed/);
+
+  // chainvisor restarted while the vote runs: the binary is not rehearsed again, and its record is its outcome.
+  assert.equal(await run.stop(), 0, run.output());
+  const again = sim.run();
+  await again.nodeOf('genesis');
+  const relisted = await waitFor(
+    async () => (await proposals(sim.cv)).find((p) => p.id === listed.id && p.binary.state !== 'unchecked'),
+    `the proposal listed again\n${again.output().slice(-3000)}`,
+    60_000,
+  );
+  assert.equal(relisted.binary.state, 'problem', JSON.stringify(relisted));
+  assert.equal(relisted.binary.problem, listed.binary.problem);
+  assert.doesNotMatch(again.output(), /rehearsing upgrade|rehearsal of upgrade "v2" (passed|FAILED)/, 'not rehearsed again');
+  assert.equal(receiver.delivered().filter((r) => r.body.event === 'proposal-problem').length, 1, 'said once');
+  assert.equal(await again.stop(), 0, again.output());
 });
 
 test('a chain whose gov is v1beta1 only: a legacy proposal is listed, its wrong checksum a proposal-problem', async (t) => {

@@ -71,7 +71,7 @@ async function supervise(args: string[], options: { loaded: LoadedConfig; layout
     { createNodeTracker },
     { startObservers },
     { Supervisor },
-    { followRehearsals, startAutoRehearsal },
+    { followRehearsals, readRehearsals, startAutoRehearsal },
   ] = await Promise.all([
     import('../../chain/index.js'),
     import('../../shared/events/index.js'),
@@ -110,7 +110,7 @@ async function supervise(args: string[], options: { loaded: LoadedConfig; layout
   const rehearsals = followRehearsals({ layout, bus: events });
   const auto = config.rehearse ? startAutoRehearsal({ config, layout, logger, bus: events }) : undefined;
   try {
-    return await new Supervisor({ config, layout, args, logger, events, tracker, addresses }).run();
+    return await new Supervisor({ config, layout, args, logger, events, tracker, addresses, rehearsals: () => readRehearsals(layout) }).run();
   } finally {
     await auto?.stop();
     rehearsals.close();

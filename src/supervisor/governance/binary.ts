@@ -47,6 +47,24 @@ export interface BinaryCheck {
   binary: ProposalBinary;
   again: boolean;
   fetched: boolean;
+  /** The binary in `upgrades/<name>/`, when staged there (or installed by the operator). */
+  file?: string;
+}
+
+/**
+ * The last rehearsal of an upgrade, as `cosmovisor/.chainvisor/rehearsals.json` keeps it (read by the
+ * caller: src/rehearsal sits above this floor).
+ */
+export interface RehearsalOutcome {
+  upgrade: string;
+  result: 'passed' | 'failed';
+  reason: string | null;
+  binary_sha256: string;
+}
+
+/** A staged binary after its rehearsal: `rehearsed`, or a problem of the proposal with the rehearsal's reason. */
+export function afterRehearsal(binary: ProposalBinary, passed: boolean, reason: string | null | undefined): ProposalBinary {
+  return passed ? { ...binary, state: 'rehearsed' } : { ...binary, state: 'problem', problem: `its rehearsal failed: ${reason ?? 'see chainvisor status'}` };
 }
 
 /** Whether CHAINVISOR_STAGE_PROPOSALS lets chainvisor fetch `url` while the vote runs. */
@@ -156,8 +174,13 @@ export async function checkProposalBinary(options: BinaryCheckOptions): Promise<
       return { binary: { ...checked, problem: `not fetched while the vote runs: ${staged.dir} holds ${by}` }, again: true, fetched: false };
     }
     if (staged.status === 'installed')
-      return { binary: { ...checked, state: 'staged', source: `installed by the operator in ${staged.dir}` }, again: false, fetched: false };
-    return { binary: { ...checked, state: 'staged' }, again: false, fetched: staged.status === 'downloaded' };
+      return {
+        binary: { ...checked, state: 'staged', source: `installed by the operator in ${staged.dir}` },
+        again: false,
+        fetched: false,
+        file: staged.binary,
+      };
+    return { binary: { ...checked, state: 'staged' }, again: false, fetched: staged.status === 'downloaded', file: staged.binary };
   } catch (error) {
     if (!(error instanceof ChainvisorError) || signal.aborted) throw error;
     const proposals = isTheProposals(error);

@@ -4,6 +4,6 @@
  * validator's vote looked up and reminded, the cancel window weighed. It tells on the bus; it never
  * signs, votes or schedules anything.
  */
-export { type BinaryCheck, checkProposalBinary, stagingAllowed } from './binary.js';
+export { type BinaryCheck, checkProposalBinary, type RehearsalOutcome, stagingAllowed } from './binary.js';
 export { cancellableUntil, type GovPeriods, tooLateToCancel } from './cancel-window.js';
 export { type Governance, type GovernanceOptions, startGovernance } from './watch.js';

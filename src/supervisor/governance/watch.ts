@@ -18,9 +18,10 @@ import type { Layout } from '../../home/layout/index.js';
 import { backoffMs } from '../../shared/backoff.js';
 import { createBlockClock } from '../../shared/eta.js';
 import type { EventBus, ProposalBinary, SupervisorEvent, VoteChoice } from '../../shared/events/index.js';
+import { hashFile } from '../../shared/fsread/index.js';
 import { shownText } from '../../shared/json.js';
 import type { Logger } from '../../shared/log.js';
-import { type BinaryCheck, checkProposalBinary } from './binary.js';
+import { afterRehearsal, type BinaryCheck, checkProposalBinary, type RehearsalOutcome } from './binary.js';
 import { type GovPeriods, tooLateToCancel } from './cancel-window.js';
 import { type Notice, problemNotice, proposedNotice, reminderNotice, viewOf } from './notices.js';
 import { loadSentRecord, problemKey, type SentRecord } from './record.js';
@@ -35,6 +36,8 @@ export interface GovernanceOptions {
   client: ChainClient;
   /** Where the node listens: its RPC tells the validator's address when a remote signer holds the key. */
   addresses: ChainAddresses;
+  /** The rehearsals kept in the home (src/rehearsal's record): a staged binary rehearsed before this run shows its outcome. */
+  rehearsals?: () => Promise<readonly RehearsalOutcome[]>;
   /** Tests: another gov reader, downloader, fetcher, clock. */
   gov?: GovReader;
   download?: Downloader;
@@ -215,7 +218,7 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
       // Anyone with a deposit can propose: a flood of proposals never becomes a flood of downloads and rehearsals.
       // Every binary fetched counts, a failed one too, until its proposal leaves its voting period.
       const fetched = proposals.filter((q) => binaries.get(q.id)?.check.fetched === true).length;
-      const check = await checkProposalBinary({
+      const checked = await checkProposalBinary({
         plan: p.plan,
         proposal: p.id,
         ...(fetched >= maxFetched ? { noFetch: `the binaries of ${fetched} proposals still voted were fetched already, the most while votes run` } : {}),
@@ -230,8 +233,9 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
         if (halting.signal.aborted && !stopped.signal.aborted) return undefined;
         throw error;
       });
-      if (check === undefined) return;
+      if (checked === undefined) return;
       if (!proposals.some((q) => q.id === p.id)) continue;
+      const check = await withRehearsal(p, checked);
       binaries.set(p.id, { info: p.plan.info, check });
       if (check.again)
         logger.debug(
@@ -245,19 +249,26 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
     }
   }
 
+  /**
+   * A staged binary rehearsed before this run (chainvisor restarted during the vote): the automatic
+   * rehearsal never repeats a binary it has a record of, so the record is its outcome. Matched by sha256.
+   */
+  async function withRehearsal(p: ProposedUpgrade, check: BinaryCheck): Promise<BinaryCheck> {
+    if (check.binary.state !== 'staged' || check.file === undefined || options.rehearsals === undefined) return check;
+    const mine = (await options.rehearsals().catch(() => [])).filter((r) => r.upgrade === p.plan.name);
+    if (mine.length === 0) return check;
+    const digest = await hashFile(check.file);
+    const record = digest.status === 'ok' ? mine.find((r) => r.binary_sha256 === digest.hex) : undefined;
+    return record === undefined ? check : { ...check, binary: afterRehearsal(check.binary, record.result === 'passed', record.reason) };
+  }
+
   /** A rehearsal of a proposal's staged binary: passed is `rehearsed`, failed is a problem of the proposal. */
   function rehearsed(event: SupervisorEvent): void {
     const p = proposals.find((q) => q.plan.name === event.upgrade?.name);
     const known = p === undefined ? undefined : binaries.get(p.id);
     if (p === undefined || known === undefined || known.check.binary.state !== 'staged') return;
-    const binary: ProposalBinary =
-      event.event === 'rehearsal-passed'
-        ? { ...known.check.binary, state: 'rehearsed' }
-        : {
-            ...known.check.binary,
-            state: 'problem',
-            problem: `its rehearsal failed: ${typeof event.data?.reason === 'string' ? event.data.reason : 'see chainvisor status'}`,
-          };
+    const reason = typeof event.data?.reason === 'string' ? event.data.reason : undefined;
+    const binary = afterRehearsal(known.check.binary, event.event === 'rehearsal-passed', reason);
     binaries.set(p.id, { info: known.info, check: { ...known.check, binary } });
     problem(p, binary);
     tell();

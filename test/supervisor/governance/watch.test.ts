@@ -6,6 +6,7 @@
  * node without a key has a `null` vote. The binary check fetches nothing with CHAINVISOR_STAGE_PROPOSALS=off.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,7 +19,7 @@ import { loadConfig } from '../../../src/config/index.js';
 import type { Downloader } from '../../../src/download/index.js';
 import { layoutFor } from '../../../src/home/layout/index.js';
 import { createEventBus, type ProposalView, type SupervisorEvent, type VoteChoice } from '../../../src/shared/events/index.js';
-import { startGovernance } from '../../../src/supervisor/governance/index.js';
+import { type RehearsalOutcome, startGovernance } from '../../../src/supervisor/governance/index.js';
 import { waitFor } from '../../support/home.js';
 
 const address = '0123456789ABCDEF0123456789ABCDEF01234567';
@@ -78,7 +79,13 @@ async function home(t: TestContext, key: boolean): Promise<string> {
   return root;
 }
 
-async function start(root: string, world: World, env: Record<string, string> = {}, download?: Downloader) {
+async function start(
+  root: string,
+  world: World,
+  env: Record<string, string> = {},
+  download?: Downloader,
+  rehearsals?: () => Promise<readonly RehearsalOutcome[]>,
+) {
   const { config } = loadConfig({ env: { DAEMON_HOME: root, DAEMON_NAME: 'simd', CHAINVISOR_PROPOSAL_POLL_INTERVAL: '1s', ...env } });
   const events = createEventBus();
   const seen: SupervisorEvent[] = [];
@@ -92,6 +99,7 @@ async function start(root: string, world: World, env: Record<string, string> = {
     addresses,
     gov: fakeGov(world),
     ...(download ? { download } : {}),
+    ...(rehearsals ? { rehearsals } : {}),
   });
   const last = () => seen.filter((e) => e.event === 'proposals').at(-1)?.data?.proposals as ProposalView[] | undefined;
   const named = (name: string) => seen.filter((e) => e.event === name);
@@ -247,6 +255,43 @@ test("at the halt, a proposal's download under way is ended (the binary step may
     await waitFor(() => attempts[0]?.aborted === true, 'the download ended at the halt');
     events.emit('node-started', { text: 'started', data: { pid: 1 } });
     await waitFor(() => attempts.length === 2, 'taken up again after the start', 30_000);
+  } finally {
+    await governance.stop();
+  }
+});
+
+test('a staged binary rehearsed before this run: its record is its outcome when the sha256 is the same (a failure a problem, said once)', async (t) => {
+  const root = await home(t, true);
+  const world: World = {
+    proposals: [proposal('41', { endsInMs: 86_400_000 }), proposal('42', { endsInMs: 86_400_000 })],
+    votes: new Map(),
+    validator: true,
+    asked: [],
+  };
+  const body = '#!/bin/sh\necho staged\n';
+  const digest = createHash('sha256').update(body).digest('hex');
+  // Stands for the download: the binary written where the staging puts it.
+  const writing: Downloader = async (o) => {
+    await fs.mkdir(path.dirname(o.target.binary), { recursive: true });
+    await fs.writeFile(o.target.binary, body, { mode: 0o755 });
+    return { binary: o.target.binary };
+  };
+  const record = (upgrade: string, result: 'passed' | 'failed', sha256: string): RehearsalOutcome => ({
+    upgrade,
+    result,
+    reason: result === 'failed' ? 'the upgrade handler panicked' : null,
+    binary_sha256: sha256,
+  });
+  // v41's binary failed its rehearsal; v42's record is of another binary, so it is not this one's.
+  const rehearsals = async () => [record('v41', 'failed', digest), record('v42', 'passed', 'b'.repeat(64))];
+  const { governance, last, named } = await start(root, world, fetchAny, writing, rehearsals);
+  try {
+    await waitFor(() => last()?.every((p) => p.binary.state !== 'unchecked') === true, 'both checked');
+    const [v41, v42] = last() ?? [];
+    assert.deepEqual([v41?.binary.state, v41?.binary.problem], ['problem', 'its rehearsal failed: the upgrade handler panicked']);
+    assert.equal(v42?.binary.state, 'staged');
+    await waitFor(() => named('proposal-problem').length === 1, 'the problem said');
+    assert.equal(named('proposal-problem')[0]?.data?.proposal, '41');
   } finally {
     await governance.stop();
   }
