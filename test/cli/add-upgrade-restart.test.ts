@@ -21,11 +21,11 @@ const restarts = (output: string) => output.split('restarting the node with a ne
 
 test('on a validator, no restart without --restart-now: queued, explained, and still applied when the node reports the height', async (t) => {
   const sim = await chainvisorSim(t, ['genesis', 'v2']);
-  // Blocks of 1 s: the height watch (every 300 ms) stops the node at H before it commits H+1.
-  const run = sim.run(['--block-time', '1s', '--halt-mode', 'stay']);
+  // Blocks of 2 s: the height watch (every 300 ms) stops the node at H before it commits H+1, even on a loaded machine.
+  const run = sim.run(['--block-time', '2s', '--halt-mode', 'stay']);
   const genesis = await run.nodeOf('genesis');
   await waitFor(async () => (await heightOf(genesis).catch(() => 0)) >= 2, 'genesis blocks');
-  const h = (await heightOf(genesis)) + 10;
+  const h = (await heightOf(genesis)) + 8;
   const add = await sim.cv(['add-upgrade', 'v2', sim.bin('v2'), '--upgrade-height', String(h)]);
   assert.equal(add.code, 0, add.stderr);
   assert.match(add.stdout, /the node was NOT restarted: it signs with a local key \(.*priv_validator_key\.json\), and a restart needs --yes or --restart-now/);

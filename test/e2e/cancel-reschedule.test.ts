@@ -40,7 +40,8 @@ test('a passed cancel: no switch at the old height, upgrade-cancelled sent, the 
   const info = upgradeInfoFor(chain.built.versions.v2!, server.url);
 
   // Scheduled and staged; its ETA known once a few heights have been read.
-  const first = (await run.height(genesis)) + 100;
+  // 250 blocks of 100 ms: room for the staging, the ETA and the cancel's proposal and vote on a loaded machine.
+  const first = (await run.height(genesis)) + 250;
   await proposeUpgrade(bin, chain.home, { name: 'v2', height: first, info });
   await waitFor(() => run.events('binary-staged').length > 0, `binary-staged\n${run.output()}`);
   await waitFor(async () => etaOf(await metrics(), 'v2'), 'the ETA of v2');
@@ -68,7 +69,7 @@ test('a passed cancel: no switch at the old height, upgrade-cancelled sent, the 
   );
 
   // The same plan proposed again: the kept binary is its own, not downloaded again.
-  const second = (await run.height(genesis)) + 100;
+  const second = (await run.height(genesis)) + 250;
   await proposeUpgrade(bin, chain.home, { name: 'v2', height: second, info });
   await waitFor(() => run.events('binary-staged').length > 1, `staged again\n${run.output()}`);
   assert.equal(run.events('binary-staged')[1]?.status, 'staged');
@@ -87,7 +88,7 @@ test('a passed cancel: no switch at the old height, upgrade-cancelled sent, the 
   await waitFor(async () => etaOf(await metrics(), 'v2'), 'the ETA of v2 at its new height');
 
   // The switch happens at the new height, not the old one.
-  const v2 = await run.nodeOf('v2');
+  const v2 = await run.nodeOf('v2', 90_000);
   await waitFor(async () => (await run.height(v2).catch(() => 0)) > moved, `v2 past height ${moved}\n${run.output()}`, 60_000);
   assert.deepEqual(
     run.events('upgrade-detected').map((e) => e.height),

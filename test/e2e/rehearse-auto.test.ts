@@ -79,12 +79,13 @@ test('CHAINVISOR_REHEARSE=true: a rehearsal still running when the upgrade is CH
   const run = sim.run();
   const live = await run.nodeOf('genesis');
   const start = await heightOf(live);
-  // 400 blocks of 50 ms: the rehearsal starts, and must be given up about 5 s later (its handler works 30 s).
-  await proposeUpgrade(sim.bin('genesis'), sim.home, { name: 'v2', height: start + 400, info: upgradeInfoFor(sim.built.versions.v2!, 'http://127.0.0.1:9/') });
+  // 600 blocks of 50 ms: the rehearsal starts (it must, more than 300 blocks before the height: 15 s for the proposal
+  // and its vote on a loaded machine), and is given up 300 blocks before the height (its handler works 30 s).
+  await proposeUpgrade(sim.bin('genesis'), sim.home, { name: 'v2', height: start + 600, info: upgradeInfoFor(sim.built.versions.v2!, 'http://127.0.0.1:9/') });
   await waitFor(() => /rehearsing upgrade \\"v2\\"/.test(run.output()), `the rehearsal to start\n${run.output().slice(-3000)}`, 30_000);
   await waitFor(() => /giving up the rehearsal of upgrade \\"v2\\"/.test(run.output()), `the rehearsal to be given up\n${run.output().slice(-3000)}`, 30_000);
   await waitFor(async () => (await scratchLeft(sim.home)).length === 0, 'the scratch removed');
-  assert.ok((await heightOf(live)) < start + 400, 'given up and cleaned before the upgrade height');
+  assert.ok((await heightOf(live)) < start + 600, 'given up and cleaned before the upgrade height');
   assert.equal(run.output().match(/giving up the rehearsal/g)?.length, 1);
   await assert.rejects(fs.access(path.join(sim.home, 'cosmovisor', '.chainvisor', 'rehearsals.json')));
   assert.equal((await run.nodeOf('genesis')).pid, live.pid);

@@ -82,7 +82,7 @@ async function walkUpgrade(t: TestContext, scenario: Scenario): Promise<void> {
 
   const first = await nodeOf('genesis');
   await waitFor(async () => (await heightOf(first)) >= 2, 'genesis blocks');
-  const height = (await heightOf(first)) + 80;
+  const height = (await heightOf(first)) + 150;
   const { id } = await proposeUpgrade(genesis, home, { name: 'v2', height, info });
   assert.equal(id, '1');
 

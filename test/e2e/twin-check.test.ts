@@ -305,10 +305,11 @@ test('CHAINVISOR_TWIN_WAIT: the first start waits that many new blocks; a twin s
   assert.equal(await waited.stop(), 0);
 
   // A twin that starts signing a few blocks after the start's check, as a failover node started at the same moment: seen during the wait.
-  const racing = await network(t, sim, { twin: { from: 6 }, blockTime: '1s' });
+  // From block 12 (12 s): room for chainvisor's start and its first check on a loaded machine.
+  const racing = await network(t, sim, { twin: { from: 12 }, blockTime: '1s' });
   await racing.waitForHeight(1);
   assert.ok((await racing.height()) < 4);
-  const refused = sim.run(quietValidator, { CHAINVISOR_NETWORK_RPC: racing.rpc, CHAINVISOR_TWIN_WAIT: '10' });
+  const refused = sim.run(quietValidator, { CHAINVISOR_NETWORK_RPC: racing.rpc, CHAINVISOR_TWIN_WAIT: '20' });
   assert.equal(await exited(refused), 84, refused.output());
   assert.match(refused.output(), /chainvisor: code: CHAINVISOR_KEY_IN_USE/);
   const log = logLines(refused.output());
@@ -316,7 +317,7 @@ test('CHAINVISOR_TWIN_WAIT: the first start waits that many new blocks; a twin s
   const found = log.findIndex((l) => l.event === 'key-in-use');
   assert.ok(checked >= 0 && log[checked]?.msg?.startsWith('twin check clear'), 'clear at the start: the twin was not signing yet');
   assert.ok(found > log.findIndex((l) => l.event === 'twin-wait') && found > checked, 'seen during the wait');
-  assert.ok((log[found]?.seenHeight as number) >= 6);
+  assert.ok((log[found]?.seenHeight as number) >= 12);
   assert.equal(nodeStarts(refused.output()), 0);
 });
 

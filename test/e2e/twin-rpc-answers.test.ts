@@ -55,16 +55,17 @@ test('a network RPC that trickles its answers: each reading ends at CHAINVISOR_T
   assert.match(String(eventsIn(run, 'twin-checked')[0]?.msg), /^twin check clear/, run.output());
   const since = performance.now();
   net.trickle = true;
-  await waitFor(() => eventsIn(run, 'twin-unchecked').length > 0, 'the twin-unchecked warning', 20_000);
+  await waitFor(() => eventsIn(run, 'twin-unchecked').length > 0, 'the twin-unchecked warning', 30_000);
   const took = performance.now() - since;
-  // Three readings in a row, each at most the deadline, a reading every second (the fake's block time) between them.
-  assert.ok(took < 3 * (2000 + 1000) + 2500, `the warning after ${Math.round(took)} ms`);
+  // Three readings in a row, each at most the deadline, a reading every second (the fake's block time) between them
+  // (with room for a loaded machine; a trickled answer read whole would take minutes).
+  assert.ok(took < 3 * (2000 + 1000) + 8000, `the warning after ${Math.round(took)} ms`);
   const [warning] = eventsIn(run, 'twin-unchecked');
   assert.ok(warning !== undefined && whileRunning(warning), warning?.msg);
   assert.match(String(warning?.msg), /does not answer \(.*no answer within 2000 ms\)/);
   const trickled = net.requests.filter((r) => r.at >= since && r.closedAt !== undefined);
   assert.ok(trickled.length >= 3, JSON.stringify(net.requests));
-  for (const r of trickled) assert.ok((r.closedAt as number) - r.at < 2000 + 700, `${r.url} held ${Math.round((r.closedAt as number) - r.at)} ms`);
+  for (const r of trickled) assert.ok((r.closedAt as number) - r.at < 2000 + 2000, `${r.url} held ${Math.round((r.closedAt as number) - r.at)} ms`);
   const status = JSON.parse((await sim.cv(['status', '--output', 'json'])).stdout) as { twinCheck: { state: string } };
   assert.equal(status.twinCheck.state, 'unchecked');
   assert.equal(await run.stop(), 0);
@@ -81,9 +82,9 @@ test('two network RPCs, one trickling: the other takes over at the next reading 
   // Meanwhile the key signs on the network, as the honest RPC shows.
   honest.height = 6;
   honest.signedAt = (h) => h >= 5;
-  const code = await Promise.race([run.exit, new Promise((resolve) => setTimeout(resolve, 20_000, 'still running'))]);
+  const code = await Promise.race([run.exit, new Promise((resolve) => setTimeout(resolve, 30_000, 'still running'))]);
   assert.equal(code, 84, run.output());
-  assert.ok(performance.now() - since < 8000, `stopped ${Math.round(performance.now() - since)} ms after the RPC began to trickle`);
+  assert.ok(performance.now() - since < 15_000, `stopped ${Math.round(performance.now() - since)} ms after the RPC began to trickle`);
   const [found] = eventsIn(run, 'key-in-use');
   assert.equal(found?.seenHeight, 6);
   assert.equal(found?.rpc, `${honest.rpc}/`);

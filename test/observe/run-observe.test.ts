@@ -39,8 +39,9 @@ describe('chainvisor run: metrics, health, status, webhooks, logs', () => {
   });
 
   test('values move through an upgrade; webhooks arrive in order; dead receivers do not hold the switch back', async () => {
-    const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'exit', afterMs: 2500 } });
-    const v2 = await t.fakeNode({ label: 'v2', runMs: 2500, exitCode: 3 });
+    // Each phase long enough for a `chainvisor status` process on a loaded machine.
+    const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'exit', afterMs: 10_000 } });
+    const v2 = await t.fakeNode({ label: 'v2', runMs: 8000, exitCode: 3 });
     await t.cliOk(['init', genesis]);
     await t.cliOk(['add-upgrade', 'v2', v2]);
     const run = t.spawn(['run', 'start']);

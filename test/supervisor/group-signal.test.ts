@@ -63,7 +63,7 @@ describe('a stop signal to the whole process group', () => {
       const node = path.join(t.root, 'exits-0');
       await fs.writeFile(
         node,
-        `#!/bin/sh\n[ "$1" = pre-upgrade ] && exit 1\necho $$ > ${JSON.stringify(path.join(t.root, 'node.pid'))}\ntrap 'exit 0' TERM\nwhile :; do sleep 0.05; done\n`,
+        `#!/bin/sh\n[ "$1" = pre-upgrade ] && exit 1\ntrap 'exit 0' TERM\necho $$ > ${JSON.stringify(path.join(t.root, 'node.pid'))}\nwhile :; do sleep 0.05; done\n`,
         { mode: 0o755 },
       );
       await t.cliOk(['init', node]);

@@ -106,7 +106,7 @@ describe('chainvisor run: start-up reconciliation and upgrade-info.json', () => 
   test('an invalid file followed by a valid one: the valid plan is applied', async () => {
     const genesis = await t.fakeNode({
       label: 'genesis',
-      onStart: `mkdir -p "$DAEMON_HOME/data"; echo '{"name":""}' > "$DAEMON_HOME/data/upgrade-info.json"; sleep 0.5`,
+      onStart: `mkdir -p "$DAEMON_HOME/data"; echo '{"name":""}' > "$DAEMON_HOME/data/upgrade-info.json"; sleep 2`,
       halt: { plan: plan('v2', 10), style: 'stay' },
     });
     const v2 = await t.fakeNode({ label: 'v2', runMs: 10 });

@@ -99,7 +99,8 @@ describe('chainvisor run: upgrades', () => {
     const genesis = await t.fakeNode({ label: 'genesis', halt: { plan: plan('v2', 10), style: 'stay' } });
     const v2 = await t.fakeNode({ label: 'v2', runMs: 10 });
     await t.cliOk(['init', genesis]);
-    const run = t.spawn(['run', 'start'], { DAEMON_RESTART_DELAY: '2s' });
+    // A delay with room for add-upgrade's process on a loaded machine.
+    const run = t.spawn(['run', 'start'], { DAEMON_RESTART_DELAY: '6s' });
     let stderr = '';
     run.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await waitFor(() => stderr.includes('waiting DAEMON_RESTART_DELAY'), 'the restart delay to begin');

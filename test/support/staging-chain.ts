@@ -91,7 +91,8 @@ export interface Running {
   /** JSON log lines of chainvisor with this event name. */
   events(name: string): Array<Record<string, unknown>>;
   exit: Promise<number | null>;
-  nodeOf(version: string): Promise<NodeAddresses>;
+  /** Waits for that version's node to listen (30 s, or `timeoutMs`). */
+  nodeOf(version: string, timeoutMs?: number): Promise<NodeAddresses>;
   height(a: NodeAddresses): Promise<number>;
   stop(): Promise<number | null>;
 }
@@ -116,12 +117,16 @@ export function runChainvisor(t: TestContext, chain: Chain, extra: Record<string
         .map((line) => JSON.parse(line) as Record<string, unknown>)
         .filter((line) => line.event === name),
     exit,
-    nodeOf: (version) =>
-      waitFor(async () => {
-        if (exited) throw new Error(`chainvisor exited early:\n${output}`);
-        const a = await readAddresses(chain.home).catch(() => undefined);
-        return a?.version === version ? a : undefined;
-      }, `the ${version} node to listen`),
+    nodeOf: (version, timeoutMs) =>
+      waitFor(
+        async () => {
+          if (exited) throw new Error(`chainvisor exited early:\n${output}`);
+          const a = await readAddresses(chain.home).catch(() => undefined);
+          return a?.version === version ? a : undefined;
+        },
+        `the ${version} node to listen`,
+        timeoutMs,
+      ),
     async height(a) {
       const r = await fetch(`${a.rpc.replace('tcp:', 'http:')}/status`);
       return Number(((await r.json()) as { result: { sync_info: { latest_block_height: string } } }).result.sync_info.latest_block_height);

@@ -73,7 +73,7 @@ describe('the plan watch beside a node with no gRPC', () => {
     assert.equal(warned[0]?.level, 40);
     assert.match(
       warned[0]?.msg ?? '',
-      /no answer from the node's gRPC at 127\.0\.0\.1:\d+ since the node started 1 s ago: .*nobody is warned when its height nears/,
+      /no answer from the node's gRPC at 127\.0\.0\.1:\d+ since the node started \d+ s ago: .*nobody is warned when its height nears/,
     );
     assert.match(warned[0]?.msg ?? '', /Asking again every 300ms/);
     assert.match(warned[0]?.msg ?? '', /DAEMON_GRPC_ADDRESS or CHAINVISOR_RPC_ADDRESS/);

@@ -27,7 +27,8 @@ test('a registry that never answers holds a staging at the halt for 5 s, not the
     CHAINVISOR_DOWNLOAD_RETRIES: '5',
   });
   const genesis = await run.nodeOf('genesis');
-  const height = (await run.height(genesis)) + 60;
+  // 150 blocks of 100 ms: room for the proposal's command, its vote and the staging on a loaded machine.
+  const height = (await run.height(genesis)) + 150;
   await proposeUpgrade(chain.built.versions.genesis!.bin, chain.home, { name: 'v2', height, info: upgradeInfoFor(chain.built.versions.v2!, files.url) });
 
   await waitFor(() => registry.requestsTo('/registry.json').length > 0, 'staging asks the registry');

@@ -34,7 +34,8 @@ test('gRPC off (--grpc.enable=false), RPC only in config.toml: the plan is read 
     /the chain is read from no gRPC \(off: flag --grpc\.enable\), else from the node's RPC at tcp:\/\/127\.0\.0\.1:\d+ \[config\/config\.toml \[rpc\] laddr\]/,
   );
 
-  const height = (await run.height(genesis)) + 60;
+  // 150 blocks of 100 ms: room for the proposal's command, its vote and the staging on a loaded machine.
+  const height = (await run.height(genesis)) + 150;
   await proposeUpgrade(chain.built.versions.genesis!.bin, chain.home, { name: 'v2', height, info: upgradeInfoFor(chain.built.versions.v2!, server.url) });
   await waitFor(() => run.events('binary-staged').length > 0, `binary-staged\n${run.output()}`);
   assert.ok(await exists(path.join(chain.home, 'cosmovisor', 'upgrades', 'v2', 'bin', 'simd')));

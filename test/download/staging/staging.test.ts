@@ -28,7 +28,8 @@ test('a scheduled plan is staged while the old node runs, its bytes counted; the
   const info = upgradeInfoFor(chain.built.versions.v2!, server.url);
   const run = runChainvisor(t, chain, { CHAINVISOR_HTTP_ADDRESS: '127.0.0.1:0' });
   const genesis = await run.nodeOf('genesis');
-  const height = (await run.height(genesis)) + 60;
+  // 150 blocks of 100 ms: room for the proposal's command, its vote and the staging on a loaded machine.
+  const height = (await run.height(genesis)) + 150;
   await proposeUpgrade(chain.built.versions.genesis!.bin, chain.home, { name: 'v2', height, info });
 
   const binary = path.join(chain.home, 'cosmovisor', 'upgrades', 'v2', 'bin', 'simd');

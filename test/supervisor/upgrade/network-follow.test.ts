@@ -164,11 +164,12 @@ test('stalled after the warning, again each warning, and nothing once stopped', 
     rpcAddress: '',
     events: r.events,
     logger,
-    warnMs: 100,
+    warnMs: 500,
     intervalMs: 20,
     reader: scripted({ latest: 99 }),
   });
-  await new Promise((resolve) => setTimeout(resolve, 260));
+  // Stalled at 500 and 1000 ms: stopped between the second and a third, with room either side for a loaded machine.
+  await new Promise((resolve) => setTimeout(resolve, 1300));
   follow.stop();
   const stalls = r.seen.filter((e) => e.event === 'upgrade-stalled');
   assert.equal(stalls.length, 2, r.names().join(', '));

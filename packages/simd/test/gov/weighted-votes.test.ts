@@ -47,8 +47,8 @@ async function cosmjsOf(t: { after(fn: () => void): void }, node: SimNode) {
 
 test('weighted votes on a v1 chain: refused weights, the options over gRPC, abci_query and REST, the weighted tally', async (t) => {
   const fx = await simFixture(t);
-  // 20 s of voting: room for the votes below on a loaded machine.
-  const home = await fx.initHome(['--voting-period', '20s', '--deposit-period', '20s', '--sim-validators', 'alice=300000,bob=200000']);
+  // 60 s of voting: room for the votes and queries below (about 20 commands) on a loaded machine.
+  const home = await fx.initHome(['--voting-period', '60s', '--deposit-period', '60s', '--sim-validators', 'alice=300000,bob=200000']);
   const bin = fx.bin('genesis');
   const node = await startNode(t, bin, home);
   const { id } = await proposeUpgrade(bin, home, { name: 'v2', height: (await node.height()) + 5000, info: fx.built.versions.v2?.info });
@@ -187,7 +187,7 @@ test('weighted votes on a v1 chain: refused weights, the options over gRPC, abci
   assert.equal(restVotes.body.votes.length, 3);
 
   // yes / (voted − abstain) = 666666.67 / 1300000 > 0.5, veto 50000 / 1500000 < 0.334: it passes, with the weighted counts.
-  const passed = await waitForProposal(bin, home, id, /PASSED|FAILED|REJECTED/);
+  const passed = await waitForProposal(bin, home, id, /PASSED|FAILED|REJECTED/, 90_000);
   assert.equal(passed.status, 'PROPOSAL_STATUS_PASSED');
   assert.deepEqual(passed.final_tally_result, { yes_count: '666666', abstain_count: '200000', no_count: '583333', no_with_veto_count: '50000' });
 });

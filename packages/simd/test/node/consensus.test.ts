@@ -159,10 +159,10 @@ test('--sim-not-signing: the height stays without more than 2/3, and goes on wit
 test('--sim-peers-back-after: the new binary waits at the upgrade height until more than 2/3 are back', async (t) => {
   const fx = await simFixture(t, { versions: ['genesis', 'v2'] });
   const home = await fx.initHome();
-  const network = ['--sim-peers-power', '9000000', '--sim-peers-back-after', '4s'];
+  const network = ['--sim-peers-power', '9000000', '--sim-peers-back-after', '8s'];
   const old = await startNode(t, fx.bin('genesis'), home, network);
   await old.waitForHeight(2);
-  const height = (await old.height()) + 80;
+  const height = (await old.height()) + 200;
   await proposeUpgrade(fx.bin('genesis'), home, { name: 'v2', height, info: fx.built.versions.v2?.info });
   assert.equal((await old.exit).code, 2, old.log());
 
@@ -171,7 +171,7 @@ test('--sim-peers-back-after: the new binary waits at the upgrade height until m
   const seen: RoundView[] = [];
   while ((await node.height()) < height) {
     seen.push(await roundView(node));
-    if (Date.now() - started > 20_000) assert.fail(`block ${height} not committed: ${JSON.stringify(seen.at(-1))}`);
+    if (Date.now() - started > 30_000) assert.fail(`block ${height} not committed: ${JSON.stringify(seen.at(-1))}`);
     await sleep(50);
   }
   const took = Date.now() - started;
@@ -188,9 +188,9 @@ test('--sim-peers-back-after: the new binary waits at the upgrade height until m
     if (before !== undefined && before.round === v.round) assert.ok(v.share >= before.share, JSON.stringify([before, v]));
     assert.ok(v.share <= 2 / 3, JSON.stringify(v));
   }
-  // The 7th peer of 10 is back at 2.8 s: the block commits then, within 4 s and a round (and slack for a loaded machine).
-  assert.ok(took < 4000 + 1000 + 5000, `${took} ms`);
-  assert.ok(took > 2500, `${took} ms`);
+  // The 7th peer of 10 is back at 5.6 s: the block commits then, within 8 s and a round (and slack for a loaded machine).
+  assert.ok(took < 8000 + 1000 + 5000, `${took} ms`);
+  assert.ok(took > 5000, `${took} ms`);
 
   // The commit at H: this validator and the 7 peers back, the last 3 peers absent.
   const commit = (await rpc(node, `/commit?height=${height}`)).signed_header.commit;

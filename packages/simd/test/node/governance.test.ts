@@ -99,7 +99,8 @@ test('proposals from the CLI: validation, failures, authority, re-scheduling and
   // Re-schedule close to now; with a safety delta of 10 s there is no room to cancel, and the CLI says so.
   // The cancel proposal goes in while the upgrade proposal is still being voted on (upgrade-module.md §3 rule 3):
   // its vote ends later, so it removes the plan that the first one schedules, before the height.
-  const close = (await node.height()) + 100;
+  // 220 blocks of 50 ms: room for the two proposals and their votes, still short of the 240 (12 s) a cancel needs.
+  const close = (await node.height()) + 220;
   const closePlan = await proposeUpgrade(bin, home, { name: 'v2', height: close, info, extra: ['--safety-delta', '10s'] });
   assert.match(closePlan.stderr, /WARNING: upgrade height \d+ leaves no room to cancel: .* \+ safety delta 10s .* schedule it at height \d+ or later/);
   const { id: cancelId } = await proposeCancel(bin, home, { summary: 'bad idea' });
@@ -128,8 +129,8 @@ test('proposals from the CLI: validation, failures, authority, re-scheduling and
 
 test('without auto-vote, a vote from the CLI passes the proposal; a vote after the period is refused', async (t) => {
   const fx = await simFixture(t);
-  // 3 s of voting: room for the vote below on a loaded machine.
-  const home = await fx.initHome(['--voting-period', '3s', '--deposit-period', '3s']);
+  // 10 s of voting: room for the vote below on a loaded machine.
+  const home = await fx.initHome(['--voting-period', '10s', '--deposit-period', '10s']);
   const bin = fx.bin('genesis');
   const node = await startNode(t, bin, home);
   const unvoted = await proposeUpgrade(bin, home, { name: 'v2', height: (await node.height()) + 1000, info: fx.built.versions.v2?.info });

@@ -14,7 +14,8 @@ test('stay mode: halted node keeps serving, block production stopped; v2 then ap
   const genesis = fx.bin('genesis');
   const node = await startNode(t, genesis, home, ['--halt-mode', 'stay']);
   await node.waitForHeight(2);
-  const height = (await node.height()) + 60;
+  // 200 blocks of 50 ms: room for the proposal's command and its vote on a loaded machine.
+  const height = (await node.height()) + 200;
   await proposeUpgrade(genesis, home, { name: 'v2', height, info: fx.built.versions.v2?.info });
   await node.waitForLog(/UPGRADE "v2" NEEDED at height: \d+/);
   await node.waitForLog(/block production stopped; the node keeps serving queries/);

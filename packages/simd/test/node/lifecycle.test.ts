@@ -22,10 +22,10 @@ test('upgrade lifecycle, halt mode exit', async (t) => {
 
   const node = await startNode(t, genesis, home);
   await node.waitForHeight(2);
-  // 100 blocks of 50 ms: room for the vote (500 ms) and the queries below on a loaded machine.
-  const height = (await node.height()) + 100;
+  // 300 blocks of 50 ms: room for the vote (500 ms) and the queries below on a loaded machine.
+  const height = (await node.height()) + 300;
   const { id, stderr } = await proposeUpgrade(genesis, home, { name: 'v2', height, info });
-  assert.doesNotMatch(stderr, /WARNING/); // 5 s ahead: room for 2 × (500 ms + 500 ms)
+  assert.doesNotMatch(stderr, /WARNING/); // 15 s ahead: room for 2 × (500 ms + 500 ms)
   await node.waitForLog(/proposal passed|proposal failed|proposal rejected/);
   const [passed, plan, text] = await Promise.all([
     waitForProposal(genesis, home, id, /PASSED|FAILED|REJECTED/),

@@ -10,11 +10,12 @@ test('a skip height clears the plan without a done marker; a new binary started 
   const genesis = fx.bin('genesis');
   const info = fx.built.versions.v2?.info as string;
 
-  const node = await startNode(t, genesis, home, ['--unsafe-skip-upgrades', '80', '81']);
-  const { id } = await proposeUpgrade(genesis, home, { name: 'v2', height: 80, info });
+  // Height 300 (15 s of 50 ms blocks): room for the proposal's command and its vote on a loaded machine.
+  const node = await startNode(t, genesis, home, ['--unsafe-skip-upgrades', '300', '301']);
+  const { id } = await proposeUpgrade(genesis, home, { name: 'v2', height: 300, info });
   await waitForProposal(genesis, home, id, /PASSED/);
-  await node.waitForLog(/INF UPGRADE "v2" SKIPPED at 80: /);
-  await node.waitForHeight(82);
+  await node.waitForLog(/INF UPGRADE "v2" SKIPPED at 300: /);
+  await node.waitForHeight(302);
   const plan = await cli(genesis, ['query', 'upgrade', 'plan', '--home', home]);
   assert.match(plan.stderr, /no upgrade scheduled/);
   const applied = await cli(genesis, ['query', 'upgrade', 'applied', 'v2', '--home', home]);

@@ -247,11 +247,15 @@ export function proposalIdOf(txOutput: string): string {
   return id;
 }
 
-export async function waitForProposal(bin: string, home: string, id: string, status: RegExp): Promise<Record<string, any>> {
-  return waitFor(async () => {
-    const proposal = await cliJson<Record<string, any>>(bin, ['query', 'gov', 'proposal', id, '--home', home]);
-    return status.test(String(proposal.status)) ? proposal : undefined;
-  }, `proposal ${id} ${status}`);
+export async function waitForProposal(bin: string, home: string, id: string, status: RegExp, timeoutMs?: number): Promise<Record<string, any>> {
+  return waitFor(
+    async () => {
+      const proposal = await cliJson<Record<string, any>>(bin, ['query', 'gov', 'proposal', id, '--home', home]);
+      return status.test(String(proposal.status)) ? proposal : undefined;
+    },
+    `proposal ${id} ${status}`,
+    timeoutMs,
+  );
 }
 
 /** A governance proposal to cancel the scheduled upgrade (`MsgCancelUpgrade`), from the validator's account. */
