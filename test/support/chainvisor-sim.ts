@@ -37,7 +37,8 @@ export interface Running {
   exit: Promise<number | null>;
   exited(): boolean;
   /** Waits for the node of `version` to listen and returns its addresses. */
-  nodeOf(version: string): Promise<NodeAddresses>;
+  /** Waits for that version's node to listen (60 s, or `timeoutMs`). */
+  nodeOf(version: string, timeoutMs?: number): Promise<NodeAddresses>;
   /** SIGTERM and the exit code. */
   stop(): Promise<number | null>;
 }
@@ -100,7 +101,7 @@ export async function chainvisorSim(
         output: () => output,
         exit,
         exited: () => done,
-        nodeOf: (version) =>
+        nodeOf: (version, timeoutMs = 60_000) =>
           waitFor(
             async () => {
               if (done) throw new Error(`chainvisor exited early:\n${output}`);
@@ -108,7 +109,7 @@ export async function chainvisorSim(
               return a?.version === version ? a : undefined;
             },
             `the ${version} node to listen\n${output.slice(-4000)}`,
-            60_000,
+            timeoutMs,
           ),
         async stop() {
           proc.kill('SIGTERM');

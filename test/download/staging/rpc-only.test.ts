@@ -42,7 +42,7 @@ test('gRPC off (--grpc.enable=false), RPC only in config.toml: the plan is read 
   assert.ok((await run.height(genesis)) < height, 'staged before the halt height');
   const staged = server.bytes();
 
-  const v2 = await run.nodeOf('v2');
+  const v2 = await run.nodeOf('v2', 90_000);
   await waitFor(async () => (await run.height(v2).catch(() => 0)) > height, 'v2 past the height');
   assert.equal(server.bytes(), staged, 'nothing downloaded at the halt');
   assert.doesNotMatch(run.output(), /no answer from/, 'never reported unreachable');

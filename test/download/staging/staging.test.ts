@@ -43,7 +43,7 @@ test('a scheduled plan is staged while the old node runs, its bytes counted; the
   const metrics = await (await fetch(`${await endpointOf(chain)}/metrics`)).text();
   assert.equal(sample(metrics, 'chainvisor_download_bytes_total'), stagedBytes);
 
-  const v2 = await run.nodeOf('v2');
+  const v2 = await run.nodeOf('v2', 90_000);
   await waitFor(async () => (await run.height(v2).catch(() => 0)) > height, 'v2 past the height');
   assert.equal(server.bytes(), stagedBytes, 'zero bytes downloaded at the halt');
   assert.equal(await readlink(path.join(chain.home, 'cosmovisor', 'current')), path.join('upgrades', 'v2'));
