@@ -255,7 +255,8 @@ export async function startGovernance(options: GovernanceOptions): Promise<Gover
    */
   async function withRehearsal(p: ProposedUpgrade, check: BinaryCheck): Promise<BinaryCheck> {
     if (check.binary.state !== 'staged' || check.file === undefined || options.rehearsals === undefined) return check;
-    const mine = (await options.rehearsals().catch(() => [])).filter((r) => r.upgrade === p.plan.name);
+    // A record that cannot be read is none (the reader says so in status); anything else is a failed reading, tried again.
+    const mine = (await options.rehearsals()).filter((r) => r.upgrade === p.plan.name);
     if (mine.length === 0) return check;
     const digest = await hashFile(check.file);
     const record = digest.status === 'ok' ? mine.find((r) => r.binary_sha256 === digest.hex) : undefined;
